@@ -1,0 +1,23 @@
+package org.rdma4j.soft.wire;
+
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+
+/**
+ * The network-order value layouts every flyweight in this package reads and writes with.
+ *
+ * <p>Headers sit at arbitrary offsets in a frame, so all layouts are unaligned.
+ * Stateless; safe for any number of threads.
+ */
+final class BigEndian {
+    static final ValueLayout.OfByte BYTE = ValueLayout.JAVA_BYTE;
+    static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+
+    /** Mask of a 24-bit field (QPN, PSN, MSN) held in the low bits of a 32-bit word. */
+    static final int U24 = 0x00FF_FFFF;
+
+    private BigEndian() {
+    }
+}

@@ -1,0 +1,52 @@
+package org.rdma4j.verbs;
+
+/** The Linux errno values the verbs API reports, as a C program calling libibverbs would see them. */
+public final class Errno {
+    public static final int EPERM = 1;
+    public static final int ENOENT = 2;
+    public static final int EIO = 5;
+    public static final int EAGAIN = 11;
+    public static final int ENOMEM = 12;
+    public static final int EACCES = 13;
+    public static final int EFAULT = 14;
+    public static final int EBUSY = 16;
+    public static final int EEXIST = 17;
+    public static final int ENODEV = 19;
+    public static final int EINVAL = 22;
+    public static final int ENOSPC = 28;
+    public static final int ENOSYS = 38;
+    public static final int ENODATA = 61;
+    public static final int EPROTO = 71;
+    public static final int EOPNOTSUPP = 95;
+    public static final int EADDRINUSE = 98;
+    public static final int ECONNREFUSED = 111;
+    public static final int ETIMEDOUT = 110;
+
+    private Errno() {}
+
+    /** The symbolic name of an errno value, e.g. {@code "EINVAL"}; {@code "E?<n>"} for unknown values. */
+    public static String name(int errno) {
+        return switch (errno) {
+            case EPERM -> "EPERM";
+            case ENOENT -> "ENOENT";
+            case EIO -> "EIO";
+            case EAGAIN -> "EAGAIN";
+            case ENOMEM -> "ENOMEM";
+            case EACCES -> "EACCES";
+            case EFAULT -> "EFAULT";
+            case EBUSY -> "EBUSY";
+            case EEXIST -> "EEXIST";
+            case ENODEV -> "ENODEV";
+            case EINVAL -> "EINVAL";
+            case ENOSPC -> "ENOSPC";
+            case ENOSYS -> "ENOSYS";
+            case ENODATA -> "ENODATA";
+            case EPROTO -> "EPROTO";
+            case EOPNOTSUPP -> "EOPNOTSUPP";
+            case EADDRINUSE -> "EADDRINUSE";
+            case ECONNREFUSED -> "ECONNREFUSED";
+            case ETIMEDOUT -> "ETIMEDOUT";
+            default -> "E?" + errno;
+        };
+    }
+}

@@ -1,0 +1,123 @@
+package org.rdma4j.verbs;
+
+import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.Arrays;
+import java.util.HexFormat;
+
+/**
+ * A 16-byte global identifier ({@code union ibv_gid}). On RoCEv2 it is an IPv6 address or an
+ * IPv4-mapped address ({@code ::ffff:a.b.c.d}). Immutable.
+ */
+public final class Gid {
+    public static final int LENGTH = 16;
+    /** The all-zero GID, which marks an empty GID table entry. */
+    public static final Gid ZERO = new Gid(new byte[LENGTH]);
+
+    private final byte[] raw;
+
+    private Gid(byte[] raw) {
+        this.raw = raw;
+    }
+
+    /** A GID from its 16 bytes in wire order. */
+    public static Gid of(byte[] raw) {
+        if (raw.length != LENGTH) {
+            throw new IllegalArgumentException("a GID has 16 bytes, got " + raw.length);
+        }
+        return new Gid(raw.clone());
+    }
+
+    /** The GID of an IP address: IPv6 as is, IPv4 as {@code ::ffff:a.b.c.d}. */
+    public static Gid of(InetAddress address) {
+        byte[] a = address.getAddress();
+        if (address instanceof Inet4Address) {
+            byte[] g = new byte[LENGTH];
+            g[10] = (byte) 0xff;
+            g[11] = (byte) 0xff;
+            System.arraycopy(a, 0, g, 12, 4);
+            return new Gid(g);
+        }
+        return new Gid(a);
+    }
+
+    /** Parses 32 hex digits (the ibv_*_pingpong wire form) or an IPv6/IPv4 textual address. */
+    public static Gid parse(String text) {
+        if (text.length() == 32 && text.chars().allMatch(c -> Character.digit(c, 16) >= 0)) {
+            return new Gid(HexFormat.of().parseHex(text));
+        }
+        try {
+            if (!text.contains(":") && !text.matches("[0-9.]+")) {
+                throw new IllegalArgumentException("not a GID: " + text);
+            }
+            return of(InetAddress.getByName(text));
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException("not a GID: " + text, e);
+        }
+    }
+
+    /** A copy of the 16 bytes in wire order. */
+    public byte[] bytes() {
+        return raw.clone();
+    }
+
+    public byte byteAt(int i) {
+        return raw[i];
+    }
+
+    public boolean isZero() {
+        return Arrays.equals(raw, ZERO.raw);
+    }
+
+    /** True for {@code ::ffff:a.b.c.d}. */
+    public boolean isIpv4Mapped() {
+        for (int i = 0; i < 10; i++) {
+            if (raw[i] != 0) {
+                return false;
+            }
+        }
+        return raw[10] == (byte) 0xff && raw[11] == (byte) 0xff;
+    }
+
+    /** The IP address this GID stands for (IPv4 for mapped GIDs). */
+    public InetAddress toInetAddress() {
+        try {
+            if (isIpv4Mapped()) {
+                return InetAddress.getByAddress(Arrays.copyOfRange(raw, 12, 16));
+            }
+            return Inet6Address.getByAddress(null, raw, null);
+        } catch (UnknownHostException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /** 32 lowercase hex digits in wire order, as ibv_*_pingpong exchange them. */
+    public String toHex() {
+        return HexFormat.of().formatHex(raw);
+    }
+
+    /** The form ibv_devinfo -v prints: eight groups of four hex digits separated by colons. */
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder(39);
+        for (int i = 0; i < LENGTH; i += 2) {
+            if (i > 0) {
+                sb.append(':');
+            }
+            sb.append(String.format("%02x%02x", raw[i] & 0xff, raw[i + 1] & 0xff));
+        }
+        return sb.toString();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Gid g && Arrays.equals(raw, g.raw);
+    }
+
+    @Override
+    public int hashCode() {
+        return Arrays.hashCode(raw);
+    }
+}

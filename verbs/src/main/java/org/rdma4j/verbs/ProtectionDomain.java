@@ -1,0 +1,35 @@
+package org.rdma4j.verbs;
+
+import java.lang.foreign.MemorySegment;
+
+/** A protection domain ({@code struct ibv_pd}). Thread safe. */
+public interface ProtectionDomain extends VerbsResource {
+    Context context();
+
+    /**
+     * {@code ibv_reg_mr}: registers {@code segment} with {@link Access} bits {@code access}.
+     * REMOTE_WRITE or REMOTE_ATOMIC without LOCAL_WRITE: EINVAL. The same memory may be registered
+     * several times; each registration has its own keys. The region's address is
+     * {@code segment.address()}.
+     */
+    MemoryRegion regMr(MemorySegment segment, int access);
+
+    default MemoryRegion regMr(MemorySegment segment, Access... access) {
+        return regMr(segment, Access.of(access));
+    }
+
+    /** {@code ibv_alloc_mw}; type 1 or 2. */
+    MemoryWindow allocMw(MwType type);
+
+    /** {@code ibv_alloc_mw} with the raw type value: 3 or anything else fails with EINVAL. */
+    MemoryWindow allocMw(int type);
+
+    /** {@code ibv_create_qp}; the QP starts in RESET. Caps above the device limits: EINVAL. */
+    QueuePair createQp(QpInitAttr attr);
+
+    /** {@code ibv_create_srq}. */
+    SharedReceiveQueue createSrq(SrqAttr attr);
+
+    /** {@code ibv_create_ah}; on RoCE a GRH is required (EINVAL without). */
+    AddressHandle createAh(AhAttr attr);
+}

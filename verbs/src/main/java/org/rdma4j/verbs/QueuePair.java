@@ -1,0 +1,56 @@
+package org.rdma4j.verbs;
+
+/**
+ * A queue pair ({@code struct ibv_qp}). Posting to one QP from two threads is safe. {@link #modify}
+ * follows the IBTA state table ({@link org.rdma4j.verbs.spi.QpTransitions}).
+ */
+public interface QueuePair extends VerbsResource {
+    Context context();
+
+    ProtectionDomain pd();
+
+    /** The 24-bit queue pair number. */
+    int qpn();
+
+    QpType type();
+
+    /** The current state (cheap: no query). */
+    QpState state();
+
+    CompletionQueue sendCq();
+
+    CompletionQueue recvCq();
+
+    /** The SRQ receives come from, or null. */
+    SharedReceiveQueue srq();
+
+    /**
+     * {@code ibv_modify_qp}: applies the fields of {@code attr} named in {@code mask}
+     * ({@link QpAttrMask}). A transition not in the IBTA table, a missing or an extra mask bit, or
+     * an out-of-range value: EINVAL.
+     */
+    void modify(QpAttr attr, int mask);
+
+    /** {@code ibv_query_qp}: fills and returns {@code out}. */
+    QpAttr query(QpAttr out);
+
+    default QpAttr query() {
+        return query(new QpAttr());
+    }
+
+    /** The created capabilities (>= the requested ones). */
+    QpCap cap();
+
+    /**
+     * {@code ibv_post_send} of a chain of work requests. Throws {@link PostException} naming the
+     * first request not posted: EINVAL (wrong state, too many SGEs, inline too long, unaligned atomic,
+     * bad opcode for the QP type), ENOMEM (send queue full).
+     */
+    void postSend(SendWorkRequest wr);
+
+    /**
+     * {@code ibv_post_recv} of a chain. Throws {@link PostException}: EINVAL (RESET state, too many
+     * SGEs, QP uses an SRQ), ENOMEM (receive queue full).
+     */
+    void postRecv(RecvWorkRequest wr);
+}
