@@ -59,8 +59,21 @@ public final class Bth {
     private static final int BECN_BIT = 0x40;
     private static final int ACK_REQ_BIT = 0x80;
 
+    /**
+     * {@return how many pad bytes (0..3) bring a payload to a multiple of 4}
+     *
+     * @param payloadLength payload bytes in the packet
+     */
+    public static int padCountFor(int payloadLength) {
+        return -payloadLength & 3;
+    }
+
     private MemorySegment segment;
     private long offset;
+
+    /** Creates an unwrapped flyweight; call {@link #wrap} before use. */
+    public Bth() {
+    }
 
     /**
      * Points this flyweight at a header.
@@ -75,16 +88,12 @@ public final class Bth {
         return this;
     }
 
-    /**
-     * @return the wrapped segment
-     */
+    /** {@return the wrapped segment} */
     public MemorySegment segment() {
         return segment;
     }
 
-    /**
-     * @return where the header starts in {@link #segment()}
-     */
+    /** {@return where the header starts in {@link #segment()}} */
     public long offset() {
         return offset;
     }
@@ -121,14 +130,14 @@ public final class Bth {
         return this;
     }
 
-    /**
-     * @return the opcode, 0..255; see {@link Opcode}
-     */
+    /** {@return the opcode, 0..255; see {@link Opcode}} */
     public int opcode() {
         return segment.get(BYTE, offset + OPCODE_OFFSET) & 0xFF;
     }
 
     /**
+     * Sets the opcode, 0..255.
+     *
      * @param opcode the opcode, 0..255
      * @return this
      */
@@ -137,14 +146,14 @@ public final class Bth {
         return this;
     }
 
-    /**
-     * @return whether the solicited-event bit is set
-     */
+    /** {@return whether the solicited-event bit is set} */
     public boolean solicitedEvent() {
         return bit(FLAGS_OFFSET, SE_BIT);
     }
 
     /**
+     * Sets the solicited-event bit.
+     *
      * @param value the solicited-event bit
      * @return this
      */
@@ -153,14 +162,14 @@ public final class Bth {
         return this;
     }
 
-    /**
-     * @return whether the MigReq bit is set
-     */
+    /** {@return whether the MigReq bit is set} */
     public boolean migReq() {
         return bit(FLAGS_OFFSET, MIG_REQ_BIT);
     }
 
     /**
+     * Sets the MigReq bit.
+     *
      * @param value the MigReq bit
      * @return this
      */
@@ -169,14 +178,14 @@ public final class Bth {
         return this;
     }
 
-    /**
-     * @return how many pad bytes (0..3) follow the payload
-     */
+    /** {@return how many pad bytes (0..3) follow the payload} */
     public int padCount() {
         return (segment.get(BYTE, offset + FLAGS_OFFSET) & PAD_MASK) >> PAD_SHIFT;
     }
 
     /**
+     * Sets pad bytes after the payload, 0..3.
+     *
      * @param padCount pad bytes after the payload, 0..3
      * @return this
      */
@@ -185,14 +194,14 @@ public final class Bth {
         return this;
     }
 
-    /**
-     * @return the transport header version; must be 0
-     */
+    /** {@return the transport header version; must be 0} */
     public int tver() {
         return segment.get(BYTE, offset + FLAGS_OFFSET) & TVER_MASK;
     }
 
     /**
+     * Sets the transport header version, 0..15.
+     *
      * @param tver the transport header version, 0..15
      * @return this
      */
@@ -201,14 +210,14 @@ public final class Bth {
         return this;
     }
 
-    /**
-     * @return the partition key, 0..0xFFFF
-     */
+    /** {@return the partition key, 0..0xFFFF} */
     public int pkey() {
         return segment.get(SHORT, offset + PKEY_OFFSET) & 0xFFFF;
     }
 
     /**
+     * Sets the partition key.
+     *
      * @param pkey the partition key
      * @return this
      */
@@ -217,14 +226,14 @@ public final class Bth {
         return this;
     }
 
-    /**
-     * @return whether the forward explicit congestion notification bit is set
-     */
+    /** {@return whether the forward explicit congestion notification bit is set} */
     public boolean fecn() {
         return bit(ECN_OFFSET, FECN_BIT);
     }
 
     /**
+     * Sets the FECN bit.
+     *
      * @param value the FECN bit
      * @return this
      */
@@ -233,14 +242,14 @@ public final class Bth {
         return this;
     }
 
-    /**
-     * @return whether the backward explicit congestion notification bit is set
-     */
+    /** {@return whether the backward explicit congestion notification bit is set} */
     public boolean becn() {
         return bit(ECN_OFFSET, BECN_BIT);
     }
 
     /**
+     * Sets the BECN bit.
+     *
      * @param value the BECN bit
      * @return this
      */
@@ -249,14 +258,14 @@ public final class Bth {
         return this;
     }
 
-    /**
-     * @return the 24-bit destination QP number
-     */
+    /** {@return the 24-bit destination QP number} */
     public int destQpn() {
         return segment.get(INT, offset + ECN_OFFSET) & U24;
     }
 
     /**
+     * Sets the destination QP number; bits above 24 are ignored.
+     *
      * @param qpn the destination QP number; bits above 24 are ignored
      * @return this
      */
@@ -266,14 +275,14 @@ public final class Bth {
         return this;
     }
 
-    /**
-     * @return whether the requester asks for an acknowledgement
-     */
+    /** {@return whether the requester asks for an acknowledgement} */
     public boolean ackReq() {
         return bit(ACK_REQ_OFFSET, ACK_REQ_BIT);
     }
 
     /**
+     * Sets the AckReq bit.
+     *
      * @param value the AckReq bit
      * @return this
      */
@@ -282,14 +291,14 @@ public final class Bth {
         return this;
     }
 
-    /**
-     * @return the 24-bit packet sequence number
-     */
+    /** {@return the 24-bit packet sequence number} */
     public int psn() {
         return segment.get(INT, offset + ACK_REQ_OFFSET) & U24;
     }
 
     /**
+     * Sets the packet sequence number; bits above 24 are ignored.
+     *
      * @param psn the packet sequence number; bits above 24 are ignored
      * @return this
      */

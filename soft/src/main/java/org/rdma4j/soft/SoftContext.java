@@ -1,0 +1,149 @@
+package org.rdma4j.soft;
+
+import java.util.Map;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.rdma4j.soft.engine.Hca;
+import org.rdma4j.verbs.AsyncEvent;
+import org.rdma4j.verbs.CompletionChannel;
+import org.rdma4j.verbs.CompletionQueue;
+import org.rdma4j.verbs.Context;
+import org.rdma4j.verbs.Device;
+import org.rdma4j.verbs.DeviceAttr;
+import org.rdma4j.verbs.Errno;
+import org.rdma4j.verbs.Gid;
+import org.rdma4j.verbs.GidEntry;
+import org.rdma4j.verbs.PortAttr;
+import org.rdma4j.verbs.ProtectionDomain;
+import org.rdma4j.verbs.VerbsException;
+import org.rdma4j.verbs.spi.AbstractResource;
+
+/** An open soft device. Thread safe. */
+final class SoftContext extends AbstractResource implements Context {
+    final SoftDevice device;
+    final Hca hca;
+    private final LinkedBlockingQueue<AsyncEvent> events = new LinkedBlockingQueue<>();
+
+    SoftContext(SoftDevice device) {
+        this.device = device;
+        this.hca = device.hca;
+    }
+
+    @Override
+    protected String describe() {
+        return "context of " + device.name();
+    }
+
+    @Override
+    protected void destroy() {
+        events.clear();
+    }
+
+    @Override
+    public Device device() {
+        return device;
+    }
+
+    @Override
+    public DeviceAttr queryDevice() {
+        ensureOpen();
+        return SoftLimits.deviceAttr(hca.guid);
+    }
+
+    private void checkPort(int portNum) {
+        if (portNum != 1) {
+            throw new VerbsException(Errno.EINVAL, device.name() + " has one port (1), not " + portNum);
+        }
+    }
+
+    @Override
+    public PortAttr queryPort(int portNum) {
+        ensureOpen();
+        checkPort(portNum);
+        return SoftLimits.portAttr();
+    }
+
+    @Override
+    public Gid queryGid(int portNum, int index) {
+        return queryGidEntry(portNum, index).gid();
+    }
+
+    @Override
+    public GidEntry queryGidEntry(int portNum, int index) {
+        ensureOpen();
+        checkPort(portNum);
+        if (index < 0 || index >= SoftLimits.GID_TABLE_LEN) {
+            throw new VerbsException(Errno.EINVAL, "GID index " + index + " is outside the table (0.."
+                    + (SoftLimits.GID_TABLE_LEN - 1) + ")");
+        }
+        Gid g = hca.gid(index);
+        if (g == null) {
+            throw new VerbsException(Errno.ENODATA, "GID index " + index + " is empty");
+        }
+        return new GidEntry(index, portNum, g, GidEntry.GidType.ROCE_V2);
+    }
+
+    @Override
+    public int queryPkey(int portNum, int index) {
+        ensureOpen();
+        checkPort(portNum);
+        if (index < 0 || index >= SoftLimits.MAX_PKEYS) {
+            throw new VerbsException(Errno.EINVAL, "P_Key index " + index + " is outside the table");
+        }
+        return 0xFFFF;
+    }
+
+    @Override
+    public ProtectionDomain allocPd() {
+        ensureOpen();
+        return new SoftPd(this);
+    }
+
+    @Override
+    public CompletionChannel createCompletionChannel() {
+        ensureOpen();
+        return new SoftChannel(this);
+    }
+
+    @Override
+    public CompletionQueue createCq(int cqe, CompletionChannel channel, int compVector) {
+        ensureOpen();
+        if (cqe < 1 || cqe > SoftLimits.MAX_CQE) {
+            throw new VerbsException(Errno.EINVAL, "cqe " + cqe + " is outside 1.." + SoftLimits.MAX_CQE);
+        }
+        if (compVector < 0 || compVector >= SoftLimits.NUM_COMP_VECTORS) {
+            throw new VerbsException(Errno.EINVAL, "comp_vector " + compVector + " >= num_comp_vectors "
+                    + SoftLimits.NUM_COMP_VECTORS);
+        }
+        SoftChannel ch = null;
+        if (channel != null) {
+            if (!(channel instanceof SoftChannel sc) || sc.context != this) {
+                throw new VerbsException(Errno.EINVAL, "the completion channel belongs to another context");
+            }
+            ch = sc;
+        }
+        return new SoftCq(this, cqe, ch);
+    }
+
+    @Override
+    public AsyncEvent getAsyncEvent(long timeoutMs) throws InterruptedException {
+        ensureOpen();
+        return timeoutMs < 0 ? events.take() : events.poll(timeoutMs, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void ackAsyncEvent(AsyncEvent event) {
+        // Events are values here; nothing waits for the acknowledgement.
+    }
+
+    @Override
+    public Map<String, Long> counters(int portNum) {
+        ensureOpen();
+        checkPort(portNum);
+        return hca.counters.snapshot();
+    }
+
+    void postEvent(AsyncEvent e) {
+        events.add(e);
+    }
+}

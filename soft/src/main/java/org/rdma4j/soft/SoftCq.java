@@ -1,0 +1,118 @@
+package org.rdma4j.soft;
+
+import java.util.concurrent.atomic.AtomicInteger;
+import org.rdma4j.soft.engine.CqRing;
+import org.rdma4j.verbs.AsyncEvent;
+import org.rdma4j.verbs.AsyncEventType;
+import org.rdma4j.verbs.CompletionChannel;
+import org.rdma4j.verbs.CompletionQueue;
+import org.rdma4j.verbs.Context;
+import org.rdma4j.verbs.Errno;
+import org.rdma4j.verbs.VerbsException;
+import org.rdma4j.verbs.WorkCompletion;
+import org.rdma4j.verbs.spi.AbstractResource;
+
+/** A soft completion queue. One poller is the fast path; polling is thread safe. */
+final class SoftCq extends AbstractResource implements CompletionQueue, CqRing.Listener {
+    final SoftContext context;
+    private final SoftChannel channel;
+    final CqRing ring;
+    /** Events handed out by the channel and not yet acknowledged. */
+    private final AtomicInteger unacked = new AtomicInteger();
+
+    SoftCq(SoftContext context, int cqe, SoftChannel channel) {
+        this.context = context;
+        this.channel = channel;
+        this.ring = new CqRing(cqe, this);
+        uses(context, channel);
+    }
+
+    @Override
+    protected String describe() {
+        return "CQ (" + ring.capacity() + " entries)";
+    }
+
+    @Override
+    protected int busyReason() {
+        return unacked.get() > 0 ? Errno.EBUSY : 0;
+    }
+
+    @Override
+    protected void destroy() {
+    }
+
+    @Override
+    public Context context() {
+        return context;
+    }
+
+    @Override
+    public int cqe() {
+        return ring.capacity();
+    }
+
+    @Override
+    public CompletionChannel channel() {
+        return channel;
+    }
+
+    @Override
+    public int poll(WorkCompletion[] wcs) {
+        ensureOpen();
+        return ring.poll(wcs, wcs.length);
+    }
+
+    @Override
+    public int poll(WorkCompletion[] wcs, int max) {
+        ensureOpen();
+        return ring.poll(wcs, max);
+    }
+
+    @Override
+    public void reqNotify(boolean solicitedOnly) {
+        ensureOpen();
+        ring.arm(solicitedOnly);
+    }
+
+    @Override
+    public void resize(int cqe) {
+        ensureOpen();
+        if (cqe < 1 || cqe > SoftLimits.MAX_CQE) {
+            throw new VerbsException(Errno.EINVAL, "cqe " + cqe + " is outside 1.." + SoftLimits.MAX_CQE);
+        }
+        if (!ring.resize(cqe)) {
+            throw new VerbsException(Errno.EINVAL, "cannot shrink below the " + ring.count() + " queued completions");
+        }
+    }
+
+    @Override
+    public void ackEvents(int n) {
+        ensureOpen();
+        if (n < 0 || n > unacked.get()) {
+            throw new VerbsException(Errno.EINVAL, "acknowledging " + n + " events, " + unacked.get()
+                    + " are unacknowledged");
+        }
+        unacked.addAndGet(-n);
+    }
+
+    void eventDelivered() {
+        unacked.incrementAndGet();
+    }
+
+    @Override
+    public void completionEvent() {
+        if (channel != null && !channel.isClosed()) {
+            channel.signal(this);
+        }
+    }
+
+    @Override
+    public void overflow() {
+        context.postEvent(AsyncEvent.ofCq(AsyncEventType.CQ_ERR, this));
+        for (AbstractResource user : users()) {
+            if (user instanceof SoftQp qp) {
+                qp.engine.cqError();
+            }
+        }
+    }
+}

@@ -1,0 +1,60 @@
+package org.rdma4j.soft;
+
+import java.util.function.UnaryOperator;
+import org.rdma4j.soft.engine.Hca;
+import org.rdma4j.soft.link.Link;
+import org.rdma4j.soft.link.LoopbackFabric;
+import org.rdma4j.verbs.Context;
+import org.rdma4j.verbs.Device;
+import org.rdma4j.verbs.Gid;
+
+/**
+ * A soft RoCEv2 device: a pure-Java HCA whose packets leave through a {@link Link} (the in-process
+ * fabric, a fault-injecting wrapper, or later UDP). Create extra devices with {@link SoftDevices}.
+ * Thread safe.
+ */
+public final class SoftDevice implements Device {
+    private final String name;
+    final Hca hca;
+
+    SoftDevice(String name, long guid, Gid[] gids, LoopbackFabric fabric, UnaryOperator<Link> wrapper) {
+        this.name = name;
+        this.hca = new Hca(name, guid, gids);
+        Link link = fabric.attach(hca, gids);
+        hca.setLink(wrapper == null ? link : wrapper.apply(link));
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public long guid() {
+        return hca.guid;
+    }
+
+    @Override
+    public String provider() {
+        return "soft";
+    }
+
+    /** The GID at {@code index} of port 1, or null. */
+    public Gid gid(int index) {
+        return hca.gid(index);
+    }
+
+    @Override
+    public Context open() {
+        return new SoftContext(this);
+    }
+
+    void close() {
+        hca.close();
+    }
+
+    @Override
+    public String toString() {
+        return "soft device " + name;
+    }
+}

@@ -1,0 +1,90 @@
+package org.rdma4j.soft;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.UnaryOperator;
+import org.rdma4j.soft.link.Link;
+import org.rdma4j.soft.link.LoopbackFabric;
+import org.rdma4j.verbs.Device;
+import org.rdma4j.verbs.Errno;
+import org.rdma4j.verbs.Gid;
+import org.rdma4j.verbs.VerbsException;
+
+/**
+ * The soft devices of this JVM. {@code soft0} on the default in-process fabric always exists; more
+ * can be created (e.g. a peer for tests, or one behind a fault-injecting link). Thread safe.
+ * {@snippet :
+ * Device peer = SoftDevices.createLoopback("soft1");
+ * }
+ */
+public final class SoftDevices {
+    /** The name of the embedded default device. */
+    public static final String DEFAULT_NAME = "soft0";
+
+    private static final Map<String, SoftDevice> DEVICES = new LinkedHashMap<>();
+    private static int nextIndex;
+
+    private SoftDevices() {}
+
+    static synchronized List<Device> all() {
+        defaultDevice();
+        return new ArrayList<>(DEVICES.values());
+    }
+
+    static synchronized SoftDevice defaultDevice() {
+        SoftDevice d = DEVICES.get(DEFAULT_NAME);
+        if (d == null) {
+            d = create(DEFAULT_NAME, LoopbackFabric.defaultFabric(), null);
+        }
+        return d;
+    }
+
+    /** A new device on the default in-process fabric. EEXIST if the name is taken. */
+    public static Device createLoopback(String name) {
+        return createLoopback(name, LoopbackFabric.defaultFabric(), null);
+    }
+
+    /**
+     * A new device on {@code fabric}; {@code linkWrapper} (may be null) wraps the device's link, e.g. in
+     * a {@link org.rdma4j.soft.link.FaultyLink}.
+     */
+    public static synchronized Device createLoopback(String name, LoopbackFabric fabric,
+                                                     UnaryOperator<Link> linkWrapper) {
+        if (!name.equals(DEFAULT_NAME)) {
+            defaultDevice();
+        }
+        return create(name, fabric, linkWrapper);
+    }
+
+    private static SoftDevice create(String name, LoopbackFabric fabric, UnaryOperator<Link> wrapper) {
+        if (DEVICES.containsKey(name)) {
+            throw new VerbsException(Errno.EEXIST, "a soft device named '" + name + "' exists");
+        }
+        int index = ++nextIndex;
+        long guid = 0x0200_00FF_FE00_0000L | ((long) (name.hashCode() & 0xFFFF) << 8) | (index & 0xFF);
+        byte[] ll = new byte[16];
+        ll[0] = (byte) 0xFE;
+        ll[1] = (byte) 0x80;
+        for (int i = 0; i < 8; i++) {
+            ll[8 + i] = (byte) (guid >>> (56 - 8 * i));
+        }
+        byte[] ula = {(byte) 0xFD, 0x72, 0x64, 0x6D, 0x61, 0x34, 0x6A, 0, 0, 0, 0, 0, 0, 0,
+            (byte) (index >>> 8), (byte) index};
+        SoftDevice d = new SoftDevice(name, guid, new Gid[] {Gid.of(ll), Gid.of(ula)}, fabric, wrapper);
+        DEVICES.put(name, d);
+        return d;
+    }
+
+    /** Removes a device created here (not soft0); its open contexts must be closed first. */
+    public static synchronized void remove(Device device) {
+        if (device.name().equals(DEFAULT_NAME)) {
+            throw new VerbsException(Errno.EINVAL, "soft0 cannot be removed");
+        }
+        SoftDevice d = DEVICES.remove(device.name());
+        if (d != null) {
+            d.close();
+        }
+    }
+}

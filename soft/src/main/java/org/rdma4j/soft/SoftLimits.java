@@ -1,0 +1,49 @@
+package org.rdma4j.soft;
+
+import org.rdma4j.verbs.DeviceAttr;
+import org.rdma4j.verbs.Mtu;
+import org.rdma4j.verbs.PortAttr;
+import org.rdma4j.verbs.PortState;
+import org.rdma4j.verbs.LinkLayer;
+
+/** The soft device's limits, close to Linux rxe's so programs tuned for it behave alike. */
+final class SoftLimits {
+    static final int VENDOR_ID = 0xFFFFFF; // rxe reports this "no vendor" id as well
+    static final int VENDOR_PART_ID = 0x0A4A; // "rdma4j"
+    static final int MAX_QP = 0x10000;
+    static final int MAX_QP_WR = 0x4000;
+    static final int MAX_SGE = 32;
+    static final int MAX_CQ = 0x4000;
+    static final int MAX_CQE = (1 << 15) - 1;
+    static final int MAX_MR = 0x40000;
+    static final int MAX_PD = 0x7FFC;
+    static final int MAX_QP_RD_ATOM = 128;
+    static final int MAX_RES_RD_ATOM = 0x3F000;
+    static final int MAX_MW = 0x40000;
+    static final int MAX_AH = 0x3FFF;
+    static final int MAX_SRQ = 0x3FFFF;
+    static final int MAX_SRQ_WR = 0x4000;
+    static final int MAX_SRQ_SGE = 27;
+    static final int MAX_PKEYS = 1;
+    static final int MAX_INLINE = 512;
+    static final int NUM_COMP_VECTORS = 1;
+    static final int GID_TABLE_LEN = 16;
+    static final long PAGE_SIZE_CAP = 0xFFFFF000L;
+    /** IB_DEVICE_MEM_WINDOW | MEM_WINDOW_TYPE_2B | RC_RNR_NAK_GEN | SRQ_RESIZE | ... (informational). */
+    static final int DEVICE_CAP_FLAGS = 0x00021C76;
+
+    private SoftLimits() {}
+
+    static DeviceAttr deviceAttr(long guid) {
+        return new DeviceAttr("0.1.0", guid, guid, Long.MAX_VALUE, PAGE_SIZE_CAP, VENDOR_ID, VENDOR_PART_ID, 1,
+                MAX_QP, MAX_QP_WR, DEVICE_CAP_FLAGS, MAX_SGE, MAX_SGE, MAX_CQ, MAX_CQE, MAX_MR, MAX_PD,
+                MAX_QP_RD_ATOM, 0, MAX_RES_RD_ATOM, MAX_QP_RD_ATOM, 0, DeviceAttr.AtomicCap.ATOMIC_HCA, 0, 0,
+                MAX_MW, 0, 0, 0, 0, 0, MAX_AH, 0, 0, MAX_SRQ, MAX_SRQ_WR, MAX_SRQ_SGE, MAX_PKEYS, 15, 1,
+                MAX_INLINE, NUM_COMP_VECTORS);
+    }
+
+    static PortAttr portAttr() {
+        return new PortAttr(PortState.ACTIVE, Mtu.MTU_4096, Mtu.MTU_4096, GID_TABLE_LEN, 0x00010000,
+                0x80000000L, 0, 0, MAX_PKEYS, 0, 0, 0, 1, 0, 0, 0, 2, 32, 5, LinkLayer.ETHERNET);
+    }
+}

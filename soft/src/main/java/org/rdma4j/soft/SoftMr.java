@@ -1,0 +1,160 @@
+package org.rdma4j.soft;
+
+import java.lang.foreign.MemorySegment;
+import org.rdma4j.soft.engine.KeyHolder;
+import org.rdma4j.soft.engine.MemKey;
+import org.rdma4j.soft.engine.QpEngine;
+import org.rdma4j.verbs.Access;
+import org.rdma4j.verbs.Errno;
+import org.rdma4j.verbs.MemoryRegion;
+import org.rdma4j.verbs.ProtectionDomain;
+import org.rdma4j.verbs.VerbsException;
+import org.rdma4j.verbs.spi.AbstractResource;
+
+/** A soft memory region: a key table entry over a memory segment. Thread safe. */
+final class SoftMr extends AbstractResource implements MemoryRegion, KeyHolder {
+    /** A thread that never runs: asks a segment whether threads other than its owner may use it. */
+    private static final Thread ANOTHER_THREAD = Thread.ofPlatform().unstarted(() -> { });
+
+    private volatile SoftPd pd;
+    private final MemorySegment segment;
+    private final MemKey key = new MemKey(MemKey.MR);
+
+    SoftMr(SoftPd pd, MemorySegment segment, int access) {
+        if (segment == null) {
+            throw new VerbsException(Errno.EINVAL, "no memory to register");
+        }
+        checkAccess(access);
+        if (segment.byteSize() == 0) {
+            throw new VerbsException(Errno.EINVAL, "cannot register zero bytes");
+        }
+        if (!segment.isAccessibleBy(ANOTHER_THREAD)) {
+            throw new VerbsException(Errno.EINVAL, "memory of a confined arena cannot be registered: the device"
+                    + " accesses it from other threads (use Arena.ofShared(), Arena.global(), Arena.ofAuto() or heap)");
+        }
+        if (segment.isReadOnly() && (access & Access.LOCAL_WRITE_BIT) != 0) {
+            throw new VerbsException(Errno.EACCES, "read-only memory cannot be registered with LOCAL_WRITE");
+        }
+        this.pd = pd;
+        this.segment = segment;
+        key.pd = pd;
+        key.segment = segment;
+        key.base = segment.address();
+        key.start = segment.address();
+        key.length = segment.byteSize();
+        key.access = access;
+        pd.context.hca.keys.insert(key);
+        key.valid = true;
+        uses(pd);
+    }
+
+    static void checkAccess(int access) {
+        if ((access & ~Access.ALL_BITS) != 0) {
+            throw new VerbsException(Errno.EINVAL, "unknown access bits 0x" + Integer.toHexString(access));
+        }
+        if ((access & (Access.REMOTE_WRITE_BIT | Access.REMOTE_ATOMIC_BIT)) != 0
+                && (access & Access.LOCAL_WRITE_BIT) == 0) {
+            throw new VerbsException(Errno.EINVAL, "REMOTE_WRITE and REMOTE_ATOMIC need LOCAL_WRITE");
+        }
+        if ((access & (Access.ZERO_BASED_BIT | Access.ON_DEMAND_BIT)) != 0) {
+            throw new VerbsException(Errno.EOPNOTSUPP, "zero-based and on-demand regions are not supported");
+        }
+    }
+
+    @Override
+    public MemKey memKey() {
+        return key;
+    }
+
+    @Override
+    protected String describe() {
+        return "MR lkey 0x" + Integer.toHexString(key.key);
+    }
+
+    @Override
+    protected int busyReason() {
+        if (key.boundWindows.get() > 0) {
+            return Errno.EBUSY;
+        }
+        for (QpEngine qp : pd.context.hca.allQps()) {
+            if (qp.uses(key.key)) {
+                return Errno.EBUSY;
+            }
+        }
+        return 0;
+    }
+
+    @Override
+    protected void destroy() {
+        key.valid = false;
+        pd.context.hca.keys.remove(key.key);
+    }
+
+    @Override
+    public ProtectionDomain pd() {
+        return pd;
+    }
+
+    @Override
+    public MemorySegment segment() {
+        return segment;
+    }
+
+    @Override
+    public long address() {
+        return key.start;
+    }
+
+    @Override
+    public long length() {
+        return key.length;
+    }
+
+    @Override
+    public int lkey() {
+        return key.key;
+    }
+
+    @Override
+    public int rkey() {
+        return key.key;
+    }
+
+    @Override
+    public int access() {
+        return key.access;
+    }
+
+    @Override
+    public synchronized void rereg(int flags, ProtectionDomain newPd, int newAccess) {
+        ensureOpen();
+        int known = ReregFlag.CHANGE_PD | ReregFlag.CHANGE_ACCESS | ReregFlag.CHANGE_TRANSLATION;
+        if ((flags & ~known) != 0 || flags == 0) {
+            throw new VerbsException(Errno.EINVAL, "rereg flags 0x" + Integer.toHexString(flags));
+        }
+        if ((flags & ReregFlag.CHANGE_TRANSLATION) != 0) {
+            throw new VerbsException(Errno.EOPNOTSUPP, "rereg cannot change the translation; register anew");
+        }
+        SoftPd target = pd;
+        if ((flags & ReregFlag.CHANGE_PD) != 0) {
+            target = SoftPd.same(pd.context, newPd);
+            target.ensureOpen();
+        }
+        if ((flags & ReregFlag.CHANGE_ACCESS) != 0) {
+            checkAccess(newAccess);
+        }
+        if (key.boundWindows.get() > 0) {
+            throw new VerbsException(Errno.EBUSY, "windows are bound to this region");
+        }
+        key.valid = false;
+        if (target != pd) {
+            replaceUse(pd, target);
+            pd = target;
+            key.pd = target;
+        }
+        if ((flags & ReregFlag.CHANGE_ACCESS) != 0) {
+            key.access = newAccess;
+        }
+        key.valid = true;
+    }
+}

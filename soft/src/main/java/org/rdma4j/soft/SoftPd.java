@@ -1,0 +1,90 @@
+package org.rdma4j.soft;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.rdma4j.verbs.AddressHandle;
+import org.rdma4j.verbs.AhAttr;
+import org.rdma4j.verbs.Context;
+import org.rdma4j.verbs.Errno;
+import org.rdma4j.verbs.MemoryRegion;
+import org.rdma4j.verbs.MemoryWindow;
+import org.rdma4j.verbs.MwType;
+import org.rdma4j.verbs.ProtectionDomain;
+import org.rdma4j.verbs.QpInitAttr;
+import org.rdma4j.verbs.QueuePair;
+import org.rdma4j.verbs.SharedReceiveQueue;
+import org.rdma4j.verbs.SrqAttr;
+import org.rdma4j.verbs.VerbsException;
+import org.rdma4j.verbs.spi.AbstractResource;
+
+/** A soft protection domain. Thread safe. */
+final class SoftPd extends AbstractResource implements ProtectionDomain {
+    private static final AtomicInteger HANDLES = new AtomicInteger();
+    final SoftContext context;
+    private final int handle = HANDLES.incrementAndGet();
+
+    SoftPd(SoftContext context) {
+        this.context = context;
+        uses(context);
+    }
+
+    @Override
+    protected String describe() {
+        return "PD " + handle;
+    }
+
+    @Override
+    protected void destroy() {
+    }
+
+    @Override
+    public Context context() {
+        return context;
+    }
+
+    @Override
+    public MemoryRegion regMr(MemorySegment segment, int access) {
+        ensureOpen();
+        return new SoftMr(this, segment, access);
+    }
+
+    @Override
+    public MemoryWindow allocMw(MwType type) {
+        return allocMw(type.value());
+    }
+
+    @Override
+    public MemoryWindow allocMw(int type) {
+        ensureOpen();
+        if (type != 1 && type != 2) {
+            throw new VerbsException(Errno.EINVAL, "memory window type " + type + " does not exist (1 or 2)");
+        }
+        return new SoftMw(this, type == 1 ? MwType.TYPE_1 : MwType.TYPE_2);
+    }
+
+    @Override
+    public QueuePair createQp(QpInitAttr attr) {
+        ensureOpen();
+        return new SoftQp(this, attr);
+    }
+
+    @Override
+    public SharedReceiveQueue createSrq(SrqAttr attr) {
+        ensureOpen();
+        return new SoftSrq(this, attr);
+    }
+
+    @Override
+    public AddressHandle createAh(AhAttr attr) {
+        ensureOpen();
+        return new SoftAh(this, attr);
+    }
+
+    /** Checks that {@code pd} is a soft PD of the same context. */
+    static SoftPd same(SoftContext ctx, ProtectionDomain pd) {
+        if (!(pd instanceof SoftPd s) || s.context != ctx) {
+            throw new VerbsException(Errno.EINVAL, "the protection domain belongs to another context");
+        }
+        return s;
+    }
+}

@@ -1,0 +1,88 @@
+package org.rdma4j.soft;
+
+import java.util.concurrent.atomic.AtomicInteger;
+import org.rdma4j.soft.engine.RecvQueue;
+import org.rdma4j.verbs.AsyncEvent;
+import org.rdma4j.verbs.AsyncEventType;
+import org.rdma4j.verbs.Errno;
+import org.rdma4j.verbs.ProtectionDomain;
+import org.rdma4j.verbs.RecvWorkRequest;
+import org.rdma4j.verbs.SharedReceiveQueue;
+import org.rdma4j.verbs.SrqAttr;
+import org.rdma4j.verbs.SrqAttrMask;
+import org.rdma4j.verbs.VerbsException;
+import org.rdma4j.verbs.spi.AbstractResource;
+
+/** A soft shared receive queue. Thread safe. */
+final class SoftSrq extends AbstractResource implements SharedReceiveQueue {
+    private static final AtomicInteger NUMBERS = new AtomicInteger();
+    private final SoftPd pd;
+    final RecvQueue queue;
+    private final int srqn = NUMBERS.incrementAndGet();
+
+    SoftSrq(SoftPd pd, SrqAttr attr) {
+        if (attr == null || attr.maxWr() < 1 || attr.maxWr() > SoftLimits.MAX_SRQ_WR || attr.maxSge() < 1
+                || attr.maxSge() > SoftLimits.MAX_SRQ_SGE || attr.srqLimit() < 0 || attr.srqLimit() > attr.maxWr()) {
+            throw new VerbsException(Errno.EINVAL, "SRQ attributes " + attr + " outside max_wr 1.."
+                    + SoftLimits.MAX_SRQ_WR + ", max_sge 1.." + SoftLimits.MAX_SRQ_SGE);
+        }
+        this.pd = pd;
+        this.queue = new RecvQueue(attr.maxWr(), attr.maxSge(), true,
+                () -> pd.context.postEvent(AsyncEvent.ofSrq(AsyncEventType.SRQ_LIMIT_REACHED, this)));
+        queue.setLimit(attr.srqLimit());
+        uses(pd);
+    }
+
+    @Override
+    protected String describe() {
+        return "SRQ " + srqn;
+    }
+
+    @Override
+    protected void destroy() {
+    }
+
+    @Override
+    public ProtectionDomain pd() {
+        return pd;
+    }
+
+    @Override
+    public int srqn() {
+        return srqn;
+    }
+
+    @Override
+    public void postRecv(RecvWorkRequest wr) {
+        ensureOpen();
+        queue.post(wr);
+    }
+
+    @Override
+    public void modify(SrqAttr attr, int mask) {
+        ensureOpen();
+        if ((mask & ~(SrqAttrMask.MAX_WR | SrqAttrMask.LIMIT)) != 0 || mask == 0) {
+            throw new VerbsException(Errno.EINVAL, "SRQ attribute mask 0x" + Integer.toHexString(mask));
+        }
+        if ((mask & SrqAttrMask.MAX_WR) != 0) {
+            if (attr.maxWr() < 1 || attr.maxWr() > SoftLimits.MAX_SRQ_WR) {
+                throw new VerbsException(Errno.EINVAL, "max_wr " + attr.maxWr() + " outside 1.." + SoftLimits.MAX_SRQ_WR);
+            }
+            if (!queue.resize(attr.maxWr())) {
+                throw new VerbsException(Errno.EINVAL, "cannot shrink below the " + queue.count() + " posted receives");
+            }
+        }
+        if ((mask & SrqAttrMask.LIMIT) != 0) {
+            if (attr.srqLimit() < 0 || attr.srqLimit() > queue.maxWr()) {
+                throw new VerbsException(Errno.EINVAL, "limit " + attr.srqLimit() + " above max_wr " + queue.maxWr());
+            }
+            queue.setLimit(attr.srqLimit());
+        }
+    }
+
+    @Override
+    public SrqAttr query() {
+        ensureOpen();
+        return new SrqAttr(queue.maxWr(), queue.maxSge(), queue.limit());
+    }
+}

@@ -1,0 +1,441 @@
+package org.rdma4j.soft.engine;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import org.rdma4j.soft.link.Packet;
+import org.rdma4j.soft.wire.Aeth;
+import org.rdma4j.soft.wire.AtomicAckEth;
+import org.rdma4j.soft.wire.Opcode;
+import org.rdma4j.soft.wire.Psn;
+import org.rdma4j.soft.wire.RnrTimer;
+import org.rdma4j.verbs.Access;
+import org.rdma4j.verbs.AsyncEventType;
+import org.rdma4j.verbs.QpState;
+import org.rdma4j.verbs.WcStatus;
+import org.rdma4j.verbs.WrOpcode;
+
+/**
+ * The completer: consumes ACKs, NAKs, READ responses and atomic acknowledgements, retires work
+ * requests in order with work completions, and owns the two requester timers (local ACK timeout with
+ * retry_cnt, RNR wait with rnr_retry). Runs only inside the QP task.
+ */
+final class Completer {
+    private static final long NEVER = Long.MAX_VALUE;
+
+    private final QpEngine qp;
+    private final Aeth aeth = new Aeth();
+    private final AtomicAckEth atomicAck = new AtomicAckEth();
+    private final MemorySegment scratch = Arena.ofAuto().allocate(8, 8);
+    /** The highest PSN acknowledged so far. */
+    int lastAckedPsn;
+    boolean rnrWaiting;
+    private volatile long retransmitDeadline = NEVER;
+    private volatile long rnrDeadline = NEVER;
+    private int retriesLeft;
+    private int rnrRetriesLeft;
+    private int lastGapRewindPsn = -1;
+
+    Completer(QpEngine qp) {
+        this.qp = qp;
+    }
+
+    void reset() {
+        disarmTimers();
+        rnrWaiting = false;
+        lastGapRewindPsn = -1;
+        resetRetries();
+    }
+
+    void resetRetries() {
+        retriesLeft = qp.retryCnt;
+        rnrRetriesLeft = qp.rnrRetry;
+    }
+
+    void disarmTimers() {
+        retransmitDeadline = NEVER;
+        rnrDeadline = NEVER;
+    }
+
+    long nextDeadlineNs() {
+        return Math.min(retransmitDeadline, rnrDeadline);
+    }
+
+    /** Starts the ACK timer if it is not running. */
+    void armRetransmit() {
+        if (retransmitDeadline == NEVER && qp.timeout != 0) {
+            long d = System.nanoTime() + RnrTimer.ackTimeoutNanos(qp.timeout);
+            retransmitDeadline = d;
+            qp.hca.timerArmed(d);
+        }
+    }
+
+    // ------------------------------------------------------------------ responses
+
+    void receive(Packet p, int op) {
+        QpState s = qp.state;
+        if (qp.transport != Opcode.TRANSPORT_RC || Opcode.transport(op) != Opcode.TRANSPORT_RC
+                || (s != QpState.RTS && s != QpState.SQD)) {
+            qp.hca.counters.inc(Counter.STALE_RESPONSES);
+            return;
+        }
+        MemorySegment b = p.buffer;
+        int psn = Wire.psn(b);
+        switch (op) {
+            case Opcode.RC_ACKNOWLEDGE -> {
+                int syndrome = aeth.wrap(b, Opcode.offsetOf(op, Opcode.HEADER_AETH)).syndrome();
+                if (Aeth.isAck(syndrome)) {
+                    ack(psn);
+                } else if (Aeth.isRnrNak(syndrome)) {
+                    ack(Psn.add(psn, -1));
+                    rnr(psn, Aeth.rnrTimerCode(syndrome));
+                } else {
+                    switch (syndrome) {
+                        case Aeth.NAK_PSN_SEQ_ERR -> {
+                            qp.hca.counters.inc(Counter.RCVD_SEQ_ERR);
+                            ack(Psn.add(psn, -1));
+                            qp.requester.rewind(psn);
+                        }
+                        case Aeth.NAK_INVALID_REQUEST -> fail(psn, WcStatus.REM_INV_REQ_ERR);
+                        case Aeth.NAK_REMOTE_ACCESS -> fail(psn, WcStatus.REM_ACCESS_ERR);
+                        case Aeth.NAK_REMOTE_OP -> fail(psn, WcStatus.REM_OP_ERR);
+                        default -> qp.hca.counters.inc(Counter.MALFORMED);
+                    }
+                }
+            }
+            case Opcode.RC_ATOMIC_ACKNOWLEDGE -> atomicAcknowledge(p, psn);
+            case Opcode.RC_RDMA_READ_RESPONSE_FIRST, Opcode.RC_RDMA_READ_RESPONSE_MIDDLE,
+                 Opcode.RC_RDMA_READ_RESPONSE_LAST, Opcode.RC_RDMA_READ_RESPONSE_ONLY -> readResponse(p, op, psn);
+            default -> qp.hca.counters.inc(Counter.MALFORMED);
+        }
+    }
+
+    /** Everything up to and including {@code psn} was executed by the responder. */
+    private void ack(int psn) {
+        boolean progress = false;
+        for (long i = qp.sqTail; i < qp.sqCursor; i++) {
+            SendWqe w = qp.wqe(i);
+            if (w.done || w.opcode.isLocal()) {
+                continue;
+            }
+            if (!w.started || Psn.compare(w.lastPsn, psn) > 0) {
+                break;
+            }
+            if (w.isReadOrAtomic()) {
+                // An ACK beyond a READ/atomic whose response has not arrived: the response was lost.
+                if (qp.requester.rewind(w.opcode == WrOpcode.RDMA_READ ? w.respPsn : w.firstPsn)) {
+                    progress = true;
+                }
+                break;
+            }
+            w.done = true;
+            progress = true;
+        }
+        if (Psn.compare(psn, lastAckedPsn) > 0 && Psn.compare(psn, qp.requester.psn) < 0) {
+            lastAckedPsn = psn;
+            progress = true;
+        }
+        if (progress) {
+            onProgress();
+        }
+    }
+
+    private void onProgress() {
+        retriesLeft = qp.retryCnt;
+        rnrRetriesLeft = qp.rnrRetry;
+        if (hasOutstanding() && qp.timeout != 0) {
+            long d = System.nanoTime() + RnrTimer.ackTimeoutNanos(qp.timeout);
+            retransmitDeadline = d;
+            qp.hca.timerArmed(d);
+        } else {
+            retransmitDeadline = NEVER;
+        }
+    }
+
+    private boolean hasOutstanding() {
+        long end = Math.min(qp.sqCursor + 1, qp.sqHead);
+        for (long i = qp.sqTail; i < end; i++) {
+            SendWqe w = qp.wqe(i);
+            if (w.started && !w.done) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private SendWqe oldestPending() {
+        long end = Math.min(qp.sqCursor + 1, qp.sqHead);
+        for (long i = qp.sqTail; i < end; i++) {
+            SendWqe w = qp.wqe(i);
+            if (w.started && !w.done && !w.opcode.isLocal()) {
+                return w;
+            }
+        }
+        return null;
+    }
+
+    private SendWqe containing(int psn) {
+        long end = Math.min(qp.sqCursor + 1, qp.sqHead);
+        for (long i = qp.sqTail; i < end; i++) {
+            SendWqe w = qp.wqe(i);
+            if (!w.started) {
+                break;
+            }
+            if (!w.done && !w.opcode.isLocal() && Psn.compare(psn, w.firstPsn) >= 0
+                    && Psn.compare(psn, w.lastPsn) <= 0) {
+                return w;
+            }
+        }
+        return null;
+    }
+
+    private void rnr(int psn, int timerCode) {
+        qp.hca.counters.inc(Counter.RCVD_RNR_ERR);
+        if (containing(psn) == null) {
+            return;
+        }
+        if (qp.rnrRetry != 7) {
+            if (rnrRetriesLeft == 0) {
+                qp.hca.counters.inc(Counter.RETRY_RNR_EXCEEDED_ERR);
+                fail(psn, WcStatus.RNR_RETRY_EXC_ERR);
+                return;
+            }
+            rnrRetriesLeft--;
+        }
+        qp.requester.rewind(psn);
+        rnrWaiting = true;
+        retransmitDeadline = NEVER;
+        long d = System.nanoTime() + RnrTimer.nanos(timerCode);
+        rnrDeadline = d;
+        qp.hca.timerArmed(d);
+    }
+
+    /** The request containing {@code psn} failed with {@code status}: complete it and go to ERR. */
+    private void fail(int psn, WcStatus status) {
+        SendWqe w = containing(psn);
+        if (w == null) {
+            w = oldestPending();
+            if (w == null) {
+                return;
+            }
+        } else {
+            ack(Psn.add(w.firstPsn, -1));
+        }
+        w.status = status;
+        w.done = true;
+        w.sent = true;
+        retire();
+        if (qp.state != QpState.ERR) {
+            qp.enterError();
+        }
+    }
+
+    private SendWqe oldestReadOrAtomic() {
+        for (long i = qp.sqTail; i < qp.sqCursor + 1 && i < qp.sqHead; i++) {
+            SendWqe w = qp.wqe(i);
+            if (!w.started) {
+                return null;
+            }
+            if (!w.done && w.isReadOrAtomic()) {
+                return w;
+            }
+        }
+        return null;
+    }
+
+    private void readResponse(Packet p, int op, int psn) {
+        SendWqe w = oldestReadOrAtomic();
+        if (w == null || w.opcode != WrOpcode.RDMA_READ || Psn.compare(psn, w.firstPsn) < 0
+                || Psn.compare(psn, w.lastPsn) > 0) {
+            qp.hca.counters.inc(Counter.STALE_RESPONSES);
+            return;
+        }
+        if (psn != w.respPsn) {
+            qp.hca.counters.inc(Counter.STALE_RESPONSES);
+            if (Psn.compare(psn, w.respPsn) > 0 && lastGapRewindPsn != w.respPsn) {
+                lastGapRewindPsn = w.respPsn; // a response was lost: ask again from there, once
+                qp.requester.rewind(w.respPsn);
+            }
+            return;
+        }
+        ack(Psn.add(w.firstPsn, -1));
+        long offset = (long) Psn.diff(psn, w.firstPsn) * qp.mtu;
+        int expected = (int) Math.min(qp.mtu, w.totalLength - offset);
+        boolean lastPacket = psn == w.lastPsn;
+        boolean positionOk = lastPacket ? (op == Opcode.RC_RDMA_READ_RESPONSE_LAST
+                || op == Opcode.RC_RDMA_READ_RESPONSE_ONLY) : (op == Opcode.RC_RDMA_READ_RESPONSE_FIRST
+                || op == Opcode.RC_RDMA_READ_RESPONSE_MIDDLE);
+        if (p.payloadLength != expected || !positionOk) {
+            qp.hca.counters.inc(Counter.MALFORMED);
+            return;
+        }
+        if (!scatter(w, offset, p, null, expected)) {
+            w.status = WcStatus.LOC_PROT_ERR;
+            w.done = true;
+            retire();
+            if (qp.state != QpState.ERR) {
+                qp.enterError();
+            }
+            return;
+        }
+        w.respPsn = Psn.add(psn, 1);
+        if (lastPacket) {
+            w.done = true;
+            qp.requester.outstandingRdAtomic--;
+        }
+        lastGapRewindPsn = -1;
+        onProgress();
+    }
+
+    private void atomicAcknowledge(Packet p, int psn) {
+        SendWqe w = oldestReadOrAtomic();
+        if (w == null || !w.opcode.isAtomic() || w.firstPsn != psn) {
+            qp.hca.counters.inc(Counter.STALE_RESPONSES);
+            return;
+        }
+        ack(Psn.add(psn, -1));
+        long original = atomicAck.wrap(p.buffer, Opcode.offsetOf(Opcode.RC_ATOMIC_ACKNOWLEDGE,
+                Opcode.HEADER_ATOMIC_ACK_ETH)).originalValue();
+        scratch.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, original);
+        w.done = true;
+        qp.requester.outstandingRdAtomic--;
+        if (!scatter(w, 0, null, scratch, 8)) {
+            w.status = WcStatus.LOC_PROT_ERR; // the remote atomic still ran
+            retire();
+            if (qp.state != QpState.ERR) {
+                qp.enterError();
+            }
+            return;
+        }
+        onProgress();
+    }
+
+    /** Writes response data into the local scatter list of {@code w} at {@code offset}. */
+    private boolean scatter(SendWqe w, long offset, Packet p, MemorySegment src, int len) {
+        long skip = offset;
+        int left = len;
+        int from = 0;
+        for (int i = 0; i < w.numSge && left > 0; i++) {
+            long l = Integer.toUnsignedLong(w.length[i]);
+            if (skip >= l) {
+                skip -= l;
+                continue;
+            }
+            int n = (int) Math.min(l - skip, left);
+            long at = w.addr[i] + skip;
+            MemKey k = qp.hca.keys.lookup(w.lkey[i]);
+            if (k == null || !k.valid || k.isWindow() || k.pd != qp.pd || (k.access & Access.LOCAL_WRITE_BIT) == 0
+                    || !k.covers(at, n)) {
+                return false;
+            }
+            if (p != null) {
+                p.copyPayload(from, k.segment, k.offsetOf(at), n);
+            } else {
+                MemorySegment.copy(src, from, k.segment, k.offsetOf(at), n);
+            }
+            from += n;
+            left -= n;
+            skip = 0;
+        }
+        return left == 0;
+    }
+
+    // ------------------------------------------------------------------ timers
+
+    /** Handles expired timers; true on progress. */
+    boolean checkTimers() {
+        if (retransmitDeadline == NEVER && rnrDeadline == NEVER) {
+            return false;
+        }
+        long now = System.nanoTime();
+        boolean progress = false;
+        if (now >= rnrDeadline) {
+            rnrDeadline = NEVER;
+            rnrWaiting = false;
+            progress = true;
+        }
+        if (now >= retransmitDeadline) {
+            retransmitDeadline = NEVER;
+            SendWqe w = oldestPending();
+            if (w == null) {
+                return progress;
+            }
+            if (retriesLeft == 0) {
+                qp.hca.counters.inc(Counter.RETRY_EXCEEDED_ERR);
+                fail(w.firstPsn, WcStatus.RETRY_EXC_ERR);
+                return true;
+            }
+            retriesLeft--;
+            qp.hca.counters.inc(Counter.COMPLETER_RETRY_ERR);
+            int from;
+            if (w.opcode == WrOpcode.RDMA_READ) {
+                from = w.respPsn;
+            } else if (w.opcode.isAtomic()) {
+                from = w.firstPsn;
+            } else {
+                int afterAck = Psn.add(lastAckedPsn, 1);
+                from = Psn.compare(afterAck, w.firstPsn) > 0 && Psn.compare(afterAck, w.lastPsn) <= 0
+                        ? afterAck : w.firstPsn;
+            }
+            qp.requester.rewind(from);
+            progress = true;
+        }
+        return progress;
+    }
+
+    // ------------------------------------------------------------------ retiring
+
+    /** Completes finished work requests in order; true on progress. */
+    boolean retire() {
+        boolean progress = false;
+        while (qp.sqTail < qp.sqCursor) {
+            SendWqe w = qp.wqe(qp.sqTail);
+            if (!w.done) {
+                break;
+            }
+            if (w.status != WcStatus.SUCCESS) {
+                qp.pushSendCompletion(w, w.status);
+                qp.sqTail = qp.sqTail + 1;
+                qp.enterError();
+                return true;
+            }
+            if (w.signaled) {
+                qp.pushSendCompletion(w, WcStatus.SUCCESS);
+            }
+            qp.sqTail = qp.sqTail + 1;
+            progress = true;
+        }
+        if (progress && !hasOutstanding()) {
+            retransmitDeadline = NEVER;
+        }
+        if (qp.sqDraining && qp.sqTail == qp.sqCursor && !(qp.sqCursor < qp.sqHead && qp.wqe(qp.sqCursor).started)) {
+            qp.sqDraining = false;
+            if (qp.sqdNotify) {
+                qp.events.qpEvent(AsyncEventType.SQ_DRAINED);
+            }
+        }
+        return progress;
+    }
+
+    /** Completes every posted send: finished ones as they ended, the rest with WR_FLUSH_ERR. */
+    void flushSendQueue() {
+        long head = qp.sqHead;
+        for (long i = qp.sqTail; i < head; i++) {
+            SendWqe w = qp.wqe(i);
+            if (w.done && w.status == WcStatus.SUCCESS) {
+                if (w.signaled) {
+                    qp.pushSendCompletion(w, WcStatus.SUCCESS);
+                }
+            } else if (w.done) {
+                qp.pushSendCompletion(w, w.status);
+            } else {
+                qp.pushSendCompletion(w, WcStatus.WR_FLUSH_ERR);
+            }
+            qp.sqTail = i + 1;
+        }
+        qp.sqCursor = head;
+        qp.requester.outstandingRdAtomic = 0;
+        disarmTimers();
+        rnrWaiting = false;
+    }
+}

@@ -1,0 +1,34 @@
+package org.rdma4j.soft.engine;
+
+/** Per-port counters, in the spirit (and, where one exists, with the name) of rxe's hw_counters. */
+public enum Counter {
+    SENT_PKTS("sent_pkts"),
+    RCVD_PKTS("rcvd_pkts"),
+    DUPLICATE_REQUEST("duplicate_request"),
+    OUT_OF_SEQ_REQUEST("out_of_seq_request"),
+    RCVD_SEQ_ERR("rcvd_seq_err"),
+    SENT_SEQ_ERR("sent_seq_err_naks"),
+    RCVD_RNR_ERR("rcvd_rnr_err"),
+    SEND_RNR_ERR("send_rnr_err"),
+    RETRANSMITS("retransmits"),
+    COMPLETER_RETRY_ERR("completer_retry_err"),
+    RETRY_EXCEEDED_ERR("retry_exceeded_err"),
+    RETRY_RNR_EXCEEDED_ERR("retry_rnr_exceeded_err"),
+    ACK_DEFERRED("ack_deferred"),
+    RDMA_SENDS("rdma_sends"),
+    RDMA_RECVS("rdma_recvs"),
+    ICRC_ERR("icrc_err_drops"),
+    MALFORMED("malformed_drops"),
+    UNKNOWN_QPN("unknown_qpn_drops"),
+    BAD_PKEY("bad_pkey_drops"),
+    BAD_QKEY("bad_qkey_drops"),
+    NO_RECV_DROPS("no_recv_drops"),
+    INBOUND_OVERFLOW("inbound_overflow_drops"),
+    STALE_RESPONSES("stale_response_drops");
+
+    public final String label;
+
+    Counter(String label) {
+        this.label = label;
+    }
+}

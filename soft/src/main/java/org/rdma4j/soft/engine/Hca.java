@@ -1,0 +1,167 @@
+package org.rdma4j.soft.engine;
+
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.locks.LockSupport;
+import org.rdma4j.soft.link.Link;
+import org.rdma4j.soft.link.Packet;
+import org.rdma4j.soft.link.PacketPool;
+import org.rdma4j.soft.link.PacketSink;
+import org.rdma4j.verbs.Gid;
+
+/**
+ * The soft device's "hardware": its QP table, key table, counters, packet pool, the link packets leave
+ * by, and one timer thread for ACK timeouts and RNR waits. Everything on the data path is run by the
+ * threads that post, poll or deliver (QP tasks); the timer thread only runs tasks whose timers
+ * expired. Thread safe.
+ */
+public final class Hca implements PacketSink {
+    /** First QP number handed out (0 and 1 are the special QPs). */
+    public static final int FIRST_QPN = 0x11;
+    public static final int MAX_QP = 1 << 16;
+
+    public final String name;
+    public final long guid;
+    private final Gid[] gids;
+    public final KeyTable keys = new KeyTable();
+    public final Counters counters = new Counters();
+    public final PacketPool packets = new PacketPool();
+    /** Makes atomics atomic against other atomics on this device. */
+    public final Object atomicLock = new Object();
+    private final AtomicReferenceArray<QpEngine> qps = new AtomicReferenceArray<>(MAX_QP);
+    private int nextQpSlot;
+    private volatile Link link;
+    private final CopyOnWriteArrayList<QpEngine> timed = new CopyOnWriteArrayList<>();
+    private final Thread timerThread;
+    private volatile long plannedWakeNs = Long.MAX_VALUE;
+    private volatile boolean closed;
+
+    public Hca(String name, long guid, Gid[] gids) {
+        this.name = name;
+        this.guid = guid;
+        this.gids = gids.clone();
+        timerThread = Thread.ofPlatform().daemon().name("rdma4j-" + name + "-timers").unstarted(this::timerLoop);
+        timerThread.start();
+    }
+
+    public void setLink(Link l) {
+        link = l;
+    }
+
+    public Link link() {
+        return link;
+    }
+
+    public int gidCount() {
+        return gids.length;
+    }
+
+    public Gid gid(int index) {
+        return index >= 0 && index < gids.length ? gids[index] : null;
+    }
+
+    /** Registers a QP and returns its number, or -1 if the table is full. */
+    public synchronized int addQp(QpEngine qp) {
+        for (int i = 0; i < MAX_QP; i++) {
+            int slot = (nextQpSlot + i) % MAX_QP;
+            if (qps.get(slot) == null) {
+                qps.set(slot, qp);
+                nextQpSlot = slot + 1;
+                timed.add(qp);
+                return FIRST_QPN + slot;
+            }
+        }
+        return -1;
+    }
+
+    public synchronized void removeQp(int qpn) {
+        QpEngine qp = qps.getAndSet(qpn - FIRST_QPN, null);
+        if (qp != null) {
+            timed.remove(qp);
+        }
+    }
+
+    public QpEngine qp(int qpn) {
+        int slot = qpn - FIRST_QPN;
+        return slot >= 0 && slot < MAX_QP ? qps.get(slot) : null;
+    }
+
+    /** All live QPs (control path: deregistration checks). */
+    public Iterable<QpEngine> allQps() {
+        return timed;
+    }
+
+    /** Sends a packet through the link. */
+    public void send(Packet p) {
+        counters.inc(Counter.SENT_PKTS);
+        Link l = link;
+        if (l == null) {
+            p.release();
+            return;
+        }
+        l.send(p);
+    }
+
+    /** The receive path: validate the BTH basics and dispatch on the destination QPN. */
+    @Override
+    public void receive(Packet p) {
+        counters.inc(Counter.RCVD_PKTS);
+        if (p.headerLength < 12 || p.buffer.byteSize() < 12) {
+            counters.inc(Counter.MALFORMED);
+            p.release();
+            return;
+        }
+        int destQpn = Wire.destQpn(p.buffer);
+        QpEngine qp = qp(destQpn);
+        if (qp == null) {
+            counters.inc(Counter.UNKNOWN_QPN);
+            p.release();
+            return;
+        }
+        qp.inbound(p);
+    }
+
+    /** A QP set a timer deadline: wake the timer thread if it plans to sleep past it. */
+    public void timerArmed(long deadlineNs) {
+        if (deadlineNs < plannedWakeNs) {
+            LockSupport.unpark(timerThread);
+        }
+    }
+
+    private void timerLoop() {
+        while (!closed) {
+            long now = System.nanoTime();
+            long next = now + 50_000_000L;
+            for (QpEngine qp : timed) {
+                long d = qp.nextDeadlineNs();
+                if (d <= now) {
+                    try {
+                        qp.runTask();
+                    } catch (RuntimeException e) {
+                        // a task failure must not stop the device's timers
+                    }
+                    d = qp.nextDeadlineNs();
+                }
+                if (d < next) {
+                    next = d;
+                }
+            }
+            plannedWakeNs = next;
+            long wait = next - System.nanoTime();
+            if (wait > 0) {
+                LockSupport.parkNanos(this, wait);
+            }
+            plannedWakeNs = Long.MAX_VALUE;
+        }
+    }
+
+    /** Stops the timer thread and detaches from the link. */
+    public void close() {
+        closed = true;
+        LockSupport.unpark(timerThread);
+        Link l = link;
+        if (l != null) {
+            l.close();
+        }
+    }
+}

@@ -1,0 +1,18 @@
+package org.rdma4j.soft.engine;
+
+/** Invalidation of a key (LOCAL_INV, SEND_WITH_INV, window dealloc): one place, one rule. */
+public final class Invalidate {
+    private Invalidate() {}
+
+    /** Makes {@code k} unusable; a window releases its MR. */
+    public static void apply(MemKey k) {
+        k.valid = false;
+        if (k.isWindow()) {
+            MemKey mr = k.boundMr;
+            if (mr != null) {
+                mr.boundWindows.decrementAndGet();
+                k.boundMr = null;
+            }
+        }
+    }
+}

@@ -1,0 +1,13 @@
+package org.rdma4j.soft.engine;
+
+/**
+ * A responder resource (one of max_dest_rd_atomic): what a READ or atomic request did, so that a
+ * duplicate can be answered without executing it twice.
+ */
+final class Resource {
+    boolean valid;
+    boolean atomic;
+    int firstPsn;
+    int lastPsn;
+    long originalValue;
+}

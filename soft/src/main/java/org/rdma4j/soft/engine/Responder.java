@@ -1,0 +1,628 @@
+package org.rdma4j.soft.engine;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import org.rdma4j.soft.link.Packet;
+import org.rdma4j.soft.wire.Aeth;
+import org.rdma4j.soft.wire.AtomicAckEth;
+import org.rdma4j.soft.wire.AtomicEth;
+import org.rdma4j.soft.wire.Bth;
+import org.rdma4j.soft.wire.Deth;
+import org.rdma4j.soft.wire.Ieth;
+import org.rdma4j.soft.wire.ImmDt;
+import org.rdma4j.soft.wire.Opcode;
+import org.rdma4j.soft.wire.Psn;
+import org.rdma4j.soft.wire.Reth;
+import org.rdma4j.verbs.Access;
+import org.rdma4j.verbs.Gid;
+import org.rdma4j.verbs.QpState;
+import org.rdma4j.verbs.WcFlag;
+import org.rdma4j.verbs.WcOpcode;
+import org.rdma4j.verbs.WcStatus;
+
+/**
+ * The responder: executes incoming requests. It checks PSN order (NAKing a gap once, answering
+ * duplicates without executing them twice: SEND/WRITE re-ACKed, READ replayed from memory, atomics
+ * answered with the saved original value), opcode sequence, the QP's access flags, rkeys (PD, access,
+ * range, type-2 window QP), consumes receive WQEs (RNR NAK when there is none), and acknowledges.
+ * Runs only inside the QP task.
+ */
+final class Responder {
+    private static final int ACK_SYNDROME = 0x1F;
+    private static final int NONE = 0;
+    private static final int SEND = 1;
+    private static final int WRITE = 2;
+    private static final int SCATTER_OK = 0;
+    private static final int SCATTER_LENGTH = 1;
+    private static final int SCATTER_PROTECTION = 2;
+    /** Bytes of GRH in front of a UD receive. */
+    static final int GRH_BYTES = 40;
+
+    private final QpEngine qp;
+    private final Bth bth = new Bth();
+    private final Bth out = new Bth();
+    private final Reth reth = new Reth();
+    private final ImmDt immDt = new ImmDt();
+    private final Ieth ieth = new Ieth();
+    private final Deth deth = new Deth();
+    private final AtomicEth atomicEth = new AtomicEth();
+    private final Aeth aeth = new Aeth();
+    private final AtomicAckEth atomicAck = new AtomicAckEth();
+    private final MemorySegment grh = Arena.ofAuto().allocate(GRH_BYTES, 8);
+
+    private int ePsn;
+    private int msn;
+    private boolean nakSent;
+    private int inProgress = NONE;
+    private final RecvWqe recv;
+    private boolean haveRecv;
+    private long recvOffset;
+    private MemKey writeKey;
+    private long writeVa;
+    private long writeRemaining;
+    private long writeLength;
+    private boolean ucDropping;
+    private Resource[] resources = {new Resource()};
+    private int resNext;
+
+    Responder(QpEngine qp) {
+        this.qp = qp;
+        this.recv = new RecvWqe(Math.max(1, qp.rq.maxSge()));
+    }
+
+    void setExpectedPsn(int p) {
+        ePsn = p & Psn.MASK;
+        nakSent = false;
+    }
+
+    void resizeResources(int n) {
+        Resource[] r = new Resource[Math.max(1, n)];
+        for (int i = 0; i < r.length; i++) {
+            r[i] = new Resource();
+        }
+        resources = r;
+        resNext = 0;
+    }
+
+    void reset() {
+        inProgress = NONE;
+        haveRecv = false;
+        nakSent = false;
+        ucDropping = false;
+        msn = 0;
+        writeKey = null;
+        for (Resource r : resources) {
+            r.valid = false;
+        }
+    }
+
+    /** A partially received message's receive WQE completes with WR_FLUSH_ERR. */
+    void flushInFlight() {
+        if (haveRecv) {
+            haveRecv = false;
+            qp.pushRecvCompletion(recv.wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, 0, 0, 0, false);
+        }
+        inProgress = NONE;
+        writeKey = null;
+    }
+
+    void receive(Packet p, int op) {
+        QpState s = qp.state;
+        if (s == QpState.RESET || s == QpState.INIT || s == QpState.ERR) {
+            return;
+        }
+        MemorySegment b = p.buffer;
+        bth.wrap(b, 0);
+        if (Opcode.transport(op) != qp.transport || bth.tver() != 0) {
+            qp.hca.counters.inc(Counter.MALFORMED);
+            return;
+        }
+        if ((bth.pkey() & 0x7FFF) != (qp.pkey & 0x7FFF)) {
+            qp.hca.counters.inc(Counter.BAD_PKEY);
+            return;
+        }
+        if (p.payloadLength > qp.mtu || (!Opcode.hasPayload(op) && p.payloadLength != 0)) {
+            if (qp.transport == Opcode.TRANSPORT_RC && bth.psn() == ePsn) {
+                nakError(Aeth.NAK_INVALID_REQUEST, ePsn);
+            } else {
+                qp.hca.counters.inc(Counter.MALFORMED);
+            }
+            return;
+        }
+        if (qp.transport == Opcode.TRANSPORT_UD) {
+            ud(p, op);
+            return;
+        }
+        boolean rc = qp.transport == Opcode.TRANSPORT_RC;
+        int psn = bth.psn();
+        int d = Psn.diff(psn, ePsn);
+        if (d > 0) {
+            qp.hca.counters.inc(Counter.OUT_OF_SEQ_REQUEST);
+            if (rc) {
+                if (!nakSent) {
+                    nakSent = true;
+                    qp.hca.counters.inc(Counter.SENT_SEQ_ERR);
+                    sendAck(Aeth.NAK_PSN_SEQ_ERR, ePsn);
+                }
+                return;
+            }
+            // UC: packets were lost; the message in progress is gone. Resynchronise on this PSN.
+            inProgress = NONE;
+            writeKey = null;
+            recvOffset = 0;
+            ePsn = psn;
+            ucDropping = !Opcode.isStart(op);
+            if (ucDropping) {
+                ePsn = Psn.add(psn, 1);
+                return;
+            }
+        } else if (d < 0) {
+            qp.hca.counters.inc(Counter.DUPLICATE_REQUEST);
+            if (rc) {
+                duplicate(p, op, psn);
+            }
+            return;
+        }
+        if (ucDropping) {
+            if (!Opcode.isStart(op)) {
+                ePsn = Psn.add(psn, 1);
+                return;
+            }
+            ucDropping = false;
+        }
+        execute(p, op, psn, rc);
+    }
+
+    private void execute(Packet p, int op, int psn, boolean rc) {
+        if (Opcode.isSend(op) || Opcode.isWrite(op)) {
+            int kind = Opcode.isSend(op) ? SEND : WRITE;
+            boolean start = Opcode.isStart(op);
+            if (start ? inProgress != NONE : inProgress != kind) {
+                dropOrNak(rc, op, Aeth.NAK_INVALID_REQUEST, psn);
+                return;
+            }
+            if (kind == SEND) {
+                send(p, op, psn, rc, start);
+            } else {
+                write(p, op, psn, rc, start);
+            }
+        } else if (inProgress != NONE) {
+            dropOrNak(rc, op, Aeth.NAK_INVALID_REQUEST, psn);
+        } else if (Opcode.isRead(op)) {
+            read(p, op, psn);
+        } else if (Opcode.isAtomic(op)) {
+            atomic(p, op, psn);
+        } else {
+            dropOrNak(rc, op, Aeth.NAK_INVALID_REQUEST, psn);
+        }
+    }
+
+    private void send(Packet p, int op, int psn, boolean rc, boolean start) {
+        if (start && !haveRecv) {
+            if (!qp.rq.take(recv)) {
+                if (rc) {
+                    qp.hca.counters.inc(Counter.SEND_RNR_ERR);
+                    sendAck(Aeth.rnrNak(qp.minRnrTimer), psn);
+                } else {
+                    qp.hca.counters.inc(Counter.NO_RECV_DROPS);
+                    dropUcMessage(op, psn);
+                }
+                return;
+            }
+            haveRecv = true;
+            recvOffset = 0;
+        } else if (start) {
+            recvOffset = 0;
+        }
+        int len = p.payloadLength;
+        if (!sizeOk(op, len)) {
+            dropOrNak(rc, op, Aeth.NAK_INVALID_REQUEST, psn);
+            return;
+        }
+        int st = scatterRecv(recvOffset, p, null, len);
+        if (st != SCATTER_OK) {
+            receiveFailed(st == SCATTER_LENGTH ? WcStatus.LOC_LEN_ERR : WcStatus.LOC_QP_OP_ERR, psn, rc);
+            return;
+        }
+        recvOffset += len;
+        boolean end = Opcode.isEnd(op);
+        inProgress = end ? NONE : SEND;
+        if (end) {
+            int flags = 0;
+            int imm = 0;
+            int inv = 0;
+            if (Opcode.hasImmDt(op)) {
+                flags |= WcFlag.WITH_IMM;
+                imm = immDt.wrap(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_IMM_DT)).immediate();
+            }
+            if (Opcode.hasIeth(op)) {
+                inv = ieth.wrap(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_IETH)).rkey();
+                MemKey k = qp.hca.keys.lookup(inv);
+                if (k == null || k.pd != qp.pd || k.kind == MemKey.MW_TYPE1) {
+                    receiveFailed(WcStatus.LOC_QP_OP_ERR, psn, rc);
+                    return;
+                }
+                Invalidate.apply(k);
+                flags |= WcFlag.WITH_INV;
+            }
+            haveRecv = false;
+            msn = Psn.add(msn, 1);
+            qp.hca.counters.inc(Counter.RDMA_RECVS);
+            qp.pushRecvCompletion(recv.wrId, WcStatus.SUCCESS, WcOpcode.RECV, (int) recvOffset, flags, imm, inv, 0,
+                    bth.solicitedEvent());
+        }
+        advance(psn, rc);
+    }
+
+    private void write(Packet p, int op, int psn, boolean rc, boolean start) {
+        if (start) {
+            if ((qp.accessFlags & Access.REMOTE_WRITE_BIT) == 0) {
+                dropOrNak(rc, op, Aeth.NAK_INVALID_REQUEST, psn);
+                return;
+            }
+            reth.wrap(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_RETH));
+            long va = reth.virtualAddress();
+            long length = Integer.toUnsignedLong(reth.dmaLength());
+            MemKey k = null;
+            if (length > 0) {
+                k = checkKey(reth.rkey(), va, length, Access.REMOTE_WRITE_BIT);
+                if (k == null) {
+                    dropOrNak(rc, op, Aeth.NAK_REMOTE_ACCESS, psn);
+                    return;
+                }
+            }
+            writeKey = k;
+            writeVa = va;
+            writeRemaining = length;
+            writeLength = length;
+        }
+        int len = p.payloadLength;
+        boolean end = Opcode.isEnd(op);
+        if (!sizeOk(op, len) || len > writeRemaining || (end && len != writeRemaining)) {
+            dropOrNak(rc, op, Aeth.NAK_INVALID_REQUEST, psn);
+            return;
+        }
+        if (end && Opcode.hasImmDt(op) && !haveRecv) {
+            if (!qp.rq.take(recv)) {
+                if (rc) {
+                    qp.hca.counters.inc(Counter.SEND_RNR_ERR);
+                    sendAck(Aeth.rnrNak(qp.minRnrTimer), psn);
+                } else {
+                    qp.hca.counters.inc(Counter.NO_RECV_DROPS);
+                    dropUcMessage(op, psn);
+                }
+                if (start) {
+                    inProgress = NONE; // an ONLY packet is retried whole, with its RETH
+                }
+                return;
+            }
+            haveRecv = true;
+        }
+        if (len > 0) {
+            p.copyPayload(0, writeKey.segment, writeKey.offsetOf(writeVa), len);
+        }
+        writeVa += len;
+        writeRemaining -= len;
+        inProgress = end ? NONE : WRITE;
+        if (end) {
+            writeKey = null;
+            msn = Psn.add(msn, 1);
+            if (Opcode.hasImmDt(op)) {
+                int imm = immDt.wrap(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_IMM_DT)).immediate();
+                haveRecv = false;
+                qp.pushRecvCompletion(recv.wrId, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, (int) writeLength,
+                        WcFlag.WITH_IMM, imm, 0, 0, bth.solicitedEvent());
+            }
+        }
+        advance(psn, rc);
+    }
+
+    private void read(Packet p, int op, int psn) {
+        if ((qp.accessFlags & Access.REMOTE_READ_BIT) == 0) {
+            nakError(Aeth.NAK_INVALID_REQUEST, psn);
+            return;
+        }
+        reth.wrap(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_RETH));
+        long va = reth.virtualAddress();
+        long length = Integer.toUnsignedLong(reth.dmaLength());
+        MemKey k = null;
+        if (length > 0) {
+            k = checkKey(reth.rkey(), va, length, Access.REMOTE_READ_BIT);
+            if (k == null) {
+                nakError(Aeth.NAK_REMOTE_ACCESS, psn);
+                return;
+            }
+        }
+        int packets = (int) Math.max(1, (length + qp.mtu - 1) / qp.mtu);
+        Resource r = nextResource();
+        r.atomic = false;
+        r.firstPsn = psn;
+        r.lastPsn = Psn.add(psn, packets - 1);
+        r.valid = true;
+        msn = Psn.add(msn, 1);
+        ePsn = Psn.add(psn, packets);
+        nakSent = false;
+        sendReadResponses(k, va, length, psn);
+    }
+
+    private void atomic(Packet p, int op, int psn) {
+        if ((qp.accessFlags & Access.REMOTE_ATOMIC_BIT) == 0) {
+            nakError(Aeth.NAK_INVALID_REQUEST, psn);
+            return;
+        }
+        atomicEth.wrap(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_ATOMIC_ETH));
+        long va = atomicEth.virtualAddress();
+        if ((va & 7) != 0) {
+            nakError(Aeth.NAK_INVALID_REQUEST, psn);
+            return;
+        }
+        MemKey k = checkKey(atomicEth.rkey(), va, 8, Access.REMOTE_ATOMIC_BIT);
+        if (k == null) {
+            nakError(Aeth.NAK_REMOTE_ACCESS, psn);
+            return;
+        }
+        long off = k.offsetOf(va);
+        long original;
+        synchronized (qp.hca.atomicLock) {
+            original = k.segment.get(ValueLayout.JAVA_LONG_UNALIGNED, off);
+            if (op == Opcode.RC_COMPARE_SWAP) {
+                if (original == atomicEth.compare()) {
+                    k.segment.set(ValueLayout.JAVA_LONG_UNALIGNED, off, atomicEth.swapAdd());
+                }
+            } else {
+                k.segment.set(ValueLayout.JAVA_LONG_UNALIGNED, off, original + atomicEth.swapAdd());
+            }
+        }
+        Resource r = nextResource();
+        r.atomic = true;
+        r.firstPsn = psn;
+        r.lastPsn = psn;
+        r.originalValue = original;
+        r.valid = true;
+        msn = Psn.add(msn, 1);
+        ePsn = Psn.add(psn, 1);
+        nakSent = false;
+        sendAtomicAck(psn, original);
+    }
+
+    private void duplicate(Packet p, int op, int psn) {
+        if (Opcode.isSend(op) || Opcode.isWrite(op)) {
+            if (bth.ackReq()) {
+                sendAck(ACK_SYNDROME, Psn.add(ePsn, -1));
+            }
+            return;
+        }
+        for (Resource r : resources) {
+            if (!r.valid) {
+                continue;
+            }
+            if (Opcode.isRead(op) && !r.atomic && Psn.compare(psn, r.firstPsn) >= 0
+                    && Psn.compare(psn, r.lastPsn) <= 0) {
+                // Replayed from memory (the data may have changed since: RDMA READ semantics allow it).
+                reth.wrap(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_RETH));
+                long length = Integer.toUnsignedLong(reth.dmaLength());
+                MemKey k = null;
+                if (length > 0) {
+                    k = checkKey(reth.rkey(), reth.virtualAddress(), length, Access.REMOTE_READ_BIT);
+                    if (k == null) {
+                        return;
+                    }
+                }
+                sendReadResponses(k, reth.virtualAddress(), length, psn);
+                return;
+            }
+            if (Opcode.isAtomic(op) && r.atomic && r.firstPsn == psn) {
+                sendAtomicAck(psn, r.originalValue);
+                return;
+            }
+        }
+    }
+
+    private void ud(Packet p, int op) {
+        if (op != Opcode.UD_SEND_ONLY && op != Opcode.UD_SEND_ONLY_WITH_IMMEDIATE) {
+            qp.hca.counters.inc(Counter.MALFORMED);
+            return;
+        }
+        deth.wrap(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_DETH));
+        if (deth.qkey() != qp.qkey) {
+            qp.hca.counters.inc(Counter.BAD_QKEY);
+            return;
+        }
+        if (!qp.rq.take(recv)) {
+            qp.hca.counters.inc(Counter.NO_RECV_DROPS);
+            return;
+        }
+        int len = p.payloadLength;
+        fillGrh(p.srcGid, p.dstGid, len);
+        int st = scatterRecv(0, null, grh, GRH_BYTES);
+        if (st == SCATTER_OK) {
+            st = scatterRecv(GRH_BYTES, p, null, len);
+        }
+        if (st != SCATTER_OK) {
+            qp.pushRecvCompletion(recv.wrId, st == SCATTER_LENGTH ? WcStatus.LOC_LEN_ERR : WcStatus.LOC_QP_OP_ERR,
+                    WcOpcode.RECV, 0, 0, 0, 0, 0, false);
+            qp.enterError();
+            return;
+        }
+        int flags = WcFlag.GRH;
+        int imm = 0;
+        if (Opcode.hasImmDt(op)) {
+            flags |= WcFlag.WITH_IMM;
+            imm = immDt.wrap(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_IMM_DT)).immediate();
+        }
+        qp.hca.counters.inc(Counter.RDMA_RECVS);
+        qp.pushRecvCompletion(recv.wrId, WcStatus.SUCCESS, WcOpcode.RECV, GRH_BYTES + len, flags, imm, 0,
+                deth.srcQpn(), bth.solicitedEvent());
+    }
+
+    /** The 40-byte GRH area of a UD receive: an IPv6 header, or for IPv4 an IPv4 header at offset 20. */
+    private void fillGrh(Gid src, Gid dst, int payload) {
+        grh.fill((byte) 0);
+        if (src != null && dst != null && src.isIpv4Mapped()) {
+            grh.set(Wire.INT, 20, 0x45000000 | (20 + 8 + payload + 16));
+            grh.set(ValueLayout.JAVA_BYTE, 28, (byte) 64);
+            grh.set(ValueLayout.JAVA_BYTE, 29, (byte) 17);
+            for (int i = 0; i < 4; i++) {
+                grh.set(ValueLayout.JAVA_BYTE, 32 + i, src.byteAt(12 + i));
+                grh.set(ValueLayout.JAVA_BYTE, 36 + i, dst.byteAt(12 + i));
+            }
+            return;
+        }
+        grh.set(Wire.INT, 0, 0x60000000);
+        grh.set(ValueLayout.JAVA_BYTE, 4, (byte) ((payload + 8 + 16) >>> 8));
+        grh.set(ValueLayout.JAVA_BYTE, 5, (byte) (payload + 8 + 16));
+        grh.set(ValueLayout.JAVA_BYTE, 6, (byte) 17);
+        grh.set(ValueLayout.JAVA_BYTE, 7, (byte) 64);
+        for (int i = 0; i < 16; i++) {
+            grh.set(ValueLayout.JAVA_BYTE, 8 + i, src == null ? 0 : src.byteAt(i));
+            grh.set(ValueLayout.JAVA_BYTE, 24 + i, dst == null ? 0 : dst.byteAt(i));
+        }
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private MemKey checkKey(int rkey, long va, long length, int accessBit) {
+        MemKey k = qp.hca.keys.lookup(rkey);
+        if (k == null || !k.valid || k.pd != qp.pd || (k.access & accessBit) == 0 || !k.covers(va, length)) {
+            return null;
+        }
+        if (k.kind == MemKey.MW_TYPE2 && k.boundQpn != qp.qpn) {
+            return null;
+        }
+        return k;
+    }
+
+    private boolean sizeOk(int op, int len) {
+        int mtu = qp.mtu;
+        if (Opcode.isFirst(op) || Opcode.isMiddle(op)) {
+            return len == mtu;
+        }
+        if (Opcode.isLast(op)) {
+            return len > 0 && len <= mtu;
+        }
+        return len <= mtu;
+    }
+
+    /** Writes into the current receive WQE at {@code offset}: from the packet payload or from {@code src}. */
+    private int scatterRecv(long offset, Packet p, MemorySegment src, int len) {
+        if (offset + len > recv.totalLength) {
+            return SCATTER_LENGTH;
+        }
+        long skip = offset;
+        int left = len;
+        int from = 0;
+        for (int i = 0; i < recv.numSge && left > 0; i++) {
+            long l = Integer.toUnsignedLong(recv.length[i]);
+            if (skip >= l) {
+                skip -= l;
+                continue;
+            }
+            int n = (int) Math.min(l - skip, left);
+            long at = recv.addr[i] + skip;
+            MemKey k = qp.hca.keys.lookup(recv.lkey[i]);
+            if (k == null || !k.valid || k.isWindow() || k.pd != qp.pd || (k.access & Access.LOCAL_WRITE_BIT) == 0
+                    || !k.covers(at, n)) {
+                return SCATTER_PROTECTION;
+            }
+            if (p != null) {
+                p.copyPayload(from, k.segment, k.offsetOf(at), n);
+            } else {
+                MemorySegment.copy(src, from, k.segment, k.offsetOf(at), n);
+            }
+            from += n;
+            left -= n;
+            skip = 0;
+        }
+        return left == 0 ? SCATTER_OK : SCATTER_LENGTH;
+    }
+
+    private void receiveFailed(WcStatus status, int psn, boolean rc) {
+        haveRecv = false;
+        qp.pushRecvCompletion(recv.wrId, status, WcOpcode.RECV, 0, 0, 0, 0, 0, false);
+        if (rc) {
+            sendAck(Aeth.NAK_REMOTE_OP, psn);
+        }
+        qp.enterError();
+    }
+
+    private void dropOrNak(boolean rc, int op, int nak, int psn) {
+        if (rc) {
+            nakError(nak, psn);
+        } else {
+            dropUcMessage(op, psn);
+        }
+    }
+
+    /** UC: the rest of this message is dropped (no NAKs on UC). */
+    private void dropUcMessage(int op, int psn) {
+        inProgress = NONE;
+        writeKey = null;
+        ucDropping = !Opcode.isEnd(op);
+        ePsn = Psn.add(psn, 1);
+    }
+
+    /** A class C/D error: NAK it and move the responder QP to ERR. */
+    private void nakError(int nak, int psn) {
+        sendAck(nak, psn);
+        qp.enterError();
+    }
+
+    private void advance(int psn, boolean rc) {
+        ePsn = Psn.add(psn, 1);
+        nakSent = false;
+        if (rc && bth.ackReq()) {
+            sendAck(ACK_SYNDROME, psn);
+        }
+    }
+
+    private Resource nextResource() {
+        Resource r = resources[resNext];
+        resNext = (resNext + 1) % resources.length;
+        return r;
+    }
+
+    private Packet responsePacket(int op, int psn, int payload) {
+        Packet p = qp.hca.packets.acquire();
+        out.wrap(p.buffer, 0).write(op, false, (4 - (payload & 3)) & 3, qp.pkey, qp.destQpn, false, psn);
+        p.headerLength = Opcode.headerLength(op);
+        p.srcGid = qp.sgid;
+        p.dstGid = qp.dgid;
+        return p;
+    }
+
+    private void sendAck(int syndrome, int psn) {
+        Packet p = responsePacket(Opcode.RC_ACKNOWLEDGE, psn, 0);
+        aeth.wrap(p.buffer, Opcode.offsetOf(Opcode.RC_ACKNOWLEDGE, Opcode.HEADER_AETH)).write(syndrome, msn);
+        qp.hca.send(p);
+    }
+
+    private void sendAtomicAck(int psn, long original) {
+        int op = Opcode.RC_ATOMIC_ACKNOWLEDGE;
+        Packet p = responsePacket(op, psn, 0);
+        aeth.wrap(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_AETH)).write(ACK_SYNDROME, msn);
+        atomicAck.wrap(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_ATOMIC_ACK_ETH)).originalValue(original);
+        qp.hca.send(p);
+    }
+
+    private void sendReadResponses(MemKey k, long va, long length, int psn) {
+        int mtu = qp.mtu;
+        int packets = (int) Math.max(1, (length + mtu - 1) / mtu);
+        long off = 0;
+        for (int i = 0; i < packets; i++) {
+            int len = (int) Math.min(mtu, length - off);
+            int pos = packets == 1 ? Opcode.ONLY : i == 0 ? Opcode.FIRST : i == packets - 1 ? Opcode.LAST
+                    : Opcode.MIDDLE;
+            int op = Opcode.readResponseOpcode(pos);
+            Packet p = responsePacket(op, Psn.add(psn, i), len);
+            if (Opcode.hasAeth(op)) {
+                aeth.wrap(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_AETH)).write(ACK_SYNDROME, msn);
+            }
+            if (len > 0) {
+                p.addPiece(k.segment, k.offsetOf(va + off), len);
+            }
+            off += len;
+            qp.hca.send(p);
+        }
+    }
+}

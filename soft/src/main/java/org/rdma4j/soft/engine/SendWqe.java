@@ -1,0 +1,74 @@
+package org.rdma4j.soft.engine;
+
+import java.lang.foreign.MemorySegment;
+import org.rdma4j.verbs.Gid;
+import org.rdma4j.verbs.WcStatus;
+import org.rdma4j.verbs.WrOpcode;
+
+/**
+ * A posted send work request: the request copied at post time plus the requester's progress through
+ * it. Owned by the QP's send queue; touched only by the poster (before publication) and the QP task.
+ */
+final class SendWqe {
+    long wrId;
+    WrOpcode opcode;
+    int flags;
+    boolean signaled;
+    int numSge;
+    final long[] addr;
+    final int[] length;
+    final int[] lkey;
+    /** Inline payload (copied at post), when {@link #isInline}. */
+    final MemorySegment inlineData;
+    boolean isInline;
+    long totalLength;
+    int imm;
+    int invRkey;
+    long remoteAddr;
+    int rkey;
+    long compareAdd;
+    long swap;
+    Gid dgid;
+    Gid sgid;
+    int remoteQpn;
+    int remoteQkey;
+    MemKey mw;
+    int bindRkey;
+    MemKey bindMr;
+    long bindAddr;
+    long bindLength;
+    int bindAccess;
+
+    // requester progress
+    boolean started;
+    /** Every packet (or the READ/atomic request) has been sent. */
+    boolean sent;
+    /** Finished: acknowledged, responses arrived, or failed (see {@link #status}). */
+    boolean done;
+    WcStatus status;
+    int firstPsn;
+    int lastPsn;
+    int nextPsn;
+    long sendOffset;
+    /** READ: the next response PSN expected. */
+    int respPsn;
+
+    SendWqe(int maxSge, MemorySegment inlineData) {
+        addr = new long[maxSge];
+        length = new int[maxSge];
+        lkey = new int[maxSge];
+        this.inlineData = inlineData;
+    }
+
+    boolean isReadOrAtomic() {
+        return opcode == WrOpcode.RDMA_READ || opcode.isAtomic();
+    }
+
+    void resetProgress() {
+        started = false;
+        sent = false;
+        done = false;
+        status = WcStatus.SUCCESS;
+        sendOffset = 0;
+    }
+}

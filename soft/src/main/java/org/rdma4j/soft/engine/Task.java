@@ -1,0 +1,82 @@
+package org.rdma4j.soft.engine;
+
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A run-to-completion task, as in rxe: whoever schedules it runs it, unless it is already running,
+ * in which case the running thread runs it again before it goes idle. Never runs twice at once, so the
+ * work it does needs no further locking. Thread safe.
+ */
+public final class Task {
+    /** The work: returns true while it made progress and should be called again. */
+    public interface Work {
+        boolean doWork();
+    }
+
+    private static final int IDLE = 0;
+    private static final int BUSY = 1;
+    private static final int ARMED = 2;
+
+    private final AtomicInteger state = new AtomicInteger(IDLE);
+    private final Work work;
+
+    public Task(Work work) {
+        this.work = work;
+    }
+
+    /** Runs the work now on this thread, or makes the thread running it go round again. */
+    public void run() {
+        for (;;) {
+            int s = state.get();
+            if (s == IDLE) {
+                if (state.compareAndSet(IDLE, BUSY)) {
+                    break;
+                }
+            } else if (s == BUSY) {
+                if (state.compareAndSet(BUSY, ARMED)) {
+                    return;
+                }
+            } else {
+                return;
+            }
+        }
+        loop();
+    }
+
+    /**
+     * Waits until the task is idle, runs {@code action} exclusively (no work runs concurrently), then
+     * the pending work. For control-path changes such as QP state transitions.
+     */
+    public void runExclusive(Runnable action) {
+        int spins = 0;
+        while (!state.compareAndSet(IDLE, BUSY)) {
+            if (++spins > 100) {
+                Thread.yield();
+            } else {
+                Thread.onSpinWait();
+            }
+        }
+        try {
+            action.run();
+        } finally {
+            loop();
+        }
+    }
+
+    private void loop() {
+        for (;;) {
+            try {
+                while (work.doWork()) {
+                    // keep going while there is progress
+                }
+            } catch (RuntimeException | Error e) {
+                state.set(IDLE);
+                throw e;
+            }
+            if (state.compareAndSet(BUSY, IDLE)) {
+                return;
+            }
+            state.set(BUSY); // was ARMED: someone scheduled more work while we ran
+        }
+    }
+}

@@ -1,0 +1,17 @@
+package org.rdma4j.soft.link;
+
+/**
+ * How packets leave a device. {@link #send} takes ownership of the packet (the link releases it, or
+ * hands it to the receiving sink, which does). Thread safe.
+ */
+public interface Link extends AutoCloseable {
+    void send(Packet packet);
+
+    /** Packets this link dropped (no route, queue full, fault injection). */
+    default long dropped() {
+        return 0;
+    }
+
+    @Override
+    default void close() {}
+}

@@ -1,0 +1,165 @@
+package org.rdma4j.soft.link;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import org.rdma4j.verbs.Gid;
+
+/**
+ * One RoCEv2 packet from the BTH on: {@link #buffer} holds the BTH and extension headers at offset 0
+ * ({@link #headerLength} bytes); the payload is either a gather list of slices of registered memory
+ * (zero copy, as the in-process fabric passes it) or, once {@link #materialize() materialized}, the
+ * bytes right after the headers in {@link #buffer}, followed by the ICRC. Packets are pooled and
+ * reused; whoever holds one owns it and must {@link #release()} it. Not thread safe.
+ */
+public final class Packet {
+    /** Room for the BTH and the longest extension header chain. */
+    public static final int MAX_HEADER = 64;
+    /** The largest payload: path MTU 4096. */
+    public static final int MAX_PAYLOAD = 4096;
+    /** Header, payload, pad and ICRC. */
+    public static final int BUFFER_SIZE = MAX_HEADER + MAX_PAYLOAD + 8;
+    private static final int MAX_PIECES = 64;
+
+    public final MemorySegment buffer;
+    public int headerLength;
+    public int payloadLength;
+    /** The payload as slices: segment, offset, length per piece. */
+    private final MemorySegment[] pieceSegment = new MemorySegment[MAX_PIECES];
+    private final long[] pieceOffset = new long[MAX_PIECES];
+    private final int[] pieceLength = new int[MAX_PIECES];
+    private int pieces;
+    /** Source and destination addresses (the IP addresses of the RoCEv2 packet, as GIDs). */
+    public Gid srcGid;
+    public Gid dstGid;
+    /** UDP source port (RoCEv2 entropy), informational. */
+    public int srcPort;
+    private final PacketPool pool;
+    private boolean free;
+
+    Packet(PacketPool pool) {
+        this.pool = pool;
+        this.buffer = Arena.ofAuto().allocate(BUFFER_SIZE, 8);
+    }
+
+    /** Clears for reuse. */
+    public Packet reset() {
+        headerLength = 0;
+        payloadLength = 0;
+        for (int i = 0; i < pieces; i++) {
+            pieceSegment[i] = null;
+        }
+        pieces = 0;
+        srcGid = null;
+        dstGid = null;
+        srcPort = 0;
+        return this;
+    }
+
+    /** Appends a payload slice; false if the packet cannot take more pieces. */
+    public boolean addPiece(MemorySegment segment, long offset, int length) {
+        if (length == 0) {
+            return true;
+        }
+        if (pieces == MAX_PIECES) {
+            return false;
+        }
+        pieceSegment[pieces] = segment;
+        pieceOffset[pieces] = offset;
+        pieceLength[pieces] = length;
+        pieces++;
+        payloadLength += length;
+        return true;
+    }
+
+    /** Declares that the payload is already in {@link #buffer} after the headers. */
+    public void setFlatPayload(int length) {
+        for (int i = 0; i < pieces; i++) {
+            pieceSegment[i] = null;
+        }
+        pieces = 0;
+        payloadLength = 0;
+        addPiece(buffer, headerLength, length);
+    }
+
+    public int pieces() {
+        return pieces;
+    }
+
+    public MemorySegment pieceSegment(int i) {
+        return pieceSegment[i];
+    }
+
+    public long pieceOffset(int i) {
+        return pieceOffset[i];
+    }
+
+    public int pieceLength(int i) {
+        return pieceLength[i];
+    }
+
+    /** True if the payload lies in {@link #buffer} right after the headers. */
+    public boolean isFlat() {
+        return pieces == 0 || (pieces == 1 && pieceSegment[0] == buffer && pieceOffset[0] == headerLength);
+    }
+
+    /** Copies the payload into {@link #buffer} after the headers (so it no longer refers to registered memory). */
+    public void materialize() {
+        if (isFlat()) {
+            return;
+        }
+        long at = headerLength;
+        for (int i = 0; i < pieces; i++) {
+            MemorySegment.copy(pieceSegment[i], pieceOffset[i], buffer, at, pieceLength[i]);
+            at += pieceLength[i];
+        }
+        setFlatPayload(payloadLength);
+    }
+
+    /**
+     * Copies {@code length} payload bytes starting at payload offset {@code from} into {@code dst} at
+     * {@code dstOffset}.
+     */
+    public void copyPayload(int from, MemorySegment dst, long dstOffset, int length) {
+        int skip = from;
+        int left = length;
+        long at = dstOffset;
+        for (int i = 0; i < pieces && left > 0; i++) {
+            int len = pieceLength[i];
+            if (skip >= len) {
+                skip -= len;
+                continue;
+            }
+            int n = Math.min(len - skip, left);
+            MemorySegment.copy(pieceSegment[i], pieceOffset[i] + skip, dst, at, n);
+            at += n;
+            left -= n;
+            skip = 0;
+        }
+    }
+
+    /** A deep copy (headers and materialized payload) from {@code into}'s pool, for duplication. */
+    public Packet copyTo(Packet into) {
+        into.reset();
+        MemorySegment.copy(buffer, 0, into.buffer, 0, headerLength);
+        into.headerLength = headerLength;
+        copyPayload(0, into.buffer, headerLength, payloadLength);
+        into.setFlatPayload(payloadLength);
+        into.srcGid = srcGid;
+        into.dstGid = dstGid;
+        into.srcPort = srcPort;
+        return into;
+    }
+
+    /** Returns the packet to its pool. */
+    public void release() {
+        if (pool != null) {
+            pool.release(this);
+        }
+    }
+
+    boolean markFree(boolean f) {
+        boolean was = free;
+        free = f;
+        return was;
+    }
+}
