@@ -30,6 +30,7 @@ public final class SendWorkRequest extends ScatterGatherList {
     private long bindLength;
     private int bindAccess;
     private SendWorkRequest next;
+    private java.lang.foreign.MemorySegment inlineData;
 
     public SendWorkRequest() {
         super(4);
@@ -66,10 +67,32 @@ public final class SendWorkRequest extends ScatterGatherList {
     public SendWorkRequest invalidateRkey(int key) { invalidateRkey = key; return this; }
     public SendWorkRequest next(SendWorkRequest n) { next = n; return this; }
 
-    /** Clears the gather list (keeps everything else). */
+    /** Clears the gather list and any inline segment (keeps everything else). */
     public SendWorkRequest clear() {
         clearSges();
+        inlineData = null;
         return this;
+    }
+
+    /**
+     * Sends the bytes of {@code data} as inline data (SEND or RDMA WRITE): they are copied at post
+     * time, need no registration, and replace the gather list; {@link SendFlag#INLINE} is implied.
+     * The Java form of an inline SGE pointing at unregistered memory. Pass null to go back to the
+     * gather list.
+     */
+    public SendWorkRequest inlineData(java.lang.foreign.MemorySegment data) {
+        inlineData = data;
+        return this;
+    }
+
+    /** The inline segment, or null. */
+    public java.lang.foreign.MemorySegment inlineData() {
+        return inlineData;
+    }
+
+    /** Bytes this request carries: the inline segment's size, else the gather list's total. */
+    public long payloadLength() {
+        return inlineData != null ? inlineData.byteSize() : totalLength();
     }
 
     /** Appends a gather entry covering {@code length} bytes at {@code offset} into {@code mr}. */

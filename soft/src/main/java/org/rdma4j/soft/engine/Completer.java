@@ -140,6 +140,13 @@ final class Completer {
         }
     }
 
+    /** Responses for {@code psn} arrived: it counts as acknowledged for the send window. */
+    private void advanceAcked(int psn) {
+        if (Psn.compare(psn, lastAckedPsn) > 0) {
+            lastAckedPsn = psn;
+        }
+    }
+
     private void onProgress() {
         retriesLeft = qp.retryCnt;
         rnrRetriesLeft = qp.rnrRetry;
@@ -279,9 +286,9 @@ final class Completer {
             return;
         }
         w.respPsn = Psn.add(psn, 1);
+        advanceAcked(psn);
         if (lastPacket) {
             w.done = true;
-            qp.requester.outstandingRdAtomic--;
         }
         lastGapRewindPsn = -1;
         onProgress();
@@ -297,8 +304,8 @@ final class Completer {
         long original = atomicAck.wrap(p.buffer, Opcode.offsetOf(Opcode.RC_ATOMIC_ACKNOWLEDGE,
                 Opcode.HEADER_ATOMIC_ACK_ETH)).originalValue();
         scratch.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, original);
+        advanceAcked(psn);
         w.done = true;
-        qp.requester.outstandingRdAtomic--;
         if (!scatter(w, 0, null, scratch, 8)) {
             w.status = WcStatus.LOC_PROT_ERR; // the remote atomic still ran
             retire();
@@ -361,11 +368,23 @@ final class Completer {
                 return progress;
             }
             if (retriesLeft == 0) {
+                if (QpEngine.DEBUG) {
+                    System.err.println(debugState("retry exhausted") + qp.dumpTraces());
+                    Thread.getAllStackTraces().forEach((t, st) -> {
+                        if (t.getName().startsWith("rdma4j") || t.getName().equals("main")) {
+                            System.err.println("THREAD " + t.getName() + " " + t.getState());
+                            for (StackTraceElement e : st) {
+                                System.err.println("      at " + e);
+                            }
+                        }
+                    });
+                }
                 qp.hca.counters.inc(Counter.RETRY_EXCEEDED_ERR);
                 fail(w.firstPsn, WcStatus.RETRY_EXC_ERR);
                 return true;
             }
             retriesLeft--;
+            qp.trace("timeout, retries left " + retriesLeft + " rnrWaiting " + rnrWaiting);
             qp.hca.counters.inc(Counter.COMPLETER_RETRY_ERR);
             int from;
             if (w.opcode == WrOpcode.RDMA_READ) {
@@ -383,6 +402,24 @@ final class Completer {
         return progress;
     }
 
+    /** A description of the send side, for debugging. */
+    String debugState(String why) {
+        StringBuilder sb = new StringBuilder(why).append(": qp 0x").append(Integer.toHexString(qp.qpn))
+                .append(" psn=").append(Integer.toHexString(qp.requester.psn)).append(" lastAcked=")
+                .append(Integer.toHexString(lastAckedPsn)).append(" tail=").append(qp.sqTail).append(" cursor=")
+                .append(qp.sqCursor).append(" head=").append(qp.sqHead).append(" outRdAt=")
+                .append(qp.requester.outstandingRdAtomic).append('\n');
+        for (long i = qp.sqTail; i < qp.sqHead; i++) {
+            SendWqe w = qp.wqe(i);
+            sb.append("  [").append(i).append("] ").append(w.opcode).append(" len=").append(w.totalLength)
+                    .append(" started=").append(w.started).append(" sent=").append(w.sent).append(" done=")
+                    .append(w.done).append(" psn=").append(Integer.toHexString(w.firstPsn)).append("..")
+                    .append(Integer.toHexString(w.lastPsn)).append(" next=").append(Integer.toHexString(w.nextPsn))
+                    .append(" resp=").append(Integer.toHexString(w.respPsn)).append('\n');
+        }
+        return sb.toString();
+    }
+
     // ------------------------------------------------------------------ retiring
 
     /** Completes finished work requests in order; true on progress. */
@@ -393,16 +430,15 @@ final class Completer {
             if (!w.done) {
                 break;
             }
+            if (w.isReadOrAtomic()) {
+                qp.requester.outstandingRdAtomic--;
+            }
             if (w.status != WcStatus.SUCCESS) {
-                qp.pushSendCompletion(w, w.status);
-                qp.sqTail = qp.sqTail + 1;
+                qp.retireOldest(w.status, true);
                 qp.enterError();
                 return true;
             }
-            if (w.signaled) {
-                qp.pushSendCompletion(w, WcStatus.SUCCESS);
-            }
-            qp.sqTail = qp.sqTail + 1;
+            qp.retireOldest(WcStatus.SUCCESS, w.signaled);
             progress = true;
         }
         if (progress && !hasOutstanding()) {
@@ -420,18 +456,13 @@ final class Completer {
     /** Completes every posted send: finished ones as they ended, the rest with WR_FLUSH_ERR. */
     void flushSendQueue() {
         long head = qp.sqHead;
-        for (long i = qp.sqTail; i < head; i++) {
-            SendWqe w = qp.wqe(i);
+        while (qp.sqTail < head) {
+            SendWqe w = qp.wqe(qp.sqTail);
             if (w.done && w.status == WcStatus.SUCCESS) {
-                if (w.signaled) {
-                    qp.pushSendCompletion(w, WcStatus.SUCCESS);
-                }
-            } else if (w.done) {
-                qp.pushSendCompletion(w, w.status);
+                qp.retireOldest(WcStatus.SUCCESS, w.signaled);
             } else {
-                qp.pushSendCompletion(w, WcStatus.WR_FLUSH_ERR);
+                qp.retireOldest(w.done ? w.status : WcStatus.WR_FLUSH_ERR, true);
             }
-            qp.sqTail = i + 1;
         }
         qp.sqCursor = head;
         qp.requester.outstandingRdAtomic = 0;

@@ -24,7 +24,8 @@ public enum Counter {
     BAD_QKEY("bad_qkey_drops"),
     NO_RECV_DROPS("no_recv_drops"),
     INBOUND_OVERFLOW("inbound_overflow_drops"),
-    STALE_RESPONSES("stale_response_drops");
+    STALE_RESPONSES("stale_response_drops"),
+    ENGINE_ERRORS("engine_errors");
 
     public final String label;
 

@@ -7,6 +7,7 @@ import org.rdma4j.soft.link.Link;
 import org.rdma4j.soft.link.Packet;
 import org.rdma4j.soft.link.PacketPool;
 import org.rdma4j.soft.link.PacketSink;
+import org.rdma4j.soft.wire.Icrc;
 import org.rdma4j.verbs.Gid;
 
 /**
@@ -20,6 +21,8 @@ public final class Hca implements PacketSink {
     public static final int FIRST_QPN = 0x11;
     public static final int MAX_QP = 1 << 16;
 
+    private static final ThreadLocal<Icrc> ICRC = ThreadLocal.withInitial(Icrc::new);
+
     public final String name;
     public final long guid;
     private final Gid[] gids;
@@ -32,6 +35,8 @@ public final class Hca implements PacketSink {
     private int nextQpSlot;
     private volatile Link link;
     private final CopyOnWriteArrayList<QpEngine> timed = new CopyOnWriteArrayList<>();
+    private final java.util.concurrent.ConcurrentLinkedQueue<QpEngine> deferred =
+            new java.util.concurrent.ConcurrentLinkedQueue<>();
     private final Thread timerThread;
     private volatile long plannedWakeNs = Long.MAX_VALUE;
     private volatile boolean closed;
@@ -40,7 +45,7 @@ public final class Hca implements PacketSink {
         this.name = name;
         this.guid = guid;
         this.gids = gids.clone();
-        timerThread = Thread.ofPlatform().daemon().name("rdma4j-" + name + "-timers").unstarted(this::timerLoop);
+        timerThread = Thread.ofPlatform().daemon().name("rdma4j-" + name + "-progress").unstarted(this::timerLoop);
         timerThread.start();
     }
 
@@ -111,6 +116,11 @@ public final class Hca implements PacketSink {
             p.release();
             return;
         }
+        if (p.hasIcrc && !ICRC.get().verifyBthOnward(p.buffer, 0, p.headerLength + p.payloadLength + 4)) {
+            counters.inc(Counter.ICRC_ERR);
+            p.release();
+            return;
+        }
         int destQpn = Wire.destQpn(p.buffer);
         QpEngine qp = qp(destQpn);
         if (qp == null) {
@@ -119,6 +129,12 @@ public final class Hca implements PacketSink {
             return;
         }
         qp.inbound(p);
+    }
+
+    /** Has the progress thread run {@code qp}'s task (used when inline nesting gets too deep). */
+    void defer(QpEngine qp) {
+        deferred.add(qp);
+        LockSupport.unpark(timerThread);
     }
 
     /** A QP set a timer deadline: wake the timer thread if it plans to sleep past it. */
@@ -130,16 +146,27 @@ public final class Hca implements PacketSink {
 
     private void timerLoop() {
         while (!closed) {
+            try {
+                progressOnce();
+            } catch (Throwable t) {
+                // Nothing may stop a device's progress thread; the QP that failed stays as it is.
+                counters.inc(Counter.ENGINE_ERRORS);
+            }
+        }
+    }
+
+    private void progressOnce() {
+        {
+            QpEngine later;
+            while ((later = deferred.poll()) != null) {
+                later.runTask();
+            }
             long now = System.nanoTime();
             long next = now + 50_000_000L;
             for (QpEngine qp : timed) {
                 long d = qp.nextDeadlineNs();
                 if (d <= now) {
-                    try {
-                        qp.runTask();
-                    } catch (RuntimeException e) {
-                        // a task failure must not stop the device's timers
-                    }
+                    qp.runTask();
                     d = qp.nextDeadlineNs();
                 }
                 if (d < next) {
@@ -148,7 +175,7 @@ public final class Hca implements PacketSink {
             }
             plannedWakeNs = next;
             long wait = next - System.nanoTime();
-            if (wait > 0) {
+            if (wait > 0 && deferred.isEmpty()) {
                 LockSupport.parkNanos(this, wait);
             }
             plannedWakeNs = Long.MAX_VALUE;

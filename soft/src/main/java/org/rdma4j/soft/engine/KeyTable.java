@@ -40,6 +40,20 @@ public final class KeyTable {
         }
     }
 
+    /**
+     * A valid memory region covering [addr, addr + len), whatever its key (inline data: libibverbs does
+     * not check lkeys for it). Scans the table: for the small inline copies only.
+     */
+    public MemKey findRegionCovering(long addr, long len) {
+        Table t = table;
+        for (MemKey e : t.entries) {
+            if (e != null && e.valid && !e.isWindow() && e.covers(addr, len)) {
+                return e;
+            }
+        }
+        return null;
+    }
+
     /** Adds {@code entry} under a fresh random index; sets and returns its key. */
     public synchronized int insert(MemKey entry) {
         int index;

@@ -31,6 +31,9 @@ public final class QpEngine {
     }
 
     static final int INBOUND_CAPACITY = 4096;
+    /** Tasks one thread may run nested inside each other before deferring to the progress thread. */
+    static final int MAX_INLINE_DEPTH = 3;
+    private static final ThreadLocal<int[]> DEPTH = ThreadLocal.withInitial(() -> new int[1]);
 
     final Hca hca;
     public final int qpn;
@@ -78,6 +81,48 @@ public final class QpEngine {
     private long inTail;
 
     private volatile boolean cqErrorPending;
+    static final boolean DEBUG = QpEngine.DEBUG;
+    private final String[] trace = DEBUG ? new String[64] : null;
+    private int traceNext;
+
+    /** Records an event for {@link #dumpTrace()} (only with -Drdma4j.debug=true). */
+    void trace(String event) {
+        if (trace != null) {
+            trace[traceNext++ % trace.length] = System.nanoTime() / 1000 % 1_000_000 + "us " + event;
+        }
+    }
+
+    static final java.util.List<QpEngine> ALL = DEBUG ? new java.util.concurrent.CopyOnWriteArrayList<>() : null;
+
+    /** Traces of this QP and of the QPs connected to it (debug). */
+    String dumpTraces() {
+        StringBuilder sb = new StringBuilder(dumpTrace());
+        for (QpEngine q : ALL) {
+            sb.append("  QP ").append(q.hca.name).append(" 0x").append(Integer.toHexString(q.qpn)).append(" -> 0x")
+                    .append(Integer.toHexString(q.destQpn)).append(" ").append(q.dgid).append(" task ")
+                    .append(q.task.debugState()).append(" state ").append(q.state).append('\n');
+        }
+        for (QpEngine q : ALL) {
+            if (q.destQpn == qpn && q != this && q.hca != hca) {
+                sb.append("  peer qp 0x").append(Integer.toHexString(q.qpn)).append(" state ").append(q.state)
+                        .append(" ").append(q.responder.debugState()).append('\n').append(q.dumpTrace());
+            }
+        }
+        return sb.toString();
+    }
+
+    String dumpTrace() {
+        StringBuilder sb = new StringBuilder();
+        if (trace != null) {
+            for (int i = 0; i < trace.length; i++) {
+                String e = trace[(traceNext + i) % trace.length];
+                if (e != null) {
+                    sb.append("    ").append(e).append('\n');
+                }
+            }
+        }
+        return sb.toString();
+    }
     final Requester requester;
     final Responder responder;
     final Completer completer;
@@ -107,10 +152,16 @@ public final class QpEngine {
             sq[i] = new SendWqe(maxSendSge,
                     inlineSlab == null ? null : inlineSlab.asSlice((long) i * maxInline, maxInline));
         }
+        if (type == QpType.UD) {
+            mtu = 4096; // UD has no path MTU attribute: the port's active MTU applies
+        }
         requester = new Requester(this);
         responder = new Responder(this);
         completer = new Completer(this);
         task = new Task(this::doWork);
+        if (DEBUG) {
+            ALL.add(this);
+        }
         int n = hca.addQp(this);
         if (n < 0) {
             throw new org.rdma4j.verbs.VerbsException(Errno.ENOMEM, "no free QP number");
@@ -228,6 +279,9 @@ public final class QpEngine {
 
     /** Moves the QP to ERR and flushes (inside the task). */
     void enterError() {
+        if (state != QpState.ERR && QpEngine.DEBUG) {
+            new Throwable("qp 0x" + Integer.toHexString(qpn) + " enters ERR from " + state).printStackTrace();
+        }
         if (state != QpState.ERR) {
             state = QpState.ERR;
             sqDraining = false;
@@ -314,6 +368,9 @@ public final class QpEngine {
                 if (w.ah() == null) {
                     return "UD send without an address handle";
                 }
+                if (w.ah().isClosed()) {
+                    throw new IllegalStateException("the address handle of UD work request " + w.wrId() + " is closed");
+                }
             }
             case UC -> {
                 if (op == WrOpcode.RDMA_READ || op.isAtomic() || op == WrOpcode.SEND_WITH_INV) {
@@ -325,11 +382,14 @@ public final class QpEngine {
         if (w.numSge() > maxSendSge) {
             return "work request has " + w.numSge() + " SGEs, max_send_sge is " + maxSendSge;
         }
-        long total = w.totalLength();
+        long total = w.payloadLength();
+        if (w.inlineData() != null && !(op.isSend() || op.isWrite())) {
+            return "inline data needs a SEND or RDMA WRITE, not " + op;
+        }
         if (total > Integer.toUnsignedLong(Integer.MAX_VALUE)) {
             return "message of " + total + " bytes exceeds max_msg_sz";
         }
-        if ((w.sendFlags() & SendFlag.INLINE) != 0 && (op.isSend() || op.isWrite())) {
+        if (((w.sendFlags() & SendFlag.INLINE) != 0 || w.inlineData() != null) && (op.isSend() || op.isWrite())) {
             if (total > maxInline) {
                 return "inline data of " + total + " bytes exceeds max_inline_data " + maxInline;
             }
@@ -363,9 +423,13 @@ public final class QpEngine {
             q.length[i] = w.sgeLength(i);
             q.lkey[i] = w.sgeLkey(i);
         }
-        q.totalLength = w.totalLength();
-        q.isInline = (w.sendFlags() & SendFlag.INLINE) != 0 && (q.opcode.isSend() || q.opcode.isWrite());
-        if (q.isInline && q.totalLength > 0) {
+        q.totalLength = w.payloadLength();
+        q.isInline = (w.inlineData() != null || (w.sendFlags() & SendFlag.INLINE) != 0)
+                && (q.opcode.isSend() || q.opcode.isWrite());
+        if (w.inlineData() != null) {
+            MemorySegment.copy(w.inlineData(), 0, q.inlineData, 0, q.totalLength);
+            q.numSge = 0;
+        } else if (q.isInline && q.totalLength > 0) {
             long at = 0;
             for (int i = 0; i < q.numSge; i++) {
                 if (q.length[i] == 0) {
@@ -373,8 +437,12 @@ public final class QpEngine {
                 }
                 MemKey k = hca.keys.lookup(q.lkey[i]);
                 if (k == null || !k.valid || k.isWindow() || !k.covers(q.addr[i], q.length[i])) {
-                    return "inline data at 0x" + Long.toHexString(q.addr[i])
-                            + " is not in registered memory (lkey 0x" + Integer.toHexString(q.lkey[i]) + ")";
+                    k = hca.keys.findRegionCovering(q.addr[i], q.length[i]);
+                }
+                if (k == null) {
+                    // A raw address cannot be dereferenced safely from Java: ask for the segment instead.
+                    return "inline data at 0x" + Long.toHexString(q.addr[i]) + " is not in memory registered on "
+                            + hca.name + "; pass unregistered data with SendWorkRequest.inlineData(MemorySegment)";
                 }
                 MemorySegment.copy(k.segment, k.offsetOf(q.addr[i]), q.inlineData, at, q.length[i]);
                 at += q.length[i];
@@ -432,7 +500,26 @@ public final class QpEngine {
             }
             inbound[(int) (inHead++ % INBOUND_CAPACITY)] = p;
         }
-        task.run();
+        schedule();
+    }
+
+    /**
+     * Runs the task on this thread unless this thread is already inside {@value #MAX_INLINE_DEPTH}
+     * tasks (delivery between devices nests: a requester's send runs the peer's responder, whose ACK
+     * runs ...); then the device's progress thread runs it, so stacks stay shallow.
+     */
+    void schedule() {
+        int[] depth = DEPTH.get();
+        if (depth[0] >= MAX_INLINE_DEPTH) {
+            hca.defer(this);
+            return;
+        }
+        depth[0]++;
+        try {
+            task.run();
+        } finally {
+            depth[0]--;
+        }
     }
 
     private Packet nextInbound() {
@@ -454,9 +541,9 @@ public final class QpEngine {
         }
     }
 
-    /** Runs the QP task (timer thread). */
+    /** Runs the QP task (progress thread). */
     void runTask() {
-        task.run();
+        schedule();
     }
 
     /** The earliest timer deadline (ACK timeout or RNR wait), or Long.MAX_VALUE. */
@@ -480,8 +567,14 @@ public final class QpEngine {
                 if (!Opcode.isValid(op) || p.headerLength < Opcode.headerLength(op)) {
                     hca.counters.inc(Counter.MALFORMED);
                 } else if (Opcode.isResponse(op)) {
+                    if (DEBUG) {
+                        trace(Opcode.name(op) + " in psn " + Integer.toHexString(Wire.psn(p.buffer)));
+                    }
                     completer.receive(p, op);
                 } else {
+                    if (DEBUG) {
+                        trace("req " + Opcode.name(op) + " in psn " + Integer.toHexString(Wire.psn(p.buffer)));
+                    }
                     responder.receive(p, op);
                 }
             } catch (IllegalStateException | IndexOutOfBoundsException e) {
@@ -513,9 +606,17 @@ public final class QpEngine {
 
     // ------------------------------------------------------------------ completions
 
-    void pushSendCompletion(SendWqe w, WcStatus status) {
+    /**
+     * Retires the oldest send WQE: frees its slot first (a completion the application can see means
+     * the slot is free to post again), then writes the completion if it is signaled or failed.
+     */
+    void retireOldest(WcStatus status, boolean completion) {
+        SendWqe w = wqe(sqTail);
+        long wrId = w.wrId;
+        WcOpcode op = w.opcode.completionOpcode();
         int byteLen = w.opcode.isAtomic() ? 8 : (int) w.totalLength;
-        if (!scq.push(w.wrId, status, w.opcode.completionOpcode(), byteLen, qpn, 0, 0, 0, 0, false)) {
+        sqTail = sqTail + 1;
+        if (completion && !scq.push(wrId, status, op, byteLen, qpn, 0, 0, 0, 0, false)) {
             cqOverflowed();
         }
     }

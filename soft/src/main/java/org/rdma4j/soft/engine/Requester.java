@@ -221,6 +221,9 @@ final class Requester {
             // UC and UD complete on send: the buffer is the application's again, so copy the payload.
             p.materialize();
         }
+        if (QpEngine.DEBUG) {
+            qp.trace("send " + Opcode.name(op) + " psn " + Integer.toHexString(Wire.psn(b)));
+        }
         qp.hca.send(p);
         return true;
     }
@@ -356,7 +359,8 @@ final class Requester {
         }
         w.nextPsn = toPsn;
         w.sent = false;
-        for (long j = found + 1; j <= qp.sqCursor && j < qp.sqHead; j++) {
+        long oldCursor = qp.sqCursor;
+        for (long j = found + 1; j <= oldCursor && j < qp.sqHead; j++) {
             SendWqe later = qp.wqe(j);
             if (!later.done) {
                 later.started = false;
@@ -366,15 +370,17 @@ final class Requester {
         qp.sqCursor = found;
         psn = toPsn;
         sinceAckReq = 0;
+        // READs and atomics hold responder resources until retired, finished or not.
         int n = 0;
-        for (long i = qp.sqTail; i <= found; i++) {
+        for (long i = qp.sqTail; i <= oldCursor && i < qp.sqHead; i++) {
             SendWqe x = qp.wqe(i);
-            if (x.started && !x.done && x.isReadOrAtomic()) {
+            if (x.started && x.isReadOrAtomic()) {
                 n++;
             }
         }
         outstandingRdAtomic = n;
         qp.hca.counters.inc(Counter.RETRANSMITS);
+        qp.trace("rewind to " + Integer.toHexString(toPsn));
         return true;
     }
 }

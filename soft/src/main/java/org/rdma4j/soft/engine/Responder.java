@@ -71,6 +71,11 @@ final class Responder {
         this.recv = new RecvWqe(Math.max(1, qp.rq.maxSge()));
     }
 
+    String debugState() {
+        return "ePsn=" + Integer.toHexString(ePsn) + " nakSent=" + nakSent + " inProgress=" + inProgress
+                + " haveRecv=" + haveRecv;
+    }
+
     void setExpectedPsn(int p) {
         ePsn = p & Psn.MASK;
         nakSent = false;
@@ -417,6 +422,16 @@ final class Responder {
                 return;
             }
         }
+        if (QpEngine.DEBUG) {
+            StringBuilder sb = new StringBuilder("responder qp 0x" + Integer.toHexString(qp.qpn) + " dup op 0x"
+                    + Integer.toHexString(op) + " psn 0x" + Integer.toHexString(psn) + " ePsn 0x"
+                    + Integer.toHexString(ePsn) + " no resource; have:");
+            for (Resource r : resources) {
+                sb.append(' ').append(r.valid).append(r.atomic ? "A" : "R").append(Integer.toHexString(r.firstPsn))
+                        .append("..").append(Integer.toHexString(r.lastPsn));
+            }
+            System.err.println(sb);
+        }
     }
 
     private void ud(Packet p, int op) {
@@ -564,6 +579,11 @@ final class Responder {
 
     /** A class C/D error: NAK it and move the responder QP to ERR. */
     private void nakError(int nak, int psn) {
+        if (QpEngine.DEBUG) {
+            new Throwable("responder qp 0x" + Integer.toHexString(qp.qpn) + " NAK 0x" + Integer.toHexString(nak)
+                    + " psn 0x" + Integer.toHexString(psn) + " ePsn 0x" + Integer.toHexString(ePsn) + " inProgress "
+                    + inProgress + " bth op 0x" + Integer.toHexString(bth.opcode())).printStackTrace();
+        }
         sendAck(nak, psn);
         qp.enterError();
     }

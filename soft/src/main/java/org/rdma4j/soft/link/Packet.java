@@ -33,6 +33,11 @@ public final class Packet {
     public Gid dstGid;
     /** UDP source port (RoCEv2 entropy), informational. */
     public int srcPort;
+    /**
+     * True when the 4 bytes after the materialized payload hold an ICRC the receiver must verify (set
+     * by links that can corrupt packets; the perfect in-process fabric carries none).
+     */
+    public boolean hasIcrc;
     private final PacketPool pool;
     private boolean free;
 
@@ -52,6 +57,7 @@ public final class Packet {
         srcGid = null;
         dstGid = null;
         srcPort = 0;
+        hasIcrc = false;
         return this;
     }
 

@@ -1,0 +1,548 @@
+package org.rdma4j.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.function.Executable;
+import org.rdma4j.verbs.Access;
+import org.rdma4j.verbs.AddressHandle;
+import org.rdma4j.verbs.AhAttr;
+import org.rdma4j.verbs.AsyncEvent;
+import org.rdma4j.verbs.AsyncEventType;
+import org.rdma4j.verbs.CompletionQueue;
+import org.rdma4j.verbs.Context;
+import org.rdma4j.verbs.DeviceAttr;
+import org.rdma4j.verbs.Errno;
+import org.rdma4j.verbs.Gid;
+import org.rdma4j.verbs.GidEntry;
+import org.rdma4j.verbs.MemoryRegion;
+import org.rdma4j.verbs.Mtu;
+import org.rdma4j.verbs.PortAttr;
+import org.rdma4j.verbs.PostException;
+import org.rdma4j.verbs.ProtectionDomain;
+import org.rdma4j.verbs.QpInitAttr;
+import org.rdma4j.verbs.QpState;
+import org.rdma4j.verbs.QpType;
+import org.rdma4j.verbs.QueuePair;
+import org.rdma4j.verbs.RecvWorkRequest;
+import org.rdma4j.verbs.SendFlag;
+import org.rdma4j.verbs.SendWorkRequest;
+import org.rdma4j.verbs.VerbsException;
+import org.rdma4j.verbs.VerbsResource;
+import org.rdma4j.verbs.WcOpcode;
+import org.rdma4j.verbs.WcStatus;
+import org.rdma4j.verbs.WorkCompletion;
+import org.rdma4j.verbs.WrOpcode;
+
+/**
+ * The fixture every conformance suite extends. A provider supplies {@link #openContext()} (a fresh
+ * open of the device under test) and, if it has one, {@link #openPeerContext()} (the device on the
+ * other end; by default the same device again: QP-to-QP loopback is legal RDMA).
+ *
+ * <p>Per test it opens the contexts, hands out native memory from a shared arena, and closes every
+ * resource made through its helpers in reverse order of creation (QPs before CQs and PDs, MWs before
+ * MRs) after the test, then the arena. It brings pairs of RC/UC/UD queue pairs up to RTS through
+ * the public API only ({@link #connect}). Waiting is bounded: {@link #pollOne} gives up after
+ * {@link #TIMEOUT_MS}; "nothing arrives" checks poll for {@link #QUIET_MS}.
+ */
+public abstract class AbstractVerbsTest {
+    /** How long anything that should happen may take before the test fails (generous for slow CI). */
+    public static final long TIMEOUT_MS = 10_000;
+    /** How long a "nothing arrives" check watches. */
+    public static final long QUIET_MS = 200;
+    public static final long PAGE_SIZE = 4096;
+    /** Fills memory nobody should write, so stray writes show up. */
+    public static final byte GUARD = (byte) 0xA5;
+    public static final int DEFAULT_QKEY = 0x11111111;
+    /** MR access for data buffers: everything a remote peer may do. */
+    public static final int MR_ALL = Access.LOCAL_WRITE_BIT | Access.REMOTE_WRITE_BIT | Access.REMOTE_READ_BIT
+            | Access.REMOTE_ATOMIC_BIT;
+    /** QP access flags accepting every remote operation. */
+    public static final int QP_ALL = Access.REMOTE_WRITE_BIT | Access.REMOTE_READ_BIT | Access.REMOTE_ATOMIC_BIT;
+
+    /** The device under test, opened before each test. */
+    protected Context ctx;
+    /** Native memory for the test, closed after it. */
+    protected Arena arena;
+    private Context peerCtx;
+    private final Deque<VerbsResource> resources = new ArrayDeque<>();
+    private final Map<Context, Integer> gidIndexes = new HashMap<>();
+
+    /** A fresh open of the device under test. */
+    protected abstract Context openContext();
+
+    /** The device at the other end of connections; by default the device under test opened again. */
+    protected Context openPeerContext() {
+        return openContext();
+    }
+
+    /**
+     * The local GID index connections use on {@code c}: by default the first non-empty RoCE v2 entry
+     * of port 1 (the transport speaks RoCEv2), else the first non-empty one.
+     */
+    protected int gidIndex(Context c) {
+        return gidIndexes.computeIfAbsent(c, AbstractVerbsTest::firstGidIndex);
+    }
+
+    private static int firstGidIndex(Context c) {
+        int len = c.queryPort(1).gidTblLen();
+        int any = -1;
+        for (int i = 0; i < len; i++) {
+            try {
+                GidEntry e = c.queryGidEntry(1, i);
+                if (!e.gid().isZero()) {
+                    if (e.type() == GidEntry.GidType.ROCE_V2) {
+                        return i;
+                    }
+                    if (any < 0) {
+                        any = i;
+                    }
+                }
+            } catch (VerbsException e) {
+                if (e.errno() != Errno.ENODATA) {
+                    throw e;
+                }
+            }
+        }
+        if (any >= 0) {
+            return any;
+        }
+        throw new AssertionError(c.device().name() + " port 1 has no GID (table of " + len + ")");
+    }
+
+    @BeforeEach
+    final void openDevice() {
+        arena = Arena.ofShared();
+        ctx = openContext();
+    }
+
+    /** The peer context, opened on first use. */
+    protected final Context peer() {
+        if (peerCtx == null) {
+            peerCtx = openPeerContext();
+        }
+        return peerCtx;
+    }
+
+    @AfterEach
+    final void closeEverything() {
+        List<VerbsResource> failed = new ArrayList<>();
+        List<Throwable> errors = new ArrayList<>();
+        // LIFO is a valid order unless a test re-pointed something (rereg to a later PD) or a close
+        // was refused for a reason that goes away (an MR used by a QP's outstanding WR): retry once.
+        for (int pass = 0; pass < 2; pass++) {
+            failed.clear();
+            errors.clear();
+            while (!resources.isEmpty()) {
+                VerbsResource r = resources.pop();
+                try {
+                    r.close();
+                } catch (RuntimeException e) {
+                    failed.add(r);
+                    errors.add(e);
+                }
+            }
+            resources.addAll(failed);
+        }
+        for (Context c : new Context[] {peerCtx, ctx}) {
+            if (c != null) {
+                try {
+                    c.close();
+                } catch (RuntimeException e) {
+                    errors.add(e);
+                }
+            }
+        }
+        resources.clear();
+        peerCtx = null;
+        if (failed.isEmpty()) {
+            arena.close(); // only when no MR can still point into it
+        }
+        if (!errors.isEmpty()) {
+            AssertionError e = new AssertionError("cleanup failed: " + errors.getFirst().getMessage());
+            errors.forEach(e::addSuppressed);
+            throw e;
+        }
+    }
+
+    // ---------------------------------------------------------------- resources
+
+    /** Closes {@code r} after the test (in reverse order of tracking); returns it. */
+    protected final <T extends VerbsResource> T track(T r) {
+        resources.push(r);
+        return r;
+    }
+
+    protected final ProtectionDomain allocPd(Context c) {
+        return track(c.allocPd());
+    }
+
+    protected final CompletionQueue createCq(Context c, int cqe) {
+        return track(c.createCq(cqe));
+    }
+
+    protected final QueuePair createQp(ProtectionDomain pd, QpInitAttr attr) {
+        return track(pd.createQp(attr));
+    }
+
+    /** A simple QP of {@code type} with its own CQ, in RESET. */
+    protected final QueuePair createQp(ProtectionDomain pd, QpType type) {
+        CompletionQueue cq = createCq(pd.context(), 16);
+        return createQp(pd, new QpInitAttr(type, cq, cq));
+    }
+
+    /** {@code bytes} of page-aligned native memory filled with {@link #GUARD}. */
+    protected final MemorySegment allocate(long bytes) {
+        MemorySegment s = arena.allocate(Math.max(bytes, 1), PAGE_SIZE);
+        s.fill(GUARD);
+        return s;
+    }
+
+    /** Registers {@code bytes} of fresh memory (filled with {@link #GUARD}) in {@code pd}. */
+    protected final MemoryRegion register(ProtectionDomain pd, long bytes, int access) {
+        return track(pd.regMr(allocate(bytes), access));
+    }
+
+    protected final MemoryRegion register(Endpoint e, long bytes, int access) {
+        return register(e.pd(), bytes, access);
+    }
+
+    protected final DeviceAttr deviceAttr() {
+        return ctx.queryDevice();
+    }
+
+    protected final PortAttr portAttr() {
+        return ctx.queryPort(1);
+    }
+
+    /** Skips the test when the ports cannot run {@code mtu}. */
+    protected final void assumeMtu(Mtu mtu) {
+        int local = ctx.queryPort(1).activeMtu().bytes();
+        int remote = peer().queryPort(1).activeMtu().bytes();
+        assumeTrue(mtu.bytes() <= Math.min(local, remote),
+                "path MTU " + mtu.bytes() + " above the active MTU of the ports (" + local + ", " + remote + ")");
+    }
+
+    // ---------------------------------------------------------------- connections
+
+    public final PairSpec spec(QpType type) {
+        return new PairSpec(type);
+    }
+
+    /** Creates both sides of {@code s} and brings them up to RTS connected to each other. */
+    protected final QpPair connect(PairSpec s) {
+        Context pc = peer();
+        DeviceAttr da = ctx.queryDevice();
+        DeviceAttr pa = pc.queryDevice();
+        if (s.maxRdAtomic < 0) {
+            s.maxRdAtomic = Math.min(16, Math.min(da.maxQpInitRdAtom(), pa.maxQpInitRdAtom()));
+        }
+        if (s.maxDestRdAtomic < 0) {
+            s.maxDestRdAtomic = Math.min(16, Math.min(da.maxQpRdAtom(), pa.maxQpRdAtom()));
+        }
+        ProtectionDomain pdA = s.pdA != null ? s.pdA : allocPd(ctx);
+        ProtectionDomain pdB = s.pdB != null ? s.pdB : allocPd(pc);
+        CompletionQueue scqA = s.sendCqA != null ? s.sendCqA : createCq(ctx, s.cqe);
+        CompletionQueue rcqA = s.recvCqA != null ? s.recvCqA : createCq(ctx, s.cqe);
+        CompletionQueue scqB = s.sendCqB != null ? s.sendCqB : createCq(pc, s.cqe);
+        CompletionQueue rcqB = s.recvCqB != null ? s.recvCqB : createCq(pc, s.cqe);
+        QueuePair qpA = createQp(pdA, new QpInitAttr(s.type, scqA, rcqA).cap(s.capA.copy()).srq(s.srqA)
+                .sqSigAll(s.sqSigAllA));
+        QueuePair qpB = createQp(pdB, new QpInitAttr(s.type, scqB, rcqB).cap(s.capB.copy()).srq(s.srqB));
+        int giA = gidIndex(ctx);
+        int giB = gidIndex(pc);
+        Gid gidA = ctx.queryGid(1, giA);
+        Gid gidB = pc.queryGid(1, giB);
+        AddressHandle ahA = null;
+        AddressHandle ahB = null;
+        if (s.type == QpType.UD) {
+            ahA = track(pdA.createAh(AhAttr.roce(gidB, giA)));
+            ahB = track(pdB.createAh(AhAttr.roce(gidA, giB)));
+        }
+        Endpoint a = new Endpoint(ctx, pdA, scqA, rcqA, qpA, giA, gidA, ahA);
+        Endpoint b = new Endpoint(pc, pdB, scqB, rcqB, qpB, giB, gidB, ahB);
+        QpPair p = new QpPair(a, b, s);
+        bringUp(p);
+        return p;
+    }
+
+    /** Moves both QPs of {@code p} to RESET and brings them up again, with fresh PSNs. */
+    protected final void reconnect(QpPair p) {
+        QpBringUp.to(p.a().qp(), QpState.RESET);
+        QpBringUp.to(p.b().qp(), QpState.RESET);
+        p.spec().psns((p.spec().psnA + 0x10000) & 0xFFFFFF, (p.spec().psnB + 0x10000) & 0xFFFFFF);
+        bringUp(p);
+    }
+
+    /**
+     * Brings a lone {@code qp} from RESET up to {@code upTo} (INIT, RTR or RTS) connected to itself
+     * (its own GID and QPN), with the required masks only.
+     */
+    protected final void bringUpSelfConnected(QueuePair qp, QpState upTo) {
+        QpBringUp.toInit(qp, QP_ALL, DEFAULT_QKEY);
+        if (upTo == QpState.INIT) {
+            return;
+        }
+        int gi = gidIndex(qp.context());
+        Mtu mtu = qp.context().queryPort(1).activeMtu().bytes() >= 1024 ? Mtu.MTU_1024
+                : qp.context().queryPort(1).activeMtu();
+        QpBringUp.toRtr(qp, mtu, qp.context().queryGid(1, gi), gi, qp.qpn(), 0, 1, 12);
+        if (upTo == QpState.RTR) {
+            return;
+        }
+        QpBringUp.toRts(qp, 0, 14, 7, 7, 1);
+    }
+
+    private static void bringUp(QpPair p) {
+        PairSpec s = p.spec();
+        Endpoint a = p.a();
+        Endpoint b = p.b();
+        QpBringUp.toInit(a.qp(), s.accessA, s.qkey);
+        QpBringUp.toInit(b.qp(), s.accessB, s.qkey);
+        QpBringUp.toRtr(a.qp(), s.mtu, b.gid(), a.gidIndex(), b.qpn(), s.psnB, s.maxDestRdAtomic, s.minRnrTimerA);
+        QpBringUp.toRtr(b.qp(), s.mtu, a.gid(), b.gidIndex(), a.qpn(), s.psnA, s.maxDestRdAtomic, s.minRnrTimerB);
+        QpBringUp.toRts(a.qp(), s.psnA, s.timeout, s.retryCnt, s.rnrRetry, s.maxRdAtomic);
+        QpBringUp.toRts(b.qp(), s.psnB, s.timeout, s.retryCnt, s.rnrRetry, s.maxRdAtomic);
+    }
+
+    // ---------------------------------------------------------------- work requests
+
+    /** A signaled work request of {@code opcode}. */
+    protected static SendWorkRequest wr(long wrId, WrOpcode opcode) {
+        return new SendWorkRequest().wrId(wrId).opcode(opcode).flags(SendFlag.SIGNALED);
+    }
+
+    /** Posts one receive of {@code len} bytes at {@code off} in {@code mr}. */
+    protected static void postRecv(Endpoint e, long wrId, MemoryRegion mr, long off, int len) {
+        e.qp().postRecv(new RecvWorkRequest().wrId(wrId).sge(mr, off, len));
+    }
+
+    /** The address of {@code off} in {@code mr}. */
+    protected static long addr(MemoryRegion mr, long off) {
+        return mr.address() + off;
+    }
+
+    // ---------------------------------------------------------------- completions
+
+    /** Spins on {@code cq} until one completion arrives; fails the test after {@code timeoutMs}. */
+    protected static WorkCompletion pollOne(CompletionQueue cq, long timeoutMs) {
+        WorkCompletion[] slot = WorkCompletion.array(1);
+        long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
+        int spins = 0;
+        while (true) {
+            if (cq.poll(slot, 1) == 1) {
+                WorkCompletion wc = new WorkCompletion();
+                wc.copyFrom(slot[0]);
+                return wc;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                return fail("no work completion on " + cq + " within " + timeoutMs + " ms");
+            }
+            if (++spins < 2_000) {
+                Thread.onSpinWait();
+            } else {
+                Thread.yield();
+            }
+        }
+    }
+
+    protected static WorkCompletion pollOne(CompletionQueue cq) {
+        return pollOne(cq, TIMEOUT_MS);
+    }
+
+    /** Polls exactly {@code n} completions (each within the timeout). */
+    protected static List<WorkCompletion> poll(CompletionQueue cq, int n) {
+        List<WorkCompletion> l = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            l.add(pollOne(cq));
+        }
+        return l;
+    }
+
+    /** Watches {@code cq} for {@code quietMs} and fails if any completion arrives. */
+    protected static void assertNoCompletion(CompletionQueue cq, long quietMs, String why) {
+        WorkCompletion[] slot = WorkCompletion.array(1);
+        long deadline = System.nanoTime() + quietMs * 1_000_000L;
+        while (System.nanoTime() - deadline < 0) {
+            if (cq.poll(slot, 1) == 1) {
+                fail("unexpected completion " + slot[0] + ": " + why);
+            }
+            Thread.yield();
+        }
+    }
+
+    protected static void assertNoCompletion(CompletionQueue cq, String why) {
+        assertNoCompletion(cq, QUIET_MS, why);
+    }
+
+    /** The next completion on {@code cq} must be {@code wrId} with {@code status}. */
+    protected static WorkCompletion expect(CompletionQueue cq, long wrId, WcStatus status) {
+        WorkCompletion wc = pollOne(cq);
+        assertEquals(status, wc.status(), () -> "status of " + wc);
+        assertEquals(wrId, wc.wrId(), () -> "wr_id of " + wc);
+        return wc;
+    }
+
+    /** The next completion on {@code cq} must be a successful {@code opcode} for {@code wrId}. */
+    protected static WorkCompletion expect(CompletionQueue cq, long wrId, WcOpcode opcode) {
+        WorkCompletion wc = expect(cq, wrId, WcStatus.SUCCESS);
+        assertEquals(opcode, wc.opcode(), () -> "opcode of " + wc);
+        return wc;
+    }
+
+    // ---------------------------------------------------------------- async events and states
+
+    /**
+     * Waits for an asynchronous event of {@code type} on {@code c} (acking it and any other event seen
+     * on the way); fails after {@code timeoutMs}.
+     */
+    protected static AsyncEvent awaitAsyncEvent(Context c, AsyncEventType type, long timeoutMs)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
+        List<AsyncEventType> seen = new ArrayList<>();
+        while (true) {
+            long left = (deadline - System.nanoTime()) / 1_000_000L;
+            AsyncEvent e = left > 0 ? c.getAsyncEvent(left) : null;
+            if (e == null) {
+                return fail("no " + type + " async event within " + timeoutMs + " ms (saw " + seen + ")");
+            }
+            c.ackAsyncEvent(e);
+            if (e.type() == type) {
+                return e;
+            }
+            seen.add(e.type());
+        }
+    }
+
+    protected static AsyncEvent awaitAsyncEvent(Context c, AsyncEventType type) throws InterruptedException {
+        return awaitAsyncEvent(c, type, TIMEOUT_MS);
+    }
+
+    /** Watches {@code c} for {@code quietMs} and fails on an event of {@code type}. */
+    protected static void assertNoAsyncEvent(Context c, AsyncEventType type, long quietMs)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + quietMs * 1_000_000L;
+        while (true) {
+            long left = (deadline - System.nanoTime()) / 1_000_000L;
+            if (left <= 0) {
+                return;
+            }
+            AsyncEvent e = c.getAsyncEvent(left);
+            if (e == null) {
+                return;
+            }
+            c.ackAsyncEvent(e);
+            if (e.type() == type) {
+                fail("unexpected async event " + e);
+            }
+        }
+    }
+
+    /** Waits until {@code ibv_query_qp} reports {@code state}; fails after the timeout. */
+    protected static void awaitQpState(QueuePair qp, QpState state) {
+        long deadline = System.nanoTime() + TIMEOUT_MS * 1_000_000L;
+        QpState s;
+        while ((s = qp.query().qpState) != state) {
+            if (System.nanoTime() - deadline > 0) {
+                fail("QP 0x" + Integer.toHexString(qp.qpn()) + " is " + s + ", expected " + state);
+            }
+            Thread.yield();
+        }
+    }
+
+    protected static void assertQpState(QueuePair qp, QpState state) {
+        assertEquals(state, qp.query().qpState, () -> "state of QP 0x" + Integer.toHexString(qp.qpn()));
+    }
+
+    // ---------------------------------------------------------------- errors
+
+    /** {@code call} must throw a {@link VerbsException} with {@code errno}. */
+    protected static VerbsException assertErrno(int errno, Executable call) {
+        VerbsException e = assertThrows(VerbsException.class, call, () -> "expected " + Errno.name(errno));
+        assertEquals(Errno.name(errno), Errno.name(e.errno()), e::getMessage);
+        return e;
+    }
+
+    /** {@code call} must throw a {@link PostException} with {@code errno}. */
+    protected static PostException assertPostErrno(int errno, Executable call) {
+        PostException e = assertThrows(PostException.class, call, () -> "expected a post to fail " + Errno.name(errno));
+        assertEquals(Errno.name(errno), Errno.name(e.errno()), e::getMessage);
+        return e;
+    }
+
+    // ---------------------------------------------------------------- bytes
+
+    /** Byte {@code i} of the test pattern {@code seed}: no short period, so misplaced packets show. */
+    protected static byte patternByte(int seed, long i) {
+        int x = (int) i * 0x9E3779B1 + seed * 0x85EBCA6B + (int) (i >>> 32);
+        x ^= x >>> 15;
+        x *= 0x2C1B3C6D;
+        x ^= x >>> 12;
+        return (byte) x;
+    }
+
+    protected static void fillPattern(MemorySegment s, long off, long len, int seed) {
+        fillPattern(s, off, len, seed, 0);
+    }
+
+    /** Writes bytes {@code [from, from+len)} of pattern {@code seed} to {@code s[off, off+len)}. */
+    protected static void fillPattern(MemorySegment s, long off, long len, int seed, long from) {
+        for (long i = 0; i < len; i++) {
+            s.set(ValueLayout.JAVA_BYTE, off + i, patternByte(seed, from + i));
+        }
+    }
+
+    /** {@code s[off, off+len)} must hold pattern {@code seed} from its start. */
+    protected static void assertPattern(MemorySegment s, long off, long len, int seed, String what) {
+        assertPattern(s, off, len, seed, 0, what);
+    }
+
+    /** {@code s[off, off+len)} must hold bytes {@code [from, from+len)} of pattern {@code seed}. */
+    protected static void assertPattern(MemorySegment s, long off, long len, int seed, long from, String what) {
+        for (long i = 0; i < len; i++) {
+            byte got = s.get(ValueLayout.JAVA_BYTE, off + i);
+            byte want = patternByte(seed, from + i);
+            if (got != want) {
+                fail(what + ": byte " + (from + i) + " (at offset " + (off + i) + ") is 0x"
+                        + Integer.toHexString(got & 0xff) + ", expected 0x" + Integer.toHexString(want & 0xff));
+            }
+        }
+    }
+
+    /** {@code s[from, to)} must still be {@link #GUARD}. */
+    protected static void assertGuard(MemorySegment s, long from, long to, String what) {
+        for (long i = from; i < to; i++) {
+            byte got = s.get(ValueLayout.JAVA_BYTE, i);
+            if (got != GUARD) {
+                fail(what + ": guard byte at " + i + " was overwritten with 0x" + Integer.toHexString(got & 0xff));
+            }
+        }
+    }
+
+    /** All of {@code mr} except {@code [off, off+len)} must still be {@link #GUARD}. */
+    protected static void assertGuardAround(MemoryRegion mr, long off, long len, String what) {
+        assertGuard(mr.segment(), 0, off, what + " (before)");
+        assertGuard(mr.segment(), off + len, mr.segment().byteSize(), what + " (after)");
+    }
+
+    protected static long getLong(MemoryRegion mr, long off) {
+        return mr.segment().get(ValueLayout.JAVA_LONG_UNALIGNED, off);
+    }
+
+    protected static void putLong(MemoryRegion mr, long off, long v) {
+        mr.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, off, v);
+    }
+}

@@ -1,0 +1,176 @@
+package org.rdma4j.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.MemorySegment;
+import java.util.HashSet;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.rdma4j.verbs.Access;
+import org.rdma4j.verbs.Errno;
+import org.rdma4j.verbs.MemoryRegion;
+import org.rdma4j.verbs.MemoryRegion.ReregFlag;
+import org.rdma4j.verbs.MemoryWindow;
+import org.rdma4j.verbs.MwType;
+import org.rdma4j.verbs.ProtectionDomain;
+import org.rdma4j.verbs.QpState;
+import org.rdma4j.verbs.QpType;
+import org.rdma4j.verbs.SendFlag;
+import org.rdma4j.verbs.SendWorkRequest;
+import org.rdma4j.verbs.WcOpcode;
+import org.rdma4j.verbs.WcStatus;
+import org.rdma4j.verbs.WrOpcode;
+
+/** SEMANTICS.md, Control path, "MR". */
+public abstract class MemoryRegionConformanceTest extends AbstractVerbsTest {
+    private static final int LW = Access.LOCAL_WRITE_BIT;
+    private static final int RW = Access.REMOTE_WRITE_BIT;
+    private static final int RR = Access.REMOTE_READ_BIT;
+    private static final int RA = Access.REMOTE_ATOMIC_BIT;
+    private static final int MW = Access.MW_BIND_BIT;
+
+    @Test
+    void registrationReportsWhatWasRegistered() {
+        ProtectionDomain pd = allocPd(ctx);
+        MemorySegment s = allocate(3 * PAGE_SIZE);
+        try (MemoryRegion mr = pd.regMr(s, MR_ALL)) {
+            assertSame(pd, mr.pd());
+            assertEquals(s.address(), mr.address());
+            assertEquals(s.byteSize(), mr.length());
+            assertEquals(MR_ALL, mr.access());
+            assertEquals(s.address(), mr.segment().address());
+            assertEquals(s.byteSize(), mr.segment().byteSize());
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {RW, RA, RW | RR, RA | RR, RW | RA, RW | MW})
+    void remoteWriteOrAtomicWithoutLocalWriteFailsEinval(int access) {
+        ProtectionDomain pd = allocPd(ctx);
+        MemorySegment s = allocate(PAGE_SIZE);
+        assertErrno(Errno.EINVAL, () -> track(pd.regMr(s, access)));
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {0, LW, RR, LW | RW, LW | RA, LW | RW | RR | RA, LW | MW, RR | MW})
+    void validAccessIsAccepted(int access) {
+        ProtectionDomain pd = allocPd(ctx);
+        MemoryRegion mr = track(pd.regMr(allocate(PAGE_SIZE), access));
+        assertEquals(access, mr.access(), Access.toString(access));
+    }
+
+    @Test
+    void sameBufferRegisteredSeveralTimesHasDistinctKeys() {
+        ProtectionDomain pd = allocPd(ctx);
+        MemorySegment s = allocate(PAGE_SIZE);
+        Set<Integer> lkeys = new HashSet<>();
+        Set<Integer> rkeys = new HashSet<>();
+        for (int i = 0; i < 4; i++) {
+            MemoryRegion mr = track(pd.regMr(s, MR_ALL));
+            assertTrue(lkeys.add(mr.lkey()), "lkey 0x" + Integer.toHexString(mr.lkey()) + " given twice");
+            assertTrue(rkeys.add(mr.rkey()), "rkey 0x" + Integer.toHexString(mr.rkey()) + " given twice");
+        }
+    }
+
+    @Test
+    void overlappingSlicesCanBeRegistered() {
+        ProtectionDomain pd = allocPd(ctx);
+        MemorySegment s = allocate(4 * PAGE_SIZE);
+        MemoryRegion whole = track(pd.regMr(s, LW));
+        MemoryRegion middle = track(pd.regMr(s.asSlice(PAGE_SIZE + 17, 2 * PAGE_SIZE), LW | RR));
+        assertEquals(s.address() + PAGE_SIZE + 17, middle.address());
+        assertNotEquals(whole.lkey(), middle.lkey());
+    }
+
+    @Test
+    void reregChangesAccess() {
+        ProtectionDomain pd = allocPd(ctx);
+        MemoryRegion mr = register(pd, PAGE_SIZE, LW);
+        mr.rereg(ReregFlag.CHANGE_ACCESS, null, MR_ALL);
+        assertEquals(MR_ALL, mr.access());
+        assertSame(pd, mr.pd());
+        mr.rereg(ReregFlag.CHANGE_ACCESS, null, RR);
+        assertEquals(RR, mr.access());
+    }
+
+    @Test
+    void reregToRemoteWriteWithoutLocalWriteFailsEinval() {
+        ProtectionDomain pd = allocPd(ctx);
+        MemoryRegion mr = register(pd, PAGE_SIZE, LW);
+        assertErrno(Errno.EINVAL, () -> mr.rereg(ReregFlag.CHANGE_ACCESS, null, RW));
+        assertEquals(LW, mr.access(), "a refused rereg changes nothing");
+    }
+
+    @Test
+    void reregChangesPd() {
+        ProtectionDomain pd1 = allocPd(ctx);
+        ProtectionDomain pd2 = allocPd(ctx);
+        MemoryRegion mr = register(pd1, PAGE_SIZE, LW);
+        mr.rereg(ReregFlag.CHANGE_PD, pd2, 0);
+        assertSame(pd2, mr.pd());
+        assertEquals(LW, mr.access(), "CHANGE_PD alone keeps the access");
+        pd1.close();
+        assertTrue(pd1.isClosed(), "the old PD is no longer used by the MR");
+        assertErrno(Errno.EBUSY, pd2::close);
+    }
+
+    @Test
+    void reregAccessGrantsRemoteWrite() {
+        QpPair p = connect(spec(QpType.RC));
+        MemoryRegion src = register(p.a(), PAGE_SIZE, LW);
+        MemoryRegion dst = register(p.b(), PAGE_SIZE, LW);
+        fillPattern(src.segment(), 0, 100, 1);
+        dst.rereg(ReregFlag.CHANGE_ACCESS, null, LW | RW);
+        p.a().qp().postSend(wr(1, WrOpcode.RDMA_WRITE).sge(src, 0, 100).rdma(addr(dst, 8), dst.rkey()));
+        expect(p.a().sendCq(), 1, WcOpcode.RDMA_WRITE);
+        assertPattern(dst.segment(), 8, 100, 1, "written through the re-registered rkey");
+    }
+
+    @Test
+    void reregToThePdOfTheQpGrantsItAccess() {
+        QpPair p = connect(spec(QpType.RC));
+        ProtectionDomain other = allocPd(p.b().ctx());
+        MemoryRegion src = register(p.a(), PAGE_SIZE, LW);
+        MemoryRegion dst = register(other, PAGE_SIZE, LW | RW);
+        fillPattern(src.segment(), 0, 64, 2);
+        dst.rereg(ReregFlag.CHANGE_PD, p.b().pd(), 0);
+        p.a().qp().postSend(wr(1, WrOpcode.RDMA_WRITE).sge(src, 0, 64).rdma(addr(dst, 0), dst.rkey()));
+        expect(p.a().sendCq(), 1, WcOpcode.RDMA_WRITE);
+        assertPattern(dst.segment(), 0, 64, 2, "written after moving the MR to the QP's PD");
+    }
+
+    @Test
+    void deregWithBoundType2WindowIsRefusedEbusy() {
+        QpPair p = connect(spec(QpType.RC));
+        MemoryRegion mr = register(p.a(), PAGE_SIZE, LW | RW | MW);
+        MemoryWindow mw = track(p.a().pd().allocMw(MwType.TYPE_2));
+        int rkey = mw.nextRkey();
+        p.a().qp().postSend(new SendWorkRequest().wrId(5).flags(SendFlag.SIGNALED)
+                .bindMw(mw, rkey, mr, mr.address(), PAGE_SIZE, RW));
+        expect(p.a().sendCq(), 5, WcOpcode.BIND_MW);
+        assertErrno(Errno.EBUSY, mr::close);
+        assertFalse(mr.isClosed());
+        mw.close();
+        mr.close();
+        assertTrue(mr.isClosed());
+    }
+
+    @Test
+    void deregWhileAnOutstandingWorkRequestUsesItIsRefused() {
+        // B never posts a receive and A retries RNR for ever: the SEND stays outstanding.
+        QpPair p = connect(spec(QpType.RC).rnrRetry(7).minRnrTimerB(20));
+        MemoryRegion src = register(p.a(), PAGE_SIZE, LW);
+        p.a().qp().postSend(wr(1, WrOpcode.SEND).sge(src, 0, 64));
+        assertErrno(Errno.EBUSY, src::close);
+        QpBringUp.to(p.a().qp(), QpState.ERR);
+        expect(p.a().sendCq(), 1, WcStatus.WR_FLUSH_ERR);
+        src.close();
+        assertTrue(src.isClosed());
+    }
+}

@@ -1,0 +1,215 @@
+package org.rdma4j.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.rdma4j.verbs.Access;
+import org.rdma4j.verbs.Errno;
+import org.rdma4j.verbs.MemoryRegion;
+import org.rdma4j.verbs.MemoryWindow;
+import org.rdma4j.verbs.MwType;
+import org.rdma4j.verbs.ProtectionDomain;
+import org.rdma4j.verbs.QpType;
+import org.rdma4j.verbs.SendFlag;
+import org.rdma4j.verbs.SendWorkRequest;
+import org.rdma4j.verbs.WcFlag;
+import org.rdma4j.verbs.WcOpcode;
+import org.rdma4j.verbs.WcStatus;
+import org.rdma4j.verbs.WorkCompletion;
+import org.rdma4j.verbs.WrOpcode;
+
+/**
+ * SEMANTICS.md, Control path, "MW". A owns the memory and binds windows on its QP; B reaches A's
+ * memory through the window's rkey.
+ */
+public abstract class MemoryWindowConformanceTest extends AbstractVerbsTest {
+    private static final long WIN_OFF = 1024;
+    private static final long WIN_LEN = 2048;
+    private QpPair p;
+    private MemoryRegion target;
+    private MemoryRegion src;
+    private MemoryRegion readBack;
+    private long nextWrId = 1000;
+
+    private void setUp() {
+        p = connect(spec(QpType.RC));
+        target = register(p.a(), 4 * PAGE_SIZE, MR_ALL | Access.MW_BIND_BIT);
+        src = register(p.b(), PAGE_SIZE, MR_ALL);
+        readBack = register(p.b(), PAGE_SIZE, MR_ALL);
+        fillPattern(src.segment(), 0, PAGE_SIZE, 7);
+    }
+
+    private MemoryWindow window(MwType type) {
+        return track(p.a().pd().allocMw(type));
+    }
+
+    /** Binds {@code mw} over {@code [WIN_OFF, WIN_OFF + len)} of the target MR; returns the new rkey. */
+    private int bind(MemoryWindow mw, long len, int access) {
+        long id = nextWrId++;
+        int rkey;
+        if (mw.type() == MwType.TYPE_1) {
+            rkey = mw.bind(p.a().qp(), id, SendFlag.SIGNALED, target, addr(target, WIN_OFF), len, access);
+        } else {
+            rkey = mw.nextRkey();
+            p.a().qp().postSend(new SendWorkRequest().wrId(id).flags(SendFlag.SIGNALED)
+                    .bindMw(mw, rkey, target, addr(target, WIN_OFF), len, access));
+        }
+        expect(p.a().sendCq(), id, WcOpcode.BIND_MW);
+        assertEquals(rkey, mw.rkey(), "rkey() after the bind");
+        return rkey;
+    }
+
+    /** B writes {@code len} bytes of its pattern to {@code off} in A's target MR through {@code rkey}. */
+    private WorkCompletion writeFromB(int rkey, long off, int len) {
+        long id = nextWrId++;
+        p.b().qp().postSend(wr(id, WrOpcode.RDMA_WRITE).sge(src, 0, len).rdma(addr(target, off), rkey));
+        WorkCompletion wc = pollOne(p.b().sendCq());
+        assertEquals(id, wc.wrId(), wc::toString);
+        return wc;
+    }
+
+    private void assertWriteWorks(int rkey) {
+        WorkCompletion wc = writeFromB(rkey, WIN_OFF + 16, 100);
+        assertEquals(WcStatus.SUCCESS, wc.status(), wc::toString);
+        assertPattern(target.segment(), WIN_OFF + 16, 100, 7, "written through the window");
+    }
+
+    private void assertWriteRefused(int rkey, long off, String why) {
+        WorkCompletion wc = writeFromB(rkey, off, 64);
+        assertEquals(WcStatus.REM_ACCESS_ERR, wc.status(), () -> why + ": " + wc);
+    }
+
+    @Test
+    void allocOfType3FailsEinval() {
+        ProtectionDomain pd = allocPd(ctx);
+        assertErrno(Errno.EINVAL, () -> track(pd.allocMw(3)));
+        assertErrno(Errno.EINVAL, () -> track(pd.allocMw(0)));
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2})
+    void allocOfType1And2Works(int type) {
+        ProtectionDomain pd = allocPd(ctx);
+        MemoryWindow mw = track(pd.allocMw(type));
+        assertEquals(type, mw.type().value());
+        assertSame(pd, mw.pd());
+        assertNotEquals(mw.rkey(), mw.nextRkey());
+    }
+
+    @ParameterizedTest
+    @EnumSource(MwType.class)
+    void boundWindowGrantsRemoteWrite(MwType type) {
+        setUp();
+        int rkey = bind(window(type), WIN_LEN, Access.REMOTE_WRITE_BIT);
+        assertWriteWorks(rkey);
+        assertGuard(target.segment(), 0, WIN_OFF + 16, "before the write");
+        assertGuard(target.segment(), WIN_OFF + 116, target.length(), "after the write");
+    }
+
+    @ParameterizedTest
+    @EnumSource(MwType.class)
+    void boundWindowGrantsRemoteRead(MwType type) {
+        setUp();
+        fillPattern(target.segment(), WIN_OFF, WIN_LEN, 9);
+        int rkey = bind(window(type), WIN_LEN, Access.REMOTE_READ_BIT);
+        p.b().qp().postSend(wr(1, WrOpcode.RDMA_READ).sge(readBack, 0, (int) WIN_LEN).rdma(addr(target, WIN_OFF), rkey));
+        expect(p.b().sendCq(), 1, WcOpcode.RDMA_READ);
+        assertPattern(readBack.segment(), 0, WIN_LEN, 9, "read through the window");
+    }
+
+    @ParameterizedTest
+    @EnumSource(MwType.class)
+    void accessOutsideTheWindowFailsRemAccessErr(MwType type) {
+        setUp();
+        int rkey = bind(window(type), WIN_LEN, Access.REMOTE_WRITE_BIT);
+        assertWriteRefused(rkey, WIN_OFF - 512, "inside the MR but before the window");
+        assertGuardAround(target, 0, 0, "target memory");
+    }
+
+    @ParameterizedTest
+    @EnumSource(MwType.class)
+    void windowBoundWithLocalWriteOnlyCannotBeWrittenRemotely(MwType type) {
+        setUp();
+        int rkey = bind(window(type), WIN_LEN, Access.LOCAL_WRITE_BIT);
+        assertWriteRefused(rkey, WIN_OFF, "window grants no remote write");
+        assertGuardAround(target, 0, 0, "target memory");
+    }
+
+    @Test
+    void type1RebindWithLengthZeroRevokesIt() {
+        setUp();
+        MemoryWindow mw = window(MwType.TYPE_1);
+        int rkey = bind(mw, WIN_LEN, Access.REMOTE_WRITE_BIT);
+        assertWriteWorks(rkey);
+        int unbound = bind(mw, 0, 0);
+        assertNotEquals(rkey, unbound, "every bind changes the rkey");
+        assertWriteRefused(rkey, WIN_OFF, "old rkey after a zero-length rebind");
+    }
+
+    @Test
+    void type2LocalInvalidateRevokesIt() {
+        setUp();
+        MemoryWindow mw = window(MwType.TYPE_2);
+        int rkey = bind(mw, WIN_LEN, Access.REMOTE_WRITE_BIT);
+        assertWriteWorks(rkey);
+        p.a().qp().postSend(new SendWorkRequest().wrId(77).flags(SendFlag.SIGNALED).localInvalidate(rkey));
+        expect(p.a().sendCq(), 77, WcOpcode.LOCAL_INV);
+        assertWriteRefused(rkey, WIN_OFF, "rkey after LOCAL_INV");
+    }
+
+    @Test
+    void type2SendWithInvalidateFromThePeerRevokesIt() {
+        setUp();
+        MemoryWindow mw = window(MwType.TYPE_2);
+        int rkey = bind(mw, WIN_LEN, Access.REMOTE_WRITE_BIT);
+        assertWriteWorks(rkey);
+        postRecv(p.a(), 300, target, 3 * PAGE_SIZE, 256);
+        p.b().qp().postSend(wr(78, WrOpcode.SEND_WITH_INV).invalidateRkey(rkey).sge(src, 0, 32));
+        expect(p.b().sendCq(), 78, WcOpcode.SEND);
+        WorkCompletion rc = expect(p.a().recvCq(), 300, WcOpcode.RECV);
+        assertTrue((rc.wcFlags() & WcFlag.WITH_INV) != 0, "receive completion has WITH_INV: " + rc);
+        assertEquals(rkey, rc.invalidatedRkey(), "invalidated rkey");
+        assertEquals(32, rc.byteLen());
+        assertWriteRefused(rkey, WIN_OFF, "rkey after SEND_WITH_INV");
+    }
+
+    @ParameterizedTest
+    @EnumSource(MwType.class)
+    void deallocRevokesIt(MwType type) {
+        setUp();
+        MemoryWindow mw = window(type);
+        int rkey = bind(mw, WIN_LEN, Access.REMOTE_WRITE_BIT);
+        assertWriteWorks(rkey);
+        mw.close();
+        assertWriteRefused(rkey, WIN_OFF, "rkey of a deallocated window");
+    }
+
+    @Test
+    void type1BindVerbOnType2WindowFailsEinval() {
+        setUp();
+        MemoryWindow mw = window(MwType.TYPE_2);
+        assertErrno(Errno.EINVAL, () -> mw.bind(p.a().qp(), 1, SendFlag.SIGNALED, target, addr(target, WIN_OFF),
+                WIN_LEN, Access.REMOTE_WRITE_BIT));
+    }
+
+    @ParameterizedTest
+    @EnumSource(MwType.class)
+    void bindToMrWithoutMwBindAccessCompletesWithMwBindErr(MwType type) {
+        setUp();
+        MemoryRegion plain = register(p.a(), PAGE_SIZE, MR_ALL);
+        MemoryWindow mw = window(type);
+        if (type == MwType.TYPE_1) {
+            mw.bind(p.a().qp(), 5, SendFlag.SIGNALED, plain, plain.address(), 64, Access.REMOTE_WRITE_BIT);
+        } else {
+            p.a().qp().postSend(new SendWorkRequest().wrId(5).flags(SendFlag.SIGNALED)
+                    .bindMw(mw, mw.nextRkey(), plain, plain.address(), 64, Access.REMOTE_WRITE_BIT));
+        }
+        expect(p.a().sendCq(), 5, WcStatus.MW_BIND_ERR);
+    }
+}

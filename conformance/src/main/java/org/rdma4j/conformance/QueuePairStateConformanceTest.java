@@ -1,0 +1,513 @@
+package org.rdma4j.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import static org.rdma4j.verbs.QpAttrMask.*;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.rdma4j.verbs.AhAttr;
+import org.rdma4j.verbs.CompletionQueue;
+import org.rdma4j.verbs.DeviceAttr;
+import org.rdma4j.verbs.Errno;
+import org.rdma4j.verbs.Gid;
+import org.rdma4j.verbs.Mtu;
+import org.rdma4j.verbs.ProtectionDomain;
+import org.rdma4j.verbs.QpAttr;
+import org.rdma4j.verbs.QpAttrMask;
+import org.rdma4j.verbs.QpCap;
+import org.rdma4j.verbs.QpInitAttr;
+import org.rdma4j.verbs.QpState;
+import org.rdma4j.verbs.QpType;
+import org.rdma4j.verbs.QueuePair;
+
+/**
+ * SEMANTICS.md, Control path, "QP create" and "Modify follows the IBTA state table". A QP is
+ * connected to itself (its own GID and QPN), which is enough to walk the state table.
+ */
+public abstract class QueuePairStateConformanceTest extends AbstractVerbsTest {
+    private static final QpState[] STEPS = {QpState.INIT, QpState.RTR, QpState.RTS};
+    private ProtectionDomain pd;
+
+    private QueuePair newQp(QpType type) {
+        if (pd == null) {
+            pd = allocPd(ctx);
+        }
+        return createQp(pd, type);
+    }
+
+    private Mtu mtu() {
+        return portAttr().activeMtu().bytes() >= 1024 ? Mtu.MTU_1024 : portAttr().activeMtu();
+    }
+
+    /** Every field the step into {@code to} may read, valid, for a QP connected to itself. */
+    private QpAttr stepAttr(QueuePair qp, QpState to) {
+        return switch (to) {
+            case INIT -> QpBringUp.initAttr(QP_ALL, DEFAULT_QKEY);
+            case RTR -> {
+                int gi = gidIndex(ctx);
+                yield QpBringUp.rtrAttr(mtu(), ctx.queryGid(1, gi), gi, qp.qpn(), 0x10, 1, 12).accessFlags(QP_ALL)
+                        .qkey(DEFAULT_QKEY);
+            }
+            case RTS -> QpBringUp.rtsAttr(0x10, 14, 7, 7, 1).accessFlags(QP_ALL).minRnrTimer(12).qkey(DEFAULT_QKEY);
+            default -> new QpAttr().state(to);
+        };
+    }
+
+    /** Drives a fresh QP from RESET to {@code s} along valid transitions. */
+    private void driveTo(QueuePair qp, QpState s) {
+        if (s == QpState.RESET) {
+            return;
+        }
+        if (s == QpState.ERR) {
+            driveTo(qp, QpState.RTS);
+            QpBringUp.to(qp, QpState.ERR);
+            assertQpState(qp, QpState.ERR);
+            return;
+        }
+        if (s == QpState.SQD) {
+            driveTo(qp, QpState.RTS);
+            QpBringUp.to(qp, QpState.SQD);
+            awaitQpState(qp, QpState.SQD);
+            return;
+        }
+        for (QpState step : STEPS) {
+            qp.modify(stepAttr(qp, step), STATE | QpBringUp.required(qp.type(), step));
+            assertQpState(qp, step);
+            if (step == s) {
+                return;
+            }
+        }
+        throw new IllegalArgumentException("cannot drive to " + s);
+    }
+
+    private static QpState before(QpState step) {
+        return switch (step) {
+            case INIT -> QpState.RESET;
+            case RTR -> QpState.INIT;
+            case RTS -> QpState.RTR;
+            default -> throw new IllegalArgumentException(step.toString());
+        };
+    }
+
+    /** Optional bits per the IBTA table (kernel ib_modify_qp_is_ok) for RESET->INIT, INIT->RTR, RTR->RTS. */
+    private static int optional(QpType t, QpState step) {
+        return switch (step) {
+            case INIT -> 0;
+            case RTR -> t == QpType.UD ? PKEY_INDEX | QKEY : ALT_PATH | ACCESS_FLAGS | PKEY_INDEX;
+            case RTS -> switch (t) {
+                case RC -> CUR_STATE | ALT_PATH | ACCESS_FLAGS | MIN_RNR_TIMER | PATH_MIG_STATE;
+                case UC -> CUR_STATE | ALT_PATH | ACCESS_FLAGS | PATH_MIG_STATE;
+                case UD -> CUR_STATE | QKEY;
+            };
+            default -> throw new IllegalArgumentException(step.toString());
+        };
+    }
+
+    // ---------------------------------------------------------------- create
+
+    @ParameterizedTest
+    @EnumSource(QpType.class)
+    void newQpIsInReset(QpType type) {
+        QueuePair qp = newQp(type);
+        assertEquals(QpState.RESET, qp.state());
+        assertEquals(QpState.RESET, qp.query().qpState);
+        assertEquals(type, qp.type());
+    }
+
+    @ParameterizedTest
+    @EnumSource(QpType.class)
+    void qpReportsItsResources(QpType type) {
+        ProtectionDomain p = allocPd(ctx);
+        CompletionQueue scq = createCq(ctx, 8);
+        CompletionQueue rcq = createCq(ctx, 8);
+        QueuePair qp = createQp(p, new QpInitAttr(type, scq, rcq));
+        assertSame(ctx, qp.context());
+        assertSame(p, qp.pd());
+        assertSame(scq, qp.sendCq());
+        assertSame(rcq, qp.recvCq());
+        assertNull(qp.srq());
+    }
+
+    @Test
+    void qpNumbersAreDistinct24BitAndNotReserved() {
+        Set<Integer> qpns = new HashSet<>();
+        for (QpType t : QpType.values()) {
+            for (int i = 0; i < 3; i++) {
+                int qpn = newQp(t).qpn();
+                assertTrue(qpn > 1 && qpn <= 0xFFFFFF, "QPN 0x" + Integer.toHexString(qpn));
+                assertTrue(qpns.add(qpn), "QPN 0x" + Integer.toHexString(qpn) + " given twice");
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(QpType.class)
+    void createdCapsAreAtLeastTheRequested(QpType type) {
+        int inline = Math.min(32, deviceAttr().maxInlineData());
+        QpCap want = new QpCap(10, 12, 2, 3, inline);
+        CompletionQueue cq = createCq(ctx, 32);
+        QueuePair qp = createQp(allocPd(ctx), new QpInitAttr(type, cq, cq).cap(want.copy()));
+        for (QpCap got : new QpCap[] {qp.cap(), qp.query().cap}) {
+            assertTrue(got.maxSendWr >= want.maxSendWr, got.toString());
+            assertTrue(got.maxRecvWr >= want.maxRecvWr, got.toString());
+            assertTrue(got.maxSendSge >= want.maxSendSge, got.toString());
+            assertTrue(got.maxRecvSge >= want.maxRecvSge, got.toString());
+            assertTrue(got.maxInlineData >= want.maxInlineData, got.toString());
+        }
+    }
+
+    static Stream<Arguments> oversizedCaps() {
+        return Stream.of(
+                Arguments.of("max_send_wr", 0xFFFFFFFF), Arguments.of("max_send_wr", Integer.MAX_VALUE),
+                Arguments.of("max_recv_wr", 0xFFFFFFFF), Arguments.of("max_recv_wr", Integer.MAX_VALUE),
+                Arguments.of("max_send_sge", 0xFFFF), Arguments.of("max_send_sge", 0xFFFFFFFF),
+                Arguments.of("max_recv_sge", 0xFFFF), Arguments.of("max_recv_sge", 0xFFFFFFFF));
+    }
+
+    private static QpCap capWith(String field, int value) {
+        QpCap c = new QpCap(4, 4, 1, 1, 0);
+        switch (field) {
+            case "max_send_wr" -> c.maxSendWr = value;
+            case "max_recv_wr" -> c.maxRecvWr = value;
+            case "max_send_sge" -> c.maxSendSge = value;
+            case "max_recv_sge" -> c.maxRecvSge = value;
+            case "max_inline_data" -> c.maxInlineData = value;
+            default -> throw new IllegalArgumentException(field);
+        }
+        return c;
+    }
+
+    @ParameterizedTest(name = "{0} = {1}")
+    @MethodSource("oversizedCaps")
+    void capsAboveDeviceMaxFailEinval(String field, int value) {
+        CompletionQueue cq = createCq(ctx, 8);
+        ProtectionDomain p = allocPd(ctx);
+        assertErrno(Errno.EINVAL, () -> track(p.createQp(new QpInitAttr(QpType.RC, cq, cq).cap(capWith(field, value)))));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"max_send_wr", "max_recv_wr", "max_send_sge", "max_recv_sge"})
+    void capsJustAboveDeviceMaxFailEinval(String field) {
+        DeviceAttr d = deviceAttr();
+        int max = field.endsWith("_wr") ? d.maxQpWr() : d.maxSge();
+        assumeTrue(max < Integer.MAX_VALUE);
+        CompletionQueue cq = createCq(ctx, 8);
+        ProtectionDomain p = allocPd(ctx);
+        assertErrno(Errno.EINVAL,
+                () -> track(p.createQp(new QpInitAttr(QpType.RC, cq, cq).cap(capWith(field, max + 1)))));
+    }
+
+    // ---------------------------------------------------------------- the state table
+
+    @ParameterizedTest
+    @EnumSource(QpType.class)
+    void requiredMasksBringQpToRts(QpType type) {
+        QueuePair qp = newQp(type);
+        for (QpState step : STEPS) {
+            qp.modify(stepAttr(qp, step), STATE | QpBringUp.required(type, step));
+            assertEquals(step, qp.state(), "state()");
+            assertEquals(step, qp.query().qpState, "query");
+        }
+    }
+
+    static Stream<Arguments> missingBits() {
+        List<Arguments> l = new ArrayList<>();
+        for (QpType t : QpType.values()) {
+            for (QpState step : STEPS) {
+                int req = QpBringUp.required(t, step) | STATE;
+                if (req == STATE) {
+                    continue; // UD INIT -> RTR: without STATE the mask is empty, a legal no-op INIT -> INIT
+                }
+                for (int bit = 1; bit != 0 && bit <= req; bit <<= 1) {
+                    if ((req & bit) != 0) {
+                        l.add(Arguments.of(t, step, QpAttrMask.toString(bit), bit));
+                    }
+                }
+            }
+        }
+        return l.stream();
+    }
+
+    @ParameterizedTest(name = "{0} -> {1} without {2}")
+    @MethodSource("missingBits")
+    void missingRequiredBitFailsEinval(QpType type, QpState step, String name, int bit) {
+        QueuePair qp = newQp(type);
+        QpState from = before(step);
+        driveTo(qp, from);
+        int mask = (STATE | QpBringUp.required(type, step)) & ~bit;
+        assertErrno(Errno.EINVAL, () -> qp.modify(stepAttr(qp, step), mask));
+        assertQpState(qp, from);
+    }
+
+    static Stream<Arguments> extraBits() {
+        List<Arguments> l = new ArrayList<>();
+        for (QpType t : QpType.values()) {
+            for (QpState step : STEPS) {
+                int allowed = STATE | QpBringUp.required(t, step) | optional(t, step);
+                for (int bit = 1; bit <= QpBringUp.ALL_MASK_BITS; bit <<= 1) {
+                    if ((allowed & bit) == 0) {
+                        l.add(Arguments.of(t, step, QpAttrMask.toString(bit), bit));
+                    }
+                }
+            }
+        }
+        return l.stream();
+    }
+
+    @ParameterizedTest(name = "{0} -> {1} with {2}")
+    @MethodSource("extraBits")
+    void extraBitFailsEinval(QpType type, QpState step, String name, int bit) {
+        QueuePair qp = newQp(type);
+        QpState from = before(step);
+        driveTo(qp, from);
+        QpAttr attr = stepAttr(qp, step);
+        attr.curQpState = from;
+        int mask = STATE | QpBringUp.required(type, step) | bit;
+        assertErrno(Errno.EINVAL, () -> qp.modify(attr, mask));
+        assertQpState(qp, from);
+    }
+
+    static Stream<Arguments> optionalMasks() {
+        List<Arguments> l = new ArrayList<>();
+        for (QpType t : QpType.values()) {
+            boolean ud = t == QpType.UD;
+            int initOpt = ud ? PKEY_INDEX | PORT | QKEY : PKEY_INDEX | PORT | ACCESS_FLAGS;
+            l.add(Arguments.of(t, QpState.INIT, QpState.INIT, STATE | initOpt));
+            l.add(Arguments.of(t, QpState.INIT, QpState.INIT, ud ? QKEY : ACCESS_FLAGS));
+            l.add(Arguments.of(t, QpState.INIT, QpState.RTR,
+                    STATE | QpBringUp.rtrRequired(t) | (ud ? PKEY_INDEX | QKEY : ACCESS_FLAGS | PKEY_INDEX)));
+            int rtsOpt = switch (t) {
+                case RC -> CUR_STATE | ACCESS_FLAGS | MIN_RNR_TIMER;
+                case UC -> CUR_STATE | ACCESS_FLAGS;
+                case UD -> CUR_STATE | QKEY;
+            };
+            l.add(Arguments.of(t, QpState.RTR, QpState.RTS, STATE | QpBringUp.rtsRequired(t) | rtsOpt));
+            int rtsRts = switch (t) {
+                case RC -> ACCESS_FLAGS | MIN_RNR_TIMER;
+                case UC -> ACCESS_FLAGS;
+                case UD -> QKEY;
+            };
+            l.add(Arguments.of(t, QpState.RTS, QpState.RTS, STATE | CUR_STATE | rtsRts));
+            l.add(Arguments.of(t, QpState.RTS, QpState.RTS, rtsRts));
+            l.add(Arguments.of(t, QpState.RTS, QpState.SQD, STATE));
+            l.add(Arguments.of(t, QpState.SQD, QpState.RTS, STATE));
+        }
+        return l.stream();
+    }
+
+    @ParameterizedTest(name = "{0} {1} -> {2} with {3}")
+    @MethodSource("optionalMasks")
+    void optionalBitsAreAccepted(QpType type, QpState from, QpState to, int mask) {
+        QueuePair qp = newQp(type);
+        driveTo(qp, from);
+        QpAttr attr = to == QpState.SQD || from == QpState.SQD ? new QpAttr().state(to) : stepAttr(qp, to);
+        attr.curQpState = from;
+        attr.state(to);
+        qp.modify(attr, mask);
+        awaitQpState(qp, to);
+    }
+
+    static Stream<Arguments> resetOrErr() {
+        List<Arguments> l = new ArrayList<>();
+        for (QpType t : QpType.values()) {
+            for (QpState from : new QpState[] {QpState.RESET, QpState.INIT, QpState.RTR, QpState.RTS, QpState.SQD,
+                    QpState.ERR}) {
+                l.add(Arguments.of(t, from, QpState.RESET));
+                l.add(Arguments.of(t, from, QpState.ERR));
+            }
+        }
+        return l.stream();
+    }
+
+    @ParameterizedTest(name = "{0} {1} -> {2}")
+    @MethodSource("resetOrErr")
+    void anyStateMayMoveToResetOrErr(QpType type, QpState from, QpState to) {
+        QueuePair qp = newQp(type);
+        driveTo(qp, from);
+        QpBringUp.to(qp, to);
+        assertQpState(qp, to);
+        assertEquals(to, qp.state());
+    }
+
+    @ParameterizedTest(name = "{0} {1} -> {2} with {3}")
+    @MethodSource("resetOrErrWithExtraBits")
+    void moveToResetOrErrWithAnyOtherBitFailsEinval(QpType type, QpState from, QpState to, String name, int bit) {
+        QueuePair qp = newQp(type);
+        driveTo(qp, from);
+        assertErrno(Errno.EINVAL, () -> qp.modify(stepAttr(qp, QpState.RTS).portNum(1).state(to), STATE | bit));
+        assertQpState(qp, from);
+    }
+
+    static Stream<Arguments> resetOrErrWithExtraBits() {
+        List<Arguments> l = new ArrayList<>();
+        for (QpType t : QpType.values()) {
+            for (QpState to : new QpState[] {QpState.RESET, QpState.ERR}) {
+                l.add(Arguments.of(t, QpState.RTS, to, "PORT", PORT));
+                l.add(Arguments.of(t, QpState.INIT, to, "SQ_PSN", SQ_PSN));
+            }
+        }
+        return l.stream();
+    }
+
+    static Stream<Arguments> invalidTransitions() {
+        QpState[][] pairs = {
+            {QpState.RESET, QpState.RTR}, {QpState.RESET, QpState.RTS}, {QpState.RESET, QpState.SQD},
+            {QpState.INIT, QpState.RTS}, {QpState.INIT, QpState.SQD},
+            {QpState.RTR, QpState.INIT}, {QpState.RTR, QpState.SQD},
+            {QpState.RTS, QpState.INIT}, {QpState.RTS, QpState.RTR},
+            {QpState.SQD, QpState.INIT}, {QpState.SQD, QpState.RTR},
+            {QpState.ERR, QpState.INIT}, {QpState.ERR, QpState.RTR}, {QpState.ERR, QpState.RTS},
+        };
+        List<Arguments> l = new ArrayList<>();
+        for (QpType t : QpType.values()) {
+            for (QpState[] p : pairs) {
+                l.add(Arguments.of(t, p[0], p[1]));
+            }
+        }
+        return l.stream();
+    }
+
+    @ParameterizedTest(name = "{0} {1} -> {2}")
+    @MethodSource("invalidTransitions")
+    void transitionOutsideTheTableFailsEinval(QpType type, QpState from, QpState to) {
+        QueuePair qp = newQp(type);
+        driveTo(qp, from);
+        int mask = STATE;
+        QpAttr attr = new QpAttr().state(to);
+        if (to == QpState.INIT || to == QpState.RTR || to == QpState.RTS) {
+            mask |= QpBringUp.required(type, to);
+            attr = stepAttr(qp, to);
+        }
+        QpAttr a = attr;
+        int m = mask;
+        assertErrno(Errno.EINVAL, () -> qp.modify(a, m));
+        assertQpState(qp, from);
+    }
+
+    // ---------------------------------------------------------------- attribute values
+
+    @ParameterizedTest
+    @EnumSource(value = QpType.class, names = {"RC", "UC"})
+    void queryReturnsTheConnectedAttributes(QpType type) {
+        QueuePair qp = newQp(type);
+        int gi = gidIndex(ctx);
+        Gid gid = ctx.queryGid(1, gi);
+        qp.modify(QpBringUp.initAttr(QP_ALL, DEFAULT_QKEY), STATE | QpBringUp.initRequired(type));
+        qp.modify(QpBringUp.rtrAttr(mtu(), gid, gi, qp.qpn(), 0x123456, 4, 9), STATE | QpBringUp.rtrRequired(type));
+        qp.modify(QpBringUp.rtsAttr(0x654321, 13, 5, 3, 2), STATE | QpBringUp.rtsRequired(type));
+        QpAttr q = qp.query();
+        assertEquals(QpState.RTS, q.qpState);
+        assertEquals(mtu(), q.pathMtu, "path_mtu");
+        assertEquals(qp.qpn(), q.destQpNum, "dest_qp_num");
+        assertEquals(0x123456, q.rqPsn, "rq_psn");
+        assertEquals(0x654321, q.sqPsn, "sq_psn");
+        assertEquals(1, q.portNum, "port_num");
+        assertEquals(0, q.pkeyIndex, "pkey_index");
+        assertEquals(QP_ALL, q.qpAccessFlags, "qp_access_flags");
+        assertTrue(q.ahAttr != null && q.ahAttr.isGlobal(), "ah_attr is global");
+        assertEquals(gid, q.ahAttr.grh().dgid(), "dgid");
+        assertEquals(gi, q.ahAttr.grh().sgidIndex(), "sgid_index");
+        if (type == QpType.RC) {
+            assertTrue(q.maxDestRdAtomic >= 4, "max_dest_rd_atomic " + q.maxDestRdAtomic);
+            assertEquals(9, q.minRnrTimer, "min_rnr_timer");
+            assertTrue(q.maxRdAtomic >= 2, "max_rd_atomic " + q.maxRdAtomic);
+            assertEquals(13, q.timeout, "timeout");
+            assertEquals(5, q.retryCnt, "retry_cnt");
+            assertEquals(3, q.rnrRetry, "rnr_retry");
+        }
+    }
+
+    @Test
+    void udQkeyReadsBack() {
+        QueuePair qp = newQp(QpType.UD);
+        qp.modify(QpBringUp.initAttr(0, 0x12345678), STATE | QpBringUp.initRequired(QpType.UD));
+        assertEquals(0x12345678, qp.query().qkey);
+        qp.modify(new QpAttr().qkey(0x0BADCAFE), QKEY);
+        assertEquals(0x0BADCAFE, qp.query().qkey);
+    }
+
+    @Test
+    void maxDestRdAtomic12ReadsBackAtLeast12() {
+        assumeTrue(deviceAttr().maxQpRdAtom() >= 12, "device allows fewer than 12 incoming reads/atomics");
+        QueuePair qp = newQp(QpType.RC);
+        driveTo(qp, QpState.INIT);
+        qp.modify(stepAttr(qp, QpState.RTR).maxDestRdAtomic(12), STATE | QpBringUp.INIT_TO_RTR_RC);
+        assertTrue(qp.query().maxDestRdAtomic >= 12, "max_dest_rd_atomic " + qp.query().maxDestRdAtomic);
+    }
+
+    @Test
+    void maxDestRdAtomicAboveDeviceMaxFailsEinval() {
+        int max = deviceAttr().maxQpRdAtom();
+        assumeTrue(max < Integer.MAX_VALUE);
+        QueuePair qp = newQp(QpType.RC);
+        driveTo(qp, QpState.INIT);
+        assertErrno(Errno.EINVAL,
+                () -> qp.modify(stepAttr(qp, QpState.RTR).maxDestRdAtomic(max + 1), STATE | QpBringUp.INIT_TO_RTR_RC));
+        assertQpState(qp, QpState.INIT);
+    }
+
+    @Test
+    void maxRdAtomicAboveDeviceMaxFailsEinval() {
+        int max = deviceAttr().maxQpInitRdAtom();
+        assumeTrue(max < Integer.MAX_VALUE);
+        QueuePair qp = newQp(QpType.RC);
+        driveTo(qp, QpState.RTR);
+        assertErrno(Errno.EINVAL,
+                () -> qp.modify(stepAttr(qp, QpState.RTS).maxRdAtomic(max + 1), STATE | QpBringUp.RTR_TO_RTS_RC));
+        assertQpState(qp, QpState.RTR);
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {0, 2})
+    void portThatDoesNotExistFailsEinval(int delta) {
+        int port = delta == 0 ? 0 : deviceAttr().physPortCnt() + 1;
+        QueuePair qp = newQp(QpType.RC);
+        assertErrno(Errno.EINVAL,
+                () -> qp.modify(stepAttr(qp, QpState.INIT).portNum(port), STATE | QpBringUp.RESET_TO_INIT_RC_UC));
+        assertQpState(qp, QpState.RESET);
+    }
+
+    @Test
+    void pathMtuAbovePortMaxFailsEinval() {
+        Mtu max = portAttr().maxMtu();
+        assumeTrue(max != Mtu.MTU_4096, "port supports every MTU");
+        QueuePair qp = newQp(QpType.RC);
+        driveTo(qp, QpState.INIT);
+        assertErrno(Errno.EINVAL,
+                () -> qp.modify(stepAttr(qp, QpState.RTR).pathMtu(Mtu.MTU_4096), STATE | QpBringUp.INIT_TO_RTR_RC));
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = QpType.class, names = {"RC", "UC"})
+    void rtrWithoutGrhFailsEinvalOnRoce(QpType type) {
+        QueuePair qp = newQp(type);
+        driveTo(qp, QpState.INIT);
+        QpAttr attr = stepAttr(qp, QpState.RTR).ahAttr(new AhAttr(null, 0, 0, 0, 0, 1));
+        assertErrno(Errno.EINVAL, () -> qp.modify(attr, STATE | QpBringUp.rtrRequired(type)));
+        assertQpState(qp, QpState.INIT);
+    }
+
+    @Test
+    void stateQueryAgreesWithState() {
+        QueuePair qp = newQp(QpType.RC);
+        for (QpState s : STEPS) {
+            qp.modify(stepAttr(qp, s), STATE | QpBringUp.required(QpType.RC, s));
+            assertEquals(qp.state(), qp.query().qpState);
+        }
+        assertNotEquals(QpState.RESET, qp.state());
+    }
+}

@@ -1,0 +1,448 @@
+package org.rdma4j.tools;
+
+import java.io.PrintWriter;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.rdma4j.verbs.Access;
+import org.rdma4j.verbs.AhAttr;
+import org.rdma4j.verbs.CompletionChannel;
+import org.rdma4j.verbs.CompletionQueue;
+import org.rdma4j.verbs.Context;
+import org.rdma4j.verbs.Device;
+import org.rdma4j.verbs.DeviceAttr;
+import org.rdma4j.verbs.Errno;
+import org.rdma4j.verbs.Gid;
+import org.rdma4j.verbs.GidEntry;
+import org.rdma4j.verbs.MemoryRegion;
+import org.rdma4j.verbs.PortAttr;
+import org.rdma4j.verbs.ProtectionDomain;
+import org.rdma4j.verbs.QpAttr;
+import org.rdma4j.verbs.QpAttrMask;
+import org.rdma4j.verbs.QpCap;
+import org.rdma4j.verbs.QpInitAttr;
+import org.rdma4j.verbs.QpState;
+import org.rdma4j.verbs.QpType;
+import org.rdma4j.verbs.QueuePair;
+import org.rdma4j.verbs.RecvWorkRequest;
+import org.rdma4j.verbs.SendFlag;
+import org.rdma4j.verbs.SendWorkRequest;
+import org.rdma4j.verbs.Verbs;
+import org.rdma4j.verbs.VerbsException;
+import org.rdma4j.verbs.VerbsResource;
+import org.rdma4j.verbs.WorkCompletion;
+import org.rdma4j.verbs.WrOpcode;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code rdma4j demo}: a guided tour of the verbs API on the embedded soft device, printing every
+ * step: find and open the device, query it, allocate a PD, register memory, create a CQ on a
+ * completion channel, create two RC queue pairs and connect them to each other (QP-to-QP loopback on
+ * one device), move a few bytes, and tear everything down children first.
+ *
+ * <p>The tour is three phases: {@link #setUp} (the control path), {@link #moveData} (the data path)
+ * and {@link #tearDown}. New data-path sections (a ping-pong, a bandwidth run) go into
+ * {@link #moveData}, which gets every resource in {@link Tour}.
+ */
+@Command(name = "demo", mixinStandardHelpOptions = true,
+        description = "A guided tour of the verbs API on the embedded soft RoCEv2 device: open, query, "
+                + "PD, MR, CQ, two RC QPs connected to each other and brought to RTS, data, tear-down.")
+public final class DemoCommand implements Callable<Integer> {
+    private static final int PORT = 1;
+    private static final long MR_BYTES = 1 << 20;
+    /** A's buffers are in the first half of the MR, B's in the second. */
+    private static final long B_HALF = MR_BYTES / 2;
+    private static final int CQ_ENTRIES = 64;
+    private static final long DATA_TIMEOUT_MS = 2000;
+    private static final ValueLayout.OfLong BE_LONG =
+            ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = {"-d", "--ib-dev"}, paramLabel = "<dev>", defaultValue = "soft0",
+            description = "the device to tour (default: ${DEFAULT-VALUE})")
+    private String deviceName;
+
+    private PrintWriter out;
+    private int step;
+
+    /** Every resource of the tour; fields are null until created. */
+    static final class Tour {
+        Context ctx;
+        DeviceAttr deviceAttr;
+        PortAttr portAttr;
+        int sgidIndex;
+        Gid gid;
+        ProtectionDomain pd;
+        MemoryRegion mr;
+        CompletionChannel channel;
+        CompletionQueue cq;
+        QueuePair qpA;
+        QueuePair qpB;
+    }
+
+    @Override
+    public Integer call() {
+        out = spec.commandLine().getOut();
+        out.printf("rdma4j demo: the verbs API on %s, step by step%n", deviceName);
+        int rc = 0;
+        try (Arena arena = Arena.ofShared()) {
+            Tour tour = new Tour();
+            try {
+                setUp(tour, arena);
+                rc = moveData(tour);
+            } catch (RuntimeException e) {
+                tearDownAfterFailure(tour, e);
+                throw e;
+            }
+            tearDown(tour);
+        } finally {
+            out.flush();
+        }
+        out.printf("%ndone%s%n", rc == 0 ? ": every resource released." : ", with the failures above.");
+        out.flush();
+        return rc;
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // The control path.
+
+    private void setUp(Tour t, Arena arena) {
+        step("List the RDMA devices", "ibv_get_device_list");
+        for (Device d : Verbs.devices()) {
+            out.printf("   %-10s provider %-6s node GUID %016x%n", d.name(), d.provider(), d.guid());
+        }
+
+        step("Open " + deviceName, "ibv_open_device");
+        t.ctx = Verbs.open(deviceName);
+        out.printf("   opened %s%n", t.ctx.device().name());
+
+        step("Query the device", "ibv_query_device");
+        DeviceAttr a = t.ctx.queryDevice();
+        t.deviceAttr = a;
+        out.printf("   fw_ver %s, node_guid %s, vendor_id 0x%04x, phys_port_cnt %d%n",
+                a.fwVer(), DevinfoCommand.guid(a.nodeGuid()), a.vendorId(), a.physPortCnt());
+        out.printf("   max_qp %d, max_qp_wr %d, max_sge %d, max_cq %d, max_cqe %d%n",
+                a.maxQp(), a.maxQpWr(), a.maxSge(), a.maxCq(), a.maxCqe());
+        out.printf("   max_mr %d, max_mr_size 0x%x, max_inline_data %d, max_qp_rd_atom %d, atomic_cap %s%n",
+                a.maxMr(), a.maxMrSize(), a.maxInlineData(), a.maxQpRdAtom(), a.atomicCap());
+
+        step("Query port " + PORT, "ibv_query_port");
+        PortAttr p = t.ctx.queryPort(PORT);
+        t.portAttr = p;
+        out.printf("   state %s (%d), max_mtu %d (%d), active_mtu %d (%d), link_layer %s, gid_tbl_len %d%n",
+                p.state().label(), p.state().value(), p.maxMtu().bytes(), p.maxMtu().value(),
+                p.activeMtu().bytes(), p.activeMtu().value(), p.linkLayer().label(), p.gidTblLen());
+
+        step("Read the GID table of port " + PORT, "ibv_query_gid_ex");
+        GidEntry chosen = null;
+        int chosenIndex = -1;
+        for (int i = 0; i < p.gidTblLen(); i++) {
+            GidEntry e;
+            try {
+                e = t.ctx.queryGidEntry(PORT, i);
+            } catch (VerbsException ex) {
+                if (ex.errno() == Errno.ENODATA) {
+                    continue; // an empty entry
+                }
+                throw ex;
+            }
+            if (e.gid().isZero()) {
+                continue;
+            }
+            String text = e.type() == GidEntry.GidType.ROCE_V2 ? GidText.inetNtop(e.gid()) : GidText.full(e.gid());
+            out.printf("   GID[%3d]  %-40s %s%n", i, text, e.type().label());
+            // Prefer RoCE v2: it is routable (UDP/IP), and what the soft device speaks on the wire.
+            if (chosen == null || (chosen.type() != GidEntry.GidType.ROCE_V2 && e.type() == GidEntry.GidType.ROCE_V2)) {
+                chosen = e;
+                chosenIndex = i;
+            }
+        }
+        if (chosen == null) {
+            throw new VerbsException(Errno.ENODATA, "port " + PORT + " of " + deviceName + " has no GID");
+        }
+        t.sgidIndex = chosenIndex;
+        t.gid = chosen.gid();
+        out.printf("   the QPs will address each other through GID[%d]%n", t.sgidIndex);
+
+        step("Allocate a protection domain", "ibv_alloc_pd");
+        t.pd = t.ctx.allocPd();
+        out.printf("   allocated %s%n", t.pd);
+
+        step("Register 1 MiB of native memory", "ibv_reg_mr");
+        MemorySegment memory = arena.allocate(MR_BYTES, 4096);
+        int access = Access.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ);
+        t.mr = t.pd.regMr(memory, access);
+        out.printf("   addr 0x%x, length %d, access %s%n", t.mr.address(), t.mr.length(),
+                Access.toString(t.mr.access()));
+        out.printf("   lkey 0x%08x (local work requests name the memory with it)%n", t.mr.lkey());
+        out.printf("   rkey 0x%08x (a peer needs it, with the address, to READ or WRITE here)%n", t.mr.rkey());
+
+        step("Create a completion channel and a completion queue", "ibv_create_comp_channel, ibv_create_cq");
+        t.channel = t.ctx.createCompletionChannel();
+        t.cq = t.ctx.createCq(CQ_ENTRIES, t.channel, 0);
+        out.printf("   CQ with %d entries (asked for %d); its completion events go to the channel%n",
+                t.cq.cqe(), CQ_ENTRIES);
+
+        step("Create two RC queue pairs, A and B, sharing the CQ", "ibv_create_qp");
+        QpCap cap = new QpCap(16, 16, 1, 1, Math.min(64, a.maxInlineData()));
+        t.qpA = t.pd.createQp(new QpInitAttr(QpType.RC, t.cq, t.cq).cap(cap));
+        t.qpB = t.pd.createQp(new QpInitAttr(QpType.RC, t.cq, t.cq).cap(cap.copy()));
+        out.printf("   A: qpn 0x%06x, state %s, %s%n", t.qpA.qpn(), t.qpA.state(), t.qpA.cap());
+        out.printf("   B: qpn 0x%06x, state %s, %s%n", t.qpB.qpn(), t.qpB.state(), t.qpB.cap());
+
+        step("Connect A to B and B to A, and bring both to RTS", "ibv_modify_qp");
+        connect(t);
+
+        step("Query QP A", "ibv_query_qp");
+        QpAttr q = t.qpA.query();
+        out.printf("   state %s, path_mtu %d, dest_qp_num 0x%06x, sq_psn 0x%06x, rq_psn 0x%06x%n",
+                q.qpState, q.pathMtu.bytes(), q.destQpNum, q.sqPsn, q.rqPsn);
+        out.printf("   timeout %d, retry_cnt %d, rnr_retry %d, max_rd_atomic %d, max_dest_rd_atomic %d%n",
+                q.timeout, q.retryCnt, q.rnrRetry, q.maxRdAtomic, q.maxDestRdAtomic);
+        out.printf("   qp_access_flags %s, %s%n", Access.toString(q.qpAccessFlags), q.cap);
+    }
+
+    /**
+     * RESET -> INIT -> RTR -> RTS for both QPs, each the other's destination, as ibv_rc_pingpong does
+     * with the two halves on two hosts. The masks are exactly what the IBTA state table requires.
+     */
+    private void connect(Tour t) {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        int psnA = random.nextInt(1 << 24);
+        int psnB = random.nextInt(1 << 24);
+        int remoteAccess = Access.REMOTE_WRITE_BIT | Access.REMOTE_READ_BIT;
+        int rdAtomic = 1;
+
+        int toInit = QpAttrMask.STATE | QpAttrMask.PKEY_INDEX | QpAttrMask.PORT | QpAttrMask.ACCESS_FLAGS;
+        for (QueuePair qp : new QueuePair[] {t.qpA, t.qpB}) {
+            transition(t, qp, new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(PORT).accessFlags(remoteAccess),
+                    toInit);
+        }
+
+        int toRtr = QpAttrMask.STATE | QpAttrMask.AV | QpAttrMask.PATH_MTU | QpAttrMask.DEST_QPN
+                | QpAttrMask.RQ_PSN | QpAttrMask.MAX_DEST_RD_ATOMIC | QpAttrMask.MIN_RNR_TIMER;
+        AhAttr av = AhAttr.roce(t.gid, t.sgidIndex);
+        transition(t, t.qpA, new QpAttr().state(QpState.RTR).ahAttr(av).pathMtu(t.portAttr.activeMtu())
+                .destQpNum(t.qpB.qpn()).rqPsn(psnB).maxDestRdAtomic(rdAtomic).minRnrTimer(12), toRtr);
+        transition(t, t.qpB, new QpAttr().state(QpState.RTR).ahAttr(av).pathMtu(t.portAttr.activeMtu())
+                .destQpNum(t.qpA.qpn()).rqPsn(psnA).maxDestRdAtomic(rdAtomic).minRnrTimer(12), toRtr);
+
+        int toRts = QpAttrMask.STATE | QpAttrMask.SQ_PSN | QpAttrMask.TIMEOUT | QpAttrMask.RETRY_CNT
+                | QpAttrMask.RNR_RETRY | QpAttrMask.MAX_QP_RD_ATOMIC;
+        transition(t, t.qpA, new QpAttr().state(QpState.RTS).sqPsn(psnA).timeout(14).retryCnt(7).rnrRetry(7)
+                .maxRdAtomic(rdAtomic), toRts);
+        transition(t, t.qpB, new QpAttr().state(QpState.RTS).sqPsn(psnB).timeout(14).retryCnt(7).rnrRetry(7)
+                .maxRdAtomic(rdAtomic), toRts);
+    }
+
+    private void transition(Tour t, QueuePair qp, QpAttr attr, int mask) {
+        QpState from = qp.state();
+        qp.modify(attr, mask);
+        out.printf("   %s 0x%06x  %-5s -> %-5s mask %s%n", qp == t.qpA ? "A" : "B", qp.qpn(), from, qp.state(),
+                QpAttrMask.toString(mask));
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // The data path. Later sections (ping-pong, bandwidth) belong here.
+
+    /**
+     * Moves bytes between A and B: an 8-byte SEND into a posted RECV, then an 8-byte RDMA WRITE into
+     * B's half of the memory, checking the bytes that arrive. While the soft device's data path is
+     * being written this reports "not available yet" instead of failing the tour.
+     *
+     * @return 0, or 1 if bytes arrived wrong (a real failure, not a missing feature)
+     */
+    int moveData(Tour t) {
+        step("Move data between A and B", "ibv_post_recv, ibv_post_send, ibv_poll_cq");
+        try {
+            sendRecv(t);
+            rdmaWrite(t);
+            return 0;
+        } catch (NotAvailable e) {
+            out.printf("   data path: not available yet (%s)%n", e.getMessage());
+            return 0;
+        } catch (WrongBytes e) {
+            out.printf("   data path: FAILED (%s)%n", e.getMessage());
+            return 1;
+        }
+    }
+
+    private void sendRecv(Tour t) throws NotAvailable, WrongBytes {
+        MemorySegment m = t.mr.segment();
+        long sent = word("rdma4j!!");
+        long srcOff = 0;
+        long dstOff = B_HALF;
+        m.set(BE_LONG, srcOff, sent);
+        m.set(BE_LONG, dstOff, 0L);
+        RecvWorkRequest recv = new RecvWorkRequest().wrId(1).sge(t.mr, dstOff, 8);
+        SendWorkRequest send = new SendWorkRequest().wrId(2).opcode(WrOpcode.SEND).flags(SendFlag.SIGNALED)
+                .sge(t.mr, srcOff, 8);
+        guarded("post_recv on B", () -> t.qpB.postRecv(recv));
+        guarded("post_send on A", () -> t.qpA.postSend(send));
+        WorkCompletion[] wcs = await(t.cq, 2);
+        long got = m.get(BE_LONG, dstOff);
+        if (got != sent) {
+            throw new WrongBytes("SEND delivered \"" + text(got) + "\", not \"" + text(sent) + "\"");
+        }
+        out.printf("   SEND A -> B, 8 bytes: B received \"%s\"%n", text(got));
+        for (WorkCompletion wc : wcs) {
+            out.printf("      %s%n", wc);
+        }
+    }
+
+    private void rdmaWrite(Tour t) throws NotAvailable, WrongBytes {
+        MemorySegment m = t.mr.segment();
+        long written = word("written!");
+        long srcOff = 64;
+        long dstOff = B_HALF + 64;
+        m.set(BE_LONG, srcOff, written);
+        m.set(BE_LONG, dstOff, 0L);
+        long remoteAddr = t.mr.address() + dstOff;
+        SendWorkRequest write = new SendWorkRequest().wrId(3).opcode(WrOpcode.RDMA_WRITE).flags(SendFlag.SIGNALED)
+                .sge(t.mr, srcOff, 8).rdma(remoteAddr, t.mr.rkey());
+        guarded("post_send on A", () -> t.qpA.postSend(write));
+        WorkCompletion[] wcs = await(t.cq, 1);
+        long got = m.get(BE_LONG, dstOff);
+        if (got != written) {
+            throw new WrongBytes("RDMA WRITE left \"" + text(got) + "\", not \"" + text(written) + "\"");
+        }
+        out.printf("   RDMA WRITE A -> B (addr 0x%x, rkey 0x%08x), 8 bytes: B's memory now holds \"%s\"%n",
+                remoteAddr, t.mr.rkey(), text(got));
+        out.printf("      %s%n", wcs[0]);
+    }
+
+    /** Polls until {@code n} completions arrived (all successful) or the time is up. */
+    private static WorkCompletion[] await(CompletionQueue cq, int n) throws NotAvailable {
+        WorkCompletion[] got = WorkCompletion.array(n);
+        WorkCompletion[] slots = WorkCompletion.array(n);
+        int count = 0;
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DATA_TIMEOUT_MS);
+        while (count < n) {
+            int k;
+            try {
+                k = cq.poll(slots, n - count);
+            } catch (RuntimeException e) {
+                throw new NotAvailable("poll_cq: " + describe(e));
+            }
+            for (int i = 0; i < k; i++) {
+                if (!slots[i].isSuccess()) {
+                    throw new NotAvailable("work request " + slots[i].wrId() + " completed with "
+                            + slots[i].status() + ": " + slots[i].status().description());
+                }
+                got[count++].copyFrom(slots[i]);
+            }
+            if (k == 0) {
+                if (System.nanoTime() > deadline) {
+                    throw new NotAvailable("no work completion within " + DATA_TIMEOUT_MS / 1000 + " s; "
+                            + count + " of " + n + " arrived");
+                }
+                Thread.onSpinWait();
+                if (Thread.interrupted()) {
+                    Thread.currentThread().interrupt();
+                    throw new NotAvailable("interrupted");
+                }
+            }
+        }
+        return got;
+    }
+
+    private static void guarded(String what, Runnable post) throws NotAvailable {
+        try {
+            post.run();
+        } catch (RuntimeException e) {
+            throw new NotAvailable(what + ": " + describe(e));
+        }
+    }
+
+    private static String describe(RuntimeException e) {
+        return e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+    }
+
+    private static long word(String eightChars) {
+        return MemorySegment.ofArray(eightChars.getBytes(StandardCharsets.US_ASCII)).get(BE_LONG, 0);
+    }
+
+    private static String text(long word) {
+        byte[] b = new byte[8];
+        MemorySegment.ofArray(b).set(BE_LONG, 0, word);
+        StringBuilder sb = new StringBuilder(8);
+        for (byte c : b) {
+            sb.append(c >= 0x20 && c < 0x7f ? (char) c : '.');
+        }
+        return sb.toString();
+    }
+
+    /** The data path is not there yet (or not finished): report it and go on with the tour. */
+    private static final class NotAvailable extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        NotAvailable(String reason) {
+            super(reason, null, false, false);
+        }
+    }
+
+    /** Completions said success but the bytes are wrong: a real bug. */
+    private static final class WrongBytes extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        WrongBytes(String what) {
+            super(what, null, false, false);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Tear-down.
+
+    /** Children before parents, as libibverbs requires; a parent closed too early fails with EBUSY. */
+    private void tearDown(Tour t) {
+        step("Tear down, children before parents",
+                "ibv_destroy_qp, ibv_destroy_cq, ibv_destroy_comp_channel, ibv_dereg_mr, ibv_dealloc_pd, "
+                        + "ibv_close_device");
+        try {
+            t.pd.close();
+            out.println("   dealloc PD while its MR and QPs live: accepted (unexpected!)");
+        } catch (VerbsException e) {
+            out.printf("   dealloc PD while its MR and QPs live: refused, %s%n", e.getMessage());
+        }
+        close(t.qpB, "destroy QP B");
+        close(t.qpA, "destroy QP A");
+        close(t.cq, "destroy CQ");
+        close(t.channel, "destroy completion channel");
+        close(t.mr, "deregister MR");
+        close(t.pd, "deallocate PD");
+        close(t.ctx, "close " + deviceName);
+    }
+
+    private void close(VerbsResource r, String what) {
+        r.close();
+        out.printf("   %s%n", what);
+    }
+
+    /** After a failed step: release what exists, quietly, keeping the first failure as the one reported. */
+    private static void tearDownAfterFailure(Tour t, RuntimeException failure) {
+        for (VerbsResource r : new VerbsResource[] {t.qpB, t.qpA, t.cq, t.channel, t.mr, t.pd, t.ctx}) {
+            if (r != null) {
+                try {
+                    r.close();
+                } catch (RuntimeException e) {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+    }
+
+    private void step(String title, String verbs) {
+        out.flush(); // show the previous step before this one starts (the data path may take a while)
+        out.printf("%n%d. %s  (%s)%n", ++step, title, verbs);
+    }
+}
