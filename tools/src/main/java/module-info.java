@@ -1,10 +1,10 @@
 /**
- * The {@code rdma4j} command: devices, devinfo and the demo tour, in the layout of the rdma-core
- * tools where there is one.
+ * The {@code rdma4j} command: devices, devinfo, the demo tour and the chaos run, in the layout of the
+ * rdma-core tools where there is one.
  */
 module org.rdma4j.tools {
     requires org.rdma4j.verbs;
-    // Not used by name: requiring it puts the embedded soft device (soft0) in every run.
+    // Puts the embedded soft device (soft0) in every run; stress also uses its StressWorkload.
     requires org.rdma4j.soft;
     requires info.picocli;
 

@@ -32,7 +32,7 @@ public abstract class LossAndDuplicationConformanceTest extends AbstractDataPath
     private QpPair pair(Mtu mtu) {
         assumeMtu(mtu);
         // timeout 8: 4.096 us * 2^8 = 1 ms, so a lost packet costs little; retries cover bursts
-        return connect(spec(QpType.RC).mtu(mtu).timeout(8).retryCnt(7).rnrRetry(7).minRnrTimerB(1)
+        return connect(spec(QpType.RC).mtu(mtu).timeout(12).retryCnt(7).rnrRetry(7).minRnrTimerB(1)
                 .cap(new QpCap(64, 256, 1, 1, 0)).cqe(512));
     }
 

@@ -1,9 +1,8 @@
 package org.rdma4j.soft;
 
-import java.util.function.UnaryOperator;
+import java.util.function.Function;
 import org.rdma4j.soft.engine.Hca;
 import org.rdma4j.soft.link.Link;
-import org.rdma4j.soft.link.LoopbackFabric;
 import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.Device;
 import org.rdma4j.verbs.Gid;
@@ -17,11 +16,15 @@ public final class SoftDevice implements Device {
     private final String name;
     final Hca hca;
 
-    SoftDevice(String name, long guid, Gid[] gids, LoopbackFabric fabric, UnaryOperator<Link> wrapper) {
+    SoftDevice(String name, long guid, Gid[] gids, Function<Hca, Link> linkFactory) {
         this.name = name;
         this.hca = new Hca(name, guid, gids);
-        Link link = fabric.attach(hca, gids);
-        hca.setLink(wrapper == null ? link : wrapper.apply(link));
+        try {
+            hca.setLink(linkFactory.apply(hca));
+        } catch (RuntimeException e) {
+            hca.close();
+            throw e;
+        }
     }
 
     @Override

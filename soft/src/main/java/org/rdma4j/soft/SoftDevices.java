@@ -1,5 +1,7 @@
 package org.rdma4j.soft;
 
+import java.io.IOException;
+import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -7,6 +9,7 @@ import java.util.Map;
 import java.util.function.UnaryOperator;
 import org.rdma4j.soft.link.Link;
 import org.rdma4j.soft.link.LoopbackFabric;
+import org.rdma4j.soft.link.UdpLink;
 import org.rdma4j.verbs.Device;
 import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.Gid;
@@ -59,22 +62,74 @@ public final class SoftDevices {
     }
 
     private static SoftDevice create(String name, LoopbackFabric fabric, UnaryOperator<Link> wrapper) {
-        if (DEVICES.containsKey(name)) {
-            throw new VerbsException(Errno.EEXIST, "a soft device named '" + name + "' exists");
+        checkName(name);
+        int index = ++nextIndex;
+        long guid = guid(name, index);
+        byte[] ula = {(byte) 0xFD, 0x72, 0x64, 0x6D, 0x61, 0x34, 0x6A, 0, 0, 0, 0, 0, 0, 0,
+            (byte) (index >>> 8), (byte) index};
+        Gid[] gids = {linkLocal(guid), Gid.of(ula)};
+        SoftDevice d = new SoftDevice(name, guid, gids, hca -> {
+            Link link = fabric.attach(hca, gids);
+            return wrapper == null ? link : wrapper.apply(link);
+        });
+        DEVICES.put(name, d);
+        return d;
+    }
+
+    /**
+     * A new device speaking RoCEv2 over UDP from {@code bind} (IPv4 or IPv6), port 4791: GID index 1 is
+     * the bound address (index 0 a link-local placeholder). EADDRINUSE if the port is taken, EIO if the
+     * socket cannot be set up.
+     */
+    public static Device createUdp(String name, InetAddress bind) {
+        return createUdp(name, bind, UdpLink.ROCE_PORT, UdpLink.ROCE_PORT, UdpLink.Mode.AUTO);
+    }
+
+    /**
+     * A UDP device bound to {@code bind}:{@code port} that sends to {@code remotePort} (both 4791 for
+     * RoCE; other ports only between rdma4j peers, e.g. two devices on one address in tests).
+     */
+    public static synchronized Device createUdp(String name, InetAddress bind, int port, int remotePort,
+                                                UdpLink.Mode mode) {
+        defaultDevice();
+        checkName(name);
+        if (port < 1 || port > 65535 || remotePort < 1 || remotePort > 65535) {
+            throw new VerbsException(Errno.EINVAL, "UDP ports must be 1..65535");
         }
         int index = ++nextIndex;
-        long guid = 0x0200_00FF_FE00_0000L | ((long) (name.hashCode() & 0xFFFF) << 8) | (index & 0xFF);
+        long guid = guid(name, index);
+        Gid[] gids = {linkLocal(guid), Gid.of(bind)};
+        SoftDevice d = new SoftDevice(name, guid, gids, hca -> {
+            try {
+                return UdpLink.open(bind, port, remotePort, mode, hca);
+            } catch (IOException e) {
+                int errno = String.valueOf(e.getMessage()).contains("EADDRINUSE") ? Errno.EADDRINUSE : Errno.EIO;
+                throw new VerbsException(errno, "cannot open RoCEv2 UDP on " + bind.getHostAddress() + " port "
+                        + port + ": " + e.getMessage());
+            }
+        });
+        DEVICES.put(name, d);
+        return d;
+    }
+
+    private static void checkName(String name) {
+        if (name == null || name.isEmpty() || DEVICES.containsKey(name)) {
+            throw new VerbsException(Errno.EEXIST, "a soft device named '" + name + "' exists");
+        }
+    }
+
+    private static long guid(String name, int index) {
+        return 0x0200_00FF_FE00_0000L | ((long) (name.hashCode() & 0xFFFF) << 8) | (index & 0xFF);
+    }
+
+    private static Gid linkLocal(long guid) {
         byte[] ll = new byte[16];
         ll[0] = (byte) 0xFE;
         ll[1] = (byte) 0x80;
         for (int i = 0; i < 8; i++) {
             ll[8 + i] = (byte) (guid >>> (56 - 8 * i));
         }
-        byte[] ula = {(byte) 0xFD, 0x72, 0x64, 0x6D, 0x61, 0x34, 0x6A, 0, 0, 0, 0, 0, 0, 0,
-            (byte) (index >>> 8), (byte) index};
-        SoftDevice d = new SoftDevice(name, guid, new Gid[] {Gid.of(ll), Gid.of(ula)}, fabric, wrapper);
-        DEVICES.put(name, d);
-        return d;
+        return Gid.of(ll);
     }
 
     /** Removes a device created here (not soft0); its open contexts must be closed first. */

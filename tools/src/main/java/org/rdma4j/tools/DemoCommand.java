@@ -46,15 +46,17 @@ import picocli.CommandLine.Spec;
  * {@code rdma4j demo}: a guided tour of the verbs API on the embedded soft device, printing every
  * step: find and open the device, query it, allocate a PD, register memory, create a CQ on a
  * completion channel, create two RC queue pairs and connect them to each other (QP-to-QP loopback on
- * one device), move a few bytes, and tear everything down children first.
+ * one device), move bytes (a SEND, an RDMA WRITE, then a ping-pong, SEND/RECV round trips and a
+ * bandwidth run, with their figures), and tear everything down children first.
  *
- * <p>The tour is three phases: {@link #setUp} (the control path), {@link #moveData} (the data path)
- * and {@link #tearDown}. New data-path sections (a ping-pong, a bandwidth run) go into
- * {@link #moveData}, which gets every resource in {@link Tour}.
+ * <p>The tour is three phases: {@link #setUp} (the control path), {@link #moveData} (the data path,
+ * its traffic in {@link DemoTraffic}) and {@link #tearDown}. Exit code 0, or 1 if any of it failed.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
         description = "A guided tour of the verbs API on the embedded soft RoCEv2 device: open, query, "
-                + "PD, MR, CQ, two RC QPs connected to each other and brought to RTS, data, tear-down.")
+                + "PD, MR, CQ, two RC QPs connected to each other and brought to RTS, data (a SEND, an RDMA WRITE, "
+                + "a ping-pong, SEND/RECV round trips, a 64 KiB RDMA WRITE stream, with latency and bandwidth), "
+                + "tear-down.")
 public final class DemoCommand implements Callable<Integer> {
     private static final int PORT = 1;
     private static final long MR_BYTES = 1 << 20;
@@ -62,6 +64,16 @@ public final class DemoCommand implements Callable<Integer> {
     private static final long B_HALF = MR_BYTES / 2;
     private static final int CQ_ENTRIES = 64;
     private static final long DATA_TIMEOUT_MS = 2000;
+    private static final int PING_PONG_WARMUP = 2_000;
+    private static final int PING_PONG_ITERATIONS = 10_000;
+    private static final int SEND_RECV_WARMUP = 1_000;
+    private static final int SEND_RECV_ITERATIONS = 5_000;
+    private static final int BANDWIDTH_BYTES = 64 * 1024;
+    private static final int BANDWIDTH_DEPTH = 16;
+    private static final long BANDWIDTH_MESSAGES = 20_000;
+    private static final long BANDWIDTH_MAX_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** Each latency section stops after this long even if its round trips are not all done (slow CI). */
+    private static final long SECTION_BUDGET_NANOS = TimeUnit.MILLISECONDS.toNanos(1500);
     private static final ValueLayout.OfLong BE_LONG =
             ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
@@ -253,31 +265,44 @@ public final class DemoCommand implements Callable<Integer> {
     }
 
     // ---------------------------------------------------------------------------------------------
-    // The data path. Later sections (ping-pong, bandwidth) belong here.
+    // The data path.
 
     /**
-     * Moves bytes between A and B: an 8-byte SEND into a posted RECV, then an 8-byte RDMA WRITE into
-     * B's half of the memory, checking the bytes that arrive. While the soft device's data path is
-     * being written this reports "not available yet" instead of failing the tour.
+     * Moves bytes between A and B: an 8-byte SEND into a posted RECV and an 8-byte RDMA WRITE, each
+     * checked; then traffic with figures ({@link DemoTraffic}): a ping-pong of RDMA WRITEs, SEND/RECV
+     * round trips and a stream of 64 KiB RDMA WRITEs. A failed completion, wrong bytes or a data path
+     * that stops moving ends the data path with a one-line reason; the tour still tears down.
      *
-     * @return 0, or 1 if bytes arrived wrong (a real failure, not a missing feature)
+     * @return 0, or 1 if the data path failed
      */
     int moveData(Tour t) {
-        step("Move data between A and B", "ibv_post_recv, ibv_post_send, ibv_poll_cq");
+        DemoTraffic traffic = new DemoTraffic(t, out, B_HALF);
         try {
+            step("Move data between A and B", "ibv_post_recv, ibv_post_send, ibv_poll_cq");
             sendRecv(t);
             rdmaWrite(t);
+
+            step("Ping-pong: 8-byte RDMA WRITE round trips, B answering on a second thread",
+                    "ibv_post_send with IBV_SEND_INLINE, selective signaling");
+            traffic.pingPong(PING_PONG_WARMUP, PING_PONG_ITERATIONS, SECTION_BUDGET_NANOS);
+
+            step("SEND/RECV round trips: 8 bytes there and back", "ibv_post_send, ibv_post_recv, ibv_poll_cq");
+            traffic.sendRecvRoundTrips(SEND_RECV_WARMUP, SEND_RECV_ITERATIONS, SECTION_BUDGET_NANOS);
+
+            step("Bandwidth: 64 KiB RDMA WRITEs from A to B, " + BANDWIDTH_DEPTH + " in flight",
+                    "ibv_post_send, ibv_poll_cq");
+            traffic.bandwidth(BANDWIDTH_BYTES, BANDWIDTH_DEPTH, BANDWIDTH_MESSAGES, BANDWIDTH_MAX_NANOS);
             return 0;
-        } catch (NotAvailable e) {
-            out.printf("   data path: not available yet (%s)%n", e.getMessage());
-            return 0;
-        } catch (WrongBytes e) {
+        } catch (DataPathFailure e) {
             out.printf("   data path: FAILED (%s)%n", e.getMessage());
+            PrintWriter err = spec.commandLine().getErr();
+            err.println("rdma4j: demo: the data path failed: " + e.getMessage());
+            err.flush();
             return 1;
         }
     }
 
-    private void sendRecv(Tour t) throws NotAvailable, WrongBytes {
+    private void sendRecv(Tour t) throws DataPathFailure {
         MemorySegment m = t.mr.segment();
         long sent = word("rdma4j!!");
         long srcOff = 0;
@@ -292,7 +317,7 @@ public final class DemoCommand implements Callable<Integer> {
         WorkCompletion[] wcs = await(t.cq, 2);
         long got = m.get(BE_LONG, dstOff);
         if (got != sent) {
-            throw new WrongBytes("SEND delivered \"" + text(got) + "\", not \"" + text(sent) + "\"");
+            throw new DataPathFailure("SEND delivered \"" + text(got) + "\", not \"" + text(sent) + "\"");
         }
         out.printf("   SEND A -> B, 8 bytes: B received \"%s\"%n", text(got));
         for (WorkCompletion wc : wcs) {
@@ -300,7 +325,7 @@ public final class DemoCommand implements Callable<Integer> {
         }
     }
 
-    private void rdmaWrite(Tour t) throws NotAvailable, WrongBytes {
+    private void rdmaWrite(Tour t) throws DataPathFailure {
         MemorySegment m = t.mr.segment();
         long written = word("written!");
         long srcOff = 64;
@@ -314,7 +339,7 @@ public final class DemoCommand implements Callable<Integer> {
         WorkCompletion[] wcs = await(t.cq, 1);
         long got = m.get(BE_LONG, dstOff);
         if (got != written) {
-            throw new WrongBytes("RDMA WRITE left \"" + text(got) + "\", not \"" + text(written) + "\"");
+            throw new DataPathFailure("RDMA WRITE left \"" + text(got) + "\", not \"" + text(written) + "\"");
         }
         out.printf("   RDMA WRITE A -> B (addr 0x%x, rkey 0x%08x), 8 bytes: B's memory now holds \"%s\"%n",
                 remoteAddr, t.mr.rkey(), text(got));
@@ -322,7 +347,7 @@ public final class DemoCommand implements Callable<Integer> {
     }
 
     /** Polls until {@code n} completions arrived (all successful) or the time is up. */
-    private static WorkCompletion[] await(CompletionQueue cq, int n) throws NotAvailable {
+    static WorkCompletion[] await(CompletionQueue cq, int n) throws DataPathFailure {
         WorkCompletion[] got = WorkCompletion.array(n);
         WorkCompletion[] slots = WorkCompletion.array(n);
         int count = 0;
@@ -332,39 +357,39 @@ public final class DemoCommand implements Callable<Integer> {
             try {
                 k = cq.poll(slots, n - count);
             } catch (RuntimeException e) {
-                throw new NotAvailable("poll_cq: " + describe(e));
+                throw new DataPathFailure("poll_cq: " + describe(e));
             }
             for (int i = 0; i < k; i++) {
                 if (!slots[i].isSuccess()) {
-                    throw new NotAvailable("work request " + slots[i].wrId() + " completed with "
+                    throw new DataPathFailure("work request " + slots[i].wrId() + " completed with "
                             + slots[i].status() + ": " + slots[i].status().description());
                 }
                 got[count++].copyFrom(slots[i]);
             }
             if (k == 0) {
                 if (System.nanoTime() > deadline) {
-                    throw new NotAvailable("no work completion within " + DATA_TIMEOUT_MS / 1000 + " s; "
+                    throw new DataPathFailure("no work completion within " + DATA_TIMEOUT_MS / 1000 + " s; "
                             + count + " of " + n + " arrived");
                 }
                 Thread.onSpinWait();
                 if (Thread.interrupted()) {
                     Thread.currentThread().interrupt();
-                    throw new NotAvailable("interrupted");
+                    throw new DataPathFailure("interrupted");
                 }
             }
         }
         return got;
     }
 
-    private static void guarded(String what, Runnable post) throws NotAvailable {
+    private static void guarded(String what, Runnable post) throws DataPathFailure {
         try {
             post.run();
         } catch (RuntimeException e) {
-            throw new NotAvailable(what + ": " + describe(e));
+            throw new DataPathFailure(what + ": " + describe(e));
         }
     }
 
-    private static String describe(RuntimeException e) {
+    static String describe(RuntimeException e) {
         return e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
     }
 
@@ -382,20 +407,11 @@ public final class DemoCommand implements Callable<Integer> {
         return sb.toString();
     }
 
-    /** The data path is not there yet (or not finished): report it and go on with the tour. */
-    private static final class NotAvailable extends Exception {
+    /** The data path failed: a failed completion, wrong bytes, a post refused, or no progress. */
+    static final class DataPathFailure extends Exception {
         private static final long serialVersionUID = 1L;
 
-        NotAvailable(String reason) {
-            super(reason, null, false, false);
-        }
-    }
-
-    /** Completions said success but the bytes are wrong: a real bug. */
-    private static final class WrongBytes extends Exception {
-        private static final long serialVersionUID = 1L;
-
-        WrongBytes(String what) {
+        DataPathFailure(String what) {
             super(what, null, false, false);
         }
     }

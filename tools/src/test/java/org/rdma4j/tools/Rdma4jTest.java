@@ -27,7 +27,7 @@ class Rdma4jTest {
     void helpListsTheCommands() {
         ToolRun run = ToolRun.of("--help");
         assertEquals(0, run.exitCode(), run::toString);
-        for (String c : new String[] {"devices", "devinfo", "demo"}) {
+        for (String c : new String[] {"devices", "devinfo", "demo", "stress"}) {
             assertTrue(run.out().contains("  " + c + " "), run::toString);
         }
     }

@@ -43,7 +43,7 @@ class DataPathSmokeTest {
         return null;
     }
 
-    static void connect(QueuePair q, Context ctx, QueuePair peer, Context peerCtx, int mtu) {
+    public static void connect(QueuePair q, Context ctx, QueuePair peer, Context peerCtx, int mtu) {
         q.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(1)
                 .accessFlags(Access.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC)),
                 QpAttrMask.STATE | QpAttrMask.PKEY_INDEX | QpAttrMask.PORT | QpAttrMask.ACCESS_FLAGS);

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Smoke job, runs inside the interop VM (interop/run-vm.sh interop/jobs/smoke.sh): proves the VM
+# has a working kernel rxe device and a working JDK, with no Java of the project involved.
+#   - net-setup (veth pair, namespace peer, rxe0 and its GID table)
+#   - ibv_devinfo -d rxe0 shows an active port
+#   - ibv_rc_pingpong server and client both on rxe0 (rxe loops packets to its own GID back),
+#     over the IPv6 GID and over the IPv4-mapped GID
+#   - the same with the client started in namespace peer (its TCP exchange crosses the veth)
+#   - java -version of the JDK 25, in the root namespace and in namespace peer
+# Prints one PASS/FAIL line per check and exits non-zero if any failed.
+set -uo pipefail
+
+JAVA="${INTEROP_JAVA:-${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java}"
+[[ -x $JAVA ]] || JAVA=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java
+pass=0 fail=0
+result() { # NAME STATUS [DETAIL]
+  if [[ $2 -eq 0 ]]; then echo "PASS $1${3:+ ($3)}"; pass=$((pass + 1)); else echo "FAIL $1${3:+ ($3)}"; fail=$((fail + 1)); fi
+}
+
+. "$INTEROP_DIR/net-setup.sh"; rc=$?
+result net-setup $rc "RXE_GID_V6=${RXE_GID_V6:-?} RXE_GID_V4=${RXE_GID_V4:-?}"
+if ((rc != 0)); then echo "smoke: net-setup failed, stopping"; exit 1; fi
+
+out="$(ibv_devinfo -d rxe0 2>&1)"; rc=$?
+printf '%s\n' "$out"
+grep -q 'state:[[:space:]]*PORT_ACTIVE' <<<"$out" || rc=1
+result "ibv_devinfo -d rxe0" $rc "PORT_ACTIVE"
+
+wait_listen() { # PORT [NETNS]: wait up to 20 s for a TCP listener
+  local i
+  for ((i = 0; i < 100; i++)); do
+    ${2:+ip netns exec "$2"} ss -Htln "sport = :$1" 2>/dev/null | grep -q . && return 0
+    sleep 0.2
+  done
+  return 1
+}
+
+# ibv_rc_pingpong with both ends on rxe0. NAME GID_INDEX SERVER_ADDR [CLIENT_NETNS]
+rc_pingpong() {
+  local name="$1" gid="$2" addr="$3" ns="${4:-}" log="$INTEROP_OUT/$1"
+  local args=(-d rxe0 -g "$gid" -n 10 -s 4096)
+  timeout 60 ibv_rc_pingpong "${args[@]}" >"$log.server.log" 2>&1 &
+  local spid=$! crc src
+  if ! wait_listen 18515; then
+    kill "$spid" 2>/dev/null; wait "$spid"
+    echo "--- $name: server never listened:"; cat "$log.server.log"
+    result "$name" 1 "server did not listen on 18515"; return
+  fi
+  ${ns:+ip netns exec "$ns"} timeout 60 ibv_rc_pingpong "${args[@]}" "$addr" >"$log.client.log" 2>&1; crc=$?
+  wait "$spid"; src=$?
+  echo "--- $name: client (exit $crc)"; cat "$log.client.log"
+  echo "--- $name: server (exit $src)"; cat "$log.server.log"
+  result "$name" $((crc || src)) "client exit $crc, server exit $src"
+}
+
+rc_pingpong "rc_pingpong rxe0<->rxe0 IPv6 GID" "$RXE_GID_V6" fd77::1
+rc_pingpong "rc_pingpong rxe0<->rxe0 IPv4 GID" "$RXE_GID_V4" 10.77.0.1
+rc_pingpong "rc_pingpong client in netns peer" "$RXE_GID_V6" fd77::1 peer
+
+echo "--- rxe0 hw_counters"
+grep -H . /sys/class/infiniband/rxe0/ports/1/hw_counters/* 2>/dev/null | sed 's|.*/||' | paste -sd' '
+
+t0=$SECONDS
+out="$("$JAVA" -version 2>&1)"; rc=$?
+printf '%s\n' "$out"
+grep -q 'version "25' <<<"$out" || rc=1
+result "java -version" $rc "$JAVA, $((SECONDS - t0)) s"
+
+t0=$SECONDS
+out="$(ip netns exec peer "$JAVA" -version 2>&1)"; rc=$?
+printf '%s\n' "$out"
+grep -q 'version "25' <<<"$out" || rc=1
+result "java -version in netns peer" $rc "$((SECONDS - t0)) s"
+
+# Informational: can a second rxe device live in namespace peer? (Not needed by the harness.)
+if ip netns exec peer rdma link add rxe1 type rxe netdev veth1 >"$INTEROP_OUT/rxe1.log" 2>&1; then
+  echo "INFO rdma link add rxe1 on veth1 in netns peer: works"
+  ip netns exec peer rdma link delete rxe1 >/dev/null 2>&1
+else
+  echo "INFO rdma link add rxe1 on veth1 in netns peer: fails: $(tr '\n' ' ' <"$INTEROP_OUT/rxe1.log")"
+fi
+
+echo "smoke: $pass passed, $fail failed"
+((fail == 0))

@@ -1,0 +1,249 @@
+package org.rdma4j.soft.link;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.foreign.SymbolLookup;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
+/**
+ * The few libc socket calls the UDP link needs, through {@code java.lang.foreign}: socket, bind,
+ * setsockopt, sendto, recvmmsg and close, each reporting errno. Linux x86-64/aarch64 only; check
+ * {@link #isAvailable()}. Thread safe (stateless).
+ */
+final class LinuxSockets {
+    static final int AF_INET = 2;
+    static final int AF_INET6 = 10;
+    static final int SOCK_DGRAM = 2;
+    static final int SOCK_RAW = 3;
+    static final int IPPROTO_UDP = 17;
+    static final int IPPROTO_RAW = 255;
+    static final int IPPROTO_IPV6 = 41;
+    static final int SOL_SOCKET = 1;
+    static final int SO_REUSEADDR = 2;
+    static final int SO_SNDBUF = 7;
+    static final int SO_RCVBUF = 8;
+    static final int SO_RCVTIMEO = 20;
+    static final int IPV6_V6ONLY = 26;
+    static final int SOL_UDP = 17;
+    /** Accept IPv6 UDP datagrams with a zero checksum, as Linux rxe sends them. */
+    static final int UDP_NO_CHECK6_RX = 102;
+    static final int EAGAIN = 11;
+    static final int EINTR = 4;
+
+    private static final ValueLayout.OfShort BE_SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+
+    private static final Throwable UNAVAILABLE;
+    private static final StructLayout CAPTURE = Linker.Option.captureStateLayout();
+    private static final VarHandle ERRNO = CAPTURE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
+    private static final MethodHandle SOCKET;
+    private static final MethodHandle BIND;
+    private static final MethodHandle SETSOCKOPT;
+    private static final MethodHandle SENDTO;
+    private static final MethodHandle RECVMMSG;
+    private static final MethodHandle CLOSE;
+
+    /** struct mmsghdr: struct msghdr (56 bytes) + unsigned int msg_len, padded to 64. */
+    static final long MMSGHDR_SIZE = 64;
+    /** struct iovec. */
+    static final long IOVEC_SIZE = 16;
+    /** Room for a sockaddr_in6. */
+    static final long SOCKADDR_SIZE = 28;
+
+    static {
+        Throwable cause = null;
+        MethodHandle socket = null;
+        MethodHandle bind = null;
+        MethodHandle setsockopt = null;
+        MethodHandle sendto = null;
+        MethodHandle recvmmsg = null;
+        MethodHandle close = null;
+        try {
+            String os = System.getProperty("os.name", "");
+            String arch = System.getProperty("os.arch", "");
+            if (!os.equals("Linux") || !(arch.equals("amd64") || arch.equals("aarch64"))) {
+                throw new UnsupportedOperationException("libc sockets need Linux on x86-64 or aarch64, not "
+                        + os + "/" + arch);
+            }
+            Linker linker = Linker.nativeLinker();
+            SymbolLookup libc = linker.defaultLookup();
+            Linker.Option errno = Linker.Option.captureCallState("errno");
+            socket = linker.downcallHandle(libc.find("socket").orElseThrow(),
+                    FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), errno);
+            bind = linker.downcallHandle(libc.find("bind").orElseThrow(),
+                    FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), errno);
+            setsockopt = linker.downcallHandle(libc.find("setsockopt").orElseThrow(),
+                    FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), errno);
+            sendto = linker.downcallHandle(libc.find("sendto").orElseThrow(),
+                    FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT), errno);
+            recvmmsg = linker.downcallHandle(libc.find("recvmmsg").orElseThrow(),
+                    FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS), errno);
+            close = linker.downcallHandle(libc.find("close").orElseThrow(), FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+        } catch (Throwable t) {
+            cause = t;
+        }
+        UNAVAILABLE = cause;
+        SOCKET = socket;
+        BIND = bind;
+        SETSOCKOPT = setsockopt;
+        SENDTO = sendto;
+        RECVMMSG = recvmmsg;
+        CLOSE = close;
+    }
+
+    private LinuxSockets() {}
+
+    static boolean isAvailable() {
+        return UNAVAILABLE == null;
+    }
+
+    /** Why libc sockets cannot be used here, or null. */
+    static Throwable unavailabilityCause() {
+        return UNAVAILABLE;
+    }
+
+    /** Per-thread state for calls: the errno capture buffer. */
+    static final class Call {
+        final MemorySegment state = Arena.ofAuto().allocate(CAPTURE);
+
+        int errno() {
+            return (int) ERRNO.get(state, 0L);
+        }
+    }
+
+    static int socket(Call c, int family, int type, int protocol) throws IOException {
+        int fd = (int) invoke(() -> (int) SOCKET.invokeExact(c.state, family, type, protocol));
+        if (fd < 0) {
+            throw error("socket", c.errno());
+        }
+        return fd;
+    }
+
+    static void bind(Call c, int fd, MemorySegment sockaddr, int length) throws IOException {
+        int r = (int) invoke(() -> (int) BIND.invokeExact(c.state, fd, sockaddr, length));
+        if (r < 0) {
+            throw error("bind", c.errno());
+        }
+    }
+
+    static void setIntOption(Call c, int fd, int level, int option, int value) throws IOException {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment v = a.allocate(JAVA_INT);
+            v.set(JAVA_INT, 0, value);
+            int r = (int) invoke(() -> (int) SETSOCKOPT.invokeExact(c.state, fd, level, option, v, 4));
+            if (r < 0) {
+                throw error("setsockopt(" + level + ", " + option + ")", c.errno());
+            }
+        }
+    }
+
+    /** SO_RCVTIMEO, so a blocked receive wakes up to notice a close. */
+    static void setReceiveTimeout(Call c, int fd, long micros) throws IOException {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment tv = a.allocate(16, 8);
+            tv.set(JAVA_LONG, 0, micros / 1_000_000);
+            tv.set(JAVA_LONG, 8, micros % 1_000_000);
+            int r = (int) invoke(() -> (int) SETSOCKOPT.invokeExact(c.state, fd, SOL_SOCKET, SO_RCVTIMEO, tv, 16));
+            if (r < 0) {
+                throw error("setsockopt(SO_RCVTIMEO)", c.errno());
+            }
+        }
+    }
+
+    /** sendto; returns bytes sent or -errno. Allocation free. */
+    static long sendto(Call c, int fd, MemorySegment buf, long length, MemorySegment sockaddr, int addrLength) {
+        try {
+            long r = (long) SENDTO.invokeExact(c.state, fd, buf, length, 0, sockaddr, addrLength);
+            return r < 0 ? -c.errno() : r;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /** Return after the first datagram instead of waiting to fill the whole vector. */
+    static final int MSG_WAITFORONE = 0x10000;
+
+    /**
+     * recvmmsg into a prepared mmsghdr vector: blocks for the first datagram (up to SO_RCVTIMEO), then
+     * takes whatever else is queued. Returns datagrams received or -errno. Allocation free.
+     */
+    static int recvmmsg(Call c, int fd, MemorySegment vector, int count) {
+        try {
+            int r = (int) RECVMMSG.invokeExact(c.state, fd, vector, count, MSG_WAITFORONE, MemorySegment.NULL);
+            return r < 0 ? -c.errno() : r;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    static void close(int fd) {
+        try {
+            int ignored = (int) CLOSE.invokeExact(fd);
+        } catch (Throwable t) {
+            // nothing to do: the descriptor is gone either way
+        }
+    }
+
+    /** Writes a sockaddr_in or sockaddr_in6 for {@code addr} (4 or 16 bytes) and port; returns its length. */
+    static int writeSockaddr(MemorySegment sa, byte[] addr, int port) {
+        sa.fill((byte) 0);
+        if (addr.length == 4) {
+            sa.set(ValueLayout.JAVA_SHORT, 0, (short) AF_INET);
+            sa.set(BE_SHORT, 2, (short) port);
+            MemorySegment.copy(addr, 0, sa, ValueLayout.JAVA_BYTE, 4, 4);
+            return 16;
+        }
+        sa.set(ValueLayout.JAVA_SHORT, 0, (short) AF_INET6);
+        sa.set(BE_SHORT, 2, (short) port);
+        MemorySegment.copy(addr, 0, sa, ValueLayout.JAVA_BYTE, 8, 16);
+        return 28;
+    }
+
+    /** The family of a sockaddr. */
+    static int family(MemorySegment sa) {
+        return sa.get(ValueLayout.JAVA_SHORT, 0);
+    }
+
+    static int port(MemorySegment sa, long at) {
+        return sa.get(BE_SHORT, at + 2) & 0xFFFF;
+    }
+
+    private interface NativeCall {
+        long call() throws Throwable;
+    }
+
+    private static long invoke(NativeCall call) throws IOException {
+        if (UNAVAILABLE != null) {
+            throw new IOException("libc sockets unavailable", UNAVAILABLE);
+        }
+        try {
+            return call.call();
+        } catch (Error | RuntimeException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IOException(t);
+        }
+    }
+
+    private static IOException error(String what, int errno) {
+        return new IOException(what + " failed: errno " + errno + switch (errno) {
+            case 1 -> " (EPERM: raw sockets need CAP_NET_RAW)";
+            case 13 -> " (EACCES)";
+            case 98 -> " (EADDRINUSE: another process owns the port)";
+            case 99 -> " (EADDRNOTAVAIL: no such local address)";
+            case 97 -> " (EAFNOSUPPORT)";
+            default -> "";
+        });
+    }
+}

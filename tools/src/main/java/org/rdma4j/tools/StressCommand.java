@@ -1,0 +1,179 @@
+package org.rdma4j.tools;
+
+import java.io.PrintWriter;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.rdma4j.soft.StressWorkload;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code rdma4j stress}: the chaos run ({@link StressWorkload}) from the command line. Two soft
+ * devices talk RC through seeded links that lose, reorder, duplicate and corrupt packets; every byte,
+ * completion and atomic result is checked. The seed is printed first, so any run can be repeated
+ * exactly; the last line is {@link StressWorkload.Result#summary()}, for scripts, and the exit code
+ * is 0 only if every message was delivered once with the right bytes.
+ */
+@Command(name = "stress", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {
+            "A chaos run: RC traffic (SEND, RDMA WRITE, READ, atomics; 0..max-size bytes over 1..4 SGEs) "
+                    + "between two soft devices through links that lose, reorder, duplicate and corrupt "
+                    + "packets, verifying every byte. The last line reads",
+            "  stress: messages=N delivered=N data_errors=0 duplicate_executions=0 retransmits=R",
+            "and the exit code is 0 only if the run was clean (1 on any error, 2 on a bad flag)."})
+public final class StressCommand implements Callable<Integer> {
+    /** Exit code of a run that found an error. */
+    public static final int EXIT_FAILED = 1;
+
+    private static final int MAX_QPS = 64;
+    private static final int MAX_SIZE_LIMIT = 1 << 20;
+    /** Counters of the receiving device worth a line each, in this order; other non-zero ones follow. */
+    private static final List<String> KEY_COUNTERS = List.of("rcvd_pkts", "sent_pkts", "duplicate_request",
+            "out_of_seq_request", "sent_seq_err_naks", "send_rnr_err", "icrc_err_drops", "malformed_drops");
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--loss", paramLabel = "P", defaultValue = "0.05",
+            description = "probability that a link drops a packet (default: ${DEFAULT-VALUE})")
+    private double loss;
+
+    @Option(names = "--reorder", paramLabel = "P", defaultValue = "0.05",
+            description = "probability that a link holds a packet back behind later ones (default: ${DEFAULT-VALUE})")
+    private double reorder;
+
+    @Option(names = "--dup", paramLabel = "P", defaultValue = "0.01",
+            description = "probability that a link delivers a packet twice (default: ${DEFAULT-VALUE})")
+    private double duplicate;
+
+    @Option(names = "--corrupt", paramLabel = "P", defaultValue = "0.001",
+            description = "probability that a link flips a bit, which the ICRC must catch (default: ${DEFAULT-VALUE})")
+    private double corrupt;
+
+    @Option(names = "--messages", paramLabel = "N", defaultValue = "10000",
+            description = "messages to deliver and verify (default: ${DEFAULT-VALUE})")
+    private long messages;
+
+    @Option(names = "--seed", paramLabel = "S",
+            description = "seed of the workload and the links' faults (default: from the clock; printed, so a "
+                    + "run can be repeated)")
+    private Long seed;
+
+    @Option(names = "--qps", paramLabel = "N", defaultValue = "4",
+            description = "RC queue pairs carrying traffic, 1.." + MAX_QPS + " (default: ${DEFAULT-VALUE})")
+    private int qps;
+
+    @Option(names = "--max-size", paramLabel = "BYTES", defaultValue = "65536",
+            description = "largest message, 8.." + MAX_SIZE_LIMIT + " bytes (default: ${DEFAULT-VALUE})")
+    private int maxSize;
+
+    @Option(names = "--mtu", paramLabel = "BYTES", defaultValue = "1024",
+            description = "path MTU: 256, 512, 1024, 2048 or 4096 (default: ${DEFAULT-VALUE})")
+    private int mtu;
+
+    private PrintWriter out;
+
+    @Override
+    public Integer call() {
+        validate();
+        out = spec.commandLine().getOut();
+        long s = seed != null ? seed : System.currentTimeMillis();
+        StressWorkload.Config cfg = new StressWorkload.Config(loss, reorder, duplicate, corrupt, messages, s, qps,
+                maxSize, mtu);
+        out.printf(Locale.ROOT,
+                "rdma4j stress: loss=%s reorder=%s dup=%s corrupt=%s messages=%d seed=%d qps=%d max_size=%d mtu=%d%n",
+                num(loss), num(reorder), num(duplicate), num(corrupt), messages, s, qps, maxSize, mtu);
+        out.printf(Locale.ROOT, "  (to repeat this run: add --seed %d)%n", s);
+        out.flush();
+
+        long start = System.nanoTime();
+        StressWorkload.Result r = StressWorkload.run(cfg, (verified, total, retransmits) -> {
+            out.printf(Locale.ROOT, "  %d/%d verified (%.1f%%), %d retransmits, %.1f s%n", verified, total,
+                    100.0 * verified / total, retransmits, (System.nanoTime() - start) / 1e9);
+            out.flush();
+        });
+
+        double seconds = r.elapsedNanos() / 1e9;
+        out.printf(Locale.ROOT, "elapsed %.2f s, %.0f messages/s%n", seconds, r.delivered() / Math.max(seconds, 1e-9));
+        out.printf(Locale.ROOT, "link faults: lost=%d duplicated=%d reordered=%d corrupted=%d%n", r.lost(),
+                r.duplicated(), r.reordered(), r.corrupted());
+        out.println("receiving device counters (port 1):");
+        for (Map.Entry<String, Long> e : keyCounters(r.counters()).entrySet()) {
+            out.printf(Locale.ROOT, "  %-24s %d%n", e.getKey(), e.getValue());
+        }
+        if (!r.ok()) {
+            out.printf(Locale.ROOT, "first error: %s%n", r.firstError() != null ? r.firstError()
+                    : "delivered " + r.delivered() + " of " + r.messages() + " messages");
+            if (r.errorCompletions() > 0) {
+                out.printf(Locale.ROOT, "error completions: %d%n", r.errorCompletions());
+            }
+            out.printf(Locale.ROOT, "  (to repeat: ./rdma4j stress %s)%n", repeatArgs(s));
+        }
+        out.println(r.summary());
+        out.flush();
+        return r.ok() ? 0 : EXIT_FAILED;
+    }
+
+    /** The key counters (when the device has them), then any other counter that is not zero. */
+    static Map<String, Long> keyCounters(Map<String, Long> all) {
+        Map<String, Long> shown = new LinkedHashMap<>();
+        for (String k : KEY_COUNTERS) {
+            Long v = all.get(k);
+            if (v != null) {
+                shown.put(k, v);
+            }
+        }
+        for (Map.Entry<String, Long> e : all.entrySet()) {
+            if (!shown.containsKey(e.getKey()) && e.getValue() != 0) {
+                shown.put(e.getKey(), e.getValue());
+            }
+        }
+        return shown;
+    }
+
+    private void validate() {
+        probability("--loss", loss);
+        probability("--reorder", reorder);
+        probability("--dup", duplicate);
+        probability("--corrupt", corrupt);
+        if (messages < 1) {
+            throw bad("--messages must be at least 1, not " + messages);
+        }
+        if (qps < 1 || qps > MAX_QPS) {
+            throw bad("--qps must be 1.." + MAX_QPS + ", not " + qps);
+        }
+        if (maxSize < 8 || maxSize > MAX_SIZE_LIMIT) {
+            throw bad("--max-size must be 8.." + MAX_SIZE_LIMIT + " bytes, not " + maxSize);
+        }
+        if (mtu != 256 && mtu != 512 && mtu != 1024 && mtu != 2048 && mtu != 4096) {
+            throw bad("--mtu must be one of the IB MTUs 256, 512, 1024, 2048, 4096, not " + mtu);
+        }
+    }
+
+    private void probability(String flag, double p) {
+        if (!(p >= 0 && p <= 1)) {
+            throw bad(flag + " is a probability, 0..1, not " + p);
+        }
+    }
+
+    private ParameterException bad(String message) {
+        return new ParameterException(spec.commandLine(), message);
+    }
+
+    private String repeatArgs(long s) {
+        return "--loss " + num(loss) + " --reorder " + num(reorder) + " --dup " + num(duplicate) + " --corrupt "
+                + num(corrupt) + " --messages " + messages + " --seed " + s + " --qps " + qps + " --max-size "
+                + maxSize + " --mtu " + mtu;
+    }
+
+    /** A probability as typed: 0.05, not 5.0E-2 or 0.050000. */
+    private static String num(double d) {
+        return java.math.BigDecimal.valueOf(d).stripTrailingZeros().toPlainString();
+    }
+}

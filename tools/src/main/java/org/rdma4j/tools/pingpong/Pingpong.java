@@ -1,0 +1,631 @@
+package org.rdma4j.tools.pingpong;
+
+import java.io.PrintWriter;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.LockSupport;
+import org.rdma4j.tools.GidStrings;
+import org.rdma4j.verbs.Access;
+import org.rdma4j.verbs.AddressHandle;
+import org.rdma4j.verbs.AhAttr;
+import org.rdma4j.verbs.CompletionChannel;
+import org.rdma4j.verbs.CompletionQueue;
+import org.rdma4j.verbs.Context;
+import org.rdma4j.verbs.Device;
+import org.rdma4j.verbs.Errno;
+import org.rdma4j.verbs.Gid;
+import org.rdma4j.verbs.GlobalRoute;
+import org.rdma4j.verbs.LinkLayer;
+import org.rdma4j.verbs.MemoryRegion;
+import org.rdma4j.verbs.PortAttr;
+import org.rdma4j.verbs.ProtectionDomain;
+import org.rdma4j.verbs.QpAttr;
+import org.rdma4j.verbs.QpAttrMask;
+import org.rdma4j.verbs.QpCap;
+import org.rdma4j.verbs.QpInitAttr;
+import org.rdma4j.verbs.QpState;
+import org.rdma4j.verbs.QpType;
+import org.rdma4j.verbs.QueuePair;
+import org.rdma4j.verbs.RecvWorkRequest;
+import org.rdma4j.verbs.SendFlag;
+import org.rdma4j.verbs.SendWorkRequest;
+import org.rdma4j.verbs.SharedReceiveQueue;
+import org.rdma4j.verbs.SrqAttr;
+import org.rdma4j.verbs.VerbsException;
+import org.rdma4j.verbs.VerbsResource;
+import org.rdma4j.verbs.WorkCompletion;
+import org.rdma4j.verbs.WrOpcode;
+
+/**
+ * One run of ibv_rc/uc/ud/srq_pingpong, step for step as the rdma-core examples do it: the same
+ * resources with the same sizes, the same QP attributes and masks, the same TCP exchange
+ * ({@link Exchange}), the same completion loop and the same output. Failures end the run with the C
+ * tool's message on stderr and exit code 1 ({@link PingpongFailure}).
+ */
+final class Pingpong {
+    static final int RECV_WRID = 1;
+    static final int SEND_WRID = 2;
+    /** ibv_srq_pingpong's MAX_QP: it always exchanges this many addresses. */
+    static final int MAX_QP = 256;
+    static final int UD_QKEY = 0x11111111;
+    /** Bytes of GRH in front of every UD receive. */
+    static final int GRH_BYTES = 40;
+    /** The page size -c marks (sysconf(_SC_PAGESIZE) on the Linux hosts the C tools run on). */
+    static final int PAGE_SIZE = 4096;
+
+    private final Settings s;
+    private final PrintWriter out;
+    private final PrintWriter err;
+    private final Transport t;
+
+    private Context ctx;
+    private CompletionChannel channel;
+    private ProtectionDomain pd;
+    private Arena arena;
+    private MemorySegment buf;
+    private MemoryRegion mr;
+    private CompletionQueue cq;
+    private SharedReceiveQueue srq;
+    private final List<QueuePair> qps = new ArrayList<>();
+    private AddressHandle ah;
+    private int sendFlags = SendFlag.SIGNALED;
+    private int numCqEvents;
+    /** Where sends start in the buffer (ud: after the GRH area). */
+    private int payloadOffset;
+    private final RecvWorkRequest recvWr = new RecvWorkRequest();
+    private final SendWorkRequest sendWr = new SendWorkRequest();
+
+    Pingpong(Settings settings, PrintWriter out, PrintWriter err) {
+        this.s = settings;
+        this.t = settings.transport();
+        this.out = out;
+        this.err = err;
+    }
+
+    /** Runs on {@code device}; returns the exit code (0, or 1 after printing why). */
+    int run(Device device) {
+        try {
+            runOrFail(device);
+        } catch (PingpongFailure f) {
+            for (String line : f.lines()) {
+                err.println(line);
+            }
+            err.flush();
+            out.flush();
+            closeQuietly();
+            return 1;
+        }
+        try {
+            close();
+        } catch (PingpongFailure f) {
+            f.lines().forEach(err::println);
+            err.flush();
+            closeQuietly();
+            return 1;
+        }
+        return 0;
+    }
+
+    private void runOrFail(Device device) throws PingpongFailure {
+        init(device);
+
+        int routs = postRecv(s.rxDepth());
+        if (routs < s.rxDepth()) {
+            throw new PingpongFailure("Couldn't post receive (" + routs + ")");
+        }
+        if (s.events()) {
+            requestNotify();
+        }
+
+        PortAttr port;
+        try {
+            port = ctx.queryPort(s.ibPort());
+        } catch (VerbsException e) {
+            throw PingpongFailure.of("Couldn't get port info", e);
+        }
+        Dest[] mine = localAddresses(port);
+        for (Dest d : mine) {
+            out.printf(Locale.ROOT, "  local address:  LID 0x%04x, QPN 0x%06x, PSN 0x%06x%s GID %s\n",
+                    d.lid(), d.qpn(), d.psn(), t == Transport.UD ? ":" : ",", GidStrings.inetNtop(d.gid()));
+        }
+        out.flush();
+
+        List<Dest> wire = new ArrayList<>(List.of(mine));
+        if (t == Transport.SRQ) {
+            wire.addAll(Collections.nCopies(MAX_QP - mine.length, Dest.NONE));
+        }
+        Exchange exchange = new Exchange(s.exchangeTimeoutMs(), t == Transport.SRQ);
+        List<Dest> got = s.isClient()
+                ? exchange.client(s.server(), s.port(), wire)
+                : exchange.server(s.port(), wire, r -> connect(mine, r));
+        for (Dest d : got.subList(0, mine.length)) {
+            out.printf(Locale.ROOT, "  remote address: LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s\n",
+                    d.lid(), d.qpn(), d.psn(), GidStrings.inetNtop(d.gid()));
+        }
+        out.flush();
+        if (s.isClient()) {
+            connect(mine, got);
+        }
+
+        int[] pending = new int[s.numQp()];
+        java.util.Arrays.fill(pending, RECV_WRID);
+        if (s.isClient()) {
+            if (s.validate()) {
+                for (int i = 0; i < s.size(); i += PAGE_SIZE) {
+                    // the C tools store i / page_size % sizeof(char), which is always 0
+                    buf.set(ValueLayout.JAVA_BYTE, payloadOffset + i, (byte) 0);
+                }
+            }
+            for (int q = 0; q < s.numQp(); q++) {
+                postSend(q);
+                pending[q] |= SEND_WRID;
+            }
+        }
+
+        long start = System.nanoTime();
+        loop(pending, routs);
+        long end = System.nanoTime();
+
+        float usec = (end - start) / 1000;
+        long bytes = (long) s.size() * s.iters() * 2;
+        out.printf(Locale.ROOT, "%d bytes in %s seconds = %s Mbit/sec\n", bytes, c2f(usec / 1000000.),
+                c2f(bytes * 8. / usec));
+        out.printf(Locale.ROOT, "%d iters in %s seconds = %s usec/iter\n", s.iters(), c2f(usec / 1000000.),
+                c2f(usec / s.iters()));
+        if (!s.isClient() && s.validate()) {
+            for (int i = 0; i < s.size(); i += PAGE_SIZE) {
+                if (buf.get(ValueLayout.JAVA_BYTE, payloadOffset + i) != 0) {
+                    out.printf(Locale.ROOT, "invalid data in page %d\n", i / PAGE_SIZE);
+                }
+            }
+        }
+        out.flush();
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Set-up: pp_init_ctx.
+
+    private void init(Device device) throws PingpongFailure {
+        try {
+            ctx = device.open();
+        } catch (VerbsException e) {
+            throw PingpongFailure.of("Couldn't get context for " + device.name(), e);
+        }
+        if (t == Transport.UD) {
+            PortAttr p;
+            try {
+                p = ctx.queryPort(s.ibPort());
+            } catch (VerbsException e) {
+                throw PingpongFailure.of("Unable to query port info for port " + s.ibPort(), e);
+            }
+            int mtu = p.activeMtu().bytes();
+            if (s.size() > mtu) {
+                throw new PingpongFailure("Requested size larger than port MTU (" + mtu + ")");
+            }
+        }
+        if (s.events()) {
+            try {
+                channel = ctx.createCompletionChannel();
+            } catch (VerbsException e) {
+                throw PingpongFailure.of("Couldn't create completion channel", e);
+            }
+        }
+        try {
+            pd = ctx.allocPd();
+        } catch (VerbsException e) {
+            throw PingpongFailure.of("Couldn't allocate PD", e);
+        }
+        payloadOffset = t == Transport.UD ? GRH_BYTES : 0;
+        long bufBytes = (long) s.size() + payloadOffset;
+        try {
+            arena = Arena.ofShared();
+            buf = arena.allocate(bufBytes, PAGE_SIZE);
+        } catch (RuntimeException | OutOfMemoryError e) {
+            throw PingpongFailure.of("Couldn't allocate work buf.", e);
+        }
+        // rc/uc/ud fill the buffer with 0x7b, srq with zeros
+        buf.fill(t == Transport.SRQ ? (byte) 0 : (byte) 0x7b);
+        try {
+            mr = pd.regMr(buf, Access.LOCAL_WRITE_BIT);
+        } catch (VerbsException e) {
+            throw PingpongFailure.of("Couldn't register MR", e);
+        }
+        try {
+            cq = ctx.createCq(s.rxDepth() + (t == Transport.SRQ ? s.numQp() : 1), channel, 0);
+        } catch (VerbsException e) {
+            throw PingpongFailure.of("Couldn't create CQ", e);
+        }
+        if (t == Transport.SRQ) {
+            try {
+                srq = pd.createSrq(new SrqAttr(s.rxDepth(), 1, 0));
+            } catch (VerbsException e) {
+                throw PingpongFailure.of("Couldn't create SRQ", e);
+            }
+        }
+        QpType type = switch (t) {
+            case RC, SRQ -> QpType.RC;
+            case UC -> QpType.UC;
+            case UD -> QpType.UD;
+        };
+        for (int i = 0; i < s.numQp(); i++) {
+            QpInitAttr init = new QpInitAttr(type, cq, cq);
+            if (srq != null) {
+                init.srq(srq).cap(new QpCap(1, 0, 1, 0, 0));
+            } else {
+                init.cap(new QpCap(1, s.rxDepth(), 1, 1, 0));
+            }
+            QueuePair qp;
+            try {
+                qp = pd.createQp(init);
+            } catch (VerbsException e) {
+                throw PingpongFailure.of("Couldn't create QP" + qpLabel(i), e);
+            }
+            qps.add(qp);
+            if (qp.cap().maxInlineData >= s.size()) {
+                sendFlags |= SendFlag.INLINE;
+            }
+        }
+        for (int i = 0; i < qps.size(); i++) {
+            QpAttr attr = new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(s.ibPort());
+            int mask = QpAttrMask.STATE | QpAttrMask.PKEY_INDEX | QpAttrMask.PORT;
+            if (t == Transport.UD) {
+                attr.qkey(UD_QKEY);
+                mask |= QpAttrMask.QKEY;
+            } else {
+                attr.accessFlags(0);
+                mask |= QpAttrMask.ACCESS_FLAGS;
+            }
+            try {
+                qps.get(i).modify(attr, mask);
+            } catch (VerbsException e) {
+                throw PingpongFailure.of("Failed to modify QP" + qpLabel(i) + " to INIT", e);
+            }
+        }
+        recvWr.wrId(RECV_WRID).sge(buf.address(), s.size() + payloadOffset, mr.lkey());
+        sendWr.wrId(SEND_WRID).opcode(WrOpcode.SEND).flags(sendFlags)
+                .sge(buf.address() + payloadOffset, s.size(), mr.lkey());
+    }
+
+    /** "[i]" where ibv_srq_pingpong numbers its QPs in messages, "" elsewhere. */
+    private String qpLabel(int i) {
+        return t == Transport.SRQ ? "[" + i + "]" : "";
+    }
+
+    private Dest[] localAddresses(PortAttr port) throws PingpongFailure {
+        int lid = port.lid();
+        if (t != Transport.UD && port.linkLayer() != LinkLayer.ETHERNET && lid == 0) {
+            throw new PingpongFailure("Couldn't get local LID");
+        }
+        Gid gid = Gid.ZERO;
+        if (s.gidIndex() >= 0) {
+            try {
+                gid = ctx.queryGid(s.ibPort(), s.gidIndex());
+            } catch (VerbsException e) {
+                throw PingpongFailure.of(t == Transport.RC || t == Transport.UC
+                        ? "can't read sgid of index " + s.gidIndex()
+                        : "Could not get local gid for gid index " + s.gidIndex(), e);
+            }
+        }
+        Dest[] mine = new Dest[qps.size()];
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        for (int i = 0; i < mine.length; i++) {
+            mine[i] = new Dest(lid, qps.get(i).qpn(), random.nextInt(1 << 24), gid);
+        }
+        return mine;
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Connecting: pp_connect_ctx.
+
+    private void connect(Dest[] mine, List<Dest> dest) throws PingpongFailure {
+        if (t == Transport.UD) {
+            connectUd(mine[0], dest.get(0));
+            return;
+        }
+        for (int i = 0; i < qps.size(); i++) {
+            // ibv_srq_pingpong routes every QP by the first remote GID
+            connectConnected(i, mine[i], dest.get(i), dest.get(0));
+        }
+    }
+
+    private void connectConnected(int i, Dest me, Dest dest, Dest route) throws PingpongFailure {
+        boolean reliable = t != Transport.UC;
+        QpAttr attr = new QpAttr().state(QpState.RTR).pathMtu(s.mtu()).destQpNum(dest.qpn()).rqPsn(dest.psn())
+                .ahAttr(addressVector(dest.lid(), route, 1));
+        int mask = QpAttrMask.STATE | QpAttrMask.AV | QpAttrMask.PATH_MTU | QpAttrMask.DEST_QPN | QpAttrMask.RQ_PSN;
+        if (reliable) {
+            attr.maxDestRdAtomic(1).minRnrTimer(12);
+            mask |= QpAttrMask.MAX_DEST_RD_ATOMIC | QpAttrMask.MIN_RNR_TIMER;
+        }
+        modify(qps.get(i), attr, mask, "Failed to modify QP" + qpLabel(i) + " to RTR");
+
+        attr.state(QpState.RTS).sqPsn(me.psn());
+        mask = QpAttrMask.STATE | QpAttrMask.SQ_PSN;
+        if (reliable) {
+            attr.timeout(14).retryCnt(7).rnrRetry(7).maxRdAtomic(1);
+            mask |= QpAttrMask.TIMEOUT | QpAttrMask.RETRY_CNT | QpAttrMask.RNR_RETRY | QpAttrMask.MAX_QP_RD_ATOMIC;
+        }
+        modify(qps.get(i), attr, mask, "Failed to modify QP" + qpLabel(i) + " to RTS");
+    }
+
+    private void connectUd(Dest me, Dest dest) throws PingpongFailure {
+        QueuePair qp = qps.get(0);
+        modify(qp, new QpAttr().state(QpState.RTR), QpAttrMask.STATE, "Failed to modify QP to RTR");
+        modify(qp, new QpAttr().state(QpState.RTS).sqPsn(me.psn()), QpAttrMask.STATE | QpAttrMask.SQ_PSN,
+                "Failed to modify QP to RTS");
+        AhAttr av = addressVector(dest.lid(), dest, 64);
+        try {
+            ah = pd.createAh(av);
+        } catch (VerbsException e) {
+            throw withGrhHint(PingpongFailure.of("Failed to create AH", e), e, av);
+        }
+        sendWr.ud(ah, dest.qpn(), UD_QKEY);
+    }
+
+    /** The tools' address vector: a GRH only when the remote GID has a non-zero interface ID. */
+    private AhAttr addressVector(int dlid, Dest route, int hopLimit) {
+        // sgid_index is a uint8_t in struct ibv_global_route: "no -g" (-1) arrives as 255
+        GlobalRoute grh = route.hasInterfaceId()
+                ? new GlobalRoute(route.gid(), 0, s.gidIndex() & 0xFF, hopLimit, 0)
+                : null;
+        return new AhAttr(grh, dlid, s.sl(), 0, 0, s.ibPort());
+    }
+
+    private void modify(QueuePair qp, QpAttr attr, int mask, String message) throws PingpongFailure {
+        try {
+            qp.modify(attr, mask);
+        } catch (VerbsException e) {
+            throw withGrhHint(PingpongFailure.of(message, e), e, attr.ahAttr);
+        }
+    }
+
+    private PingpongFailure withGrhHint(PingpongFailure f, VerbsException e, AhAttr av) {
+        if (e.errno() == Errno.EINVAL && av != null && !av.isGlobal()) {
+            f.then("rdma4j: RoCE needs a GRH: pass -g <gid index> on both sides (e.g. -g 1)");
+        }
+        return f;
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // The data path.
+
+    private int postRecv(int n) {
+        int i = 0;
+        try {
+            for (; i < n; i++) {
+                if (srq != null) {
+                    srq.postRecv(recvWr);
+                } else {
+                    qps.get(0).postRecv(recvWr);
+                }
+            }
+        } catch (VerbsException e) {
+            // as pp_post_recv: stop at the first refusal and report how many went in
+        }
+        return i;
+    }
+
+    private void postSend(int q) throws PingpongFailure {
+        try {
+            qps.get(q).postSend(sendWr);
+        } catch (VerbsException e) {
+            throw PingpongFailure.of("Couldn't post send", e);
+        }
+    }
+
+    private void requestNotify() throws PingpongFailure {
+        try {
+            cq.reqNotify(false);
+        } catch (VerbsException e) {
+            throw PingpongFailure.of("Couldn't request CQ notification", e);
+        }
+    }
+
+    private void loop(int[] pending, int routsAtStart) throws PingpongFailure {
+        int routs = routsAtStart;
+        int rcnt = 0;
+        int scnt = 0;
+        int iters = s.iters();
+        // refill the receive queue when it runs this low
+        int refillAt = t == Transport.SRQ ? s.numQp() : 1;
+        WorkCompletion[] wc = WorkCompletion.array(t == Transport.SRQ ? s.numQp() + s.rxDepth() : 2);
+        while (rcnt < iters || scnt < iters) {
+            if (s.events()) {
+                CompletionQueue evCq;
+                try {
+                    evCq = channel.getEvent(-1);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new PingpongFailure("Failed to get cq_event", "rdma4j: interrupted");
+                } catch (VerbsException e) {
+                    throw PingpongFailure.of("Failed to get cq_event", e);
+                }
+                ++numCqEvents;
+                if (evCq != cq) {
+                    throw new PingpongFailure("CQ event for unknown CQ " + evCq);
+                }
+                requestNotify();
+            }
+            int ne;
+            int idle = 0;
+            do {
+                try {
+                    ne = cq.poll(wc);
+                } catch (VerbsException e) {
+                    throw PingpongFailure.of("poll CQ failed -1", e);
+                }
+                if (ne < 1 && !s.events()) {
+                    backOff(++idle);
+                }
+            } while (!s.events() && ne < 1);
+
+            for (int i = 0; i < ne; i++) {
+                WorkCompletion w = wc[i];
+                try {
+                    if (!w.isSuccess()) {
+                        throw new PingpongFailure(String.format(Locale.ROOT, "Failed status %s (%d) for wr_id %d",
+                                w.status().description(), w.status().value(), (int) w.wrId()));
+                    }
+                    int q = 0;
+                    if (t == Transport.SRQ) {
+                        q = findQp(w.qpNum());
+                        if (q < 0) {
+                            throw new PingpongFailure(String.format(Locale.ROOT, "Couldn't find QPN %06x", w.qpNum()));
+                        }
+                    }
+                    switch ((int) w.wrId()) {
+                        case SEND_WRID -> ++scnt;
+                        case RECV_WRID -> {
+                            if (--routs <= refillAt) {
+                                routs += postRecv(s.rxDepth() - routs);
+                                if (routs < s.rxDepth()) {
+                                    throw new PingpongFailure("Couldn't post receive (" + routs + ")");
+                                }
+                            }
+                            ++rcnt;
+                        }
+                        default -> throw new PingpongFailure("Completion for unknown wr_id " + (int) w.wrId());
+                    }
+                    pending[q] &= ~(int) w.wrId();
+                    if (scnt < iters && pending[q] == 0) {
+                        postSend(q);
+                        pending[q] = RECV_WRID | SEND_WRID;
+                    }
+                } catch (PingpongFailure f) {
+                    // ibv_rc_pingpong's parse_single_wc reports, then its caller adds a line
+                    throw t == Transport.RC ? f.then("parse WC failed " + ne) : f;
+                }
+            }
+        }
+    }
+
+    private int findQp(int qpn) {
+        for (int i = 0; i < qps.size(); i++) {
+            if (qps.get(i).qpn() == qpn) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * The C tools spin on ibv_poll_cq. Spinning here too, but yielding after a while (and parking briefly
+     * after a long while), keeps a run on a small machine from starving the peer it waits for; and
+     * an interrupt ends the run.
+     */
+    private static void backOff(int idle) throws PingpongFailure {
+        if (idle < 2_000) {
+            Thread.onSpinWait();
+        } else if (idle < 20_000) {
+            Thread.yield();
+        } else {
+            LockSupport.parkNanos(20_000);
+        }
+        if ((idle & 1023) == 0 && Thread.currentThread().isInterrupted()) {
+            throw new PingpongFailure("poll CQ failed -1", "rdma4j: interrupted");
+        }
+    }
+
+    /** printf's %.2f, with C's spelling of the non-finite values. */
+    private static String c2f(double v) {
+        if (Double.isNaN(v)) {
+            return "-nan";
+        }
+        if (Double.isInfinite(v)) {
+            return v > 0 ? "inf" : "-inf";
+        }
+        return String.format(Locale.ROOT, "%.2f", v);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Tear-down: pp_close_ctx.
+
+    private void close() throws PingpongFailure {
+        if (numCqEvents > 0) {
+            cq.ackEvents(numCqEvents);
+            numCqEvents = 0;
+        }
+        for (int i = 0; i < qps.size(); i++) {
+            destroy(qps.get(i), "Couldn't destroy QP" + qpLabel(i));
+        }
+        qps.clear();
+        destroy(srq, "Couldn't destroy SRQ");
+        srq = null;
+        destroy(cq, "Couldn't destroy CQ");
+        cq = null;
+        destroy(mr, "Couldn't deregister MR");
+        mr = null;
+        destroy(ah, "Couldn't destroy AH");
+        ah = null;
+        destroy(pd, "Couldn't deallocate PD");
+        pd = null;
+        destroy(channel, "Couldn't destroy completion channel");
+        channel = null;
+        destroy(ctx, "Couldn't release context");
+        ctx = null;
+        if (arena != null) {
+            arena.close();
+            arena = null;
+        }
+    }
+
+    private static void destroy(VerbsResource r, String message) throws PingpongFailure {
+        if (r == null) {
+            return;
+        }
+        try {
+            r.close();
+        } catch (VerbsException e) {
+            throw PingpongFailure.of(message, e);
+        }
+    }
+
+    /** After a failure: releases whatever exists, children first, ignoring further errors. */
+    private void closeQuietly() {
+        try {
+            if (cq != null && numCqEvents > 0) {
+                cq.ackEvents(numCqEvents);
+            }
+        } catch (RuntimeException ignored) {
+            // keep going
+        }
+        numCqEvents = 0;
+        List<VerbsResource> order = new ArrayList<>(qps);
+        order.add(srq);
+        order.add(cq);
+        order.add(mr);
+        order.add(ah);
+        order.add(pd);
+        order.add(channel);
+        order.add(ctx);
+        boolean memoryReleased = true;
+        for (VerbsResource r : order) {
+            if (r != null) {
+                try {
+                    r.close();
+                } catch (RuntimeException e) {
+                    memoryReleased &= r != mr;
+                }
+            }
+        }
+        qps.clear();
+        srq = null;
+        cq = null;
+        mr = null;
+        ah = null;
+        pd = null;
+        channel = null;
+        ctx = null;
+        // never free memory a registration that could not be dropped may still point at
+        if (arena != null && memoryReleased) {
+            arena.close();
+        }
+        arena = null;
+    }
+}
