@@ -89,8 +89,13 @@ public final class SoftDevices {
      * A UDP device bound to {@code bind}:{@code port} that sends to {@code remotePort} (both 4791 for
      * RoCE; other ports only between rdma4j peers, e.g. two devices on one address in tests).
      */
+    public static Device createUdp(String name, InetAddress bind, int port, int remotePort, UdpLink.Mode mode) {
+        return createUdp(name, bind, port, remotePort, mode, null);
+    }
+
+    /** As above, with {@code linkWrapper} (may be null) around the UDP link, e.g. a FaultyLink. */
     public static synchronized Device createUdp(String name, InetAddress bind, int port, int remotePort,
-                                                UdpLink.Mode mode) {
+                                                UdpLink.Mode mode, UnaryOperator<Link> linkWrapper) {
         defaultDevice();
         checkName(name);
         if (port < 1 || port > 65535 || remotePort < 1 || remotePort > 65535) {
@@ -101,7 +106,8 @@ public final class SoftDevices {
         Gid[] gids = {linkLocal(guid), Gid.of(bind)};
         SoftDevice d = new SoftDevice(name, guid, gids, hca -> {
             try {
-                return UdpLink.open(bind, port, remotePort, mode, hca);
+                Link link = UdpLink.open(bind, port, remotePort, mode, hca);
+                return linkWrapper == null ? link : linkWrapper.apply(link);
             } catch (IOException e) {
                 int errno = String.valueOf(e.getMessage()).contains("EADDRINUSE") ? Errno.EADDRINUSE : Errno.EIO;
                 throw new VerbsException(errno, "cannot open RoCEv2 UDP on " + bind.getHostAddress() + " port "

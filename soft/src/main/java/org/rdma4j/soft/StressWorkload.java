@@ -12,6 +12,8 @@ import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.rdma4j.soft.link.FaultyLink;
 import org.rdma4j.soft.link.LoopbackFabric;
+import org.rdma4j.soft.link.UdpLink;
+import java.net.InetAddress;
 import org.rdma4j.verbs.Access;
 import org.rdma4j.verbs.AhAttr;
 import org.rdma4j.verbs.CompletionQueue;
@@ -45,7 +47,13 @@ import org.rdma4j.verbs.WrOpcode;
 public final class StressWorkload {
     /** What to run. */
     public record Config(double loss, double reorder, double duplicate, double corrupt, long messages, long seed,
-                         int qps, int maxSize, int mtu) {
+                         int qps, int maxSize, int mtu, boolean udp) {
+        /** A run over the in-process fabric. */
+        public Config(double loss, double reorder, double duplicate, double corrupt, long messages, long seed,
+                      int qps, int maxSize, int mtu) {
+            this(loss, reorder, duplicate, corrupt, messages, seed, qps, maxSize, mtu, false);
+        }
+
         public Config {
             if (messages < 1 || qps < 1 || maxSize < 8 || Mtu.ofBytes(mtu) == null) {
                 throw new IllegalArgumentException("messages >= 1, qps >= 1, max size >= 8 and an IB MTU needed");
@@ -138,10 +146,23 @@ public final class StressWorkload {
         LoopbackFabric fabric = new LoopbackFabric();
         FaultyLink.Faults faults = new FaultyLink.Faults(cfg.loss(), cfg.duplicate(), cfg.reorder(), cfg.corrupt());
         FaultyLink[] links = new FaultyLink[2];
-        Device devA = SoftDevices.createLoopback("stress" + run + "a", fabric,
-                l -> links[0] = new FaultyLink(l, faults, cfg.seed() * 31 + 1));
-        Device devB = SoftDevices.createLoopback("stress" + run + "b", fabric,
-                l -> links[1] = new FaultyLink(l, faults, cfg.seed() * 31 + 2));
+        Device devA;
+        Device devB;
+        if (cfg.udp()) {
+            // Real UDP sockets on the loopback interface, faults injected in front of them.
+            InetAddress ia = loopback("127.0.0.1");
+            InetAddress ib = loopback("127.0.0.2");
+            int port = freePortPair(ia, ib);
+            devA = SoftDevices.createUdp("stress" + run + "a", ia, port, port, UdpLink.Mode.AUTO,
+                    l -> links[0] = new FaultyLink(l, faults, cfg.seed() * 31 + 1));
+            devB = SoftDevices.createUdp("stress" + run + "b", ib, port, port, UdpLink.Mode.AUTO,
+                    l -> links[1] = new FaultyLink(l, faults, cfg.seed() * 31 + 2));
+        } else {
+            devA = SoftDevices.createLoopback("stress" + run + "a", fabric,
+                    l -> links[0] = new FaultyLink(l, faults, cfg.seed() * 31 + 1));
+            devB = SoftDevices.createLoopback("stress" + run + "b", fabric,
+                    l -> links[1] = new FaultyLink(l, faults, cfg.seed() * 31 + 2));
+        }
         long start = System.nanoTime();
         Map<String, Long> counters;
         long retransmits;
@@ -256,6 +277,27 @@ public final class StressWorkload {
         long cor = links[0].corrupted() + links[1].corrupted();
         return new Result(cfg.messages(), verified, dataErrors, duplicates, retransmits, errorCompletions, firstError,
                 System.nanoTime() - start, lost, dup, reo, cor, counters);
+    }
+
+    private static InetAddress loopback(String text) {
+        try {
+            return InetAddress.getByName(text);
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** A UDP port free on both addresses (the two devices share it, as RoCE peers share 4791). */
+    private static int freePortPair(InetAddress a, InetAddress b) {
+        for (int port = 24991; port < 25491; port++) {
+            try (java.net.DatagramSocket s1 = new java.net.DatagramSocket(new java.net.InetSocketAddress(a, port));
+                 java.net.DatagramSocket s2 = new java.net.DatagramSocket(new java.net.InetSocketAddress(b, port))) {
+                return port;
+            } catch (java.net.SocketException e) {
+                // taken: next
+            }
+        }
+        throw new IllegalStateException("no free UDP port pair on " + a + " and " + b);
     }
 
     private static long retransmits(Context a, Context b) {

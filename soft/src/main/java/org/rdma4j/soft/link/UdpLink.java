@@ -188,6 +188,11 @@ public final class UdpLink implements Link {
     }
 
     private void sendLocked(Packet p, Gid dst) {
+        if (p.hasIcrc && !sendIcrc.verifyBthOnward(p.buffer, 0, p.headerLength + p.payloadLength + Icrc.LENGTH)) {
+            // Corrupted before it reached us (fault injection in front of this link): a NIC would drop it.
+            badIcrc.incrementAndGet();
+            return;
+        }
         for (int i = 0; i < destBytes.length; i++) {
             destBytes[i] = dst.byteAt(v6 ? i : 12 + i);
         }
