@@ -118,6 +118,28 @@ public final class SoftDevices {
         return d;
     }
 
+    /**
+     * A UDP port, at or above {@code from}, that is free on every one of {@code addresses} right now
+     * (for devices that must share a port, as RoCE peers share 4791). IllegalStateException if none of
+     * the next 500 is.
+     */
+    public static int freeUdpPort(int from, InetAddress... addresses) {
+        for (int port = from; port < from + 500 && port < 65536; port++) {
+            java.util.List<java.net.DatagramSocket> held = new java.util.ArrayList<>();
+            try {
+                for (InetAddress a : addresses) {
+                    held.add(new java.net.DatagramSocket(new java.net.InetSocketAddress(a, port)));
+                }
+                return port;
+            } catch (java.net.SocketException e) {
+                // taken on one of them: try the next port
+            } finally {
+                held.forEach(java.net.DatagramSocket::close);
+            }
+        }
+        throw new IllegalStateException("no UDP port free on all of " + java.util.Arrays.toString(addresses));
+    }
+
     private static void checkName(String name) {
         if (name == null || name.isEmpty() || DEVICES.containsKey(name)) {
             throw new VerbsException(Errno.EEXIST, "a soft device named '" + name + "' exists");

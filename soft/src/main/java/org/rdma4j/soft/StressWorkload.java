@@ -152,7 +152,7 @@ public final class StressWorkload {
             // Real UDP sockets on the loopback interface, faults injected in front of them.
             InetAddress ia = loopback("127.0.0.1");
             InetAddress ib = loopback("127.0.0.2");
-            int port = freePortPair(ia, ib);
+            int port = SoftDevices.freeUdpPort(24991, ia, ib);
             devA = SoftDevices.createUdp("stress" + run + "a", ia, port, port, UdpLink.Mode.AUTO,
                     l -> links[0] = new FaultyLink(l, faults, cfg.seed() * 31 + 1));
             devB = SoftDevices.createUdp("stress" + run + "b", ib, port, port, UdpLink.Mode.AUTO,
@@ -285,19 +285,6 @@ public final class StressWorkload {
         } catch (java.net.UnknownHostException e) {
             throw new IllegalStateException(e);
         }
-    }
-
-    /** A UDP port free on both addresses (the two devices share it, as RoCE peers share 4791). */
-    private static int freePortPair(InetAddress a, InetAddress b) {
-        for (int port = 24991; port < 25491; port++) {
-            try (java.net.DatagramSocket s1 = new java.net.DatagramSocket(new java.net.InetSocketAddress(a, port));
-                 java.net.DatagramSocket s2 = new java.net.DatagramSocket(new java.net.InetSocketAddress(b, port))) {
-                return port;
-            } catch (java.net.SocketException e) {
-                // taken: next
-            }
-        }
-        throw new IllegalStateException("no free UDP port pair on " + a + " and " + b);
     }
 
     private static long retransmits(Context a, Context b) {

@@ -93,7 +93,7 @@ class ReceivePathFuzzTest {
     void randomDatagramsAtAUdpDeviceChangeNoMemoryAndItStillWorks() throws Exception {
         InetAddress la = InetAddress.getByName("127.0.0.1");
         InetAddress lb = InetAddress.getByName("127.0.0.2");
-        int port = 25901;
+        int port = SoftDevices.freeUdpPort(25901, la, lb);
         Device victim = SoftDevices.createUdp("fuzz-udp-victim", la, port, port, UdpLink.Mode.AUTO);
         Device peer = SoftDevices.createUdp("fuzz-udp-peer", lb, port, port, UdpLink.Mode.AUTO);
         try (Arena arena = Arena.ofShared(); Context pc = peer.open();

@@ -141,7 +141,7 @@ final class DemoTraffic {
         out.printf(Locale.ROOT, "   round trip: median %.2f us, average %.2f us (min %.2f us, p99 %.2f us)%n",
                 us(measured[n / 2]), us(avg), us(measured[0]),
                 us(measured[(int) Math.max(0, Math.min(n - 1, (long) Math.ceil(n * 0.99) - 1))]));
-        out.printf("   last value seen: A holds %d, B holds %d%n", m.get(ValueLayout.JAVA_LONG, aInbox),
+        out.printf(Locale.ROOT, "   last value seen: A holds %d, B holds %d%n", m.get(ValueLayout.JAVA_LONG, aInbox),
                 m.get(ValueLayout.JAVA_LONG, bInbox));
     }
 
@@ -328,7 +328,7 @@ final class DemoTraffic {
         // still posted (they go with the QPs at tear-down, flushed).
         long since = System.nanoTime();
         while (c.sendsDoneA < done || c.sendsDoneB < done) {
-            pollOnce(c, since, "the last SEND completions");
+            pollOnce(c, since, "the last SEND completions", -1);
         }
         int from = done > warmup ? warmup : 0;
         long[] measured = Arrays.copyOfRange(rttNanos, from, (int) done);
@@ -359,7 +359,7 @@ final class DemoTraffic {
     private void sendWhenRoom(Counts c, long which, SendWorkRequest wr, QueuePair qp) throws DataPathFailure {
         long since = System.nanoTime();
         while (which == SEND_A ? c.sendsPostedA - c.sendsDoneA >= sqDepth : c.sendsPostedB - c.sendsDoneB >= sqDepth) {
-            pollOnce(c, since, "a free send queue slot");
+            pollOnce(c, since, "a free send queue slot", -1);
         }
         try {
             qp.postSend(wr);
@@ -377,7 +377,8 @@ final class DemoTraffic {
     private void receive(Counts c, long which, long offset, long expected) throws DataPathFailure {
         long since = System.nanoTime();
         while (which == RECV_A ? c.receivedA < expected : c.receivedB < expected) {
-            pollOnce(c, since, "the receive on " + (which == RECV_A ? "A" : "B") + " of message " + expected);
+            pollOnce(c, since, which == RECV_A ? "the receive on A of message " : "the receive on B of message ",
+                    expected);
         }
         long got = m.get(ValueLayout.JAVA_LONG, offset);
         if (got != expected) {
@@ -385,7 +386,8 @@ final class DemoTraffic {
         }
     }
 
-    private void pollOnce(Counts c, long sinceNanos, String waitingFor) throws DataPathFailure {
+    /** One poll of the CQ; fails after {@value #STALL_NANOS} ns without a completion. */
+    private void pollOnce(Counts c, long sinceNanos, String waitingFor, long number) throws DataPathFailure {
         WorkCompletion[] wcs = c.wcs;
         int n = t.cq.poll(wcs);
         for (int i = 0; i < n; i++) {
@@ -414,7 +416,7 @@ final class DemoTraffic {
         if (n == 0) {
             if (System.nanoTime() - sinceNanos > STALL_NANOS) {
                 throw new DataPathFailure("no completion within " + STALL_NANOS / 1_000_000_000
-                        + " s while waiting for " + waitingFor);
+                        + " s while waiting for " + waitingFor + (number >= 0 ? Long.toString(number) : ""));
             }
             Thread.onSpinWait();
         }

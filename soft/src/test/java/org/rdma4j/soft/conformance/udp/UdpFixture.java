@@ -1,9 +1,6 @@
 package org.rdma4j.soft.conformance.udp;
 
-import java.net.DatagramSocket;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.SocketException;
 import org.rdma4j.soft.SoftDevices;
 import org.rdma4j.soft.link.UdpLink;
 import org.rdma4j.verbs.Context;
@@ -27,24 +24,12 @@ final class UdpFixture {
         try {
             InetAddress ia = InetAddress.getByName("127.0.0.1");
             InetAddress ib = InetAddress.getByName("127.0.0.2");
-            int port = freePort(ia, ib);
+            int port = SoftDevices.freeUdpPort(24791, ia, ib);
             a = SoftDevices.createUdp("soft-udp-a", ia, port, port, UdpLink.Mode.AUTO);
             b = SoftDevices.createUdp("soft-udp-b", ib, port, port, UdpLink.Mode.AUTO);
         } catch (Exception e) {
             throw new IllegalStateException("cannot set up the UDP devices", e);
         }
-    }
-
-    private static int freePort(InetAddress ia, InetAddress ib) throws SocketException {
-        for (int port = 24791; port < 24991; port++) {
-            try (DatagramSocket s1 = new DatagramSocket(new InetSocketAddress(ia, port));
-                 DatagramSocket s2 = new DatagramSocket(new InetSocketAddress(ib, port))) {
-                return port;
-            } catch (SocketException e) {
-                // taken: try the next one
-            }
-        }
-        throw new SocketException("no free UDP port pair near 24791");
     }
 
     static Context open() {

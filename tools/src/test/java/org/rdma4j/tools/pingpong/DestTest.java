@@ -1,0 +1,80 @@
+package org.rdma4j.tools.pingpong;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+import org.rdma4j.verbs.Gid;
+import picocli.CommandLine.TypeConversionException;
+
+/** The 52-byte address message and the C-style number parsing. */
+class DestTest {
+    private static final Gid LINK_LOCAL = Gid.parse("fe80::202:c9ff:fe00:1234");
+
+    @Test
+    void messageIsTheCToolsSprintfOutputAndANul() {
+        byte[] msg = new Dest(0x1a, 0x123, 0xabcdef, LINK_LOCAL).toWire();
+        assertEquals(Dest.WIRE_BYTES, msg.length);
+        assertEquals("001a:000123:abcdef:fe800000000000000202c9fffe001234",
+                new String(msg, 0, 51, StandardCharsets.US_ASCII));
+        assertEquals(0, msg[51]);
+        assertEquals("0000:000000:000000:00000000000000000000000000000000",
+                new String(Dest.NONE.toWire(), 0, 51, StandardCharsets.US_ASCII));
+    }
+
+    @Test
+    void gidTextGoesOneBigEndianWordAtATime() {
+        // gid_to_wire_gid: htobe32 of each 32-bit word, printed %08x: the bytes in wire order
+        Gid mapped = Gid.parse("::ffff:192.168.1.7");
+        assertEquals("00000000000000000000ffffc0a80107", Dest.wireGid(mapped));
+        assertEquals(mapped, Dest.parseWireGid("00000000000000000000ffffc0a80107"));
+        assertEquals(LINK_LOCAL, Dest.parseWireGid("FE800000000000000202C9FFFE001234"));
+    }
+
+    @Test
+    void parseRoundTripsAndStopsAtTheNul() {
+        Dest d = new Dest(0xffff, 0xffffff, 0x000001, LINK_LOCAL);
+        assertEquals(d, Dest.parse(d.toWire()));
+        byte[] shortFields = new byte[Dest.WIRE_BYTES];
+        byte[] text = "1:11:7:fe800000000000000202c9fffe001234".getBytes(StandardCharsets.US_ASCII);
+        System.arraycopy(text, 0, shortFields, 0, text.length);
+        assertEquals(new Dest(1, 0x11, 7, LINK_LOCAL), Dest.parse(shortFields));
+    }
+
+    @Test
+    void parseRejectsWhatIsNotAnAddress() {
+        for (String bad : new String[] {"", "done", "0000:000000:000000:0000", "0000:000000:000000:zz800000000000000202c9fffe001234",
+            "10000:000000:000000:fe800000000000000202c9fffe001234", "0000:1000000:000000:fe800000000000000202c9fffe001234"}) {
+            byte[] msg = new byte[Dest.WIRE_BYTES];
+            byte[] text = bad.getBytes(StandardCharsets.US_ASCII);
+            System.arraycopy(text, 0, msg, 0, Math.min(text.length, msg.length));
+            assertThrows(IllegalArgumentException.class, () -> Dest.parse(msg), bad);
+        }
+    }
+
+    @Test
+    void interfaceIdDecidesTheGrh() {
+        assertTrue(new Dest(0, 1, 1, LINK_LOCAL).hasInterfaceId());
+        assertTrue(new Dest(0, 1, 1, Gid.parse("::ffff:10.0.0.1")).hasInterfaceId());
+        assertFalse(new Dest(0, 1, 1, Gid.ZERO).hasInterfaceId());
+        assertFalse(new Dest(0, 1, 1, Gid.parse("fd00:1:2:3::")).hasInterfaceId());
+    }
+
+    @Test
+    void numbersAreReadLikeStrtolBase0() {
+        CNumber c = new CNumber();
+        assertEquals(18515, c.convert("18515"));
+        assertEquals(0x4853, c.convert("0x4853"));
+        assertEquals(8, c.convert("010"));
+        assertEquals(0, c.convert("0"));
+        assertEquals(-1, c.convert("-1"));
+        assertThrows(TypeConversionException.class, () -> c.convert("12abc"));
+        assertThrows(TypeConversionException.class, () -> c.convert("0x"));
+        assertThrows(TypeConversionException.class, () -> c.convert("99999999999"));
+        assertArrayEquals(new int[] {1}, new int[] {c.convert("+1")});
+    }
+}
