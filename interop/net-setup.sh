@@ -49,7 +49,7 @@ rxe_net_setup() {
   local gids=/sys/class/infiniband/rxe0/ports/1/gids types=/sys/class/infiniband/rxe0/ports/1/gid_attrs/types
   local want6=fd77:0000:0000:0000:0000:0000:0000:0001 want4=0000:0000:0000:0000:0000:ffff:0a4d:0001
   local i gid deadline=$((SECONDS + 30))
-  RXE_GID_V6= RXE_GID_V4= RXE_GID_LL=
+  RXE_GID_V6='' RXE_GID_V4='' RXE_GID_LL=''
   while :; do
     for ((i = 0; i < 16; i++)); do
       gid="$(cat "$gids/$i" 2>/dev/null)" || continue

@@ -127,6 +127,7 @@ if [[ $vm_rc -eq 124 || $vm_rc -eq 137 ]]; then
 elif [[ -s $OUT/exit-code ]]; then
   rc="$(tr -dc '0-9' <"$OUT/exit-code")"; rc="${rc:-125}"
   if ((vm_rc != 0)); then say "qemu exited with status $vm_rc after the job"; fi
+  if ((rc == 124)); then say "TIMEOUT: the job ran out of its $((TIMEOUT - 25))s inside the VM (RDMA4J_INTEROP_TIMEOUT - 25)"; fi
 else
   rc=125
   say "FAILED: the VM ended (qemu status $vm_rc) without reporting the job's exit code"

@@ -5,16 +5,18 @@
 #   - ibv_devinfo -d rxe0 shows an active port
 #   - ibv_rc_pingpong server and client both on rxe0 (rxe loops packets to its own GID back),
 #     over the IPv6 GID and over the IPv4-mapped GID
-#   - the same with the client started in namespace peer (its TCP exchange crosses the veth)
+#   - the same with the client started in namespace peer (its TCP exchange crosses the veth;
+#     rdma devices are shared between namespaces, so rxe0 is visible there)
 #   - java -version of the JDK 25, in the root namespace and in namespace peer
 # Prints one PASS/FAIL line per check and exits non-zero if any failed.
 set -uo pipefail
 
 JAVA="${INTEROP_JAVA:-${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java}"
 [[ -x $JAVA ]] || JAVA=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java
-pass=0 fail=0
-result() { # NAME STATUS [DETAIL]
-  if [[ $2 -eq 0 ]]; then echo "PASS $1${3:+ ($3)}"; pass=$((pass + 1)); else echo "FAIL $1${3:+ ($3)}"; fail=$((fail + 1)); fi
+pass=0 fail=0 mark=$SECONDS
+result() { # NAME STATUS [DETAIL]: one PASS/FAIL line, with the seconds since the previous one
+  local t=$((SECONDS - mark)); mark=$SECONDS
+  if [[ $2 -eq 0 ]]; then echo "PASS $1 [${t}s]${3:+ ($3)}"; pass=$((pass + 1)); else echo "FAIL $1 [${t}s]${3:+ ($3)}"; fail=$((fail + 1)); fi
 }
 
 . "$INTEROP_DIR/net-setup.sh"; rc=$?
@@ -46,39 +48,33 @@ rc_pingpong() {
     echo "--- $name: server never listened:"; cat "$log.server.log"
     result "$name" 1 "server did not listen on 18515"; return
   fi
+  echo "--- $name: listening: $(ss -Htln 'sport = :18515' | awk '{print $4}' | paste -sd' ')"
   ${ns:+ip netns exec "$ns"} timeout 60 ibv_rc_pingpong "${args[@]}" "$addr" >"$log.client.log" 2>&1; crc=$?
+  ((crc == 0)) || { sleep 1; kill "$spid" 2>/dev/null; }
   wait "$spid"; src=$?
   echo "--- $name: client (exit $crc)"; cat "$log.client.log"
   echo "--- $name: server (exit $src)"; cat "$log.server.log"
   result "$name" $((crc || src)) "client exit $crc, server exit $src"
 }
 
-rc_pingpong "rc_pingpong rxe0<->rxe0 IPv6 GID" "$RXE_GID_V6" fd77::1
+# The TCP exchange goes to 10.77.0.1 whatever the GID: ibv_rc_pingpong's server listens on the
+# first address getaddrinfo(NULL, AI_PASSIVE) returns, which is 0.0.0.0 (IPv4 only).
+rc_pingpong "rc_pingpong rxe0<->rxe0 IPv6 GID" "$RXE_GID_V6" 10.77.0.1
 rc_pingpong "rc_pingpong rxe0<->rxe0 IPv4 GID" "$RXE_GID_V4" 10.77.0.1
-rc_pingpong "rc_pingpong client in netns peer" "$RXE_GID_V6" fd77::1 peer
+rc_pingpong "rc_pingpong client in netns peer" "$RXE_GID_V6" 10.77.0.1 peer
 
-echo "--- rxe0 hw_counters"
-grep -H . /sys/class/infiniband/rxe0/ports/1/hw_counters/* 2>/dev/null | sed 's|.*/||' | paste -sd' '
+echo "--- rxe0 hw_counters: $(grep -H . /sys/class/infiniband/rxe0/ports/1/hw_counters/* 2>/dev/null | sed 's|.*/||' | paste -sd' ')"
 
-t0=$SECONDS
-out="$("$JAVA" -version 2>&1)"; rc=$?
+mark=$SECONDS
+out="$(timeout 120 "$JAVA" -version 2>&1)"; rc=$?
 printf '%s\n' "$out"
 grep -q 'version "25' <<<"$out" || rc=1
-result "java -version" $rc "$JAVA, $((SECONDS - t0)) s"
+result "java -version" $rc "$JAVA"
 
-t0=$SECONDS
-out="$(ip netns exec peer "$JAVA" -version 2>&1)"; rc=$?
+out="$(ip netns exec peer timeout 120 "$JAVA" -version 2>&1)"; rc=$?
 printf '%s\n' "$out"
 grep -q 'version "25' <<<"$out" || rc=1
-result "java -version in netns peer" $rc "$((SECONDS - t0)) s"
-
-# Informational: can a second rxe device live in namespace peer? (Not needed by the harness.)
-if ip netns exec peer rdma link add rxe1 type rxe netdev veth1 >"$INTEROP_OUT/rxe1.log" 2>&1; then
-  echo "INFO rdma link add rxe1 on veth1 in netns peer: works"
-  ip netns exec peer rdma link delete rxe1 >/dev/null 2>&1
-else
-  echo "INFO rdma link add rxe1 on veth1 in netns peer: fails: $(tr '\n' ' ' <"$INTEROP_OUT/rxe1.log")"
-fi
+result "java -version in netns peer" $rc
 
 echo "smoke: $pass passed, $fail failed"
 ((fail == 0))

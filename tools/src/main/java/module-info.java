@@ -10,4 +10,5 @@ module org.rdma4j.tools {
 
     // picocli fills the annotated command fields reflectively.
     opens org.rdma4j.tools to info.picocli;
+    opens org.rdma4j.tools.pingpong to info.picocli;
 }

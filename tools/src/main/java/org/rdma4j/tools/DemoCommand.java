@@ -84,6 +84,9 @@ public final class DemoCommand implements Callable<Integer> {
             description = "the device to tour (default: ${DEFAULT-VALUE})")
     private String deviceName;
 
+    @picocli.CommandLine.Mixin
+    private DeviceOptions deviceOptions;
+
     private PrintWriter out;
     private int step;
 
@@ -118,11 +121,21 @@ public final class DemoCommand implements Callable<Integer> {
             }
             tearDown(tour);
         } finally {
+            deviceOptions.release();
             out.flush();
         }
         out.printf("%ndone%s%n", rc == 0 ? ": every resource released." : ", with the failures above.");
         out.flush();
         return rc;
+    }
+
+    /** 2: RoCE v2 and not link-local; 1: RoCE v2 link-local; 0: anything else. */
+    private static int rank(GidEntry e) {
+        if (e.type() != GidEntry.GidType.ROCE_V2) {
+            return 0;
+        }
+        boolean linkLocal = (e.gid().byteAt(0) & 0xFF) == 0xFE && (e.gid().byteAt(1) & 0xC0) == 0x80;
+        return linkLocal ? 1 : 2;
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -134,6 +147,12 @@ public final class DemoCommand implements Callable<Integer> {
             out.printf("   %-10s provider %-6s node GUID %016x%n", d.name(), d.provider(), d.guid());
         }
 
+        if (deviceOptions.bindAddress() != null) {
+            deviceName = deviceOptions.resolve(
+                    spec.commandLine().getParseResult().hasMatchedOption("-d") ? deviceName : null).name();
+            out.printf("   created %s: RoCEv2 over UDP on %s%n", deviceName,
+                    deviceOptions.bindAddress().getHostAddress());
+        }
         step("Open " + deviceName, "ibv_open_device");
         t.ctx = Verbs.open(deviceName);
         out.printf("   opened %s%n", t.ctx.device().name());
@@ -173,8 +192,9 @@ public final class DemoCommand implements Callable<Integer> {
             }
             String text = e.type() == GidEntry.GidType.ROCE_V2 ? GidText.inetNtop(e.gid()) : GidText.full(e.gid());
             out.printf("   GID[%3d]  %-40s %s%n", i, text, e.type().label());
-            // Prefer RoCE v2: it is routable (UDP/IP), and what the soft device speaks on the wire.
-            if (chosen == null || (chosen.type() != GidEntry.GidType.ROCE_V2 && e.type() == GidEntry.GidType.ROCE_V2)) {
+            // Prefer RoCE v2 (routable UDP/IP, what the soft device speaks) with a global or IPv4-mapped
+            // address over a link-local one, as an rxe user would.
+            if (chosen == null || rank(e) > rank(chosen)) {
                 chosen = e;
                 chosenIndex = i;
             }

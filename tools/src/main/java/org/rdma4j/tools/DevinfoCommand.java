@@ -83,7 +83,22 @@ public final class DevinfoCommand implements Callable<Integer> {
         }
     }
 
+    @picocli.CommandLine.Mixin
+    private DeviceOptions deviceOptions;
+
     private int run() {
+        if (deviceOptions.bindAddress() != null) {
+            deviceName = deviceOptions.resolve(deviceName).name();
+            try {
+                return runOnDevices();
+            } finally {
+                deviceOptions.release();
+            }
+        }
+        return runOnDevices();
+    }
+
+    private int runOnDevices() {
         if (spec.commandLine().getParseResult().hasMatchedOption("-i") && port <= 0) {
             throw new ParameterException(spec.commandLine(),
                     "Invalid value for option '--ib-port': " + port + " (ports are numbered from 1)");

@@ -128,8 +128,8 @@ final class Exchange {
             for (int i = 0; i < mine.size(); i++) {
                 Read r = readFully(s, msg, msg.length, deadline);
                 if (r.error != null) {
-                    throw new PingpongFailure("server read: " + r.error,
-                            r.n + "/" + Dest.WIRE_BYTES + ": Couldn't read remote address" + (srq ? " [" + i + "]" : ""));
+                    throw new PingpongFailure("server read: " + r.error, r.n + "/" + Dest.WIRE_BYTES
+                            + ": Couldn't read remote address" + (srq ? " [" + i + "]" : ""));
                 }
                 remote.add(parse(msg, i));
             }

@@ -387,7 +387,8 @@ final class Pingpong {
 
     private PingpongFailure withGrhHint(PingpongFailure f, VerbsException e, AhAttr av) {
         if (e.errno() == Errno.EINVAL && av != null && !av.isGlobal()) {
-            f.then("rdma4j: RoCE needs a GRH: pass -g <gid index> on both sides (e.g. -g 1)");
+            f.then("rdma4j: without -g there is no GRH, which RoCE needs: "
+                    + "pass -g <gid index> on both sides (e.g. -g 1)");
         }
         return f;
     }

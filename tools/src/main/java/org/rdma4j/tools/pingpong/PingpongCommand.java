@@ -4,7 +4,6 @@ import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import org.rdma4j.tools.DeviceOptions;
 import org.rdma4j.verbs.Device;
-import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.Mtu;
 import org.rdma4j.verbs.VerbsException;
 import picocli.CommandLine;
@@ -23,8 +22,8 @@ import picocli.CommandLine.Spec;
  * and defaults, the same TCP exchange of {@code LID:QPN:PSN:GID} messages, the same QP attributes and the
  * same output. Without a host it is the server and waits on the TCP port; with one it connects there.
  * {@snippet lang=sh :
- * rdma4j pingpong rc -g 1                 # server
- * rdma4j pingpong rc -g 1 -d pp-peer server.example.org   # client
+ * rdma4j pingpong rc --bind 192.0.2.1 -g 1             # server, RoCEv2 over UDP from 192.0.2.1
+ * rdma4j pingpong rc --bind 192.0.2.2 -g 1 192.0.2.1   # client (or: ibv_rc_pingpong -g <idx> 192.0.2.1)
  * }
  */
 @Command(name = "pingpong", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = 1,
@@ -68,45 +67,45 @@ public final class PingpongCommand implements Runnable {
         @Mixin
         DeviceOptions devices;
 
-        @Option(names = {"-p", "--port"}, paramLabel = "<port>", converter = CNumber.class,
+        @Option(names = {"-p", "--port"}, order = 1, paramLabel = "<port>", converter = CNumber.class,
                 description = "listen on/connect to port <port> (default " + DEFAULT_PORT + ")")
         int port = DEFAULT_PORT;
 
-        @Option(names = {"-d", "--ib-dev"}, paramLabel = "<dev>",
+        @Option(names = {"-d", "--ib-dev"}, order = 2, paramLabel = "<dev>",
                 description = "use IB device <dev> (default first device found)")
         String ibDev;
 
-        @Option(names = {"-i", "--ib-port"}, paramLabel = "<port>", converter = CNumber.class,
+        @Option(names = {"-i", "--ib-port"}, order = 3, paramLabel = "<port>", converter = CNumber.class,
                 description = "use port <port> of IB device (default 1)")
         int ibPort = 1;
 
-        @Option(names = {"-s", "--size"}, paramLabel = "<size>", converter = CNumber.class,
-                description = "size of message to exchange (default ${COMMAND-NAME:-rc}: see below)")
+        @Option(names = {"-s", "--size"}, order = 4, paramLabel = "<size>", converter = CNumber.class,
+                description = "size of message to exchange (default 4096; ud: 1024)")
         Integer size;
 
-        @Option(names = {"-r", "--rx-depth"}, paramLabel = "<dep>", converter = CNumber.class,
+        @Option(names = {"-r", "--rx-depth"}, order = 7, paramLabel = "<dep>", converter = CNumber.class,
                 description = "number of receives to post at a time (default 500)")
         int rxDepth = 500;
 
-        @Option(names = {"-n", "--iters"}, paramLabel = "<iters>", converter = CNumber.class,
+        @Option(names = {"-n", "--iters"}, order = 8, paramLabel = "<iters>", converter = CNumber.class,
                 description = "number of exchanges (default 1000)")
         int iters = 1000;
 
-        @Option(names = {"-l", "--sl"}, paramLabel = "<sl>", converter = CNumber.class,
+        @Option(names = {"-l", "--sl"}, order = 9, paramLabel = "<sl>", converter = CNumber.class,
                 description = "service level value (default 0)")
         int sl;
 
-        @Option(names = {"-e", "--events"}, description = "sleep on CQ events (default poll)")
+        @Option(names = {"-e", "--events"}, order = 10, description = "sleep on CQ events (default poll)")
         boolean events;
 
-        @Option(names = {"-g", "--gid-idx"}, paramLabel = "<gid index>", converter = CNumber.class,
+        @Option(names = {"-g", "--gid-idx"}, order = 11, paramLabel = "<gid index>", converter = CNumber.class,
                 description = "local port gid index (needed on RoCE: without it there is no GRH)")
         int gidIndex = -1;
 
-        @Option(names = {"-c", "--chk"}, description = "validate received buffer")
+        @Option(names = {"-c", "--chk"}, order = 12, description = "validate received buffer")
         boolean validate;
 
-        @Option(names = "--exchange-timeout", paramLabel = "<seconds>", converter = CNumber.class,
+        @Option(names = "--exchange-timeout", order = 50, paramLabel = "<seconds>", converter = CNumber.class,
                 description = "rdma4j: give up the TCP address exchange after this long once connected "
                         + "(default " + DEFAULT_EXCHANGE_TIMEOUT_S + "; the C tools wait forever)")
         int exchangeTimeout = DEFAULT_EXCHANGE_TIMEOUT_S;
@@ -182,9 +181,7 @@ public final class PingpongCommand implements Runnable {
             try {
                 device = devices.resolve(ibDev);
             } catch (VerbsException e) {
-                if (e.errno() == Errno.ENOSYS) {
-                    err.println("rdma4j: " + DeviceOptions.UDP_NOT_BUILT);
-                } else if (devices.bindAddress() != null) {
+                if (devices.bindAddress() != null) {
                     err.println("rdma4j: " + e.getMessage());
                 } else if (ibDev == null) {
                     err.println("No IB devices found");
@@ -206,7 +203,7 @@ public final class PingpongCommand implements Runnable {
     abstract static class ConnectedCommand extends TransportCommand {
         private Mtu mtu = Mtu.MTU_1024;
 
-        @Option(names = {"-m", "--mtu"}, paramLabel = "<size>", converter = CNumber.class,
+        @Option(names = {"-m", "--mtu"}, order = 5, paramLabel = "<size>", converter = CNumber.class,
                 description = "path MTU (default 1024)")
         void mtu(int bytes) {
             Mtu m = Mtu.ofBytes(bytes);
@@ -263,7 +260,7 @@ public final class PingpongCommand implements Runnable {
                 "Default -s 4096, -q 16; -n counts the exchanges of all QPs together. The TCP exchange carries "
                         + Pingpong.MAX_QP + " addresses each way, as the C tool's does."})
     public static final class Srq extends ConnectedCommand {
-        @Option(names = {"-q", "--num-qp"}, paramLabel = "<num>", converter = CNumber.class,
+        @Option(names = {"-q", "--num-qp"}, order = 6, paramLabel = "<num>", converter = CNumber.class,
                 description = "number of QPs to use (default 16)")
         int numQp = 16;
 

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Interop harness entry point: provision the rxe VM (cached), then run jobs in it, one VM boot per
+# job, and print a summary. Exits non-zero if provisioning or any job failed; never hangs (each VM
+# has its own limit and the whole run has an overall one).
+#
+#   interop/run.sh [--smoke] [JOB...]
+#     --smoke   run only the smoke job (rxe and the JDK work in the VM; no project code)
+#     JOB       job names (interop/jobs/NAME.sh) or paths to job scripts;
+#               default: every interop/jobs/*.sh, smoke first
+#
+# Environment: RDMA4J_INTEROP_TOTAL_TIMEOUT  limit for the whole run in seconds (default 2400)
+#              RDMA4J_INTEROP_TIMEOUT        limit for one VM (default 600)
+#              RDMA4J_INTEROP_OUT            where job outputs go (default /tmp/rdma4j-interop/run-TIME)
+#              RDMA4J_INTEROP_CACHE          package/kernel cache (default ~/.cache/rdma4j-interop)
+set -uo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+TOTAL="${RDMA4J_INTEROP_TOTAL_TIMEOUT:-2400}"
+
+# Re-run under an overall time limit (timeout stops this script, and run-vm.sh's traps stop its VM).
+if [[ -z ${RDMA4J_INTEROP_GUARDED:-} ]]; then
+  RDMA4J_INTEROP_GUARDED=1 timeout -k 30 "$TOTAL" bash "${BASH_SOURCE[0]}" "$@" &
+  guard=$!
+  # timeout runs in its own process group: pass INT/TERM/HUP on (it signals its whole group).
+  trap 'kill -TERM "$guard" 2>/dev/null' INT TERM HUP
+  while :; do
+    wait "$guard"; rc=$?
+    kill -0 "$guard" 2>/dev/null || break
+  done
+  if ((rc == 124 || rc == 137)); then
+    echo "interop: TIMEOUT: the whole run exceeded ${TOTAL}s (RDMA4J_INTEROP_TOTAL_TIMEOUT) and was stopped" >&2
+    exit 124
+  fi
+  exit "$rc"
+fi
+unset RDMA4J_INTEROP_GUARDED
+
+jobs=()
+smoke_only=0
+for a in "$@"; do
+  case "$a" in
+    --smoke) smoke_only=1 ;;
+    -h|--help) sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "interop: unknown option $a" >&2; exit 2 ;;
+    */*|*.sh) jobs+=("$a") ;;
+    *) jobs+=("$HERE/jobs/$a.sh") ;;
+  esac
+done
+if ((smoke_only)); then
+  jobs=("$HERE/jobs/smoke.sh")
+elif ((${#jobs[@]} == 0)); then
+  jobs=("$HERE/jobs/smoke.sh")
+  for j in "$HERE"/jobs/*.sh; do [[ $j == */smoke.sh ]] || jobs+=("$j"); done
+fi
+for j in "${jobs[@]}"; do [[ -f $j ]] || { echo "interop: no such job: $j" >&2; exit 2; }; done
+
+cd "$HERE/.." || exit 1
+section() { printf '\n==> interop: %s\n' "$*"; }
+OUT_BASE="${RDMA4J_INTEROP_OUT:-${TMPDIR:-/tmp}/rdma4j-interop/run-$(date +%Y%m%d-%H%M%S)}"
+mkdir -p "$OUT_BASE"
+t_all=$SECONDS
+
+section "provision (cache ${RDMA4J_INTEROP_CACHE:-${HOME:-/root}/.cache/rdma4j-interop})"
+t0=$SECONDS
+prov_out="$(bash "$HERE/provision.sh" 2> >(tee "$OUT_BASE/provision.log" >&2))"
+prov_rc=$?
+if ((prov_rc != 0)); then
+  echo "interop: FAIL provisioning (status $prov_rc); log: $OUT_BASE/provision.log" >&2
+  exit 1
+fi
+RDMA4J_INTEROP_KERNEL_DIR="$(sed -n 's/^KERNEL_DIR=//p' <<<"$prov_out" | tail -n1)"
+export RDMA4J_INTEROP_KERNEL_DIR
+echo "interop: provisioned in $((SECONDS - t0))s: $RDMA4J_INTEROP_KERNEL_DIR"
+
+summary=()
+failed=0
+for j in "${jobs[@]}"; do
+  name="$(basename "$j" .sh)"
+  section "job $name"
+  t0=$SECONDS
+  bash "$HERE/run-vm.sh" "$j" "$OUT_BASE/$name"
+  rc=$?
+  dt=$((SECONDS - t0))
+  case $rc in
+    0) verdict=PASS ;;
+    124) verdict=TIMEOUT; failed=1 ;;
+    125) verdict="FAIL (VM error)"; failed=1 ;;
+    *) verdict="FAIL (status $rc)"; failed=1 ;;
+  esac
+  summary+=("$(printf '%-24s %-18s %5ss  %s' "$name" "$verdict" "$dt" "$OUT_BASE/$name")")
+  if ((rc != 0)) && [[ -f $OUT_BASE/$name/job.log ]]; then
+    while IFS= read -r line; do summary+=("    $line"); done < <(grep -E '^FAIL ' "$OUT_BASE/$name/job.log" | head -n 20)
+  fi
+done
+
+section "summary ($((SECONDS - t_all))s)"
+printf '%s\n' "${summary[@]}"
+if ((failed)); then
+  echo "interop: FAILED (console logs: $OUT_BASE/*/console.log)"
+  exit 1
+fi
+echo "interop: ok"
