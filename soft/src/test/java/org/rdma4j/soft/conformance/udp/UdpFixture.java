@@ -14,6 +14,8 @@ final class UdpFixture {
     static final int GID_INDEX = 1;
     private static Device a;
     private static Device b;
+    private static Device channelA;
+    private static Device channelB;
 
     private UdpFixture() {}
 
@@ -30,6 +32,32 @@ final class UdpFixture {
         } catch (Exception e) {
             throw new IllegalStateException("cannot set up the UDP devices", e);
         }
+    }
+
+    /** The same over java.nio DatagramChannels (the portable fallback), 127.0.0.3 and 127.0.0.4. */
+    private static synchronized void initChannel() {
+        if (channelA != null) {
+            return;
+        }
+        try {
+            InetAddress ia = InetAddress.getByName("127.0.0.3");
+            InetAddress ib = InetAddress.getByName("127.0.0.4");
+            int port = SoftDevices.freeUdpPort(25791, ia, ib);
+            channelA = SoftDevices.createUdp("soft-chan-a", ia, port, port, UdpLink.Mode.CHANNEL);
+            channelB = SoftDevices.createUdp("soft-chan-b", ib, port, port, UdpLink.Mode.CHANNEL);
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot set up the DatagramChannel devices", e);
+        }
+    }
+
+    static Context openChannel() {
+        initChannel();
+        return channelA.open();
+    }
+
+    static Context openChannelPeer() {
+        initChannel();
+        return channelB.open();
     }
 
     static Context open() {

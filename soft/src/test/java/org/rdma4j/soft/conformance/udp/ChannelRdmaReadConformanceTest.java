@@ -1,0 +1,22 @@
+package org.rdma4j.soft.conformance.udp;
+
+import org.rdma4j.conformance.RdmaReadConformanceTest;
+import org.rdma4j.verbs.Context;
+
+/** RDMA READ conformance over the DatagramChannel fallback of the UDP link. */
+class ChannelRdmaReadConformanceTest extends RdmaReadConformanceTest {
+    @Override
+    protected Context openContext() {
+        return UdpFixture.openChannel();
+    }
+
+    @Override
+    protected Context openPeerContext() {
+        return UdpFixture.openChannelPeer();
+    }
+
+    @Override
+    protected int gidIndex(Context c) {
+        return UdpFixture.GID_INDEX;
+    }
+}
