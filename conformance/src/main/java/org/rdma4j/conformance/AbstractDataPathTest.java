@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
@@ -14,6 +16,7 @@ import org.rdma4j.verbs.RecvWorkRequest;
 import org.rdma4j.verbs.SendWorkRequest;
 import org.rdma4j.verbs.WcFlag;
 import org.rdma4j.verbs.WcOpcode;
+import org.rdma4j.verbs.QpType;
 import org.rdma4j.verbs.WorkCompletion;
 import org.rdma4j.verbs.WrOpcode;
 
@@ -136,9 +139,29 @@ public abstract class AbstractDataPathTest extends AbstractVerbsTest {
             assertGuardAround(rbuf, 0, 0, "the receive buffer of a WRITE_WITH_IMM");
         } else {
             assertNoCompletion(p.b().recvCq(), 1, "a plain RDMA WRITE consumes no receive");
+            if (p.type() == QpType.UC) {
+                // A UC write completes when sent, not when placed: over a network the bytes may still be
+                // in flight. (RC's completion means placed; a receive completion means placed for both.)
+                awaitPattern(dst.segment(), 67, size, seed);
+            }
         }
         assertPattern(dst.segment(), 67, size, seed, "written bytes");
         assertGuardAround(dst, 67, size, "write target");
+    }
+
+    /** Waits up to 5 s for {@code s[off, off+len)} to hold pattern {@code seed}; the caller asserts after. */
+    private static void awaitPattern(MemorySegment s, long off, long len, int seed) {
+        long end = System.nanoTime() + 5_000_000_000L;
+        while (System.nanoTime() < end) {
+            boolean all = true;
+            for (long i = 0; i < len && all; i++) {
+                all = s.get(ValueLayout.JAVA_BYTE, off + i) == patternByte(seed, i);
+            }
+            if (all) {
+                return;
+            }
+            Thread.onSpinWait();
+        }
     }
 
     protected static void assertImm(WorkCompletion r, boolean withImm) {
