@@ -9,7 +9,6 @@ import org.rdma4j.soft.wire.AtomicAckEth;
 import org.rdma4j.soft.wire.Opcode;
 import org.rdma4j.soft.wire.Psn;
 import org.rdma4j.soft.wire.RnrTimer;
-import org.rdma4j.verbs.Access;
 import org.rdma4j.verbs.AsyncEventType;
 import org.rdma4j.verbs.QpState;
 import org.rdma4j.verbs.WcStatus;
@@ -319,32 +318,7 @@ final class Completer {
 
     /** Writes response data into the local scatter list of {@code w} at {@code offset}. */
     private boolean scatter(SendWqe w, long offset, Packet p, MemorySegment src, int len) {
-        long skip = offset;
-        int left = len;
-        int from = 0;
-        for (int i = 0; i < w.numSge && left > 0; i++) {
-            long l = Integer.toUnsignedLong(w.length[i]);
-            if (skip >= l) {
-                skip -= l;
-                continue;
-            }
-            int n = (int) Math.min(l - skip, left);
-            long at = w.addr[i] + skip;
-            MemKey k = qp.hca.keys.lookup(w.lkey[i]);
-            if (k == null || !k.valid || k.isWindow() || k.pd != qp.pd || (k.access & Access.LOCAL_WRITE_BIT) == 0
-                    || !k.covers(at, n)) {
-                return false;
-            }
-            if (p != null) {
-                p.copyPayload(from, k.segment, k.offsetOf(at), n);
-            } else {
-                MemorySegment.copy(src, from, k.segment, k.offsetOf(at), n);
-            }
-            from += n;
-            left -= n;
-            skip = 0;
-        }
-        return left == 0;
+        return Scatter.into(qp, w.addr, w.length, w.lkey, w.numSge, offset, p, src, len);
     }
 
     // ------------------------------------------------------------------ timers

@@ -524,32 +524,8 @@ final class Responder {
         if (offset + len > recv.totalLength) {
             return SCATTER_LENGTH;
         }
-        long skip = offset;
-        int left = len;
-        int from = 0;
-        for (int i = 0; i < recv.numSge && left > 0; i++) {
-            long l = Integer.toUnsignedLong(recv.length[i]);
-            if (skip >= l) {
-                skip -= l;
-                continue;
-            }
-            int n = (int) Math.min(l - skip, left);
-            long at = recv.addr[i] + skip;
-            MemKey k = qp.hca.keys.lookup(recv.lkey[i]);
-            if (k == null || !k.valid || k.isWindow() || k.pd != qp.pd || (k.access & Access.LOCAL_WRITE_BIT) == 0
-                    || !k.covers(at, n)) {
-                return SCATTER_PROTECTION;
-            }
-            if (p != null) {
-                p.copyPayload(from, k.segment, k.offsetOf(at), n);
-            } else {
-                MemorySegment.copy(src, from, k.segment, k.offsetOf(at), n);
-            }
-            from += n;
-            left -= n;
-            skip = 0;
-        }
-        return left == 0 ? SCATTER_OK : SCATTER_LENGTH;
+        return Scatter.into(qp, recv.addr, recv.length, recv.lkey, recv.numSge, offset, p, src, len)
+                ? SCATTER_OK : SCATTER_PROTECTION;
     }
 
     private void receiveFailed(WcStatus status, int psn, boolean rc) {
