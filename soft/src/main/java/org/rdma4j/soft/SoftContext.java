@@ -140,7 +140,12 @@ final class SoftContext extends AbstractResource implements Context {
     public Map<String, Long> counters(int portNum) {
         ensureOpen();
         checkPort(portNum);
-        return hca.counters.snapshot();
+        Map<String, Long> m = hca.counters.snapshot();
+        org.rdma4j.soft.link.Link link = hca.link();
+        if (link != null) {
+            m.putAll(link.counters());
+        }
+        return m;
     }
 
     void postEvent(AsyncEvent e) {

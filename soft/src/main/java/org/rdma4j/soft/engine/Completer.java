@@ -343,7 +343,7 @@ final class Completer {
             }
             if (retriesLeft == 0) {
                 if (QpEngine.DEBUG) {
-                    System.err.println(debugState("retry exhausted") + qp.dumpTraces());
+                    System.err.println(debugState("retry exhausted") + qp.dumpTraces() + "counters " + qp.hca.counters.snapshot());
                     Thread.getAllStackTraces().forEach((t, st) -> {
                         if (t.getName().startsWith("rdma4j") || t.getName().equals("main")) {
                             System.err.println("THREAD " + t.getName() + " " + t.getState());

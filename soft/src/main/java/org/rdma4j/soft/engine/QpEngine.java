@@ -81,7 +81,7 @@ public final class QpEngine {
     private long inTail;
 
     private volatile boolean cqErrorPending;
-    static final boolean DEBUG = QpEngine.DEBUG;
+    static final boolean DEBUG = Boolean.getBoolean("rdma4j.debug");
     private final String[] trace = DEBUG ? new String[64] : null;
     private int traceNext;
 
@@ -100,7 +100,9 @@ public final class QpEngine {
         for (QpEngine q : ALL) {
             sb.append("  QP ").append(q.hca.name).append(" 0x").append(Integer.toHexString(q.qpn)).append(" -> 0x")
                     .append(Integer.toHexString(q.destQpn)).append(" ").append(q.dgid).append(" task ")
-                    .append(q.task.debugState()).append(" state ").append(q.state).append('\n');
+                    .append(q.task.debugState()).append(" state ").append(q.state).append(" sq ").append(q.sqTail)
+                    .append("..").append(q.sqHead).append(" inbound ").append(q.inTail).append("..").append(q.inHead)
+                    .append('\n');
         }
         for (QpEngine q : ALL) {
             if (q.destQpn == qpn && q != this && q.hca != hca) {
@@ -492,15 +494,25 @@ public final class QpEngine {
 
     /** A packet for this QP arrived (any thread). */
     void inbound(Packet p) {
+        if (enqueueInbound(p)) {
+            schedule();
+        }
+    }
+
+    /** Set while this QP waits in the device's receive batch (receive thread only). */
+    boolean inBatch;
+
+    /** Queues an arrived packet; false when the queue was full and the packet was dropped. */
+    boolean enqueueInbound(Packet p) {
         synchronized (inbound) {
             if (inHead - inTail == INBOUND_CAPACITY) {
                 hca.counters.inc(Counter.INBOUND_OVERFLOW);
                 p.release();
-                return;
+                return false;
             }
             inbound[(int) (inHead++ % INBOUND_CAPACITY)] = p;
         }
-        schedule();
+        return true;
     }
 
     /**
@@ -583,6 +595,9 @@ public final class QpEngine {
             } finally {
                 p.release();
             }
+        }
+        if (progress) {
+            responder.flushAck(); // one acknowledgement for everything this pass took in
         }
         QpState s = state;
         if (s == QpState.ERR) {

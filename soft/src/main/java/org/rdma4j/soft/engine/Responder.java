@@ -49,6 +49,9 @@ final class Responder {
     private final AtomicEth atomicEth = new AtomicEth();
     private final Aeth aeth = new Aeth();
     private final AtomicAckEth atomicAck = new AtomicAckEth();
+    /** A positive ACK waits for the end of the task's pass over its inbound packets (see sendAck). */
+    private boolean ackPending;
+    private int ackPendingPsn;
     private final MemorySegment grh = Arena.ofAuto().allocate(GRH_BYTES, 8);
 
     private int ePsn;
@@ -91,6 +94,7 @@ final class Responder {
     }
 
     void reset() {
+        ackPending = false;
         inProgress = NONE;
         haveRecv = false;
         nakSent = false;
@@ -587,13 +591,38 @@ final class Responder {
         return p;
     }
 
+    /**
+     * Sends an acknowledgement. Positive ACKs are cumulative, so they are coalesced: the ACK goes out
+     * when the QP's task has taken in the packets queued for it ({@link #flushAck()}), carrying the
+     * latest PSN and MSN; a burst of packets with AckReq set (or of duplicates, during a peer's
+     * retransmission) costs one ACK instead of one each. NAKs go at once, after any pending ACK.
+     */
     private void sendAck(int syndrome, int psn) {
+        if (syndrome == ACK_SYNDROME) {
+            ackPending = true;
+            ackPendingPsn = psn;
+            return;
+        }
+        flushAck();
+        sendAckNow(syndrome, psn);
+    }
+
+    /** Sends the coalesced ACK, if one is pending. */
+    void flushAck() {
+        if (ackPending) {
+            ackPending = false;
+            sendAckNow(ACK_SYNDROME, ackPendingPsn);
+        }
+    }
+
+    private void sendAckNow(int syndrome, int psn) {
         Packet p = responsePacket(Opcode.RC_ACKNOWLEDGE, psn, 0);
         aeth.wrap(p.buffer, Opcode.offsetOf(Opcode.RC_ACKNOWLEDGE, Opcode.HEADER_AETH)).write(syndrome, msn);
         qp.hca.send(p);
     }
 
     private void sendAtomicAck(int psn, long original) {
+        flushAck();
         int op = Opcode.RC_ATOMIC_ACKNOWLEDGE;
         Packet p = responsePacket(op, psn, 0);
         aeth.wrap(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_AETH)).write(ACK_SYNDROME, msn);
@@ -602,6 +631,7 @@ final class Responder {
     }
 
     private void sendReadResponses(MemKey k, long va, long length, int psn) {
+        flushAck();
         int mtu = qp.mtu;
         int packets = (int) Math.max(1, (length + mtu - 1) / mtu);
         long off = 0;

@@ -149,6 +149,11 @@ public final class FaultyLink implements Link {
     }
 
     @Override
+    public java.util.Map<String, Long> counters() {
+        return inner.counters();
+    }
+
+    @Override
     public void close() {
         closed = true;
         inner.close();

@@ -12,6 +12,11 @@ public interface Link extends AutoCloseable {
         return 0;
     }
 
+    /** Link-level counters (name to value) that a device shows next to its own; none by default. */
+    default java.util.Map<String, Long> counters() {
+        return java.util.Map.of();
+    }
+
     @Override
     default void close() {}
 }

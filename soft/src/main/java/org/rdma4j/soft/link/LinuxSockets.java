@@ -19,7 +19,7 @@ import java.nio.ByteOrder;
 
 /**
  * The few libc socket calls the UDP link needs, through {@code java.lang.foreign}: socket, bind,
- * setsockopt, sendto, recvmmsg and close, each reporting errno. Linux x86-64/aarch64 only; check
+ * setsockopt, getsockopt, sendto, recvmmsg and close, each reporting errno. Linux x86-64/aarch64 only; check
  * {@link #isAvailable()}. Thread safe (stateless).
  */
 final class LinuxSockets {
@@ -35,6 +35,11 @@ final class LinuxSockets {
     static final int SO_SNDBUF = 7;
     static final int SO_RCVBUF = 8;
     static final int SO_RCVTIMEO = 20;
+    /** Like SO_SNDBUF/SO_RCVBUF but past net.core.[wr]mem_max; needs CAP_NET_ADMIN. */
+    static final int SO_SNDBUFFORCE = 32;
+    static final int SO_RCVBUFFORCE = 33;
+    /** Ask for a control message with the socket's running count of datagrams dropped on receive. */
+    static final int SO_RXQ_OVFL = 40;
     static final int IPV6_V6ONLY = 26;
     static final int SOL_UDP = 17;
     /** Accept IPv6 UDP datagrams with a zero checksum, as Linux rxe sends them. */
@@ -50,6 +55,7 @@ final class LinuxSockets {
     private static final MethodHandle SOCKET;
     private static final MethodHandle BIND;
     private static final MethodHandle SETSOCKOPT;
+    private static final MethodHandle GETSOCKOPT;
     private static final MethodHandle SENDTO;
     private static final MethodHandle RECVMMSG;
     private static final MethodHandle CLOSE;
@@ -66,6 +72,7 @@ final class LinuxSockets {
         MethodHandle socket = null;
         MethodHandle bind = null;
         MethodHandle setsockopt = null;
+        MethodHandle getsockopt = null;
         MethodHandle sendto = null;
         MethodHandle recvmmsg = null;
         MethodHandle close = null;
@@ -85,6 +92,8 @@ final class LinuxSockets {
                     FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), errno);
             setsockopt = linker.downcallHandle(libc.find("setsockopt").orElseThrow(),
                     FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), errno);
+            getsockopt = linker.downcallHandle(libc.find("getsockopt").orElseThrow(),
+                    FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS), errno);
             sendto = linker.downcallHandle(libc.find("sendto").orElseThrow(),
                     FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT), errno);
             recvmmsg = linker.downcallHandle(libc.find("recvmmsg").orElseThrow(),
@@ -97,6 +106,7 @@ final class LinuxSockets {
         SOCKET = socket;
         BIND = bind;
         SETSOCKOPT = setsockopt;
+        GETSOCKOPT = getsockopt;
         SENDTO = sendto;
         RECVMMSG = recvmmsg;
         CLOSE = close;
@@ -146,6 +156,32 @@ final class LinuxSockets {
                 throw error("setsockopt(" + level + ", " + option + ")", c.errno());
             }
         }
+    }
+
+    static int getIntOption(Call c, int fd, int level, int option) throws IOException {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment v = a.allocate(JAVA_INT);
+            MemorySegment len = a.allocate(JAVA_INT);
+            len.set(JAVA_INT, 0, 4);
+            int r = (int) invoke(() -> (int) GETSOCKOPT.invokeExact(c.state, fd, level, option, v, len));
+            if (r < 0) {
+                throw error("getsockopt(" + level + ", " + option + ")", c.errno());
+            }
+            return v.get(JAVA_INT, 0);
+        }
+    }
+
+    /**
+     * Sets a socket buffer size: past the sysctl limit with the FORCE option where the process may
+     * (CAP_NET_ADMIN), else as far as the limit allows. Returns the size the kernel reports afterwards.
+     */
+    static int setBufferSize(Call c, int fd, int option, int forceOption, int bytes) throws IOException {
+        try {
+            setIntOption(c, fd, SOL_SOCKET, forceOption, bytes);
+        } catch (IOException notPermitted) {
+            setIntOption(c, fd, SOL_SOCKET, option, bytes);
+        }
+        return getIntOption(c, fd, SOL_SOCKET, option);
     }
 
     /** SO_RCVTIMEO, so a blocked receive wakes up to notice a close. */

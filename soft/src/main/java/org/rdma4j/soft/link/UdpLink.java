@@ -8,8 +8,11 @@ import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardProtocolFamily;
+import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.rdma4j.soft.wire.Bth;
 import org.rdma4j.soft.wire.Icrc;
@@ -42,6 +45,10 @@ public final class UdpLink implements Link {
     private static final int BATCH = 32;
     private static final int DATAGRAM_MAX = Packet.BUFFER_SIZE;
     private static final int IPV4_ID = 0x1234;
+    /** Requested socket buffer size (the kernel doubles it for bookkeeping, and caps it at net.core.rmem_max). */
+    private static final int SOCKET_BUFFER = 8 << 20;
+    /** Room for one cmsghdr carrying a 32-bit value (CMSG_SPACE(4)). */
+    private static final long CONTROL_SIZE = 24;
 
     /** How datagrams are sent and received. */
     public enum Mode { AUTO, NATIVE, RAW_IPV4, CHANNEL }
@@ -61,6 +68,9 @@ public final class UdpLink implements Link {
     private final AtomicLong dropped = new AtomicLong();
     private final AtomicLong malformed = new AtomicLong();
     private final AtomicLong badIcrc = new AtomicLong();
+    /** Datagrams the kernel dropped because the socket's receive queue was full (SO_RXQ_OVFL). */
+    private volatile long socketDrops;
+    private final int receiveBufferBytes;
 
     // send side (guarded by sendLock)
     private final Object sendLock = new Object();
@@ -105,6 +115,9 @@ public final class UdpLink implements Link {
             rawFd = -1;
             sendCall = null;
             channel = DatagramChannel.open(v6 ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET);
+            channel.setOption(StandardSocketOptions.SO_RCVBUF, SOCKET_BUFFER);
+            channel.setOption(StandardSocketOptions.SO_SNDBUF, SOCKET_BUFFER);
+            receiveBufferBytes = channel.getOption(StandardSocketOptions.SO_RCVBUF);
             channel.bind(new InetSocketAddress(local, port));
             channelSendView = sendBuf.asByteBuffer();
         } else {
@@ -119,8 +132,16 @@ public final class UdpLink implements Link {
                     LinuxSockets.setIntOption(c, fd, LinuxSockets.IPPROTO_IPV6, LinuxSockets.IPV6_V6ONLY, 1);
                     LinuxSockets.setIntOption(c, fd, LinuxSockets.SOL_UDP, LinuxSockets.UDP_NO_CHECK6_RX, 1);
                 }
-                LinuxSockets.setIntOption(c, fd, LinuxSockets.SOL_SOCKET, LinuxSockets.SO_RCVBUF, 4 << 20);
-                LinuxSockets.setIntOption(c, fd, LinuxSockets.SOL_SOCKET, LinuxSockets.SO_SNDBUF, 4 << 20);
+                // A burst (a retransmitted window on many QPs) must fit in the receive queue, or the
+                // kernel drops datagrams the transport then has to recover by timeouts.
+                receiveBufferBytes = LinuxSockets.setBufferSize(c, fd, LinuxSockets.SO_RCVBUF,
+                        LinuxSockets.SO_RCVBUFFORCE, SOCKET_BUFFER);
+                LinuxSockets.setBufferSize(c, fd, LinuxSockets.SO_SNDBUF, LinuxSockets.SO_SNDBUFFORCE, SOCKET_BUFFER);
+                try {
+                    LinuxSockets.setIntOption(c, fd, LinuxSockets.SOL_SOCKET, LinuxSockets.SO_RXQ_OVFL, 1);
+                } catch (IOException e) {
+                    // older kernels: socket drops are not counted
+                }
                 LinuxSockets.setReceiveTimeout(c, fd, 100_000);
                 try (Arena a = Arena.ofConfined()) {
                     MemorySegment sa = a.allocate(LinuxSockets.SOCKADDR_SIZE, 8);
@@ -275,6 +296,7 @@ public final class UdpLink implements Link {
         MemorySegment vector = arena.allocate(LinuxSockets.MMSGHDR_SIZE * BATCH, 8);
         MemorySegment iovecs = arena.allocate(LinuxSockets.IOVEC_SIZE * BATCH, 8);
         MemorySegment names = arena.allocate(LinuxSockets.SOCKADDR_SIZE * BATCH, 8);
+        MemorySegment controls = arena.allocate(CONTROL_SIZE * BATCH, 8);
         Packet[] slots = new Packet[BATCH];
         ReceiveCheck check = new ReceiveCheck();
         while (!closed) {
@@ -290,8 +312,8 @@ public final class UdpLink implements Link {
                 vector.set(ValueLayout.JAVA_LONG, m + 8, LinuxSockets.SOCKADDR_SIZE); // namelen + padding
                 vector.set(ValueLayout.JAVA_LONG, m + 16, iovecs.address() + iov);
                 vector.set(ValueLayout.JAVA_LONG, m + 24, 1);
-                vector.set(ValueLayout.JAVA_LONG, m + 32, 0); // no control data
-                vector.set(ValueLayout.JAVA_LONG, m + 40, 0);
+                vector.set(ValueLayout.JAVA_LONG, m + 32, controls.address() + CONTROL_SIZE * i);
+                vector.set(ValueLayout.JAVA_LONG, m + 40, CONTROL_SIZE);
                 vector.set(ValueLayout.JAVA_LONG, m + 48, 0); // flags, msg_len
             }
             int n = LinuxSockets.recvmmsg(c, fd, vector, BATCH);
@@ -302,10 +324,12 @@ public final class UdpLink implements Link {
                 long m = LinuxSockets.MMSGHDR_SIZE * i;
                 int len = vector.get(ValueLayout.JAVA_INT, m + 56);
                 int flags = vector.get(ValueLayout.JAVA_INT, m + 48);
+                noteSocketDrops(controls, CONTROL_SIZE * i, vector.get(ValueLayout.JAVA_LONG, m + 40));
                 Packet p = slots[i];
                 slots[i] = null;
                 deliver(p, len, (flags & 0x20) != 0, names, LinuxSockets.SOCKADDR_SIZE * i, check); // 0x20 MSG_TRUNC
             }
+            endBatch();
         }
         for (Packet p : slots) {
             if (p != null) {
@@ -339,6 +363,7 @@ public final class UdpLink implements Link {
             MemorySegment.copy(view, 0, p.buffer, 0, Math.min(len, Packet.BUFFER_SIZE));
             LinuxSockets.writeSockaddr(name, from.getAddress().getAddress(), from.getPort());
             deliver(p, len, len > Packet.BUFFER_SIZE, name, 0, check);
+            endBatch();
         }
     }
 
@@ -406,7 +431,27 @@ public final class UdpLink implements Link {
             p.srcGid = from;
             p.dstGid = localGid;
             p.srcPort = srcPort;
-            sink.receive(p);
+            sink.receiveInBatch(p);
+        } catch (Throwable t) {
+            malformed.incrementAndGet();
+        }
+    }
+
+    /** Reads an SO_RXQ_OVFL control message (the socket's running drop count), if one came. */
+    private void noteSocketDrops(MemorySegment controls, long at, long controlLength) {
+        if (controlLength >= 20
+                && controls.get(ValueLayout.JAVA_INT, at + 8) == LinuxSockets.SOL_SOCKET
+                && controls.get(ValueLayout.JAVA_INT, at + 12) == LinuxSockets.SO_RXQ_OVFL) {
+            long total = Integer.toUnsignedLong(controls.get(ValueLayout.JAVA_INT, at + 16));
+            if (total > socketDrops) {
+                socketDrops = total;
+            }
+        }
+    }
+
+    private void endBatch() {
+        try {
+            sink.endBatch();
         } catch (Throwable t) {
             malformed.incrementAndGet();
         }
@@ -446,9 +491,29 @@ public final class UdpLink implements Link {
         return badIcrc.get();
     }
 
+    /** Datagrams the kernel dropped before this link could read them (receive queue full). */
+    public long socketDrops() {
+        return socketDrops;
+    }
+
+    /** The socket's receive buffer as the kernel reports it (SO_RCVBUF, bytes). */
+    public int receiveBufferBytes() {
+        return receiveBufferBytes;
+    }
+
     @Override
     public long dropped() {
-        return dropped.get() + malformed.get() + badIcrc.get();
+        return dropped.get() + malformed.get() + badIcrc.get() + socketDrops;
+    }
+
+    @Override
+    public Map<String, Long> counters() {
+        Map<String, Long> m = new TreeMap<>();
+        m.put("udp_rcvbuf_drops", socketDrops);
+        m.put("udp_malformed_drops", malformed.get());
+        m.put("udp_icrc_drops", badIcrc.get());
+        m.put("udp_sent_datagrams", sent.get());
+        return m;
     }
 
     @Override

@@ -455,6 +455,7 @@ final class Pingpong {
             }
             int ne;
             int idle = 0;
+            long idleSince = 0;
             do {
                 try {
                     ne = cq.poll(wc);
@@ -462,7 +463,10 @@ final class Pingpong {
                     throw PingpongFailure.of("poll CQ failed -1", e);
                 }
                 if (ne < 1 && !s.events()) {
-                    backOff(++idle);
+                    if (idle++ == 0) {
+                        idleSince = System.nanoTime();
+                    }
+                    backOff(idle, idleSince);
                 }
             } while (!s.events() && ne < 1);
 
@@ -516,22 +520,28 @@ final class Pingpong {
     }
 
     /**
-     * The C tools spin on ibv_poll_cq. Spinning here too, but yielding after a while (and parking briefly
-     * after a long while), keeps a run on a small machine from starving the peer it waits for; and
-     * an interrupt ends the run.
+     * The C tools spin on ibv_poll_cq. Spinning here too for a short while (the reply to a ping on a
+     * fast path comes within microseconds), then yielding, then parking briefly: on a small machine or
+     * an emulated VM a poller that never sleeps takes the core the device's own receive and
+     * progress threads need, and every packet waits for a time slice. An interrupt ends the run.
      */
-    private static void backOff(int idle) throws PingpongFailure {
-        if (idle < 2_000) {
+    private static void backOff(int idle, long idleSince) throws PingpongFailure {
+        long waited = System.nanoTime() - idleSince;
+        if (waited < SPIN_NS) {
             Thread.onSpinWait();
-        } else if (idle < 20_000) {
+        } else if (waited < YIELD_NS) {
             Thread.yield();
         } else {
-            LockSupport.parkNanos(20_000);
+            LockSupport.parkNanos(PARK_NS);
         }
         if ((idle & 1023) == 0 && Thread.currentThread().isInterrupted()) {
             throw new PingpongFailure("poll CQ failed -1", "rdma4j: interrupted");
         }
     }
+
+    private static final long SPIN_NS = 20_000;
+    private static final long YIELD_NS = 200_000;
+    private static final long PARK_NS = 20_000;
 
     /** printf's %.2f, with C's spelling of the non-finite values. */
     private static String c2f(double v) {
