@@ -38,8 +38,10 @@ final class LinuxSockets {
     /** Like SO_SNDBUF/SO_RCVBUF but past net.core.[wr]mem_max; needs CAP_NET_ADMIN. */
     static final int SO_SNDBUFFORCE = 32;
     static final int SO_RCVBUFFORCE = 33;
-    /** Ask for a control message with the socket's running count of datagrams dropped on receive. */
-    static final int SO_RXQ_OVFL = 40;
+    /** struct sk_meminfo as u32[SK_MEMINFO_VARS]; index SK_MEMINFO_DROPS counts receive-queue drops. */
+    static final int SO_MEMINFO = 55;
+    private static final int SK_MEMINFO_VARS = 9;
+    private static final int SK_MEMINFO_DROPS = 8;
     static final int IPV6_V6ONLY = 26;
     static final int SOL_UDP = 17;
     /** Accept IPv6 UDP datagrams with a zero checksum, as Linux rxe sends them. */
@@ -168,6 +170,23 @@ final class LinuxSockets {
                 throw error("getsockopt(" + level + ", " + option + ")", c.errno());
             }
             return v.get(JAVA_INT, 0);
+        }
+    }
+
+    /** Datagrams the kernel dropped for this socket (receive queue full, and the like); -1 if unknown. */
+    static long socketDrops(int fd) {
+        Call c = new Call();
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment v = a.allocate(JAVA_INT, SK_MEMINFO_VARS + 1);
+            MemorySegment len = a.allocate(JAVA_INT);
+            len.set(JAVA_INT, 0, (int) v.byteSize());
+            int r = (int) invoke(() -> (int) GETSOCKOPT.invokeExact(c.state, fd, SOL_SOCKET, SO_MEMINFO, v, len));
+            if (r < 0 || len.get(JAVA_INT, 0) < (SK_MEMINFO_DROPS + 1) * 4) {
+                return -1;
+            }
+            return Integer.toUnsignedLong(v.getAtIndex(JAVA_INT, SK_MEMINFO_DROPS));
+        } catch (IOException e) {
+            return -1;
         }
     }
 

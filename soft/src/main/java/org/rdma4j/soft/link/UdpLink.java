@@ -47,8 +47,6 @@ public final class UdpLink implements Link {
     private static final int IPV4_ID = 0x1234;
     /** Requested socket buffer size (the kernel doubles it for bookkeeping, and caps it at net.core.rmem_max). */
     private static final int SOCKET_BUFFER = 8 << 20;
-    /** Room for one cmsghdr carrying a 32-bit value (CMSG_SPACE(4)). */
-    private static final long CONTROL_SIZE = 24;
 
     /** How datagrams are sent and received. */
     public enum Mode { AUTO, NATIVE, RAW_IPV4, CHANNEL }
@@ -68,7 +66,7 @@ public final class UdpLink implements Link {
     private final AtomicLong dropped = new AtomicLong();
     private final AtomicLong malformed = new AtomicLong();
     private final AtomicLong badIcrc = new AtomicLong();
-    /** Datagrams the kernel dropped because the socket's receive queue was full (SO_RXQ_OVFL). */
+    /** The socket's drop count as last read (kept when the socket closes). */
     private volatile long socketDrops;
     private final int receiveBufferBytes;
 
@@ -137,11 +135,6 @@ public final class UdpLink implements Link {
                 receiveBufferBytes = LinuxSockets.setBufferSize(c, fd, LinuxSockets.SO_RCVBUF,
                         LinuxSockets.SO_RCVBUFFORCE, SOCKET_BUFFER);
                 LinuxSockets.setBufferSize(c, fd, LinuxSockets.SO_SNDBUF, LinuxSockets.SO_SNDBUFFORCE, SOCKET_BUFFER);
-                try {
-                    LinuxSockets.setIntOption(c, fd, LinuxSockets.SOL_SOCKET, LinuxSockets.SO_RXQ_OVFL, 1);
-                } catch (IOException e) {
-                    // older kernels: socket drops are not counted
-                }
                 LinuxSockets.setReceiveTimeout(c, fd, 100_000);
                 try (Arena a = Arena.ofConfined()) {
                     MemorySegment sa = a.allocate(LinuxSockets.SOCKADDR_SIZE, 8);
@@ -296,7 +289,6 @@ public final class UdpLink implements Link {
         MemorySegment vector = arena.allocate(LinuxSockets.MMSGHDR_SIZE * BATCH, 8);
         MemorySegment iovecs = arena.allocate(LinuxSockets.IOVEC_SIZE * BATCH, 8);
         MemorySegment names = arena.allocate(LinuxSockets.SOCKADDR_SIZE * BATCH, 8);
-        MemorySegment controls = arena.allocate(CONTROL_SIZE * BATCH, 8);
         Packet[] slots = new Packet[BATCH];
         ReceiveCheck check = new ReceiveCheck();
         while (!closed) {
@@ -312,8 +304,8 @@ public final class UdpLink implements Link {
                 vector.set(ValueLayout.JAVA_LONG, m + 8, LinuxSockets.SOCKADDR_SIZE); // namelen + padding
                 vector.set(ValueLayout.JAVA_LONG, m + 16, iovecs.address() + iov);
                 vector.set(ValueLayout.JAVA_LONG, m + 24, 1);
-                vector.set(ValueLayout.JAVA_LONG, m + 32, controls.address() + CONTROL_SIZE * i);
-                vector.set(ValueLayout.JAVA_LONG, m + 40, CONTROL_SIZE);
+                vector.set(ValueLayout.JAVA_LONG, m + 32, 0); // no control data
+                vector.set(ValueLayout.JAVA_LONG, m + 40, 0);
                 vector.set(ValueLayout.JAVA_LONG, m + 48, 0); // flags, msg_len
             }
             int n = LinuxSockets.recvmmsg(c, fd, vector, BATCH);
@@ -324,7 +316,6 @@ public final class UdpLink implements Link {
                 long m = LinuxSockets.MMSGHDR_SIZE * i;
                 int len = vector.get(ValueLayout.JAVA_INT, m + 56);
                 int flags = vector.get(ValueLayout.JAVA_INT, m + 48);
-                noteSocketDrops(controls, CONTROL_SIZE * i, vector.get(ValueLayout.JAVA_LONG, m + 40));
                 Packet p = slots[i];
                 slots[i] = null;
                 deliver(p, len, (flags & 0x20) != 0, names, LinuxSockets.SOCKADDR_SIZE * i, check); // 0x20 MSG_TRUNC
@@ -437,18 +428,6 @@ public final class UdpLink implements Link {
         }
     }
 
-    /** Reads an SO_RXQ_OVFL control message (the socket's running drop count), if one came. */
-    private void noteSocketDrops(MemorySegment controls, long at, long controlLength) {
-        if (controlLength >= 20
-                && controls.get(ValueLayout.JAVA_INT, at + 8) == LinuxSockets.SOL_SOCKET
-                && controls.get(ValueLayout.JAVA_INT, at + 12) == LinuxSockets.SO_RXQ_OVFL) {
-            long total = Integer.toUnsignedLong(controls.get(ValueLayout.JAVA_INT, at + 16));
-            if (total > socketDrops) {
-                socketDrops = total;
-            }
-        }
-    }
-
     private void endBatch() {
         try {
             sink.endBatch();
@@ -491,8 +470,18 @@ public final class UdpLink implements Link {
         return badIcrc.get();
     }
 
-    /** Datagrams the kernel dropped before this link could read them (receive queue full). */
+    /**
+     * Datagrams the kernel dropped before this link could read them (receive queue full: the
+     * transport then recovers them by timeouts), from SO_MEMINFO; 0 in channel mode, where the
+     * count cannot be read.
+     */
     public long socketDrops() {
+        if (fd >= 0 && !closed) {
+            long d = LinuxSockets.socketDrops(fd);
+            if (d > socketDrops) {
+                socketDrops = d;
+            }
+        }
         return socketDrops;
     }
 
@@ -503,13 +492,13 @@ public final class UdpLink implements Link {
 
     @Override
     public long dropped() {
-        return dropped.get() + malformed.get() + badIcrc.get() + socketDrops;
+        return dropped.get() + malformed.get() + badIcrc.get() + socketDrops();
     }
 
     @Override
     public Map<String, Long> counters() {
         Map<String, Long> m = new TreeMap<>();
-        m.put("udp_rcvbuf_drops", socketDrops);
+        m.put("udp_rcvbuf_drops", socketDrops());
         m.put("udp_malformed_drops", malformed.get());
         m.put("udp_icrc_drops", badIcrc.get());
         m.put("udp_sent_datagrams", sent.get());
@@ -521,6 +510,7 @@ public final class UdpLink implements Link {
         if (closed) {
             return;
         }
+        socketDrops(); // keep the last count: the descriptor goes away with the receive thread
         closed = true;
         if (channel != null) {
             try {
