@@ -611,7 +611,10 @@ final class Responder {
     void flushAck() {
         if (ackPending) {
             ackPending = false;
-            sendAckNow(ACK_SYNDROME, ackPendingPsn);
+            QpState s = qp.state();
+            if (s != QpState.ERR && s != QpState.RESET) { // a QP that failed meanwhile answers nothing more
+                sendAckNow(ACK_SYNDROME, ackPendingPsn);
+            }
         }
     }
 
