@@ -2,7 +2,9 @@ package org.rdma4j.tools;
 
 import java.net.InetAddress;
 import java.util.List;
+import java.util.function.UnaryOperator;
 import org.rdma4j.soft.SoftDevices;
+import org.rdma4j.soft.link.Link;
 import org.rdma4j.soft.link.UdpLink;
 import org.rdma4j.verbs.Device;
 import org.rdma4j.verbs.Errno;
@@ -114,9 +116,17 @@ public final class DeviceOptions {
      *     EEXIST if the name is taken, EADDRINUSE if the UDP port is, EIO if the socket cannot be set up
      */
     public Device resolve(String name) {
+        return resolve(name, null);
+    }
+
+    /**
+     * As {@link #resolve(String)}, with {@code linkWrapper} (may be null) around the {@code --bind}
+     * device's UDP link, e.g. a {@link org.rdma4j.soft.link.FaultyLink}.
+     */
+    public Device resolve(String name, UnaryOperator<Link> linkWrapper) {
         if (bind != null) {
             created = SoftDevices.createUdp(name != null ? name : DEFAULT_UDP_DEVICE, bind, udpPort,
-                    udpPeerPort(), udpMode);
+                    udpPeerPort(), udpMode, linkWrapper);
             return created;
         }
         List<Device> all = Verbs.devices();

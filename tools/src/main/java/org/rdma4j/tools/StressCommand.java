@@ -1,16 +1,26 @@
 package org.rdma4j.tools;
 
 import java.io.PrintWriter;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.rdma4j.soft.StressWorkload;
+import org.rdma4j.soft.link.FaultyLink;
+import org.rdma4j.tools.stress.StressClient;
+import org.rdma4j.tools.stress.StressServer;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.Spec;
 
 /**
@@ -19,6 +29,14 @@ import picocli.CommandLine.Spec;
  * completion and atomic result is checked. The seed is printed first, so any run can be repeated
  * exactly; the last line is {@link StressWorkload.Result#summary()}, for scripts, and the exit code
  * is 0 only if every message was delivered once with the right bytes.
+ *
+ * <p>With {@code --bind} the run spans two JVMs (or hosts) over RoCEv2/UDP, each injecting faults into
+ * its own outgoing packets: without a SERVER it is the server ({@link StressServer}) and waits on the
+ * TCP port, with one it is the client ({@link StressClient}), which chooses the run.
+ * {@snippet lang=sh :
+ * rdma4j stress --bind 127.0.0.1 &                          # server
+ * rdma4j stress --bind 127.0.0.2 --messages 2000 127.0.0.1  # client
+ * }
  */
 @Command(name = "stress", mixinStandardHelpOptions = true, sortOptions = false,
         description = {
@@ -26,10 +44,17 @@ import picocli.CommandLine.Spec;
                     + "between two soft devices through links that lose, reorder, duplicate and corrupt "
                     + "packets, verifying every byte. The last line reads",
             "  stress: messages=N delivered=N data_errors=0 duplicate_executions=0 retransmits=R",
-            "and the exit code is 0 only if the run was clean (1 on any error, 2 on a bad flag)."})
+            "and the exit code is 0 only if the run was clean (1 on any error, 2 on a bad flag).",
+            "With --bind the two ends are two JVMs over RoCEv2/UDP: 'rdma4j stress --bind ADDRESS' is the server "
+                    + "and waits for a client on the TCP port; 'rdma4j stress --bind ADDRESS [run options] SERVER' "
+                    + "is the client, which chooses the run (--messages, --seed, --qps, --max-size, --mtu). Each "
+                    + "side injects the faults of its own flags into the packets it sends."})
 public final class StressCommand implements Callable<Integer> {
     /** Exit code of a run that found an error. */
     public static final int EXIT_FAILED = 1;
+
+    /** The TCP port of a two-JVM run's exchange (pingpong's). */
+    public static final int DEFAULT_TCP_PORT = 18515;
 
     private static final int MAX_QPS = 64;
     private static final int MAX_SIZE_LIMIT = 1 << 20;
@@ -77,12 +102,28 @@ public final class StressCommand implements Callable<Integer> {
             description = "path MTU: 256, 512, 1024, 2048 or 4096 (default: ${DEFAULT-VALUE})")
     private int mtu;
 
+    @Mixin
+    private DeviceOptions devices;
+
+    @Option(names = {"-p", "--port"}, paramLabel = "PORT",
+            description = "with --bind: the TCP port the server listens on and the client connects to "
+                    + "(default " + DEFAULT_TCP_PORT + ")")
+    private Integer tcpPort;
+
+    @Parameters(index = "0", arity = "0..1", paramLabel = "SERVER",
+            description = "with --bind: the server to connect to (this side is then the client); without "
+                    + "it, --bind starts a server that waits for one client")
+    private String server;
+
     private PrintWriter out;
 
     @Override
     public Integer call() {
         validate();
         out = spec.commandLine().getOut();
+        if (devices.bindAddress() != null) {
+            return remote();
+        }
         long s = seed != null ? seed : System.currentTimeMillis();
         StressWorkload.Config cfg = new StressWorkload.Config(loss, reorder, duplicate, corrupt, messages, s, qps,
                 maxSize, mtu);
@@ -121,7 +162,7 @@ public final class StressCommand implements Callable<Integer> {
     }
 
     /** The key counters (when the device has them), then any other counter that is not zero. */
-    static Map<String, Long> keyCounters(Map<String, Long> all) {
+    public static Map<String, Long> keyCounters(Map<String, Long> all) {
         Map<String, Long> shown = new LinkedHashMap<>();
         for (String k : KEY_COUNTERS) {
             Long v = all.get(k);
@@ -137,7 +178,60 @@ public final class StressCommand implements Callable<Integer> {
         return shown;
     }
 
+    /** The two-JVM run: this side is the server, or the client of {@link #server}. */
+    private int remote() {
+        int port = tcpPort != null ? tcpPort : DEFAULT_TCP_PORT;
+        FaultyLink.Faults faults = new FaultyLink.Faults(loss, duplicate, reorder, corrupt);
+        if (server == null) {
+            out.printf(Locale.ROOT, "rdma4j stress: loss=%s reorder=%s dup=%s corrupt=%s%n", num(loss), num(reorder),
+                    num(duplicate), num(corrupt));
+            return new StressServer(faults, port, MAX_QPS, MAX_SIZE_LIMIT, out, spec.commandLine().getErr())
+                    .run(devices);
+        }
+        long s = seed != null ? seed : System.currentTimeMillis();
+        out.printf(Locale.ROOT,
+                "rdma4j stress: loss=%s reorder=%s dup=%s corrupt=%s messages=%d seed=%d qps=%d max_size=%d mtu=%d%n",
+                num(loss), num(reorder), num(duplicate), num(corrupt), messages, s, qps, maxSize, mtu);
+        out.printf(Locale.ROOT, "  (to repeat this run: add --seed %d)%n", s);
+        return new StressClient(faults, messages, s, qps, maxSize, mtu, server, port, out,
+                spec.commandLine().getErr()).run(devices);
+    }
+
+    private void validateRemote() {
+        ParseResult parsed = spec.commandLine().getParseResult();
+        if (devices.bindAddress() == null) {
+            if (server != null) {
+                throw bad("connecting to a server (" + server + ") needs --bind ADDRESS, this side's own address");
+            }
+            for (String o : List.of("--port", "--udp-port", "--udp-peer-port", "--udp-mode")) {
+                if (parsed.hasMatchedOption(o)) {
+                    throw bad(o + " needs --bind (a run across two JVMs)");
+                }
+            }
+            return;
+        }
+        if (server == null) {
+            for (String o : List.of("--messages", "--seed", "--qps", "--max-size", "--mtu")) {
+                if (parsed.hasMatchedOption(o)) {
+                    throw bad(o + " is the client's to choose: give it to the client, not the server");
+                }
+            }
+        }
+        if (tcpPort != null && (tcpPort < 1 || tcpPort > 65535)) {
+            throw bad("--port " + tcpPort + " is outside 1..65535");
+        }
+        InetAddress bind = devices.bindAddress();
+        try (DatagramSocket probe = new DatagramSocket(new InetSocketAddress(bind, devices.udpPort()))) {
+            probe.getLocalPort();
+        } catch (SocketException e) {
+            if (!String.valueOf(e.getMessage()).contains("in use")) {
+                throw bad("--bind " + bind.getHostAddress() + ": not an address of this host (" + e.getMessage() + ")");
+            }
+        }
+    }
+
     private void validate() {
+        validateRemote();
         probability("--loss", loss);
         probability("--reorder", reorder);
         probability("--dup", duplicate);

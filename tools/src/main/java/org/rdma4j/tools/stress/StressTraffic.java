@@ -1,0 +1,105 @@
+package org.rdma4j.tools.stress;
+
+import java.util.Arrays;
+import java.util.SplittableRandom;
+import org.rdma4j.verbs.Access;
+import org.rdma4j.verbs.AhAttr;
+import org.rdma4j.verbs.Gid;
+import org.rdma4j.verbs.Mtu;
+import org.rdma4j.verbs.QpAttr;
+import org.rdma4j.verbs.QpAttrMask;
+import org.rdma4j.verbs.QpState;
+import org.rdma4j.verbs.QueuePair;
+
+/**
+ * What the two ends of a two-JVM stress run agree on without telling each other: the byte pattern of
+ * every message, the running hash over what arrives, the start values of the atomics' words and the
+ * QP attributes. The pattern and the QP attributes are the in-process workload's
+ * ({@code org.rdma4j.soft.StressWorkload}), so both modes exercise the same transport paths.
+ * Stateless.
+ */
+final class StressTraffic {
+    /** Work requests in flight per queue pair (the in-process workload's depth). */
+    static final int DEPTH = 8;
+    /** Receives the server keeps posted per queue pair. */
+    static final int RECV_DEPTH = DEPTH * 2;
+    /** Largest SGE list a message uses. */
+    static final int MAX_SGES = 4;
+    /** The shared FETCH_ADD counter's value before the run. */
+    static final long COUNTER_START = 1000;
+    /** No progress for this long is a stall, on either side. */
+    static final long STALL_NANOS = 60_000_000_000L;
+    /** Every access right, for the server's regions and both sides' QPs. */
+    static final int ALL_ACCESS = Access.LOCAL_WRITE_BIT | Access.REMOTE_WRITE_BIT | Access.REMOTE_READ_BIT
+            | Access.REMOTE_ATOMIC_BIT;
+
+    private StressTraffic() {
+    }
+
+    /** Byte {@code offset} of message {@code seq}; the formula of the in-process workload. */
+    static byte pattern(long seq, long offset) {
+        long x = seq * 0x9E3779B97F4A7C15L + offset * 0xBF58476D1CE4E5B9L;
+        return (byte) (x ^ (x >>> 29) ^ (x >>> 47));
+    }
+
+    /** The "sequence number" whose pattern fills queue pair {@code pair}'s RDMA READ source. */
+    static long readSourceSeq(int pair) {
+        return 1_000_000L + pair;
+    }
+
+    /** The value of queue pair {@code pair}'s CMP_SWAP word before the run. */
+    static long casStart(int pair) {
+        return 500_000L * (pair + 1);
+    }
+
+    /**
+     * Folds one receive completion into a queue pair's running hash. Order matters, so a receive that
+     * is lost, repeated or swapped with another changes the result.
+     */
+    static long fold(long hash, long seq, int byteLen, boolean withWrite) {
+        long x = Long.rotateLeft(hash, 23) ^ (seq * 0x9E3779B97F4A7C15L) ^ ((long) byteLen << 1 | (withWrite ? 1 : 0));
+        x *= 0xBF58476D1CE4E5B9L;
+        return x ^ (x >>> 31);
+    }
+
+    /** The first PSN of queue pair {@code qpn}: just below the 24-bit wrap, so every run crosses it. */
+    static int firstPsn(int qpn) {
+        return 0xFFFFF0 + Integer.remainderUnsigned(qpn, 8);
+    }
+
+    /**
+     * Splits {@code length} bytes into 1..{@value #MAX_SGES} pieces: piece i is
+     * {@code cuts[i] .. cuts[i + 1]}. Returns the number of pieces. Allocation free.
+     */
+    static int split(SplittableRandom random, int length, int[] cuts) {
+        int pieces = length < MAX_SGES ? 1 : 1 + random.nextInt(MAX_SGES);
+        cuts[0] = 0;
+        cuts[pieces] = length;
+        for (int i = 1; i < pieces; i++) {
+            cuts[i] = random.nextInt(length + 1);
+        }
+        Arrays.sort(cuts, 1, pieces);
+        return pieces;
+    }
+
+    /**
+     * Local ACK timeout exponent: 4.096 us * 2^14 = 67 ms, ibv_rc_pingpong's. The in-process run's 12
+     * (17 ms) gives up too soon here: seven timeouts without progress while the other JVM is still
+     * compiling its receive path end the run with RETRY_EXC_ERR.
+     */
+    static final int ACK_TIMEOUT = 14;
+
+    /** RESET to RTS against the peer's queue pair {@code peerQpn} at {@code peerGid} (GID index 1 here). */
+    static void connect(QueuePair q, int mtu, Gid peerGid, int peerQpn, int peerPsn) {
+        q.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(1).accessFlags(ALL_ACCESS),
+                QpAttrMask.STATE | QpAttrMask.PKEY_INDEX | QpAttrMask.PORT | QpAttrMask.ACCESS_FLAGS);
+        q.modify(new QpAttr().state(QpState.RTR).pathMtu(Mtu.ofBytes(mtu)).destQpNum(peerQpn).rqPsn(peerPsn)
+                        .maxDestRdAtomic(DEPTH).minRnrTimer(1).ahAttr(AhAttr.roce(peerGid, 1)),
+                QpAttrMask.STATE | QpAttrMask.AV | QpAttrMask.PATH_MTU | QpAttrMask.DEST_QPN | QpAttrMask.RQ_PSN
+                        | QpAttrMask.MAX_DEST_RD_ATOMIC | QpAttrMask.MIN_RNR_TIMER);
+        q.modify(new QpAttr().state(QpState.RTS).sqPsn(firstPsn(q.qpn())).timeout(ACK_TIMEOUT).retryCnt(7).rnrRetry(7)
+                        .maxRdAtomic(DEPTH),
+                QpAttrMask.STATE | QpAttrMask.SQ_PSN | QpAttrMask.TIMEOUT | QpAttrMask.RETRY_CNT
+                        | QpAttrMask.RNR_RETRY | QpAttrMask.MAX_QP_RD_ATOMIC);
+    }
+}
