@@ -307,7 +307,8 @@ public final class StressWorkload {
                         | QpAttrMask.RNR_RETRY | QpAttrMask.MAX_QP_RD_ATOMIC);
     }
 
-    private static byte pattern(long seq, long offset) {
+    /** Byte {@code offset} of message {@code seq} in a stress run (also used by the two-JVM run in tools). */
+    public static byte pattern(long seq, long offset) {
         long x = seq * 0x9E3779B97F4A7C15L + offset * 0xBF58476D1CE4E5B9L;
         return (byte) (x ^ (x >>> 29) ^ (x >>> 47));
     }

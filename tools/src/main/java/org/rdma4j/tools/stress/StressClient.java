@@ -14,7 +14,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.locks.LockSupport;
 import org.rdma4j.soft.link.FaultyLink;
 import org.rdma4j.tools.DeviceOptions;
 import org.rdma4j.verbs.CompletionQueue;
@@ -250,16 +249,7 @@ public final class StressClient {
                 error("the server ended the run early: " + earlyEnd(verdictF));
                 break;
             }
-            if (n == 0) {
-                // Idle: leave the CPU to the device's progress thread (this box may have 2 cores).
-                if (++idle > 64) {
-                    LockSupport.parkNanos(20_000);
-                } else {
-                    Thread.onSpinWait();
-                }
-            } else {
-                idle = 0;
-            }
+            idle = StressTraffic.idle(idle, n);
             if (now - lastReport > 1_000_000_000L) {
                 lastReport = now;
                 ctl.sendProgress(verified);

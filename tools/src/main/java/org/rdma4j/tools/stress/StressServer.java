@@ -12,7 +12,6 @@ import java.util.ArrayDeque;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.concurrent.locks.LockSupport;
 import org.rdma4j.soft.link.FaultyLink;
 import org.rdma4j.tools.DeviceOptions;
 import org.rdma4j.tools.StressCommand;
@@ -311,15 +310,7 @@ public final class StressServer {
                 error("no word from the client for 60 s");
                 return;
             }
-            if (n == 0) {
-                if (++idle > 64) {
-                    LockSupport.parkNanos(20_000);
-                } else {
-                    Thread.onSpinWait();
-                }
-            } else {
-                idle = 0;
-            }
+            idle = StressTraffic.idle(idle, n);
             if (now - lastReport > 1_000_000_000L) {
                 lastReport = now;
                 out.printf(Locale.ROOT, "  %d receives verified; client at %d/%d, %.1f s%n", receives, clientVerified,

@@ -2,6 +2,7 @@ package org.rdma4j.tools.stress;
 
 import java.util.Arrays;
 import java.util.SplittableRandom;
+import java.util.concurrent.locks.LockSupport;
 import org.rdma4j.verbs.Access;
 import org.rdma4j.verbs.AhAttr;
 import org.rdma4j.verbs.Gid;
@@ -36,10 +37,25 @@ final class StressTraffic {
     private StressTraffic() {
     }
 
-    /** Byte {@code offset} of message {@code seq}; the formula of the in-process workload. */
+    /** Byte {@code offset} of message {@code seq}: the in-process workload's formula. */
     static byte pattern(long seq, long offset) {
-        long x = seq * 0x9E3779B97F4A7C15L + offset * 0xBF58476D1CE4E5B9L;
-        return (byte) (x ^ (x >>> 29) ^ (x >>> 47));
+        return org.rdma4j.soft.StressWorkload.pattern(seq, offset);
+    }
+
+    /**
+     * The poll loops' idle step: spin a little after an empty poll, then park briefly, leaving the CPU
+     * to the device's threads (this box may have 2 cores). Returns the new idle count.
+     */
+    static int idle(int idle, int polled) {
+        if (polled != 0) {
+            return 0;
+        }
+        if (++idle > 64) {
+            LockSupport.parkNanos(20_000);
+        } else {
+            Thread.onSpinWait();
+        }
+        return idle;
     }
 
     /** The "sequence number" whose pattern fills queue pair {@code pair}'s RDMA READ source. */
