@@ -34,6 +34,12 @@ final class Completer {
     private int retriesLeft;
     private int rnrRetriesLeft;
     private int lastGapRewindPsn = -1;
+    /** While the ACK timer is put off for a receive backlog: when the putting off must end. */
+    private long deferLimit = NEVER;
+    /** How often a timer put off for a receive backlog looks again. */
+    private static final long BACKLOG_RECHECK_NS = 1_000_000L;
+    /** A timer is put off for a receive backlog by at most this many timeout periods. */
+    private static final int MAX_BACKLOG_DEFER_PERIODS = 8;
 
     Completer(QpEngine qp) {
         this.qp = qp;
@@ -52,6 +58,7 @@ final class Completer {
     }
 
     void disarmTimers() {
+        deferLimit = NEVER;
         retransmitDeadline = NEVER;
         rnrDeadline = NEVER;
     }
@@ -147,6 +154,7 @@ final class Completer {
     }
 
     private void onProgress() {
+        deferLimit = NEVER;
         retriesLeft = qp.retryCnt;
         rnrRetriesLeft = qp.rnrRetry;
         if (hasOutstanding() && qp.timeout != 0) {
@@ -341,6 +349,9 @@ final class Completer {
             if (w == null) {
                 return progress;
             }
+            if (deferForBacklog(now)) {
+                return progress;
+            }
             if (retriesLeft == 0) {
                 if (QpEngine.DEBUG) {
                     System.err.println(debugState("retry exhausted") + qp.dumpTraces() + "counters " + qp.hca.counters.snapshot());
@@ -374,6 +385,32 @@ final class Completer {
             progress = true;
         }
         return progress;
+    }
+
+    /**
+     * The local ACK timeout measures how long the responder takes; packets already received but not
+     * yet taken in by this device (its link's receive thread is behind, as under a burst of
+     * retransmissions) may hold the ACK. While that is so the timeout does not count: it looks again
+     * in {@value #BACKLOG_RECHECK_NS} ns, for at most {@value #MAX_BACKLOG_DEFER_PERIODS} timeout
+     * periods, then counts as usual. Retransmitting then would only add to the backlog.
+     */
+    private boolean deferForBacklog(long now) {
+        if (!qp.hca.receiveBacklogged()) {
+            deferLimit = NEVER;
+            return false;
+        }
+        if (deferLimit == NEVER) {
+            deferLimit = now + MAX_BACKLOG_DEFER_PERIODS * RnrTimer.ackTimeoutNanos(qp.timeout);
+            qp.hca.counters.inc(Counter.TIMEOUT_DEFERRED);
+        }
+        if (now >= deferLimit) {
+            deferLimit = NEVER;
+            return false;
+        }
+        long d = now + BACKLOG_RECHECK_NS;
+        retransmitDeadline = d;
+        qp.hca.timerArmed(d);
+        return true;
     }
 
     /** A description of the send side, for debugging. */

@@ -12,6 +12,8 @@ public enum Counter {
     SEND_RNR_ERR("send_rnr_err"),
     RETRANSMITS("retransmits"),
     COMPLETER_RETRY_ERR("completer_retry_err"),
+    /** ACK timeouts put off because the device's own receive path was behind (an ACK may be queued). */
+    TIMEOUT_DEFERRED("ack_timeout_deferred"),
     RETRY_EXCEEDED_ERR("retry_exceeded_err"),
     RETRY_RNR_EXCEEDED_ERR("retry_rnr_exceeded_err"),
     ACK_DEFERRED("ack_deferred"),

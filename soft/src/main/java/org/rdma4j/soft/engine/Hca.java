@@ -109,6 +109,12 @@ public final class Hca implements PacketSink {
         return timed;
     }
 
+    /** Whether the link has received packets it has not delivered yet (see {@link Link#receiveBacklogged()}). */
+    public boolean receiveBacklogged() {
+        Link l = link;
+        return l != null && l.receiveBacklogged();
+    }
+
     /** Sends a packet through the link. */
     public void send(Packet p) {
         counters.inc(Counter.SENT_PKTS);

@@ -154,6 +154,11 @@ public final class FaultyLink implements Link {
     }
 
     @Override
+    public boolean receiveBacklogged() {
+        return inner.receiveBacklogged();
+    }
+
+    @Override
     public void close() {
         closed = true;
         inner.close();

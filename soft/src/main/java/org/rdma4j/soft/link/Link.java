@@ -12,6 +12,14 @@ public interface Link extends AutoCloseable {
         return 0;
     }
 
+    /**
+     * True while received packets are waiting that the device has not been handed yet (the link's
+     * receive thread is behind): an acknowledgement may already be here. False by default.
+     */
+    default boolean receiveBacklogged() {
+        return false;
+    }
+
     /** Link-level counters (name to value) that a device shows next to its own; none by default. */
     default java.util.Map<String, Long> counters() {
         return java.util.Map.of();

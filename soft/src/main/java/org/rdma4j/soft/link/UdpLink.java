@@ -68,6 +68,8 @@ public final class UdpLink implements Link {
     private final AtomicLong badIcrc = new AtomicLong();
     /** The socket's drop count as last read (kept when the socket closes). */
     private volatile long socketDrops;
+    /** The last receive filled a whole batch, so more datagrams are probably queued. */
+    private volatile boolean backlogged;
     private final int receiveBufferBytes;
 
     // send side (guarded by sendLock)
@@ -309,6 +311,10 @@ public final class UdpLink implements Link {
                 vector.set(ValueLayout.JAVA_LONG, m + 48, 0); // flags, msg_len
             }
             int n = LinuxSockets.recvmmsg(c, fd, vector, BATCH);
+            boolean full = n == BATCH;
+            if (backlogged != full) {
+                backlogged = full;
+            }
             if (n <= 0) {
                 continue; // timeout (EAGAIN) to re-check closed, or EINTR
             }
@@ -483,6 +489,11 @@ public final class UdpLink implements Link {
             }
         }
         return socketDrops;
+    }
+
+    @Override
+    public boolean receiveBacklogged() {
+        return backlogged;
     }
 
     /** The socket's receive buffer as the kernel reports it (SO_RCVBUF, bytes). */
