@@ -148,4 +148,77 @@ public abstract class CompletionChannelConformanceTest extends AbstractVerbsTest
         expect(rcq, 1, WcOpcode.RECV);
         expect(scq, 4, WcOpcode.SEND);
     }
+
+    /** Waits (bounded) until {@code c} reports a queued event. */
+    private static void awaitHasEvent(CompletionChannel c) {
+        long deadline = System.nanoTime() + TIMEOUT_MS * 1_000_000L;
+        while (!c.hasEvent()) {
+            assertTrue(System.nanoTime() - deadline < 0, "no event queued on the channel within " + TIMEOUT_MS + " ms");
+            Thread.yield();
+        }
+    }
+
+    @Test
+    void hasEventShowsAQueuedEventWithoutTakingIt() throws Exception {
+        setUp();
+        assertFalse(ch.hasEvent());
+        cq.reqNotify(false);
+        sendToA(0, 0);
+        awaitHasEvent(ch);
+        assertTrue(ch.hasEvent(), "asking does not consume the event");
+        assertSame(cq, ch.getEvent(0));
+        cq.ackEvents(1);
+        assertFalse(ch.hasEvent());
+    }
+
+    @Test
+    void closingTheChannelWakesEveryWaiterWithEbadf() throws Exception {
+        CompletionChannel c = ctx.createCompletionChannel();
+        try (Waiters w = Waiters.start(4, () -> c.getEvent(-1))) {
+            c.close();
+            w.assertAllFailWith(Errno.EBADF, "closing the channel must end every getEvent(-1)");
+        }
+        assertErrno(Errno.EBADF, () -> c.getEvent(0));
+        assertErrno(Errno.EBADF, () -> c.getEvent(-1));
+        assertFalse(c.hasEvent());
+    }
+
+    @Test
+    void aRefusedCloseLeavesTheWaitersWaiting() throws Exception {
+        CompletionChannel c = ctx.createCompletionChannel();
+        CompletionQueue q = ctx.createCq(4, c, 0);
+        try (Waiters w = Waiters.start(2, () -> c.getEvent(-1))) {
+            assertErrno(Errno.EBUSY, c::close);
+            assertFalse(w.awaitDone(QUIET_MS), "a close refused with EBUSY must not wake the waiters");
+            assertEquals(0, w.finished());
+            q.close();
+            c.close();
+            w.assertAllFailWith(Errno.EBADF, "the successful close wakes them");
+        }
+    }
+
+    @Test
+    void completionEventOfADestroyedCqIsNotDelivered() throws Exception {
+        setUp();
+        cq.reqNotify(false);
+        sendToA(0, 0);
+        awaitHasEvent(ch); // raised, not read
+        p.a().qp().close();
+        cq.close(); // no event was handed out, so nothing needs acking
+        assertFalse(ch.hasEvent(), "the destroyed CQ's event is gone from the channel");
+        assertNull(ch.getEvent(QUIET_MS), "the destroyed CQ's event must not be delivered");
+    }
+
+    @Test
+    void destroyingOneCqKeepsTheOtherCqsEvents() throws Exception {
+        CompletionChannel c = track(ctx.createCompletionChannel());
+        CompletionQueue keep = track(ctx.createCq(16, c, 0));
+        CompletionQueue gone = ctx.createCq(16, c, 0);
+        Triggers.completionEvent(this, keep);
+        Triggers.completionEvent(this, gone);
+        gone.close();
+        assertSame(keep, c.getEvent(TIMEOUT_MS), "the surviving CQ's event is still delivered");
+        keep.ackEvents(1);
+        assertNull(c.getEvent(QUIET_MS));
+    }
 }

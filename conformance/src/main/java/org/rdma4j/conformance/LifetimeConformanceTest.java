@@ -14,6 +14,7 @@ import org.rdma4j.verbs.CompletionChannel;
 import org.rdma4j.verbs.CompletionQueue;
 import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.Errno;
+import org.rdma4j.verbs.EventPoller;
 import org.rdma4j.verbs.MemoryRegion;
 import org.rdma4j.verbs.MemoryRegion.ReregFlag;
 import org.rdma4j.verbs.MemoryWindow;
@@ -92,7 +93,7 @@ public abstract class LifetimeConformanceTest extends AbstractVerbsTest {
                 mw.bind(qp, 1, SendFlag.SIGNALED, mr, mr.address(), PAGE_SIZE, Access.REMOTE_READ_BIT);
             }
             case CompletionQueue cq -> cq.poll(WorkCompletion.array(1));
-            case CompletionChannel ch -> ch.getEvent(0);
+            case CompletionChannel ch -> ch.context().createCq(1, ch, 0); // getEvent: EBADF, below
             case QueuePair qp -> qp.modify(new QpAttr().state(QpState.ERR), QpAttrMask.STATE);
             case SharedReceiveQueue srq -> srq.modify(new SrqAttr(0, 0, 1), SrqAttrMask.LIMIT);
             case AddressHandle ah -> {
@@ -108,6 +109,24 @@ public abstract class LifetimeConformanceTest extends AbstractVerbsTest {
         QueuePair qp = createQp(pd, type);
         bringUpSelfConnected(qp, QpState.RTS);
         return qp;
+    }
+
+    @Test
+    void blockingCallsOnAClosedObjectFailWithEbadf() {
+        CompletionChannel ch = ctx.createCompletionChannel();
+        ch.close();
+        assertErrno(Errno.EBADF, () -> ch.getEvent(0));
+        assertErrno(Errno.EBADF, () -> ch.getEvent(-1));
+        Context other = openContext();
+        EventPoller poller = other.createEventPoller();
+        other.close();
+        assertErrno(Errno.EBADF, () -> other.getAsyncEvent(0));
+        assertErrno(Errno.EBADF, () -> other.getAsyncEvent(-1));
+        assertFalse(other.hasAsyncEvent());
+        poller.close();
+        assertErrno(Errno.EBADF, () -> poller.poll(0));
+        assertErrno(Errno.EBADF, () -> poller.poll(-1));
+        assertThrows(IllegalStateException.class, () -> poller.add(ctx), "registering with a closed poller");
     }
 
     @Test

@@ -1,16 +1,16 @@
 package org.rdma4j.soft;
 
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import org.rdma4j.verbs.CompletionChannel;
 import org.rdma4j.verbs.CompletionQueue;
 import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.spi.AbstractResource;
+import org.rdma4j.verbs.spi.EventQueue;
 
 /** A soft completion channel: a queue of CQ events. Thread safe. */
-final class SoftChannel extends AbstractResource implements CompletionChannel {
+final class SoftChannel extends AbstractResource implements CompletionChannel, EventQueue.Owner {
     final SoftContext context;
-    private final LinkedBlockingQueue<SoftCq> events = new LinkedBlockingQueue<>();
+    /** One entry per event; an event of a CQ being destroyed is refused (see SoftCq#busyReason). */
+    final EventQueue<SoftCq> events = new EventQueue<>("completion channel", cq -> !cq.dying);
 
     SoftChannel(SoftContext context) {
         this.context = context;
@@ -24,7 +24,7 @@ final class SoftChannel extends AbstractResource implements CompletionChannel {
 
     @Override
     protected void destroy() {
-        events.clear();
+        events.close(); // wakes every waiter with EBADF
     }
 
     @Override
@@ -33,16 +33,21 @@ final class SoftChannel extends AbstractResource implements CompletionChannel {
     }
 
     void signal(SoftCq cq) {
-        events.add(cq);
+        events.offer(cq);
     }
 
     @Override
     public CompletionQueue getEvent(long timeoutMs) throws InterruptedException {
-        ensureOpen();
-        SoftCq cq = timeoutMs < 0 ? events.take() : events.poll(timeoutMs, TimeUnit.MILLISECONDS);
-        if (cq != null) {
-            cq.eventDelivered();
-        }
-        return cq;
+        return events.take(timeoutMs, SoftCq::eventDelivered);
+    }
+
+    @Override
+    public boolean hasEvent() {
+        return events.hasEvent();
+    }
+
+    @Override
+    public EventQueue<?> eventQueue() {
+        return events;
     }
 }

@@ -1,8 +1,6 @@
 package org.rdma4j.soft;
 
 import java.util.Map;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import org.rdma4j.soft.engine.Hca;
 import org.rdma4j.verbs.AsyncEvent;
 import org.rdma4j.verbs.CompletionChannel;
@@ -11,22 +9,31 @@ import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.Device;
 import org.rdma4j.verbs.DeviceAttr;
 import org.rdma4j.verbs.Errno;
+import org.rdma4j.verbs.EventPoller;
 import org.rdma4j.verbs.Gid;
 import org.rdma4j.verbs.GidEntry;
 import org.rdma4j.verbs.PortAttr;
 import org.rdma4j.verbs.ProtectionDomain;
 import org.rdma4j.verbs.VerbsException;
 import org.rdma4j.verbs.spi.AbstractResource;
+import org.rdma4j.verbs.spi.EventQueue;
+import org.rdma4j.verbs.spi.QueueEventPoller;
 
 /** An open soft device. Thread safe. */
-final class SoftContext extends AbstractResource implements Context {
+final class SoftContext extends AbstractResource implements Context, EventQueue.Owner {
     final SoftDevice device;
     final Hca hca;
-    private final LinkedBlockingQueue<AsyncEvent> events = new LinkedBlockingQueue<>();
+    private final EventQueue<AsyncEvent> events = new EventQueue<>("context", SoftContext::live);
 
     SoftContext(SoftDevice device) {
         this.device = device;
         this.hca = device.hca;
+    }
+
+    /** False for an event naming a QP, CQ or SRQ that is being destroyed (the kernel drops those). */
+    private static boolean live(AsyncEvent e) {
+        return !(e.qp() instanceof SoftQp q && q.dying) && !(e.cq() instanceof SoftCq c && c.dying)
+                && !(e.srq() instanceof SoftSrq s && s.dying);
     }
 
     @Override
@@ -36,7 +43,8 @@ final class SoftContext extends AbstractResource implements Context {
 
     @Override
     protected void destroy() {
-        events.clear();
+        device.contextClosed(this);
+        events.close(); // wakes every waiter with EBADF
     }
 
     @Override
@@ -60,7 +68,7 @@ final class SoftContext extends AbstractResource implements Context {
     public PortAttr queryPort(int portNum) {
         ensureOpen();
         checkPort(portNum);
-        return SoftLimits.portAttr();
+        return SoftLimits.portAttr(hca.portUp());
     }
 
     @Override
@@ -127,8 +135,23 @@ final class SoftContext extends AbstractResource implements Context {
 
     @Override
     public AsyncEvent getAsyncEvent(long timeoutMs) throws InterruptedException {
+        return events.take(timeoutMs, null);
+    }
+
+    @Override
+    public boolean hasAsyncEvent() {
+        return events.hasEvent();
+    }
+
+    @Override
+    public EventPoller createEventPoller() {
         ensureOpen();
-        return timeoutMs < 0 ? events.take() : events.poll(timeoutMs, TimeUnit.MILLISECONDS);
+        return new QueueEventPoller();
+    }
+
+    @Override
+    public EventQueue<?> eventQueue() {
+        return events;
     }
 
     @Override
@@ -149,6 +172,11 @@ final class SoftContext extends AbstractResource implements Context {
     }
 
     void postEvent(AsyncEvent e) {
-        events.add(e);
+        events.offer(e);
+    }
+
+    /** Drops the unread events naming {@code r} (a QP, CQ or SRQ being destroyed). */
+    void purgeEvents(Object r) {
+        events.purge(e -> e.qp() == r || e.cq() == r || e.srq() == r);
     }
 }

@@ -19,6 +19,8 @@ final class SoftCq extends AbstractResource implements CompletionQueue, CqRing.L
     final CqRing ring;
     /** Events handed out by the channel and not yet acknowledged. */
     private final AtomicInteger unacked = new AtomicInteger();
+    /** Set once the CQ is being destroyed: its events are no longer queued. */
+    volatile boolean dying;
 
     SoftCq(SoftContext context, int cqe, SoftChannel channel) {
         this.context = context;
@@ -34,11 +36,26 @@ final class SoftCq extends AbstractResource implements CompletionQueue, CqRing.L
 
     @Override
     protected int busyReason() {
-        return unacked.get() > 0 ? Errno.EBUSY : 0;
+        if (channel == null) {
+            return unacked.get() > 0 ? Errno.EBUSY : 0;
+        }
+        // Under the channel's lock, so no getEvent hands out an event between the check and the
+        // purge: either the event was delivered (and must be acked first: EBUSY) or it is gone.
+        // destroy() always follows a 0 here.
+        return channel.events.locked(() -> {
+            if (unacked.get() > 0) {
+                return Errno.EBUSY;
+            }
+            dying = true;
+            channel.events.purge(cq -> cq == this);
+            return 0;
+        });
     }
 
     @Override
     protected void destroy() {
+        dying = true;
+        context.purgeEvents(this); // a CQ_ERR not read yet
     }
 
     @Override
@@ -101,8 +118,8 @@ final class SoftCq extends AbstractResource implements CompletionQueue, CqRing.L
 
     @Override
     public void completionEvent() {
-        if (channel != null && !channel.isClosed()) {
-            channel.signal(this);
+        if (channel != null) {
+            channel.signal(this); // dropped if the channel is closed or this CQ is dying
         }
     }
 

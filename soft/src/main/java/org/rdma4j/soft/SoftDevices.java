@@ -160,6 +160,29 @@ public final class SoftDevices {
         return Gid.of(ll);
     }
 
+    /**
+     * Takes port {@code port} of soft device {@code device} down or brings it back up, like losing and
+     * regaining carrier under rxe: while down, {@code queryPort} shows {@code PORT_DOWN} and the device
+     * drops every packet it would send or receive (posting still works; RC traffic retransmits and
+     * ends in RETRY_EXC_ERR unless the port comes back within the retry budget). Every open context
+     * of the device gets IBV_EVENT_PORT_ERR on the way down and IBV_EVENT_PORT_ACTIVE on the way up;
+     * setting the state it already has does nothing. ENODEV for an unknown device, EINVAL for a port
+     * other than 1.
+     */
+    public static void setPortState(String device, int port, boolean up) {
+        SoftDevice d;
+        synchronized (SoftDevices.class) {
+            d = device.equals(DEFAULT_NAME) ? defaultDevice() : DEVICES.get(device);
+        }
+        if (d == null) {
+            throw new VerbsException(Errno.ENODEV, "no soft device named '" + device + "'");
+        }
+        if (port != 1) {
+            throw new VerbsException(Errno.EINVAL, device + " has one port (1), not " + port);
+        }
+        d.setPortUp(up);
+    }
+
     /** Removes a device created here (not soft0); its open contexts must be closed first. */
     public static synchronized void remove(Device device) {
         if (device.name().equals(DEFAULT_NAME)) {

@@ -42,8 +42,9 @@ final class SoftLimits {
                 MAX_INLINE, NUM_COMP_VECTORS);
     }
 
-    static PortAttr portAttr() {
-        return new PortAttr(PortState.ACTIVE, Mtu.MTU_4096, Mtu.MTU_4096, GID_TABLE_LEN, 0x00010000,
-                0x80000000L, 0, 0, MAX_PKEYS, 0, 0, 0, 1, 0, 0, 0, 2, 32, 5, LinkLayer.ETHERNET);
+    /** Port 1; a port that is down reports phys_state POLLING (2), as rxe does when its netdev lost carrier. */
+    static PortAttr portAttr(boolean up) {
+        return new PortAttr(up ? PortState.ACTIVE : PortState.DOWN, Mtu.MTU_4096, Mtu.MTU_4096, GID_TABLE_LEN,
+                0x00010000, 0x80000000L, 0, 0, MAX_PKEYS, 0, 0, 0, 1, 0, 0, 0, 2, 32, up ? 5 : 2, LinkLayer.ETHERNET);
     }
 }

@@ -39,6 +39,8 @@ final class SoftQp extends AbstractResource implements QueuePair {
     final QpEngine engine;
     /** The attributes as last modified, for query. */
     private final QpAttr attrs = new QpAttr();
+    /** Set once the QP is being destroyed: its async events are no longer queued. */
+    volatile boolean dying;
 
     SoftQp(SoftPd pd, QpInitAttr init) {
         if (init == null || init.type == null) {
@@ -93,7 +95,9 @@ final class SoftQp extends AbstractResource implements QueuePair {
 
     @Override
     protected void destroy() {
+        dying = true;
         engine.destroy();
+        pd.context.purgeEvents(this);
     }
 
     @Override

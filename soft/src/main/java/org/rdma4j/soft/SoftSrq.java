@@ -19,6 +19,8 @@ final class SoftSrq extends AbstractResource implements SharedReceiveQueue {
     private final SoftPd pd;
     final RecvQueue queue;
     private final int srqn = NUMBERS.incrementAndGet();
+    /** Set once the SRQ is being destroyed: its async events are no longer queued. */
+    volatile boolean dying;
 
     SoftSrq(SoftPd pd, SrqAttr attr) {
         if (attr == null || attr.maxWr() < 1 || attr.maxWr() > SoftLimits.MAX_SRQ_WR || attr.maxSge() < 1
@@ -40,6 +42,8 @@ final class SoftSrq extends AbstractResource implements SharedReceiveQueue {
 
     @Override
     protected void destroy() {
+        dying = true;
+        pd.context.purgeEvents(this);
     }
 
     @Override

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.rdma4j.soft.SoftDevices;
+import org.rdma4j.verbs.Device;
 
 /** The lines ibv_devinfo prints, tab for tab, so the two tools' output can be diffed. */
 class DevinfoCommandTest {
@@ -47,6 +49,25 @@ class DevinfoCommandTest {
         int gid = run.out().indexOf("GID[");
         int counters = run.out().indexOf("counters:");
         assertTrue(limits < port && port < gid && gid < counters, "ibv_devinfo's order, counters last");
+    }
+
+    @Test
+    void aPortThatIsDownShowsPortDownAndCountsLinkDowned() {
+        Device d = SoftDevices.createLoopback("soft-devinfo-down");
+        try {
+            SoftDevices.setPortState(d.name(), 1, false);
+            ToolRun run = ToolRun.of("devinfo", "-d", d.name(), "-v");
+            assertEquals(0, run.exitCode(), run::toString);
+            assertHas(run, "\t\t\tstate:\t\t\tPORT_DOWN \\(1\\)");
+            assertHas(run, "\t\t\tphys_state:\t\tPOLLING \\(2\\)");
+            assertHas(run, "\t\t\t\tlink_downed: 1");
+            SoftDevices.setPortState(d.name(), 1, true);
+            run = ToolRun.of("devinfo", "-d", d.name(), "-v");
+            assertHas(run, "\t\t\tstate:\t\t\tPORT_ACTIVE \\(4\\)");
+            assertHas(run, "\t\t\tphys_state:\t\tLINK_UP \\(5\\)");
+        } finally {
+            SoftDevices.remove(d);
+        }
     }
 
     @Test

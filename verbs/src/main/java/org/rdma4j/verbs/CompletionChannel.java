@@ -7,7 +7,19 @@ public interface CompletionChannel extends VerbsResource {
     /**
      * {@code ibv_get_cq_event} with a timeout: blocks until an armed CQ attached to this channel gets a
      * completion; returns that CQ, or null after {@code timeoutMs} (0 = do not wait, negative = forever).
-     * Every event must be acknowledged with {@link CompletionQueue#ackEvents}.
+     * Every event must be acknowledged with {@link CompletionQueue#ackEvents}. Events of a CQ that was
+     * destroyed before they were read are never returned.
+     *
+     * <p>Closing the channel wakes every thread waiting here: like {@code read(2)} on a closed
+     * descriptor, the call throws {@link VerbsException} with {@link Errno#EBADF}, and so does every
+     * later call. A close refused with EBUSY (CQs still attached) leaves the waiters waiting.
      */
     CompletionQueue getEvent(long timeoutMs) throws InterruptedException;
+
+    /**
+     * True when an event is queued, so {@link #getEvent getEvent(0)} would return one unless another
+     * thread takes it first ({@code poll(2)} on {@code channel->fd} reporting {@code POLLIN}); false
+     * once closed.
+     */
+    boolean hasEvent();
 }

@@ -46,9 +46,26 @@ public interface Context extends VerbsResource {
 
     /**
      * {@code ibv_get_async_event} with a timeout: the next asynchronous event, or null if none arrived
-     * within {@code timeoutMs} (0 = do not wait).
+     * within {@code timeoutMs} (0 = do not wait, negative = forever). Events naming a QP, CQ or SRQ that
+     * was destroyed before they were read are never returned.
+     *
+     * <p>Closing the context wakes every thread waiting here: the call throws {@link VerbsException}
+     * with {@link Errno#EBADF}, and so does every later call. A close refused with EBUSY leaves the
+     * waiters waiting.
      */
     AsyncEvent getAsyncEvent(long timeoutMs) throws InterruptedException;
+
+    /**
+     * True when an asynchronous event is queued ({@code poll(2)} on {@code async_fd} reporting
+     * {@code POLLIN}); false once closed.
+     */
+    boolean hasAsyncEvent();
+
+    /**
+     * A new {@link EventPoller} that waits on this provider's completion channels and asynchronous
+     * event queues together (this context's and other contexts' of the same provider).
+     */
+    EventPoller createEventPoller();
 
     /** {@code ibv_ack_async_event}. */
     void ackAsyncEvent(AsyncEvent event);

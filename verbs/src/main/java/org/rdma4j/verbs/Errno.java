@@ -5,6 +5,7 @@ public final class Errno {
     public static final int EPERM = 1;
     public static final int ENOENT = 2;
     public static final int EIO = 5;
+    public static final int EBADF = 9;
     public static final int EAGAIN = 11;
     public static final int ENOMEM = 12;
     public static final int EACCES = 13;
@@ -30,6 +31,7 @@ public final class Errno {
             case EPERM -> "EPERM";
             case ENOENT -> "ENOENT";
             case EIO -> "EIO";
+            case EBADF -> "EBADF";
             case EAGAIN -> "EAGAIN";
             case ENOMEM -> "ENOMEM";
             case EACCES -> "EACCES";

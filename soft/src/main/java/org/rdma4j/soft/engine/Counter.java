@@ -27,6 +27,8 @@ public enum Counter {
     NO_RECV_DROPS("no_recv_drops"),
     INBOUND_OVERFLOW("inbound_overflow_drops"),
     STALE_RESPONSES("stale_response_drops"),
+    /** Times the port went down (rxe: link_downed). */
+    LINK_DOWNED("link_downed"),
     ENGINE_ERRORS("engine_errors");
 
     public final String label;

@@ -34,6 +34,8 @@ public final class Hca implements PacketSink {
     private final AtomicReferenceArray<QpEngine> qps = new AtomicReferenceArray<>(MAX_QP);
     private int nextQpSlot;
     private volatile Link link;
+    /** Port 1's carrier: while false, nothing is sent or received (see {@link #setPortUp}). */
+    private volatile boolean portUp = true;
     private final CopyOnWriteArrayList<QpEngine> timed = new CopyOnWriteArrayList<>();
     /** {@link #timed} as an array, republished on every change: the progress loop walks it without allocating. */
     private volatile QpEngine[] timedSnapshot = new QpEngine[0];
@@ -115,11 +117,30 @@ public final class Hca implements PacketSink {
         return l != null && l.receiveBacklogged();
     }
 
-    /** Sends a packet through the link. */
+    /** Sets port 1 up or down; returns false if it already was. Going down counts {@link Counter#LINK_DOWNED}. */
+    public synchronized boolean setPortUp(boolean up) {
+        if (portUp == up) {
+            return false;
+        }
+        portUp = up;
+        if (!up) {
+            counters.inc(Counter.LINK_DOWNED);
+        }
+        return true;
+    }
+
+    public boolean portUp() {
+        return portUp;
+    }
+
+    /**
+     * Sends a packet through the link. While the port is down the packet is counted and dropped, as
+     * rxe's packets are when its netdev has no carrier (the transmit itself succeeds).
+     */
     public void send(Packet p) {
         counters.inc(Counter.SENT_PKTS);
         Link l = link;
-        if (l == null) {
+        if (l == null || !portUp) {
             p.release();
             return;
         }
@@ -168,6 +189,10 @@ public final class Hca implements PacketSink {
 
     /** Counts and checks a packet; returns its QP, or null when it was dropped (and released). */
     private QpEngine accept(Packet p) {
+        if (!portUp) { // a port without carrier receives nothing
+            p.release();
+            return null;
+        }
         counters.inc(Counter.RCVD_PKTS);
         if (p.headerLength < 12 || p.buffer.byteSize() < 12) {
             counters.inc(Counter.MALFORMED);

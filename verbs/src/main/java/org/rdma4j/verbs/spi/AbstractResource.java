@@ -23,7 +23,11 @@ public abstract class AbstractResource implements VerbsResource {
     protected final void uses(AbstractResource... resources) {
         for (AbstractResource r : resources) {
             if (r != null) {
-                r.ensureOpen();
+                r.ensureOpen(); // all checked before any is recorded: a refused create leaves no user behind
+            }
+        }
+        for (AbstractResource r : resources) {
+            if (r != null) {
                 r.users.add(this);
                 used.add(r);
             }

@@ -1,0 +1,140 @@
+package org.rdma4j.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+import org.rdma4j.verbs.AsyncEvent;
+import org.rdma4j.verbs.AsyncEventType;
+import org.rdma4j.verbs.CompletionQueue;
+import org.rdma4j.verbs.Context;
+import org.rdma4j.verbs.Errno;
+import org.rdma4j.verbs.MemoryRegion;
+import org.rdma4j.verbs.ProtectionDomain;
+import org.rdma4j.verbs.QpCap;
+import org.rdma4j.verbs.QpInitAttr;
+import org.rdma4j.verbs.QpState;
+import org.rdma4j.verbs.QpType;
+import org.rdma4j.verbs.QueuePair;
+import org.rdma4j.verbs.RecvWorkRequest;
+import org.rdma4j.verbs.SharedReceiveQueue;
+import org.rdma4j.verbs.SrqAttr;
+import org.rdma4j.verbs.SrqAttrMask;
+import org.rdma4j.verbs.WcOpcode;
+import org.rdma4j.verbs.WrOpcode;
+
+/**
+ * SEMANTICS.md, Control path, "Blocking calls ... return when their channel or context is closed;
+ * events of a destroyed object are not delivered afterwards": the context's asynchronous event queue.
+ */
+public abstract class AsyncEventConformanceTest extends AbstractVerbsTest {
+
+    /** Waits (bounded) until {@code c} reports a queued asynchronous event. */
+    static void awaitHasAsyncEvent(Context c) {
+        long deadline = System.nanoTime() + TIMEOUT_MS * 1_000_000L;
+        while (!c.hasAsyncEvent()) {
+            assertTrue(System.nanoTime() - deadline < 0, "no async event queued within " + TIMEOUT_MS + " ms");
+            Thread.yield();
+        }
+    }
+
+    @Test
+    void closingTheContextWakesEveryWaiterWithEbadf() throws Exception {
+        Context other = openContext();
+        try (Waiters w = Waiters.start(4, () -> other.getAsyncEvent(-1))) {
+            other.close();
+            w.assertAllFailWith(Errno.EBADF, "closing the context must end every getAsyncEvent(-1)");
+        }
+        assertErrno(Errno.EBADF, () -> other.getAsyncEvent(0));
+    }
+
+    @Test
+    void aRefusedContextCloseLeavesTheWaitersWaiting() throws Exception {
+        Context other = openContext();
+        ProtectionDomain pd = other.allocPd();
+        try (Waiters w = Waiters.start(2, () -> other.getAsyncEvent(-1))) {
+            assertErrno(Errno.EBUSY, other::close);
+            assertFalse(w.awaitDone(QUIET_MS), "a close refused with EBUSY must not wake the waiters");
+            pd.close();
+            other.close();
+            w.assertAllFailWith(Errno.EBADF, "the successful close wakes them");
+        }
+    }
+
+    @Test
+    void lastWqeReachedOfADestroyedQpIsNotDelivered() throws Exception {
+        ProtectionDomain pd = allocPd(ctx);
+        SharedReceiveQueue srq = track(pd.createSrq(new SrqAttr(8, 1, 0)));
+        CompletionQueue cq = createCq(ctx, 8);
+        QueuePair qp = pd.createQp(new QpInitAttr(QpType.RC, cq, cq).srq(srq));
+        QpBringUp.toInit(qp, QP_ALL, DEFAULT_QKEY);
+        QpBringUp.to(qp, QpState.ERR); // a QP on an SRQ entering ERR raises LAST_WQE_REACHED
+        awaitHasAsyncEvent(ctx);
+        qp.close();
+        assertFalse(ctx.hasAsyncEvent(), "the destroyed QP's event is gone from the queue");
+        assertNull(ctx.getAsyncEvent(QUIET_MS), "an event of a destroyed QP must not be delivered");
+    }
+
+    @Test
+    void srqLimitOfADestroyedSrqIsNotDeliveredAndOtherDestroysKeepIt() throws Exception {
+        ProtectionDomain pd = allocPd(ctx);
+        MemoryRegion mr = register(pd, PAGE_SIZE, MR_ALL);
+        SharedReceiveQueue srq = pd.createSrq(new SrqAttr(8, 1, 0));
+        CompletionQueue cq = createCq(ctx, 16);
+        QueuePair qp = pd.createQp(new QpInitAttr(QpType.RC, cq, createCq(ctx, 16)).srq(srq));
+        bringUpSelfConnected(qp, QpState.RTS);
+        srq.postRecv(new RecvWorkRequest().wrId(1).sge(mr, 0, 64));
+        srq.postRecv(new RecvWorkRequest().wrId(2).sge(mr, 64, 64));
+        srq.modify(new SrqAttr(0, 0, 2), SrqAttrMask.LIMIT);
+        qp.postSend(wr(3, WrOpcode.SEND).sge(mr, 512, 16)); // to itself: consumes one receive
+        expect(cq, 3, WcOpcode.SEND);
+        awaitHasAsyncEvent(ctx);
+        qp.close();
+        assertTrue(ctx.hasAsyncEvent(), "destroying the QP leaves the SRQ's event queued");
+        srq.close();
+        assertFalse(ctx.hasAsyncEvent(), "the destroyed SRQ's event is gone from the queue");
+        assertNull(ctx.getAsyncEvent(QUIET_MS), "an event of a destroyed SRQ must not be delivered");
+    }
+
+    @Test
+    void cqErrOfADestroyedCqIsNotDelivered() throws Exception {
+        ProtectionDomain pd = allocPd(ctx);
+        MemoryRegion mr = register(pd, PAGE_SIZE, MR_ALL);
+        CompletionQueue scq = createCq(ctx, 4);
+        CompletionQueue cq = ctx.createCq(1);
+        int n = cq.cqe() + 1;
+        QueuePair qp = pd.createQp(new QpInitAttr(QpType.RC, scq, cq).cap(new QpCap(1, n, 1, 1, 0)));
+        QpBringUp.toInit(qp, QP_ALL, DEFAULT_QKEY);
+        for (int i = 0; i < n; i++) {
+            qp.postRecv(new RecvWorkRequest().wrId(i).sge(mr, 64L * i, 64));
+        }
+        QpBringUp.to(qp, QpState.ERR); // n flushed receives overflow the CQ: CQ_ERR, not read
+        awaitHasAsyncEvent(ctx);
+        qp.close();
+        cq.close();
+        assertFalse(ctx.hasAsyncEvent(), "the destroyed CQ's (and QP's) events are gone from the queue");
+        assertNull(ctx.getAsyncEvent(QUIET_MS), "nothing of the destroyed QP or CQ may be delivered");
+    }
+
+    @Test
+    void eventsAreDeliveredInOrderAndOnlyOnce() throws Exception {
+        ProtectionDomain pd = allocPd(ctx);
+        SharedReceiveQueue srq = track(pd.createSrq(new SrqAttr(8, 1, 0)));
+        CompletionQueue cq = createCq(ctx, 8);
+        QueuePair q1 = createQp(pd, new QpInitAttr(QpType.RC, cq, cq).srq(srq));
+        QueuePair q2 = createQp(pd, new QpInitAttr(QpType.RC, cq, cq).srq(srq));
+        QpBringUp.toInit(q1, QP_ALL, DEFAULT_QKEY);
+        QpBringUp.toInit(q2, QP_ALL, DEFAULT_QKEY);
+        QpBringUp.to(q1, QpState.ERR);
+        AsyncEvent e1 = awaitAsyncEvent(ctx, AsyncEventType.QP_LAST_WQE_REACHED);
+        QpBringUp.to(q2, QpState.ERR);
+        AsyncEvent e2 = awaitAsyncEvent(ctx, AsyncEventType.QP_LAST_WQE_REACHED);
+        assertSame(q1, e1.qp());
+        assertSame(q2, e2.qp());
+        assertEquals(AsyncEventType.QP_LAST_WQE_REACHED, e2.type());
+        assertNull(ctx.getAsyncEvent(QUIET_MS), "each event once");
+    }
+}
