@@ -280,8 +280,8 @@ final class Requester {
     private WcStatus executeLocal(SendWqe w) {
         if (w.opcode == WrOpcode.LOCAL_INV) {
             MemKey k = qp.hca.keys.lookup(w.invRkey);
-            if (k == null || k.pd != qp.pd || k.kind == MemKey.MW_TYPE1) {
-                return WcStatus.LOC_QP_OP_ERR;
+            if (k == null || k.pd != qp.pd || k.kind != MemKey.MW_TYPE2) {
+                return WcStatus.LOC_QP_OP_ERR; // as rxe: type-1 windows and reg_mr MRs cannot be invalidated
             }
             Invalidate.apply(k);
             return WcStatus.SUCCESS;

@@ -231,7 +231,8 @@ final class Responder {
         }
         int st = scatterRecv(recvOffset, p, null, len);
         if (st != SCATTER_OK) {
-            receiveFailed(st == SCATTER_LENGTH ? WcStatus.LOC_LEN_ERR : WcStatus.LOC_QP_OP_ERR, psn, rc);
+            receiveFailed(st == SCATTER_LENGTH ? WcStatus.LOC_LEN_ERR : WcStatus.LOC_QP_OP_ERR, Aeth.NAK_REMOTE_OP,
+                    psn, rc);
             return;
         }
         recvOffset += len;
@@ -248,8 +249,10 @@ final class Responder {
             if (Opcode.hasIeth(op)) {
                 inv = ieth.wrap(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_IETH)).rkey();
                 MemKey k = qp.hca.keys.lookup(inv);
-                if (k == null || k.pd != qp.pd || k.kind == MemKey.MW_TYPE1) {
-                    receiveFailed(WcStatus.LOC_QP_OP_ERR, psn, rc);
+                // Only a type-2 window can be invalidated (rxe_invalidate_mw refuses type 1; an MR from
+                // reg_mr is not a fast-registration MR, rxe_invalidate_mr refuses it): the MR stays valid.
+                if (k == null || k.pd != qp.pd || k.kind != MemKey.MW_TYPE2) {
+                    receiveFailed(WcStatus.REM_INV_REQ_ERR, Aeth.NAK_INVALID_REQUEST, psn, rc);
                     return;
                 }
                 Invalidate.apply(k);
@@ -532,11 +535,11 @@ final class Responder {
                 ? SCATTER_OK : SCATTER_PROTECTION;
     }
 
-    private void receiveFailed(WcStatus status, int psn, boolean rc) {
+    private void receiveFailed(WcStatus status, int nak, int psn, boolean rc) {
         haveRecv = false;
         qp.pushRecvCompletion(recv.wrId, status, WcOpcode.RECV, 0, 0, 0, 0, 0, false);
         if (rc) {
-            sendAck(Aeth.NAK_REMOTE_OP, psn);
+            sendAck(nak, psn);
         }
         qp.enterError();
     }
