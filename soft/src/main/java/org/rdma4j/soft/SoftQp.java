@@ -36,6 +36,7 @@ final class SoftQp extends AbstractResource implements QueuePair {
     private final SoftCq recvCq;
     private final SoftSrq srq;
     private final QpCap cap;
+    private final boolean sqSigAll;
     final QpEngine engine;
     /** The attributes as last modified, for query. */
     private final QpAttr attrs = new QpAttr();
@@ -61,6 +62,7 @@ final class SoftQp extends AbstractResource implements QueuePair {
             checkCap("max_recv_wr", c.maxRecvWr, SoftLimits.MAX_QP_WR);
             checkCap("max_recv_sge", c.maxRecvSge, SoftLimits.MAX_SGE);
         }
+        this.sqSigAll = init.sqSigAll;
         this.cap = new QpCap(Math.max(1, c.maxSendWr), srq == null ? Math.max(1, c.maxRecvWr) : 0,
                 Math.max(1, c.maxSendSge), srq == null ? Math.max(1, c.maxRecvSge) : 0, c.maxInlineData);
         RecvQueue rq = srq != null ? srq.queue : new RecvQueue(cap.maxRecvWr, cap.maxRecvSge, false, null);
@@ -254,8 +256,16 @@ final class SoftQp extends AbstractResource implements QueuePair {
     }
 
     @Override
-    public synchronized QpAttr query(QpAttr out) {
+    public synchronized QpAttr query(QpAttr out, QpInitAttr initOut) {
         ensureOpen();
+        if (initOut != null) {
+            initOut.type = type;
+            initOut.sendCq = sendCq;
+            initOut.recvCq = recvCq;
+            initOut.srq = srq;
+            initOut.cap = cap.copy();
+            initOut.sqSigAll = sqSigAll;
+        }
         QpState s = engine.state();
         out.qpState = s;
         out.curQpState = s;
