@@ -27,6 +27,8 @@ public enum Counter {
     NO_RECV_DROPS("no_recv_drops"),
     INBOUND_OVERFLOW("inbound_overflow_drops"),
     STALE_RESPONSES("stale_response_drops"),
+    /** Packets whose payload lay in memory freed (arena closed) before it could be copied. */
+    FREED_MEMORY("freed_memory_drops"),
     ENGINE_ERRORS("engine_errors");
 
     public final String label;

@@ -47,7 +47,7 @@ public final class KeyTable {
     public MemKey findRegionCovering(long addr, long len) {
         Table t = table;
         for (MemKey e : t.entries) {
-            if (e != null && e.valid && !e.isWindow() && e.covers(addr, len)) {
+            if (e != null && e.valid && !e.isWindow() && e.covers(addr, len) && e.alive()) {
                 return e;
             }
         }

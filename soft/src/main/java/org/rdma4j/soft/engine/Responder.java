@@ -36,6 +36,7 @@ final class Responder {
     private static final int SCATTER_OK = 0;
     private static final int SCATTER_LENGTH = 1;
     private static final int SCATTER_PROTECTION = 2;
+    private static final int SCATTER_SOURCE_GONE = 3;
     /** Bytes of GRH in front of a UD receive. */
     static final int GRH_BYTES = 40;
 
@@ -230,6 +231,10 @@ final class Responder {
             return;
         }
         int st = scatterRecv(recvOffset, p, null, len);
+        if (st == SCATTER_SOURCE_GONE) {
+            qp.hca.counters.inc(Counter.FREED_MEMORY); // the sender's memory went away: as if lost
+            return;
+        }
         if (st != SCATTER_OK) {
             receiveFailed(st == SCATTER_LENGTH ? WcStatus.LOC_LEN_ERR : WcStatus.LOC_QP_OP_ERR, Aeth.NAK_REMOTE_OP,
                     psn, rc);
@@ -312,7 +317,17 @@ final class Responder {
             haveRecv = true;
         }
         if (len > 0) {
-            p.copyPayload(0, writeKey.segment, writeKey.offsetOf(writeVa), len);
+            try {
+                p.copyPayload(0, writeKey.segment, writeKey.offsetOf(writeVa), len);
+            } catch (IllegalStateException e) {
+                if (!writeKey.alive()) {
+                    // The target was freed (its arena closed) under the registration: no memory, no access.
+                    dropOrNak(rc, op, Aeth.NAK_REMOTE_ACCESS, psn);
+                } else {
+                    qp.hca.counters.inc(Counter.FREED_MEMORY); // the sender's memory went away: as if lost
+                }
+                return;
+            }
         }
         writeVa += len;
         writeRemaining -= len;
@@ -376,15 +391,20 @@ final class Responder {
         }
         long off = k.offsetOf(va);
         long original;
-        synchronized (qp.hca.atomicLock) {
-            original = k.segment.get(ValueLayout.JAVA_LONG_UNALIGNED, off);
-            if (op == Opcode.RC_COMPARE_SWAP) {
-                if (original == atomicEth.compare()) {
-                    k.segment.set(ValueLayout.JAVA_LONG_UNALIGNED, off, atomicEth.swapAdd());
+        try {
+            synchronized (qp.hca.atomicLock) {
+                original = k.segment.get(ValueLayout.JAVA_LONG_UNALIGNED, off);
+                if (op == Opcode.RC_COMPARE_SWAP) {
+                    if (original == atomicEth.compare()) {
+                        k.segment.set(ValueLayout.JAVA_LONG_UNALIGNED, off, atomicEth.swapAdd());
+                    }
+                } else {
+                    k.segment.set(ValueLayout.JAVA_LONG_UNALIGNED, off, original + atomicEth.swapAdd());
                 }
-            } else {
-                k.segment.set(ValueLayout.JAVA_LONG_UNALIGNED, off, original + atomicEth.swapAdd());
             }
+        } catch (IllegalStateException e) {
+            nakError(Aeth.NAK_REMOTE_ACCESS, psn); // the target was freed under the registration
+            return;
         }
         Resource r = nextResource();
         r.atomic = true;
@@ -418,6 +438,8 @@ final class Responder {
                 if (length > 0) {
                     k = checkKey(reth.rkey(), reth.virtualAddress(), length, Access.REMOTE_READ_BIT);
                     if (k == null) {
+                        // Gone since the first answer (deregistered, invalidated, freed): as rxe's recheck.
+                        nakError(Aeth.NAK_REMOTE_ACCESS, psn);
                         return;
                     }
                 }
@@ -506,7 +528,8 @@ final class Responder {
 
     private MemKey checkKey(int rkey, long va, long length, int accessBit) {
         MemKey k = qp.hca.keys.lookup(rkey);
-        if (k == null || !k.valid || k.pd != qp.pd || (k.access & accessBit) == 0 || !k.covers(va, length)) {
+        if (k == null || !k.valid || k.pd != qp.pd || (k.access & accessBit) == 0 || !k.covers(va, length)
+                || !k.alive()) {
             return null;
         }
         if (k.kind == MemKey.MW_TYPE2 && k.boundQpn != qp.qpn) {
@@ -531,8 +554,11 @@ final class Responder {
         if (offset + len > recv.totalLength) {
             return SCATTER_LENGTH;
         }
-        return Scatter.into(qp, recv.addr, recv.length, recv.lkey, recv.numSge, offset, p, src, len)
-                ? SCATTER_OK : SCATTER_PROTECTION;
+        return switch (Scatter.into(qp, recv.addr, recv.length, recv.lkey, recv.numSge, offset, p, src, len)) {
+            case Scatter.OK -> SCATTER_OK;
+            case Scatter.SOURCE_GONE -> SCATTER_SOURCE_GONE;
+            default -> SCATTER_PROTECTION;
+        };
     }
 
     private void receiveFailed(WcStatus status, int nak, int psn, boolean rc) {
