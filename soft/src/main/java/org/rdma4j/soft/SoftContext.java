@@ -37,6 +37,7 @@ final class SoftContext extends AbstractResource implements Context {
     @Override
     protected void destroy() {
         events.clear();
+        device.contextClosed();
     }
 
     @Override
@@ -47,7 +48,7 @@ final class SoftContext extends AbstractResource implements Context {
     @Override
     public DeviceAttr queryDevice() {
         ensureOpen();
-        return SoftLimits.deviceAttr(hca.guid);
+        return SoftLimits.deviceAttr(hca.guid, device.limits);
     }
 
     private void checkPort(int portNum) {

@@ -24,7 +24,13 @@ final class SoftCq extends AbstractResource implements CompletionQueue, CqRing.L
         this.context = context;
         this.channel = channel;
         this.ring = new CqRing(cqe, this);
-        uses(context, channel);
+        context.device.claim(ResourceLimits.Kind.CQ);
+        try {
+            uses(context, channel);
+        } catch (RuntimeException e) {
+            context.device.release(ResourceLimits.Kind.CQ);
+            throw e;
+        }
     }
 
     @Override
@@ -39,6 +45,7 @@ final class SoftCq extends AbstractResource implements CompletionQueue, CqRing.L
 
     @Override
     protected void destroy() {
+        context.device.release(ResourceLimits.Kind.CQ);
     }
 
     @Override

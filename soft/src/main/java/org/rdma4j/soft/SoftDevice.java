@@ -1,11 +1,14 @@
 package org.rdma4j.soft;
 
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.Function;
 import org.rdma4j.soft.engine.Hca;
 import org.rdma4j.soft.link.Link;
 import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.Device;
+import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.Gid;
+import org.rdma4j.verbs.VerbsException;
 
 /**
  * A soft RoCEv2 device: a pure-Java HCA whose packets leave through a {@link Link} (the in-process
@@ -15,9 +18,19 @@ import org.rdma4j.verbs.Gid;
 public final class SoftDevice implements Device {
     private final String name;
     final Hca hca;
+    final ResourceLimits limits;
+    /** Live objects per {@link ResourceLimits.Kind}, over all contexts (rxe's pools are per device). */
+    private final AtomicIntegerArray counts = new AtomicIntegerArray(ResourceLimits.Kind.values().length);
+    private int openContexts;
+    private boolean removed;
 
     SoftDevice(String name, long guid, Gid[] gids, Function<Hca, Link> linkFactory) {
+        this(name, guid, gids, linkFactory, ResourceLimits.RXE);
+    }
+
+    SoftDevice(String name, long guid, Gid[] gids, Function<Hca, Link> linkFactory, ResourceLimits limits) {
         this.name = name;
+        this.limits = limits;
         this.hca = new Hca(name, guid, gids);
         try {
             hca.setLink(linkFactory.apply(hca));
@@ -48,8 +61,39 @@ public final class SoftDevice implements Device {
     }
 
     @Override
-    public Context open() {
-        return new SoftContext(this);
+    public synchronized Context open() {
+        if (removed) {
+            throw new VerbsException(Errno.ENODEV, name + " has been removed");
+        }
+        SoftContext c = new SoftContext(this);
+        openContexts++;
+        return c;
+    }
+
+    synchronized void contextClosed() {
+        openContexts--;
+    }
+
+    /** Refuses (EBUSY) while a context is open; otherwise no context can be opened any more. */
+    synchronized void markRemoved() {
+        if (openContexts > 0) {
+            throw new VerbsException(Errno.EBUSY, name + " has " + openContexts + " open context(s)");
+        }
+        removed = true;
+    }
+
+    /** Takes one of the device's {@code kind} objects; EINVAL one past the limit (as rxe's pools). */
+    void claim(ResourceLimits.Kind kind) {
+        int max = limits.max(kind);
+        if (counts.incrementAndGet(kind.ordinal()) > max) {
+            counts.decrementAndGet(kind.ordinal());
+            throw new VerbsException(Errno.EINVAL, name + " holds its maximum of " + max + " " + kind + "s (max_"
+                    + kind.name().toLowerCase() + ")");
+        }
+    }
+
+    void release(ResourceLimits.Kind kind) {
+        counts.decrementAndGet(kind.ordinal());
     }
 
     void close() {

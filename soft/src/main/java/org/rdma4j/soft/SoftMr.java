@@ -31,9 +31,16 @@ final class SoftMr extends AbstractResource implements MemoryRegion, KeyHolder {
         key.start = segment.address();
         key.length = segment.byteSize();
         key.access = access;
+        pd.context.device.claim(ResourceLimits.Kind.MR);
+        try {
+            uses(pd);
+        } catch (RuntimeException e) {
+            pd.context.device.release(ResourceLimits.Kind.MR);
+            throw e;
+        }
+        // Only now, with the PD held, does the key exist: a create that lost a race leaves no valid rkey.
         pd.context.hca.keys.insert(key);
         key.valid = true;
-        uses(pd);
     }
 
     /** What ibv_reg_mr would refuse about the memory itself. */
@@ -101,6 +108,7 @@ final class SoftMr extends AbstractResource implements MemoryRegion, KeyHolder {
     protected void destroy() {
         key.valid = false;
         pd.context.hca.keys.remove(key.key);
+        pd.context.device.release(ResourceLimits.Kind.MR);
     }
 
     @Override

@@ -67,10 +67,25 @@ final class SoftQp extends AbstractResource implements QueuePair {
                 Math.max(1, c.maxSendSge), srq == null ? Math.max(1, c.maxRecvSge) : 0, c.maxInlineData);
         RecvQueue rq = srq != null ? srq.queue : new RecvQueue(cap.maxRecvWr, cap.maxRecvSge, false, null);
         AsyncEventSink events = t -> ctx.postEvent(AsyncEvent.ofQp(t, this));
-        this.engine = new QpEngine(ctx.hca, new QpEngine.Config(type, pd, sendCq.ring, recvCq.ring, rq, srq != null,
-                cap.maxSendWr, cap.maxSendSge, cap.maxInlineData, init.sqSigAll, events));
         attrs.cap = cap.copy();
-        uses(pd, sendCq, recvCq == sendCq ? null : recvCq, srq);
+        ctx.device.claim(ResourceLimits.Kind.QP);
+        try {
+            uses(pd, sendCq, recvCq == sendCq ? null : recvCq, srq);
+        } catch (RuntimeException e) {
+            ctx.device.release(ResourceLimits.Kind.QP);
+            throw e;
+        }
+        // The QP number is taken (and packets can reach the QP) only once every parent is held.
+        QpEngine e;
+        try {
+            e = new QpEngine(ctx.hca, new QpEngine.Config(type, pd, sendCq.ring, recvCq.ring, rq, srq != null,
+                    cap.maxSendWr, cap.maxSendSge, cap.maxInlineData, init.sqSigAll, events));
+        } catch (RuntimeException ex) {
+            abandon();
+            ctx.device.release(ResourceLimits.Kind.QP);
+            throw ex;
+        }
+        this.engine = e;
     }
 
     private static SoftCq cq(SoftContext ctx, CompletionQueue cq, String which) {
@@ -90,12 +105,14 @@ final class SoftQp extends AbstractResource implements QueuePair {
 
     @Override
     protected String describe() {
-        return type + " QP 0x" + Integer.toHexString(engine.qpn);
+        QpEngine e = engine;
+        return type + (e == null ? " QP (being created)" : " QP 0x" + Integer.toHexString(e.qpn));
     }
 
     @Override
     protected void destroy() {
         engine.destroy();
+        pd.context.device.release(ResourceLimits.Kind.QP);
     }
 
     @Override

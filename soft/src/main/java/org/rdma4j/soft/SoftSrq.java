@@ -30,7 +30,13 @@ final class SoftSrq extends AbstractResource implements SharedReceiveQueue {
         this.queue = new RecvQueue(attr.maxWr(), attr.maxSge(), true,
                 () -> pd.context.postEvent(AsyncEvent.ofSrq(AsyncEventType.SRQ_LIMIT_REACHED, this)));
         queue.setLimit(attr.srqLimit());
-        uses(pd);
+        pd.context.device.claim(ResourceLimits.Kind.SRQ);
+        try {
+            uses(pd);
+        } catch (RuntimeException e) {
+            pd.context.device.release(ResourceLimits.Kind.SRQ);
+            throw e;
+        }
     }
 
     @Override
@@ -40,6 +46,7 @@ final class SoftSrq extends AbstractResource implements SharedReceiveQueue {
 
     @Override
     protected void destroy() {
+        pd.context.device.release(ResourceLimits.Kind.SRQ);
     }
 
     @Override

@@ -54,6 +54,11 @@ public final class KeyTable {
         return null;
     }
 
+    /** How many keys the table holds (diagnostics and tests). */
+    public int size() {
+        return table.size;
+    }
+
     /** Adds {@code entry} under a fresh random index; sets and returns its key. */
     public synchronized int insert(MemKey entry) {
         int index;
