@@ -3,6 +3,8 @@ package org.rdma4j.conformance;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
@@ -259,6 +261,99 @@ public abstract class ErrorOutcomeConformanceTest extends AbstractDataPathTest {
         if (op == Op.ATOMIC) {
             assertEquals(6, getLong(target, TARGET_OFF), "the remote atomic still ran");
         }
+    }
+
+    // ---------------------------------------------------------------- memory freed under a registration
+
+    /** How long an outcome may take that must not wait for a retransmission (the ACK timeout is 4 s). */
+    private static final long PROMPT_MS = 3_000;
+
+    /** RC with a 4.3 s ACK timeout: an outcome within {@link #PROMPT_MS} was not reached by retrying. */
+    private PairSpec noQuickRetries() {
+        return spec(QpType.RC).timeout(20).retryCnt(7);
+    }
+
+    /** A page of memory from {@code own} (closing it frees the memory), registered in {@code e}'s PD. */
+    private MemoryRegion registerIn(Arena own, Endpoint e) {
+        MemorySegment s = own.allocate(PAGE_SIZE, PAGE_SIZE);
+        s.fill(GUARD);
+        return track(e.pd().regMr(s, MR_ALL));
+    }
+
+    /** After the failure: another pair on the same devices works, and the failed pair works once reset. */
+    private void assertDevicesStillWork(QpPair failed) {
+        sendAndCheck(connect(spec(QpType.RC)), 300, false, 21);
+        reconnect(failed);
+        sendAndCheck(failed, 300, true, 22);
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = WrOpcode.class, names = {"SEND", "RDMA_WRITE"})
+    void gatherFromFreedMemoryCompletesWithLocProtErrAtOnce(WrOpcode op) {
+        QpPair p = connect(noQuickRetries());
+        Arena own = Arena.ofShared();
+        MemoryRegion src = registerIn(own, p.a());
+        MemoryRegion target = register(p.b(), PAGE_SIZE, MR_ALL);
+        postRecv(p.b(), 50, target, 2048, 256);
+        own.close();
+        p.a().qp().postSend(wr(1, op).sge(src, 0, 16).rdma(addr(target, TARGET_OFF), target.rkey()));
+        WorkCompletion wc = pollOne(p.a().sendCq(), PROMPT_MS);
+        assertEquals(WcStatus.LOC_PROT_ERR, wc.status(), wc::toString);
+        awaitQpState(p.a().qp(), QpState.ERR);
+        assertGuardAround(target, 0, 0, "nothing may reach the responder");
+        assertNoCompletion(p.b().recvCq(), "the receive was not consumed");
+        assertDevicesStillWork(p);
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Op.class, names = {"READ", "ATOMIC"})
+    void responseIntoFreedMemoryCompletesWithLocProtErrAtOnce(Op op) {
+        QpPair p = connect(noQuickRetries());
+        Arena own = Arena.ofShared();
+        MemoryRegion local = registerIn(own, p.a());
+        MemoryRegion target = register(p.b(), PAGE_SIZE, MR_ALL);
+        putLong(target, TARGET_OFF, 5);
+        own.close();
+        postOp(p, 1, op, local, local.address(), local.lkey(), addr(target, TARGET_OFF), target.rkey());
+        WorkCompletion wc = pollOne(p.a().sendCq(), PROMPT_MS);
+        assertEquals(WcStatus.LOC_PROT_ERR, wc.status(), wc::toString);
+        awaitQpState(p.a().qp(), QpState.ERR);
+        if (op == Op.ATOMIC) {
+            assertEquals(6, getLong(target, TARGET_OFF), "the remote atomic still ran");
+        }
+        assertDevicesStillWork(p);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Op.class)
+    void remoteMemoryFreedUnderItsRegistrationIsARemoteAccessErrorAtOnce(Op op) {
+        QpPair p = connect(noQuickRetries());
+        MemoryRegion local = register(p.a(), PAGE_SIZE, MR_ALL);
+        Arena own = Arena.ofShared();
+        MemoryRegion target = registerIn(own, p.b());
+        own.close();
+        postOp(p, 1, op, local, addr(local, 0), local.lkey(), addr(target, TARGET_OFF), target.rkey());
+        WorkCompletion wc = pollOne(p.a().sendCq(), PROMPT_MS);
+        assertEquals(WcStatus.REM_ACCESS_ERR, wc.status(), wc::toString);
+        awaitQpState(p.b().qp(), QpState.ERR);
+        assertGuard(local.segment(), 0, local.length(), "local buffer of a failed " + op);
+        assertDevicesStillWork(p);
+    }
+
+    @Test
+    void receiveIntoFreedMemoryFailsLikeABadLkeyAtOnce() {
+        QpPair p = connect(noQuickRetries());
+        MemoryRegion src = register(p.a(), PAGE_SIZE, MR_ALL);
+        Arena own = Arena.ofShared();
+        MemoryRegion dst = registerIn(own, p.b());
+        postRecv(p.b(), 1, dst, 0, 256);
+        own.close();
+        p.a().qp().postSend(wr(2, WrOpcode.SEND).sge(src, 0, 32));
+        WorkCompletion wc = pollOne(p.a().sendCq(), PROMPT_MS);
+        assertEquals(WcStatus.REM_OP_ERR, wc.status(), wc::toString);
+        expect(p.b().recvCq(), 1, WcStatus.LOC_QP_OP_ERR);
+        awaitQpState(p.b().qp(), QpState.ERR);
+        assertDevicesStillWork(p);
     }
 
     // ---------------------------------------------------------------- flush

@@ -1,9 +1,17 @@
 package org.rdma4j.conformance;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -32,6 +40,7 @@ import org.rdma4j.verbs.SendWorkRequest;
 import org.rdma4j.verbs.SharedReceiveQueue;
 import org.rdma4j.verbs.SrqAttr;
 import org.rdma4j.verbs.SrqAttrMask;
+import org.rdma4j.verbs.VerbsException;
 import org.rdma4j.verbs.VerbsResource;
 import org.rdma4j.verbs.WorkCompletion;
 import org.rdma4j.verbs.WrOpcode;
@@ -213,5 +222,103 @@ public abstract class LifetimeConformanceTest extends AbstractVerbsTest {
         assertTrue(other.isClosed());
         ProtectionDomain mine = allocPd(ctx);
         register(mine, PAGE_SIZE, Access.LOCAL_WRITE_BIT);
+    }
+
+    // ---------------------------------------------------------------- creates racing a parent's close
+
+    /** A create racing the close of one of its parents. */
+    public enum Race { QP_VS_SEND_CQ_CLOSE, QP_VS_PD_CLOSE, MR_VS_PD_CLOSE, MW_VS_PD_CLOSE, SRQ_VS_PD_CLOSE,
+        CQ_VS_CHANNEL_CLOSE, PD_VS_CONTEXT_CLOSE }
+
+    /** Rounds per race: enough for both orders to happen on a busy two-core machine, bounded. */
+    private static final int ROUNDS = 300;
+
+    /**
+     * What the device holds for objects that a test cannot see (keys in the key table, QP numbers), or
+     * -1 if the provider cannot tell; a race that leaves one behind changes it.
+     */
+    protected long hiddenDeviceObjects(Context c) {
+        return -1;
+    }
+
+    @ParameterizedTest
+    @EnumSource(Race.class)
+    void createRacingTheCloseOfItsParentEitherWinsOrLeavesNothing(Race race) throws Exception {
+        ExecutorService creator = Executors.newSingleThreadExecutor();
+        long before = hiddenDeviceObjects(ctx);
+        int created = 0;
+        int refused = 0;
+        try {
+            for (int round = 0; round < ROUNDS; round++) {
+                Context c = race == Race.PD_VS_CONTEXT_CLOSE ? openContext() : ctx;
+                ProtectionDomain pd = race == Race.PD_VS_CONTEXT_CLOSE ? null : c.allocPd();
+                CompletionChannel channel = race == Race.CQ_VS_CHANNEL_CLOSE ? c.createCompletionChannel() : null;
+                CompletionQueue cq = race == Race.QP_VS_SEND_CQ_CLOSE || race == Race.QP_VS_PD_CLOSE
+                        ? c.createCq(4) : null;
+                MemorySegment memory = race == Race.MR_VS_PD_CLOSE ? allocate(PAGE_SIZE) : null;
+                VerbsResource parent = switch (race) {
+                    case QP_VS_SEND_CQ_CLOSE -> cq;
+                    case CQ_VS_CHANNEL_CLOSE -> channel;
+                    case PD_VS_CONTEXT_CLOSE -> c;
+                    default -> pd;
+                };
+                CyclicBarrier start = new CyclicBarrier(2);
+                Future<Object> child = creator.submit(() -> {
+                    start.await(10, TimeUnit.SECONDS);
+                    try {
+                        return switch (race) {
+                            case QP_VS_SEND_CQ_CLOSE, QP_VS_PD_CLOSE -> pd.createQp(new QpInitAttr(QpType.RC, cq, cq));
+                            case MR_VS_PD_CLOSE -> pd.regMr(memory, MR_ALL);
+                            case MW_VS_PD_CLOSE -> pd.allocMw(MwType.TYPE_2);
+                            case SRQ_VS_PD_CLOSE -> pd.createSrq(new SrqAttr(4, 1, 0));
+                            case CQ_VS_CHANNEL_CLOSE -> c.createCq(4, channel, 0);
+                            case PD_VS_CONTEXT_CLOSE -> c.allocPd();
+                        };
+                    } catch (RuntimeException e) {
+                        return e;
+                    }
+                });
+                start.await(10, TimeUnit.SECONDS);
+                VerbsException closeRefused = null;
+                try {
+                    parent.close();
+                } catch (VerbsException e) {
+                    closeRefused = e;
+                }
+                Object outcome = child.get(10, TimeUnit.SECONDS);
+                if (outcome instanceof VerbsResource r) {
+                    created++;
+                    assertNotNull(closeRefused, () -> race + ": " + r + " was created and its parent closed under it");
+                    assertEquals(Errno.name(Errno.EBUSY), Errno.name(closeRefused.errno()), closeRefused::getMessage);
+                    assertFalse(parent.isClosed());
+                    r.close();
+                    parent.close();
+                } else {
+                    refused++;
+                    RuntimeException e = (RuntimeException) outcome;
+                    assertTrue(e instanceof IllegalStateException || e instanceof VerbsException, e::toString);
+                    VerbsException cr = closeRefused;
+                    assertTrue(cr == null, () -> race + ": the create failed (" + e + ") but the parent refused to"
+                            + " close (" + cr.getMessage() + "): a user was left behind");
+                    assertTrue(parent.isClosed());
+                }
+                // Every other parent closes now: nothing still holds it.
+                for (VerbsResource rest : new VerbsResource[] {cq, channel, pd}) {
+                    if (rest != null) {
+                        rest.close();
+                    }
+                }
+                if (c != ctx) {
+                    c.close();
+                }
+            }
+        } finally {
+            creator.shutdownNow();
+        }
+        assertEquals(ROUNDS, created + refused);
+        if (before >= 0) {
+            assertEquals(before, hiddenDeviceObjects(ctx), "keys or QP numbers left on the device (" + created
+                    + " creates won, " + refused + " lost)");
+        }
     }
 }

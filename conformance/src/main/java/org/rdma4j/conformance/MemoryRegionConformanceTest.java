@@ -4,8 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.HashSet;
 import java.util.Set;
@@ -23,6 +26,7 @@ import org.rdma4j.verbs.QpState;
 import org.rdma4j.verbs.QpType;
 import org.rdma4j.verbs.SendFlag;
 import org.rdma4j.verbs.SendWorkRequest;
+import org.rdma4j.verbs.VerbsException;
 import org.rdma4j.verbs.WcOpcode;
 import org.rdma4j.verbs.WcStatus;
 import org.rdma4j.verbs.WrOpcode;
@@ -172,5 +176,83 @@ public abstract class MemoryRegionConformanceTest extends AbstractVerbsTest {
         expect(p.a().sendCq(), 1, WcStatus.WR_FLUSH_ERR);
         src.close();
         assertTrue(src.isClosed());
+    }
+
+    /** rereg with a new translation, or a skip where the provider cannot move a registration (rxe). */
+    private static void reregTranslation(MemoryRegion mr, MemorySegment to) {
+        try {
+            mr.rereg(ReregFlag.CHANGE_TRANSLATION, null, to, 0);
+        } catch (VerbsException e) {
+            assumeTrue(e.errno() != Errno.EOPNOTSUPP, "the provider cannot change an MR's translation");
+            throw e;
+        }
+    }
+
+    @Test
+    void reregWithANewTranslationMovesTheRegionAndRemoteWritesLandInTheNewMemory() {
+        QpPair p = connect(spec(QpType.RC));
+        MemoryRegion src = register(p.a(), PAGE_SIZE, LW);
+        MemoryRegion dst = register(p.b(), PAGE_SIZE, LW | RW);
+        MemorySegment old = dst.segment();
+        MemorySegment fresh = allocate(2 * PAGE_SIZE);
+        reregTranslation(dst, fresh);
+        assertEquals(fresh.address(), dst.address(), "address() after rereg");
+        assertEquals(fresh.byteSize(), dst.length(), "length() after rereg");
+        assertEquals(fresh.address(), dst.segment().address(), "segment() after rereg");
+        assertEquals(LW | RW, dst.access(), "access kept");
+        fillPattern(src.segment(), 0, 200, 3);
+        p.a().qp().postSend(wr(1, WrOpcode.RDMA_WRITE).sge(src, 0, 200).rdma(fresh.address() + PAGE_SIZE + 8,
+                dst.rkey()));
+        expect(p.a().sendCq(), 1, WcOpcode.RDMA_WRITE);
+        assertPattern(fresh, PAGE_SIZE + 8, 200, 3, "written into the new memory");
+        assertGuard(old, 0, old.byteSize(), "the old memory");
+        p.a().qp().postSend(wr(2, WrOpcode.RDMA_WRITE).sge(src, 0, 8).rdma(old.address(), dst.rkey()));
+        expect(p.a().sendCq(), 2, WcStatus.REM_ACCESS_ERR);
+        assertGuard(old, 0, old.byteSize(), "the old memory is no longer reachable");
+    }
+
+    @Test
+    void reregWithANewTranslationWhileAWindowIsBoundIsRefusedEbusy() {
+        QpPair p = connect(spec(QpType.RC));
+        MemoryRegion mr = register(p.a(), PAGE_SIZE, LW | RW | MW);
+        MemoryWindow mw = track(p.a().pd().allocMw(MwType.TYPE_2));
+        p.a().qp().postSend(new SendWorkRequest().wrId(5).flags(SendFlag.SIGNALED)
+                .bindMw(mw, mw.nextRkey(), mr, mr.address(), PAGE_SIZE, RW));
+        expect(p.a().sendCq(), 5, WcOpcode.BIND_MW);
+        long before = mr.address();
+        VerbsException e = assertThrows(VerbsException.class,
+                () -> mr.rereg(ReregFlag.CHANGE_TRANSLATION, null, allocate(PAGE_SIZE), 0));
+        assumeTrue(e.errno() != Errno.EOPNOTSUPP, "the provider cannot change an MR's translation");
+        assertEquals(Errno.name(Errno.EBUSY), Errno.name(e.errno()), e::getMessage);
+        assertEquals(before, mr.address(), "a refused rereg changes nothing");
+    }
+
+    @Test
+    void reregWithANewTranslationWhileAnOutstandingWorkRequestUsesItIsRefusedEbusy() {
+        QpPair p = connect(spec(QpType.RC).rnrRetry(7).minRnrTimerB(20));
+        MemoryRegion src = register(p.a(), PAGE_SIZE, LW);
+        p.a().qp().postSend(wr(1, WrOpcode.SEND).sge(src, 0, 64));
+        VerbsException e = assertThrows(VerbsException.class,
+                () -> src.rereg(ReregFlag.CHANGE_TRANSLATION, null, allocate(PAGE_SIZE), 0));
+        QpBringUp.to(p.a().qp(), QpState.ERR);
+        expect(p.a().sendCq(), 1, WcStatus.WR_FLUSH_ERR);
+        assumeTrue(e.errno() != Errno.EOPNOTSUPP, "the provider cannot change an MR's translation");
+        assertEquals(Errno.name(Errno.EBUSY), Errno.name(e.errno()), e::getMessage);
+    }
+
+    @Test
+    void registeringMemoryWhoseArenaIsClosedFailsEfault() {
+        ProtectionDomain pd = allocPd(ctx);
+        Arena gone = Arena.ofShared();
+        MemorySegment s = gone.allocate(PAGE_SIZE, PAGE_SIZE);
+        gone.close();
+        assertErrno(Errno.EFAULT, () -> track(pd.regMr(s, MR_ALL)));
+        MemoryRegion mr = register(pd, PAGE_SIZE, MR_ALL);
+        Arena gone2 = Arena.ofShared();
+        MemorySegment s2 = gone2.allocate(PAGE_SIZE, PAGE_SIZE);
+        gone2.close();
+        VerbsException e = assertThrows(VerbsException.class,
+                () -> mr.rereg(ReregFlag.CHANGE_TRANSLATION, null, s2, 0));
+        assertTrue(e.errno() == Errno.EFAULT || e.errno() == Errno.EOPNOTSUPP, e::getMessage);
     }
 }

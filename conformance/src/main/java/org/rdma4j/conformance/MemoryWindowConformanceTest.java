@@ -212,4 +212,51 @@ public abstract class MemoryWindowConformanceTest extends AbstractVerbsTest {
         }
         expect(p.a().sendCq(), 5, WcStatus.MW_BIND_ERR);
     }
+
+    /** What an invalidation may not touch: a plain MR from reg_mr, or a type-1 window. */
+    enum NotInvalidatable { PLAIN_MR, TYPE1_WINDOW }
+
+    /** The rkey of {@code what} over the target, after checking that it grants remote write. */
+    private int notInvalidatableKey(NotInvalidatable what) {
+        int rkey = what == NotInvalidatable.PLAIN_MR ? target.rkey()
+                : bind(window(MwType.TYPE_1), WIN_LEN, Access.REMOTE_WRITE_BIT);
+        assertWriteWorks(rkey);
+        return rkey;
+    }
+
+    /** After an error: both QPs back to RTS; a remote WRITE through {@code rkey} still lands. */
+    private void assertStillValidAfterReconnect(int rkey, String what) {
+        reconnect(p);
+        long id = nextWrId++;
+        fillPattern(src.segment(), 0, 100, 11);
+        p.b().qp().postSend(wr(id, WrOpcode.RDMA_WRITE).sge(src, 0, 100).rdma(addr(target, WIN_OFF + 200), rkey));
+        WorkCompletion wc = pollOne(p.b().sendCq());
+        assertEquals(WcStatus.SUCCESS, wc.status(), () -> what + " must stay valid: " + wc);
+        assertPattern(target.segment(), WIN_OFF + 200, 100, 11, what + " written after the failed invalidation");
+    }
+
+    @ParameterizedTest
+    @EnumSource(NotInvalidatable.class)
+    void sendWithInvalidateOfPlainMrOrType1WindowIsRemoteInvalidRequestAndKeyStaysValid(NotInvalidatable what) {
+        setUp();
+        int rkey = notInvalidatableKey(what);
+        postRecv(p.a(), 300, target, 3 * PAGE_SIZE, 256);
+        p.b().qp().postSend(wr(79, WrOpcode.SEND_WITH_INV).invalidateRkey(rkey).sge(src, 0, 32));
+        expect(p.b().sendCq(), 79, WcStatus.REM_INV_REQ_ERR);
+        WorkCompletion rc = expect(p.a().recvCq(), 300, WcStatus.REM_INV_REQ_ERR);
+        assertEquals(0, rc.wcFlags() & WcFlag.WITH_INV, () -> "nothing was invalidated: " + rc);
+        awaitQpState(p.a().qp(), org.rdma4j.verbs.QpState.ERR);
+        assertStillValidAfterReconnect(rkey, what.toString());
+    }
+
+    @ParameterizedTest
+    @EnumSource(NotInvalidatable.class)
+    void localInvalidateOfPlainMrOrType1WindowFailsLocQpOpErrAndKeyStaysValid(NotInvalidatable what) {
+        setUp();
+        int rkey = notInvalidatableKey(what);
+        p.a().qp().postSend(new SendWorkRequest().wrId(81).flags(SendFlag.SIGNALED).localInvalidate(rkey));
+        expect(p.a().sendCq(), 81, WcStatus.LOC_QP_OP_ERR);
+        awaitQpState(p.a().qp(), org.rdma4j.verbs.QpState.ERR);
+        assertStillValidAfterReconnect(rkey, what.toString());
+    }
 }

@@ -33,6 +33,8 @@ import org.rdma4j.verbs.QpInitAttr;
 import org.rdma4j.verbs.QpState;
 import org.rdma4j.verbs.QpType;
 import org.rdma4j.verbs.QueuePair;
+import org.rdma4j.verbs.SharedReceiveQueue;
+import org.rdma4j.verbs.SrqAttr;
 
 /**
  * SEMANTICS.md, Control path, "QP create" and "Modify follows the IBTA state table". A QP is
@@ -140,6 +142,56 @@ public abstract class QueuePairStateConformanceTest extends AbstractVerbsTest {
         assertSame(scq, qp.sendCq());
         assertSame(rcq, qp.recvCq());
         assertNull(qp.srq());
+    }
+
+    @ParameterizedTest
+    @EnumSource(QpType.class)
+    void queryReturnsTheInitAttributes(QpType type) {
+        ProtectionDomain p = allocPd(ctx);
+        CompletionQueue scq = createCq(ctx, 8);
+        CompletionQueue rcq = createCq(ctx, 8);
+        QpCap want = new QpCap(5, 7, 2, 3, 32);
+        QueuePair qp = createQp(p, new QpInitAttr(type, scq, rcq).cap(want.copy()).sqSigAll(true));
+        QpInitAttr init = new QpInitAttr();
+        QpAttr attr = qp.query(new QpAttr(), init);
+        assertEquals(QpState.RESET, attr.qpState);
+        assertEquals(type, init.type, "qp_type");
+        assertSame(scq, init.sendCq, "send_cq");
+        assertSame(rcq, init.recvCq, "recv_cq");
+        assertNull(init.srq, "srq");
+        assertTrue(init.sqSigAll, "sq_sig_all");
+        assertTrue(init.cap.maxSendWr >= 5 && init.cap.maxRecvWr >= 7 && init.cap.maxSendSge >= 2
+                && init.cap.maxRecvSge >= 3 && init.cap.maxInlineData >= 32, () -> "cap " + init.cap);
+        QpInitAttr again = qp.queryInitAttr();
+        assertEquals(init.cap.toString(), again.cap.toString(), "queryInitAttr() agrees");
+        assertTrue(!createQp(p, new QpInitAttr(type, scq, scq)).queryInitAttr().sqSigAll, "sq_sig_all unset");
+    }
+
+    @Test
+    void queryReturnsTheSrqOfTheInitAttributes() {
+        ProtectionDomain p = allocPd(ctx);
+        CompletionQueue cq = createCq(ctx, 8);
+        SharedReceiveQueue srq = track(p.createSrq(new SrqAttr(8, 1, 0)));
+        QueuePair qp = createQp(p, new QpInitAttr(QpType.RC, cq, cq).srq(srq));
+        QpInitAttr init = qp.queryInitAttr();
+        assertSame(srq, init.srq, "srq");
+        assertSame(cq, init.sendCq);
+        assertSame(cq, init.recvCq);
+    }
+
+    @Test
+    void freshQpAttrHoldsNoMadeUpValues() {
+        QpAttr a = new QpAttr();
+        assertNull(a.qpState, "qp_state not set");
+        assertNull(a.curQpState, "cur_qp_state not set");
+        assertNull(a.pathMtu, "path_mtu not set");
+        assertNull(a.ahAttr, "ah_attr not set");
+        assertEquals(0, a.qkey | a.rqPsn | a.sqPsn | a.destQpNum | a.qpAccessFlags | a.pkeyIndex | a.maxRdAtomic
+                | a.maxDestRdAtomic | a.minRnrTimer | a.portNum | a.timeout | a.retryCnt | a.rnrRetry, "numbers are 0");
+        assertTrue(!a.enSqdAsyncNotify && !a.sqDraining);
+        assertEquals(new QpCap().toString(), a.cap.toString(), "cap is zero");
+        assertEquals(0, a.cap.maxSendWr + a.cap.maxRecvWr + a.cap.maxSendSge + a.cap.maxRecvSge
+                + a.cap.maxInlineData);
     }
 
     @Test

@@ -16,7 +16,13 @@ final class SoftAh extends AbstractResource implements AddressHandle {
         checkAv(pd.context, attr);
         this.pd = pd;
         this.attr = attr;
-        uses(pd);
+        pd.context.device.claim(ResourceLimits.Kind.AH);
+        try {
+            uses(pd);
+        } catch (RuntimeException e) {
+            pd.context.device.release(ResourceLimits.Kind.AH);
+            throw e;
+        }
     }
 
     /** The RoCE rules for an address vector: a GRH, port 1, a populated source GID. */
@@ -43,6 +49,7 @@ final class SoftAh extends AbstractResource implements AddressHandle {
 
     @Override
     protected void destroy() {
+        pd.context.device.release(ResourceLimits.Kind.AH);
     }
 
     @Override

@@ -55,7 +55,7 @@ final class SoftContext extends AbstractResource implements Context, EventQueue.
     @Override
     public DeviceAttr queryDevice() {
         ensureOpen();
-        return SoftLimits.deviceAttr(hca.guid);
+        return SoftLimits.deviceAttr(hca.guid, device.limits);
     }
 
     private void checkPort(int portNum) {

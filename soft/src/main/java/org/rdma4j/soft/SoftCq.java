@@ -26,7 +26,13 @@ final class SoftCq extends AbstractResource implements CompletionQueue, CqRing.L
         this.context = context;
         this.channel = channel;
         this.ring = new CqRing(cqe, this);
-        uses(context, channel);
+        context.device.claim(ResourceLimits.Kind.CQ);
+        try {
+            uses(context, channel);
+        } catch (RuntimeException e) {
+            context.device.release(ResourceLimits.Kind.CQ);
+            throw e;
+        }
     }
 
     @Override
@@ -56,6 +62,7 @@ final class SoftCq extends AbstractResource implements CompletionQueue, CqRing.L
     protected void destroy() {
         dying = true;
         context.purgeEvents(this); // a CQ_ERR not read yet
+        context.device.release(ResourceLimits.Kind.CQ);
     }
 
     @Override

@@ -2,6 +2,7 @@ package org.rdma4j.soft;
 
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.Function;
 import org.rdma4j.soft.engine.Hca;
 import org.rdma4j.soft.link.Link;
@@ -9,7 +10,9 @@ import org.rdma4j.verbs.AsyncEvent;
 import org.rdma4j.verbs.AsyncEventType;
 import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.Device;
+import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.Gid;
+import org.rdma4j.verbs.VerbsException;
 
 /**
  * A soft RoCEv2 device: a pure-Java HCA whose packets leave through a {@link Link} (the in-process
@@ -21,9 +24,18 @@ public final class SoftDevice implements Device {
     final Hca hca;
     /** Open contexts: port events go to each of them. */
     private final Set<SoftContext> contexts = ConcurrentHashMap.newKeySet();
+    final ResourceLimits limits;
+    /** Live objects per {@link ResourceLimits.Kind}, over all contexts (rxe's pools are per device). */
+    private final AtomicIntegerArray counts = new AtomicIntegerArray(ResourceLimits.Kind.values().length);
+    private boolean removed;
 
     SoftDevice(String name, long guid, Gid[] gids, Function<Hca, Link> linkFactory) {
+        this(name, guid, gids, linkFactory, ResourceLimits.RXE);
+    }
+
+    SoftDevice(String name, long guid, Gid[] gids, Function<Hca, Link> linkFactory, ResourceLimits limits) {
         this.name = name;
+        this.limits = limits;
         this.hca = new Hca(name, guid, gids);
         try {
             hca.setLink(linkFactory.apply(hca));
@@ -54,7 +66,10 @@ public final class SoftDevice implements Device {
     }
 
     @Override
-    public Context open() {
+    public synchronized Context open() {
+        if (removed) {
+            throw new VerbsException(Errno.ENODEV, name + " has been removed");
+        }
         SoftContext c = new SoftContext(this);
         contexts.add(c);
         return c;
@@ -62,6 +77,28 @@ public final class SoftDevice implements Device {
 
     void contextClosed(SoftContext c) {
         contexts.remove(c);
+    }
+
+    /** Refuses (EBUSY) while a context is open; otherwise no context can be opened any more. */
+    synchronized void markRemoved() {
+        if (!contexts.isEmpty()) {
+            throw new VerbsException(Errno.EBUSY, name + " has " + contexts.size() + " open context(s)");
+        }
+        removed = true;
+    }
+
+    /** Takes one of the device's {@code kind} objects; EINVAL one past the limit (as rxe's pools). */
+    void claim(ResourceLimits.Kind kind) {
+        int max = limits.max(kind);
+        if (counts.incrementAndGet(kind.ordinal()) > max) {
+            counts.decrementAndGet(kind.ordinal());
+            throw new VerbsException(Errno.EINVAL, name + " holds its maximum of " + max + " " + kind + "s (max_"
+                    + kind.name().toLowerCase() + ")");
+        }
+    }
+
+    void release(ResourceLimits.Kind kind) {
+        counts.decrementAndGet(kind.ordinal());
     }
 
     /**

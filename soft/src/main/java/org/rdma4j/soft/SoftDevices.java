@@ -49,6 +49,12 @@ public final class SoftDevices {
         return createLoopback(name, LoopbackFabric.defaultFabric(), null);
     }
 
+    /** A new device on the default in-process fabric with its own object limits (e.g. small ones for a test). */
+    public static synchronized Device createLoopback(String name, ResourceLimits limits) {
+        defaultDevice();
+        return create(name, LoopbackFabric.defaultFabric(), null, limits);
+    }
+
     /**
      * A new device on {@code fabric}; {@code linkWrapper} (may be null) wraps the device's link, e.g. in
      * a {@link org.rdma4j.soft.link.FaultyLink}.
@@ -62,6 +68,11 @@ public final class SoftDevices {
     }
 
     private static SoftDevice create(String name, LoopbackFabric fabric, UnaryOperator<Link> wrapper) {
+        return create(name, fabric, wrapper, ResourceLimits.RXE);
+    }
+
+    private static SoftDevice create(String name, LoopbackFabric fabric, UnaryOperator<Link> wrapper,
+                                     ResourceLimits limits) {
         checkName(name);
         int index = ++nextIndex;
         long guid = guid(name, index);
@@ -71,7 +82,7 @@ public final class SoftDevices {
         SoftDevice d = new SoftDevice(name, guid, gids, hca -> {
             Link link = fabric.attach(hca, gids);
             return wrapper == null ? link : wrapper.apply(link);
-        });
+        }, limits);
         DEVICES.put(name, d);
         return d;
     }
@@ -183,13 +194,18 @@ public final class SoftDevices {
         d.setPortUp(up);
     }
 
-    /** Removes a device created here (not soft0); its open contexts must be closed first. */
+    /**
+     * Removes a device created here (not soft0); EBUSY while a context on it is open (close them
+     * first). A removed device opens no more contexts (ENODEV).
+     */
     public static synchronized void remove(Device device) {
         if (device.name().equals(DEFAULT_NAME)) {
             throw new VerbsException(Errno.EINVAL, "soft0 cannot be removed");
         }
-        SoftDevice d = DEVICES.remove(device.name());
+        SoftDevice d = DEVICES.get(device.name());
         if (d != null) {
+            d.markRemoved();
+            DEVICES.remove(device.name());
             d.close();
         }
     }

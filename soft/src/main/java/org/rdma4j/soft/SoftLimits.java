@@ -34,11 +34,11 @@ final class SoftLimits {
 
     private SoftLimits() {}
 
-    static DeviceAttr deviceAttr(long guid) {
+    static DeviceAttr deviceAttr(long guid, ResourceLimits l) {
         return new DeviceAttr("0.1.0", guid, guid, Long.MAX_VALUE, PAGE_SIZE_CAP, VENDOR_ID, VENDOR_PART_ID, 1,
-                MAX_QP, MAX_QP_WR, DEVICE_CAP_FLAGS, MAX_SGE, MAX_SGE, MAX_CQ, MAX_CQE, MAX_MR, MAX_PD,
+                l.maxQp(), MAX_QP_WR, DEVICE_CAP_FLAGS, MAX_SGE, MAX_SGE, l.maxCq(), MAX_CQE, l.maxMr(), l.maxPd(),
                 MAX_QP_RD_ATOM, 0, MAX_RES_RD_ATOM, MAX_QP_RD_ATOM, 0, DeviceAttr.AtomicCap.ATOMIC_HCA, 0, 0,
-                MAX_MW, 0, 0, 0, 0, 0, MAX_AH, 0, 0, MAX_SRQ, MAX_SRQ_WR, MAX_SRQ_SGE, MAX_PKEYS, 15, 1,
+                l.maxMw(), 0, 0, 0, 0, 0, l.maxAh(), 0, 0, l.maxSrq(), MAX_SRQ_WR, MAX_SRQ_SGE, MAX_PKEYS, 15, 1,
                 MAX_INLINE, NUM_COMP_VECTORS);
     }
 

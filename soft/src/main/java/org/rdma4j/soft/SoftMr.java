@@ -17,14 +17,41 @@ final class SoftMr extends AbstractResource implements MemoryRegion, KeyHolder {
     private static final Thread ANOTHER_THREAD = Thread.ofPlatform().unstarted(() -> { });
 
     private volatile SoftPd pd;
-    private final MemorySegment segment;
+    private volatile MemorySegment segment;
     private final MemKey key = new MemKey(MemKey.MR);
 
     SoftMr(SoftPd pd, MemorySegment segment, int access) {
+        checkAccess(access);
+        checkSegment(segment, access);
+        this.pd = pd;
+        this.segment = segment;
+        key.pd = pd;
+        key.segment = segment;
+        key.base = segment.address();
+        key.start = segment.address();
+        key.length = segment.byteSize();
+        key.access = access;
+        pd.context.device.claim(ResourceLimits.Kind.MR);
+        try {
+            uses(pd);
+        } catch (RuntimeException e) {
+            pd.context.device.release(ResourceLimits.Kind.MR);
+            throw e;
+        }
+        // Only now, with the PD held, does the key exist: a create that lost a race leaves no valid rkey.
+        pd.context.hca.keys.insert(key);
+        key.valid = true;
+    }
+
+    /** What ibv_reg_mr would refuse about the memory itself. */
+    private static void checkSegment(MemorySegment segment, int access) {
         if (segment == null) {
             throw new VerbsException(Errno.EINVAL, "no memory to register");
         }
-        checkAccess(access);
+        if (!segment.scope().isAlive()) {
+            // As ibv_reg_mr of an unmapped address: the memory is not there to pin.
+            throw new VerbsException(Errno.EFAULT, "the memory's arena is closed");
+        }
         if (segment.byteSize() == 0) {
             throw new VerbsException(Errno.EINVAL, "cannot register zero bytes");
         }
@@ -35,17 +62,6 @@ final class SoftMr extends AbstractResource implements MemoryRegion, KeyHolder {
         if (segment.isReadOnly() && (access & Access.LOCAL_WRITE_BIT) != 0) {
             throw new VerbsException(Errno.EACCES, "read-only memory cannot be registered with LOCAL_WRITE");
         }
-        this.pd = pd;
-        this.segment = segment;
-        key.pd = pd;
-        key.segment = segment;
-        key.base = segment.address();
-        key.start = segment.address();
-        key.length = segment.byteSize();
-        key.access = access;
-        pd.context.hca.keys.insert(key);
-        key.valid = true;
-        uses(pd);
     }
 
     static void checkAccess(int access) {
@@ -76,18 +92,23 @@ final class SoftMr extends AbstractResource implements MemoryRegion, KeyHolder {
         if (key.boundWindows.get() > 0) {
             return Errno.EBUSY;
         }
+        return usedByAWorkRequest() ? Errno.EBUSY : 0;
+    }
+
+    private boolean usedByAWorkRequest() {
         for (QpEngine qp : pd.context.hca.allQps()) {
             if (qp.uses(key.key)) {
-                return Errno.EBUSY;
+                return true;
             }
         }
-        return 0;
+        return false;
     }
 
     @Override
     protected void destroy() {
         key.valid = false;
         pd.context.hca.keys.remove(key.key);
+        pd.context.device.release(ResourceLimits.Kind.MR);
     }
 
     @Override
@@ -126,25 +147,33 @@ final class SoftMr extends AbstractResource implements MemoryRegion, KeyHolder {
     }
 
     @Override
-    public synchronized void rereg(int flags, ProtectionDomain newPd, int newAccess) {
+    public synchronized void rereg(int flags, ProtectionDomain newPd, MemorySegment newSegment, int newAccess) {
         ensureOpen();
         int known = ReregFlag.CHANGE_PD | ReregFlag.CHANGE_ACCESS | ReregFlag.CHANGE_TRANSLATION;
         if ((flags & ~known) != 0 || flags == 0) {
             throw new VerbsException(Errno.EINVAL, "rereg flags 0x" + Integer.toHexString(flags));
         }
-        if ((flags & ReregFlag.CHANGE_TRANSLATION) != 0) {
-            throw new VerbsException(Errno.EOPNOTSUPP, "rereg cannot change the translation; register anew");
-        }
+        boolean translation = (flags & ReregFlag.CHANGE_TRANSLATION) != 0;
         SoftPd target = pd;
         if ((flags & ReregFlag.CHANGE_PD) != 0) {
             target = SoftPd.same(pd.context, newPd);
             target.ensureOpen();
         }
+        int access = key.access;
         if ((flags & ReregFlag.CHANGE_ACCESS) != 0) {
             checkAccess(newAccess);
+            access = newAccess;
+        }
+        if (translation) {
+            checkSegment(newSegment, access);
+        } else if (segment.isReadOnly() && (access & Access.LOCAL_WRITE_BIT) != 0) {
+            throw new VerbsException(Errno.EACCES, "read-only memory cannot be registered with LOCAL_WRITE");
         }
         if (key.boundWindows.get() > 0) {
             throw new VerbsException(Errno.EBUSY, "windows are bound to this region");
+        }
+        if (translation && usedByAWorkRequest()) {
+            throw new VerbsException(Errno.EBUSY, "an outstanding work request uses this region");
         }
         key.valid = false;
         if (target != pd) {
@@ -152,8 +181,14 @@ final class SoftMr extends AbstractResource implements MemoryRegion, KeyHolder {
             pd = target;
             key.pd = target;
         }
-        if ((flags & ReregFlag.CHANGE_ACCESS) != 0) {
-            key.access = newAccess;
+        key.access = access;
+        if (translation) {
+            // The keys stay (as a driver that re-registers in place); only the memory behind them moves.
+            segment = newSegment;
+            key.segment = newSegment;
+            key.base = newSegment.address();
+            key.start = newSegment.address();
+            key.length = newSegment.byteSize();
         }
         key.valid = true;
     }

@@ -26,8 +26,15 @@ final class SoftMw extends AbstractResource implements MemoryWindow, KeyHolder {
         this.type = type;
         this.key = new MemKey(type == MwType.TYPE_1 ? MemKey.MW_TYPE1 : MemKey.MW_TYPE2);
         key.pd = pd;
+        pd.context.device.claim(ResourceLimits.Kind.MW);
+        try {
+            uses(pd);
+        } catch (RuntimeException e) {
+            pd.context.device.release(ResourceLimits.Kind.MW);
+            throw e;
+        }
+        // Only now, with the PD held, does the key exist: a create that lost a race leaves no key.
         pd.context.hca.keys.insert(key);
-        uses(pd);
     }
 
     @Override
@@ -44,6 +51,7 @@ final class SoftMw extends AbstractResource implements MemoryWindow, KeyHolder {
     protected void destroy() {
         Invalidate.apply(key);
         pd.context.hca.keys.remove(key.key);
+        pd.context.device.release(ResourceLimits.Kind.MW);
     }
 
     @Override

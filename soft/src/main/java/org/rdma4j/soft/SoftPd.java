@@ -25,7 +25,13 @@ final class SoftPd extends AbstractResource implements ProtectionDomain {
 
     SoftPd(SoftContext context) {
         this.context = context;
-        uses(context);
+        context.device.claim(ResourceLimits.Kind.PD);
+        try {
+            uses(context);
+        } catch (RuntimeException e) {
+            context.device.release(ResourceLimits.Kind.PD);
+            throw e;
+        }
     }
 
     @Override
@@ -35,6 +41,7 @@ final class SoftPd extends AbstractResource implements ProtectionDomain {
 
     @Override
     protected void destroy() {
+        context.device.release(ResourceLimits.Kind.PD);
     }
 
     @Override

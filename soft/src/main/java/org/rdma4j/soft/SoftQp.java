@@ -36,6 +36,7 @@ final class SoftQp extends AbstractResource implements QueuePair {
     private final SoftCq recvCq;
     private final SoftSrq srq;
     private final QpCap cap;
+    private final boolean sqSigAll;
     final QpEngine engine;
     /** The attributes as last modified, for query. */
     private final QpAttr attrs = new QpAttr();
@@ -63,14 +64,30 @@ final class SoftQp extends AbstractResource implements QueuePair {
             checkCap("max_recv_wr", c.maxRecvWr, SoftLimits.MAX_QP_WR);
             checkCap("max_recv_sge", c.maxRecvSge, SoftLimits.MAX_SGE);
         }
+        this.sqSigAll = init.sqSigAll;
         this.cap = new QpCap(Math.max(1, c.maxSendWr), srq == null ? Math.max(1, c.maxRecvWr) : 0,
                 Math.max(1, c.maxSendSge), srq == null ? Math.max(1, c.maxRecvSge) : 0, c.maxInlineData);
         RecvQueue rq = srq != null ? srq.queue : new RecvQueue(cap.maxRecvWr, cap.maxRecvSge, false, null);
         AsyncEventSink events = t -> ctx.postEvent(AsyncEvent.ofQp(t, this));
-        this.engine = new QpEngine(ctx.hca, new QpEngine.Config(type, pd, sendCq.ring, recvCq.ring, rq, srq != null,
-                cap.maxSendWr, cap.maxSendSge, cap.maxInlineData, init.sqSigAll, events));
         attrs.cap = cap.copy();
-        uses(pd, sendCq, recvCq == sendCq ? null : recvCq, srq);
+        ctx.device.claim(ResourceLimits.Kind.QP);
+        try {
+            uses(pd, sendCq, recvCq == sendCq ? null : recvCq, srq);
+        } catch (RuntimeException e) {
+            ctx.device.release(ResourceLimits.Kind.QP);
+            throw e;
+        }
+        // The QP number is taken (and packets can reach the QP) only once every parent is held.
+        QpEngine e;
+        try {
+            e = new QpEngine(ctx.hca, new QpEngine.Config(type, pd, sendCq.ring, recvCq.ring, rq, srq != null,
+                    cap.maxSendWr, cap.maxSendSge, cap.maxInlineData, init.sqSigAll, events));
+        } catch (RuntimeException ex) {
+            abandon();
+            ctx.device.release(ResourceLimits.Kind.QP);
+            throw ex;
+        }
+        this.engine = e;
     }
 
     private static SoftCq cq(SoftContext ctx, CompletionQueue cq, String which) {
@@ -90,7 +107,8 @@ final class SoftQp extends AbstractResource implements QueuePair {
 
     @Override
     protected String describe() {
-        return type + " QP 0x" + Integer.toHexString(engine.qpn);
+        QpEngine e = engine;
+        return type + (e == null ? " QP (being created)" : " QP 0x" + Integer.toHexString(e.qpn));
     }
 
     @Override
@@ -98,6 +116,7 @@ final class SoftQp extends AbstractResource implements QueuePair {
         dying = true;
         engine.destroy();
         pd.context.purgeEvents(this);
+        pd.context.device.release(ResourceLimits.Kind.QP);
     }
 
     @Override
@@ -258,8 +277,16 @@ final class SoftQp extends AbstractResource implements QueuePair {
     }
 
     @Override
-    public synchronized QpAttr query(QpAttr out) {
+    public synchronized QpAttr query(QpAttr out, QpInitAttr initOut) {
         ensureOpen();
+        if (initOut != null) {
+            initOut.type = type;
+            initOut.sendCq = sendCq;
+            initOut.recvCq = recvCq;
+            initOut.srq = srq;
+            initOut.cap = cap.copy();
+            initOut.sqSigAll = sqSigAll;
+        }
         QpState s = engine.state();
         out.qpState = s;
         out.curQpState = s;

@@ -32,7 +32,13 @@ final class SoftSrq extends AbstractResource implements SharedReceiveQueue {
         this.queue = new RecvQueue(attr.maxWr(), attr.maxSge(), true,
                 () -> pd.context.postEvent(AsyncEvent.ofSrq(AsyncEventType.SRQ_LIMIT_REACHED, this)));
         queue.setLimit(attr.srqLimit());
-        uses(pd);
+        pd.context.device.claim(ResourceLimits.Kind.SRQ);
+        try {
+            uses(pd);
+        } catch (RuntimeException e) {
+            pd.context.device.release(ResourceLimits.Kind.SRQ);
+            throw e;
+        }
     }
 
     @Override
@@ -44,6 +50,7 @@ final class SoftSrq extends AbstractResource implements SharedReceiveQueue {
     protected void destroy() {
         dying = true;
         pd.context.purgeEvents(this);
+        pd.context.device.release(ResourceLimits.Kind.SRQ);
     }
 
     @Override

@@ -28,7 +28,21 @@ public interface MemoryRegion extends VerbsResource {
      * {@code ibv_rereg_mr} changing the protection domain and/or the access rights (flags
      * {@link ReregFlag}); the keys stay the same.
      */
-    void rereg(int flags, ProtectionDomain newPd, int newAccess);
+    default void rereg(int flags, ProtectionDomain newPd, int newAccess) {
+        rereg(flags, newPd, null, newAccess);
+    }
+
+    /**
+     * {@code ibv_rereg_mr}: with {@link ReregFlag#CHANGE_TRANSLATION} the region covers
+     * {@code newSegment} from then on ({@link #segment()}, {@link #address()}, {@link #length()} follow);
+     * {@code newPd} and {@code newAccess} apply with {@link ReregFlag#CHANGE_PD} and
+     * {@link ReregFlag#CHANGE_ACCESS}. A provider may hand out new keys (the C API allows it): read
+     * {@link #lkey()} and {@link #rkey()} again. EBUSY while a window is bound to the region or, for a
+     * new translation, an outstanding work request uses it; EINVAL for unknown or no flags; the
+     * checks of {@code regMr} for the new memory (EFAULT if its arena is closed). A provider that
+     * cannot move a registration: EOPNOTSUPP (Linux rxe).
+     */
+    void rereg(int flags, ProtectionDomain newPd, MemorySegment newSegment, int newAccess);
 
     /** A slice of the registered memory. */
     default MemorySegment slice(long offset, long length) {

@@ -2,13 +2,15 @@ package org.rdma4j.verbs;
 
 /**
  * Queue pair attributes ({@code struct ibv_qp_attr}): the argument of {@link QueuePair#modify} (only
- * the fields named in the mask are read) and the result of {@link QueuePair#query}. Mutable, fluent;
- * not thread safe.
+ * the fields named in the mask are read) and the result of {@link QueuePair#query}. A fresh one holds
+ * nothing made up: like a zeroed C struct every number is 0, and what C would leave at an invalid zero
+ * (the states, the path MTU) or a null pointer is null, meaning "not set". Mutable, fluent; not
+ * thread safe.
  */
 public final class QpAttr {
-    public QpState qpState = QpState.RESET;
-    public QpState curQpState = QpState.RESET;
-    public Mtu pathMtu = Mtu.MTU_1024;
+    public QpState qpState;
+    public QpState curQpState;
+    public Mtu pathMtu;
     public int qkey;
     /** 24-bit receive PSN. */
     public int rqPsn;

@@ -16,6 +16,10 @@ public final class QpInitAttr {
     /** When set every send work request completes with a work completion (IBV_SEND_SIGNALED ignored). */
     public boolean sqSigAll;
 
+    /** Empty, e.g. for {@link QueuePair#query(QpAttr, QpInitAttr)} to fill. */
+    public QpInitAttr() {
+    }
+
     public QpInitAttr(QpType type, CompletionQueue sendCq, CompletionQueue recvCq) {
         this.type = type;
         this.sendCq = sendCq;

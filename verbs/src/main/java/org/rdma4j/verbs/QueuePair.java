@@ -31,11 +31,26 @@ public interface QueuePair extends VerbsResource {
      */
     void modify(QpAttr attr, int mask);
 
-    /** {@code ibv_query_qp}: fills and returns {@code out}. */
-    QpAttr query(QpAttr out);
+    /**
+     * {@code ibv_query_qp}: fills and returns {@code out} and, unless it is null, {@code initOut} with
+     * the attributes the QP was created with (type, CQs, SRQ, capabilities as created, sq_sig_all).
+     */
+    QpAttr query(QpAttr out, QpInitAttr initOut);
+
+    /** {@code ibv_query_qp} without the init attributes: fills and returns {@code out}. */
+    default QpAttr query(QpAttr out) {
+        return query(out, null);
+    }
 
     default QpAttr query() {
         return query(new QpAttr());
+    }
+
+    /** The init attributes half of {@code ibv_query_qp}, in a new {@link QpInitAttr}. */
+    default QpInitAttr queryInitAttr() {
+        QpInitAttr init = new QpInitAttr();
+        query(new QpAttr(), init);
+        return init;
     }
 
     /** The created capabilities (>= the requested ones). */

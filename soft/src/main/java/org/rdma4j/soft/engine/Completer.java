@@ -283,7 +283,13 @@ final class Completer {
             qp.hca.counters.inc(Counter.MALFORMED);
             return;
         }
-        if (!scatter(w, offset, p, null, expected)) {
+        int st = scatter(w, offset, p, null, expected);
+        if (st == Scatter.SOURCE_GONE) {
+            // The responder's memory was freed after it answered: as if lost; asked again, it NAKs.
+            qp.hca.counters.inc(Counter.FREED_MEMORY);
+            return;
+        }
+        if (st != Scatter.OK) {
             w.status = WcStatus.LOC_PROT_ERR;
             w.done = true;
             retire();
@@ -313,7 +319,7 @@ final class Completer {
         scratch.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, original);
         advanceAcked(psn);
         w.done = true;
-        if (!scatter(w, 0, null, scratch, 8)) {
+        if (scatter(w, 0, null, scratch, 8) != Scatter.OK) {
             w.status = WcStatus.LOC_PROT_ERR; // the remote atomic still ran
             retire();
             if (qp.state != QpState.ERR) {
@@ -325,7 +331,7 @@ final class Completer {
     }
 
     /** Writes response data into the local scatter list of {@code w} at {@code offset}. */
-    private boolean scatter(SendWqe w, long offset, Packet p, MemorySegment src, int len) {
+    private int scatter(SendWqe w, long offset, Packet p, MemorySegment src, int len) {
         return Scatter.into(qp, w.addr, w.length, w.lkey, w.numSge, offset, p, src, len);
     }
 

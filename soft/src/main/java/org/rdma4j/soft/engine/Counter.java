@@ -29,6 +29,8 @@ public enum Counter {
     STALE_RESPONSES("stale_response_drops"),
     /** Times the port went down (rxe: link_downed). */
     LINK_DOWNED("link_downed"),
+    /** Packets whose payload lay in memory freed (arena closed) before it could be copied. */
+    FREED_MEMORY("freed_memory_drops"),
     ENGINE_ERRORS("engine_errors");
 
     public final String label;

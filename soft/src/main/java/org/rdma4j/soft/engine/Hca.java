@@ -144,7 +144,18 @@ public final class Hca implements PacketSink {
             p.release();
             return;
         }
-        l.send(p);
+        if (!p.payloadAlive()) {
+            // The sender's memory was freed after the gather (a race with Arena.close): the packet is
+            // lost; a retransmission gathers again and fails locally.
+            counters.inc(Counter.FREED_MEMORY);
+            p.release();
+            return;
+        }
+        try {
+            l.send(p);
+        } catch (IllegalStateException e) {
+            counters.inc(Counter.FREED_MEMORY); // freed while the link copied it: lost, as above
+        }
     }
 
     /** The receive path: validate the BTH basics and dispatch on the destination QPN. */

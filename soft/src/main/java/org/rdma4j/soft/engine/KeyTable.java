@@ -47,11 +47,16 @@ public final class KeyTable {
     public MemKey findRegionCovering(long addr, long len) {
         Table t = table;
         for (MemKey e : t.entries) {
-            if (e != null && e.valid && !e.isWindow() && e.covers(addr, len)) {
+            if (e != null && e.valid && !e.isWindow() && e.covers(addr, len) && e.alive()) {
                 return e;
             }
         }
         return null;
+    }
+
+    /** How many keys the table holds (diagnostics and tests). */
+    public int size() {
+        return table.size;
     }
 
     /** Adds {@code entry} under a fresh random index; sets and returns its key. */

@@ -38,6 +38,12 @@ public final class MemKey {
         this.kind = kind;
     }
 
+    /** False once the memory behind this key has been freed (its arena closed): it is no memory any more. */
+    public boolean alive() {
+        MemorySegment s = segment;
+        return s != null && s.scope().isAlive();
+    }
+
     public boolean isWindow() {
         return kind != MR;
     }

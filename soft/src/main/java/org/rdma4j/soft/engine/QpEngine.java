@@ -438,7 +438,7 @@ public final class QpEngine {
                     continue;
                 }
                 MemKey k = hca.keys.lookup(q.lkey[i]);
-                if (k == null || !k.valid || k.isWindow() || !k.covers(q.addr[i], q.length[i])) {
+                if (k == null || !k.valid || k.isWindow() || !k.covers(q.addr[i], q.length[i]) || !k.alive()) {
                     k = hca.keys.findRegionCovering(q.addr[i], q.length[i]);
                 }
                 if (k == null) {

@@ -219,7 +219,12 @@ final class Requester {
             qp.completer.armRetransmit();
         } else {
             // UC and UD complete on send: the buffer is the application's again, so copy the payload.
-            p.materialize();
+            try {
+                p.materialize();
+            } catch (IllegalStateException e) {
+                p.release(); // freed since the gather (Arena.close raced with us): a local protection error
+                return false;
+            }
         }
         if (QpEngine.DEBUG) {
             qp.trace("send " + Opcode.name(op) + " psn " + Integer.toHexString(Wire.psn(b)));
@@ -266,7 +271,7 @@ final class Requester {
             int n = (int) Math.min(l - skip, left);
             MemKey k = qp.hca.keys.lookup(w.lkey[i]);
             long at = w.addr[i] + skip;
-            if (k == null || !k.valid || k.isWindow() || k.pd != qp.pd || !k.covers(at, n)) {
+            if (k == null || !k.valid || k.isWindow() || k.pd != qp.pd || !k.covers(at, n) || !k.alive()) {
                 return false;
             }
             p.addPiece(k.segment, k.offsetOf(at), n);
@@ -280,8 +285,8 @@ final class Requester {
     private WcStatus executeLocal(SendWqe w) {
         if (w.opcode == WrOpcode.LOCAL_INV) {
             MemKey k = qp.hca.keys.lookup(w.invRkey);
-            if (k == null || k.pd != qp.pd || k.kind == MemKey.MW_TYPE1) {
-                return WcStatus.LOC_QP_OP_ERR;
+            if (k == null || k.pd != qp.pd || k.kind != MemKey.MW_TYPE2) {
+                return WcStatus.LOC_QP_OP_ERR; // as rxe: type-1 windows and reg_mr MRs cannot be invalidated
             }
             Invalidate.apply(k);
             return WcStatus.SUCCESS;

@@ -36,6 +36,7 @@ final class Responder {
     private static final int SCATTER_OK = 0;
     private static final int SCATTER_LENGTH = 1;
     private static final int SCATTER_PROTECTION = 2;
+    private static final int SCATTER_SOURCE_GONE = 3;
     /** Bytes of GRH in front of a UD receive. */
     static final int GRH_BYTES = 40;
 
@@ -230,8 +231,13 @@ final class Responder {
             return;
         }
         int st = scatterRecv(recvOffset, p, null, len);
+        if (st == SCATTER_SOURCE_GONE) {
+            qp.hca.counters.inc(Counter.FREED_MEMORY); // the sender's memory went away: as if lost
+            return;
+        }
         if (st != SCATTER_OK) {
-            receiveFailed(st == SCATTER_LENGTH ? WcStatus.LOC_LEN_ERR : WcStatus.LOC_QP_OP_ERR, psn, rc);
+            receiveFailed(st == SCATTER_LENGTH ? WcStatus.LOC_LEN_ERR : WcStatus.LOC_QP_OP_ERR, Aeth.NAK_REMOTE_OP,
+                    psn, rc);
             return;
         }
         recvOffset += len;
@@ -248,8 +254,10 @@ final class Responder {
             if (Opcode.hasIeth(op)) {
                 inv = ieth.wrap(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_IETH)).rkey();
                 MemKey k = qp.hca.keys.lookup(inv);
-                if (k == null || k.pd != qp.pd || k.kind == MemKey.MW_TYPE1) {
-                    receiveFailed(WcStatus.LOC_QP_OP_ERR, psn, rc);
+                // Only a type-2 window can be invalidated (rxe_invalidate_mw refuses type 1; an MR from
+                // reg_mr is not a fast-registration MR, rxe_invalidate_mr refuses it): the MR stays valid.
+                if (k == null || k.pd != qp.pd || k.kind != MemKey.MW_TYPE2) {
+                    receiveFailed(WcStatus.REM_INV_REQ_ERR, Aeth.NAK_INVALID_REQUEST, psn, rc);
                     return;
                 }
                 Invalidate.apply(k);
@@ -309,7 +317,17 @@ final class Responder {
             haveRecv = true;
         }
         if (len > 0) {
-            p.copyPayload(0, writeKey.segment, writeKey.offsetOf(writeVa), len);
+            try {
+                p.copyPayload(0, writeKey.segment, writeKey.offsetOf(writeVa), len);
+            } catch (IllegalStateException e) {
+                if (!writeKey.alive()) {
+                    // The target was freed (its arena closed) under the registration: no memory, no access.
+                    dropOrNak(rc, op, Aeth.NAK_REMOTE_ACCESS, psn);
+                } else {
+                    qp.hca.counters.inc(Counter.FREED_MEMORY); // the sender's memory went away: as if lost
+                }
+                return;
+            }
         }
         writeVa += len;
         writeRemaining -= len;
@@ -373,15 +391,20 @@ final class Responder {
         }
         long off = k.offsetOf(va);
         long original;
-        synchronized (qp.hca.atomicLock) {
-            original = k.segment.get(ValueLayout.JAVA_LONG_UNALIGNED, off);
-            if (op == Opcode.RC_COMPARE_SWAP) {
-                if (original == atomicEth.compare()) {
-                    k.segment.set(ValueLayout.JAVA_LONG_UNALIGNED, off, atomicEth.swapAdd());
+        try {
+            synchronized (qp.hca.atomicLock) {
+                original = k.segment.get(ValueLayout.JAVA_LONG_UNALIGNED, off);
+                if (op == Opcode.RC_COMPARE_SWAP) {
+                    if (original == atomicEth.compare()) {
+                        k.segment.set(ValueLayout.JAVA_LONG_UNALIGNED, off, atomicEth.swapAdd());
+                    }
+                } else {
+                    k.segment.set(ValueLayout.JAVA_LONG_UNALIGNED, off, original + atomicEth.swapAdd());
                 }
-            } else {
-                k.segment.set(ValueLayout.JAVA_LONG_UNALIGNED, off, original + atomicEth.swapAdd());
             }
+        } catch (IllegalStateException e) {
+            nakError(Aeth.NAK_REMOTE_ACCESS, psn); // the target was freed under the registration
+            return;
         }
         Resource r = nextResource();
         r.atomic = true;
@@ -415,6 +438,8 @@ final class Responder {
                 if (length > 0) {
                     k = checkKey(reth.rkey(), reth.virtualAddress(), length, Access.REMOTE_READ_BIT);
                     if (k == null) {
+                        // Gone since the first answer (deregistered, invalidated, freed): as rxe's recheck.
+                        nakError(Aeth.NAK_REMOTE_ACCESS, psn);
                         return;
                     }
                 }
@@ -503,7 +528,8 @@ final class Responder {
 
     private MemKey checkKey(int rkey, long va, long length, int accessBit) {
         MemKey k = qp.hca.keys.lookup(rkey);
-        if (k == null || !k.valid || k.pd != qp.pd || (k.access & accessBit) == 0 || !k.covers(va, length)) {
+        if (k == null || !k.valid || k.pd != qp.pd || (k.access & accessBit) == 0 || !k.covers(va, length)
+                || !k.alive()) {
             return null;
         }
         if (k.kind == MemKey.MW_TYPE2 && k.boundQpn != qp.qpn) {
@@ -528,15 +554,18 @@ final class Responder {
         if (offset + len > recv.totalLength) {
             return SCATTER_LENGTH;
         }
-        return Scatter.into(qp, recv.addr, recv.length, recv.lkey, recv.numSge, offset, p, src, len)
-                ? SCATTER_OK : SCATTER_PROTECTION;
+        return switch (Scatter.into(qp, recv.addr, recv.length, recv.lkey, recv.numSge, offset, p, src, len)) {
+            case Scatter.OK -> SCATTER_OK;
+            case Scatter.SOURCE_GONE -> SCATTER_SOURCE_GONE;
+            default -> SCATTER_PROTECTION;
+        };
     }
 
-    private void receiveFailed(WcStatus status, int psn, boolean rc) {
+    private void receiveFailed(WcStatus status, int nak, int psn, boolean rc) {
         haveRecv = false;
         qp.pushRecvCompletion(recv.wrId, status, WcOpcode.RECV, 0, 0, 0, 0, 0, false);
         if (rc) {
-            sendAck(Aeth.NAK_REMOTE_OP, psn);
+            sendAck(nak, psn);
         }
         qp.enterError();
     }

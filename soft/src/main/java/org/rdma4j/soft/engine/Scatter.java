@@ -6,14 +6,20 @@ import org.rdma4j.verbs.Access;
 
 /** Writes bytes into a local scatter list (receive WQE, READ/atomic results): one rule for lkeys. */
 final class Scatter {
+    /** Everything was copied. */
+    static final int OK = 0;
+    /** An entry's lkey is not a live, valid MR of the QP's PD with LOCAL_WRITE covering it, or the list is short. */
+    static final int BAD_LKEY = 1;
+    /** The payload's own memory (the sender's, in the in-process fabric) was freed meanwhile: as if lost. */
+    static final int SOURCE_GONE = 2;
+
     private Scatter() {}
 
     /**
      * Copies {@code len} bytes, from the payload of {@code p} (or from {@code src} when {@code p} is null),
-     * into the list at byte {@code offset}. False if an entry's lkey is not a valid MR of the QP's PD with
-     * LOCAL_WRITE covering it, or the list is too short.
+     * into the list at byte {@code offset}; returns {@link #OK}, {@link #BAD_LKEY} or {@link #SOURCE_GONE}.
      */
-    static boolean into(QpEngine qp, long[] addr, int[] length, int[] lkey, int numSge, long offset, Packet p,
+    static int into(QpEngine qp, long[] addr, int[] length, int[] lkey, int numSge, long offset, Packet p,
                         MemorySegment src, int len) {
         long skip = offset;
         int left = len;
@@ -28,18 +34,23 @@ final class Scatter {
             long at = addr[i] + skip;
             MemKey k = qp.hca.keys.lookup(lkey[i]);
             if (k == null || !k.valid || k.isWindow() || k.pd != qp.pd || (k.access & Access.LOCAL_WRITE_BIT) == 0
-                    || !k.covers(at, n)) {
-                return false;
+                    || !k.covers(at, n) || !k.alive()) {
+                return BAD_LKEY;
             }
-            if (p != null) {
-                p.copyPayload(from, k.segment, k.offsetOf(at), n);
-            } else {
-                MemorySegment.copy(src, from, k.segment, k.offsetOf(at), n);
+            try {
+                if (p != null) {
+                    p.copyPayload(from, k.segment, k.offsetOf(at), n);
+                } else {
+                    MemorySegment.copy(src, from, k.segment, k.offsetOf(at), n);
+                }
+            } catch (IllegalStateException e) {
+                // An arena closed during the copy: ours (the destination) is a protection error.
+                return k.alive() ? SOURCE_GONE : BAD_LKEY;
             }
             from += n;
             left -= n;
             skip = 0;
         }
-        return left == 0;
+        return left == 0 ? OK : BAD_LKEY;
     }
 }

@@ -103,6 +103,16 @@ public final class Packet {
         return pieceLength[i];
     }
 
+    /** False if a payload slice lies in memory freed since it was added (its arena closed). */
+    public boolean payloadAlive() {
+        for (int i = 0; i < pieces; i++) {
+            if (!pieceSegment[i].scope().isAlive()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** True if the payload lies in {@link #buffer} right after the headers. */
     public boolean isFlat() {
         return pieces == 0 || (pieces == 1 && pieceSegment[0] == buffer && pieceOffset[0] == headerLength);

@@ -19,25 +19,43 @@ public abstract class AbstractResource implements VerbsResource {
     private final List<AbstractResource> used = new ArrayList<>(2);
     private volatile boolean closed;
 
-    /** Records that this resource uses {@code resources} (nulls ignored); call from the constructor. */
+    /**
+     * Records that this resource uses {@code resources} (nulls ignored); call from the constructor,
+     * before the provider makes anything that would outlive a failure. Each parent is claimed under
+     * its own lock, the one {@link #close()} holds, so a parent closing at the same time either sees
+     * this user (and refuses with EBUSY) or is closed first (and this fails with
+     * IllegalStateException, having claimed nothing: the parents claimed so far are released).
+     */
     protected final void uses(AbstractResource... resources) {
-        for (AbstractResource r : resources) {
-            if (r != null) {
-                r.ensureOpen(); // all checked before any is recorded: a refused create leaves no user behind
+        try {
+            for (AbstractResource r : resources) {
+                if (r != null) {
+                    r.claimBy(this);
+                    used.add(r);
+                }
             }
+        } catch (RuntimeException e) {
+            abandon();
+            throw e;
         }
-        for (AbstractResource r : resources) {
-            if (r != null) {
-                r.users.add(this);
-                used.add(r);
-            }
+    }
+
+    private synchronized void claimBy(AbstractResource user) {
+        ensureOpen();
+        users.add(user);
+    }
+
+    /** Releases the parents {@link #uses} claimed: for a constructor that fails after claiming them. */
+    protected final void abandon() {
+        for (AbstractResource r : used) {
+            r.users.remove(this);
         }
+        used.clear();
     }
 
     /** Moves one dependency to another (e.g. rereg of an MR to a new PD). */
     protected final synchronized void replaceUse(AbstractResource from, AbstractResource to) {
-        to.ensureOpen();
-        to.users.add(this);
+        to.claimBy(this);
         used.add(to);
         if (used.remove(from)) {
             from.users.remove(this);
