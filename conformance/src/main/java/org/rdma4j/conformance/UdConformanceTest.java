@@ -15,11 +15,14 @@ import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.GlobalRoute;
 import org.rdma4j.verbs.MemoryRegion;
 import org.rdma4j.verbs.NetworkHeaderType;
+import org.rdma4j.verbs.ProtectionDomain;
 import org.rdma4j.verbs.QpState;
 import org.rdma4j.verbs.QpCap;
 import org.rdma4j.verbs.QpType;
 import org.rdma4j.verbs.RecvWorkRequest;
 import org.rdma4j.verbs.SendWorkRequest;
+import org.rdma4j.verbs.SharedReceiveQueue;
+import org.rdma4j.verbs.SrqAttr;
 import org.rdma4j.verbs.WcFlag;
 import org.rdma4j.verbs.WcOpcode;
 import org.rdma4j.verbs.WcStatus;
@@ -132,13 +135,27 @@ public abstract class UdConformanceTest extends AbstractDataPathTest {
      * A datagram that does not fit the posted receive (GRH included) costs that receive at most (rxe
      * drops it and keeps the receive; others complete it with an error) and never stops the UD QP.
      */
-    @Test
-    void datagramTooLongForTheReceiveLeavesTheUdQpWorking() {
-        QpPair p = connect(spec(QpType.UD));
+    @ParameterizedTest(name = "srq {0}")
+    @ValueSource(booleans = {false, true})
+    void datagramTooLongForTheReceiveLeavesTheUdQpWorking(boolean withSrq) {
+        PairSpec s = spec(QpType.UD);
+        SharedReceiveQueue srq = null;
+        if (withSrq) {
+            ProtectionDomain pdB = allocPd(peer());
+            srq = track(pdB.createSrq(new SrqAttr(16, 1, 0)));
+            s.pdB(pdB).srqB(srq);
+        }
+        QpPair p = connect(s);
         MemoryRegion src = register(p.a(), 512, MR_ALL);
         MemoryRegion dst = register(p.b(), 1024, MR_ALL);
-        postRecv(p.b(), 1, dst, 0, 64 + GRH);
-        postRecv(p.b(), 2, dst, 512, 64 + GRH);
+        for (int i = 1; i <= 2; i++) {
+            RecvWorkRequest r = new RecvWorkRequest().wrId(i).sge(dst, (i - 1) * 512L, 64 + GRH);
+            if (withSrq) {
+                srq.postRecv(r);
+            } else {
+                p.b().qp().postRecv(r);
+            }
+        }
         sendUd(p, 3, src, 200, p.spec().qkey());
         fillPattern(src.segment(), 0, 64, 90);
         sendUd(p, 4, src, 64, p.spec().qkey());
