@@ -24,6 +24,13 @@ final class SoftLimits {
     static final int MAX_SRQ = 0x3FFFF;
     static final int MAX_SRQ_WR = 0x4000;
     static final int MAX_SRQ_SGE = 27;
+    /**
+     * Multicast: far below rxe's 8192 groups / 56 QPs per group / 0x70000 attachments. Over UDP every
+     * group the device joins is a socket of its own, and small limits keep "one past the limit" testable.
+     */
+    static final int MAX_MCAST_GRP = 32;
+    static final int MAX_MCAST_QP_ATTACH = 16;
+    static final int MAX_TOTAL_MCAST_QP_ATTACH = 64;
     static final int MAX_PKEYS = 1;
     static final int MAX_INLINE = 512;
     static final int NUM_COMP_VECTORS = 1;
@@ -38,7 +45,8 @@ final class SoftLimits {
         return new DeviceAttr("0.1.0", guid, guid, Long.MAX_VALUE, PAGE_SIZE_CAP, VENDOR_ID, VENDOR_PART_ID, 1,
                 l.maxQp(), MAX_QP_WR, DEVICE_CAP_FLAGS, MAX_SGE, MAX_SGE, l.maxCq(), MAX_CQE, l.maxMr(), l.maxPd(),
                 MAX_QP_RD_ATOM, 0, MAX_RES_RD_ATOM, MAX_QP_RD_ATOM, 0, DeviceAttr.AtomicCap.ATOMIC_HCA, 0, 0,
-                l.maxMw(), 0, 0, 0, 0, 0, l.maxAh(), 0, 0, l.maxSrq(), MAX_SRQ_WR, MAX_SRQ_SGE, MAX_PKEYS, 15, 1,
+                l.maxMw(), 0, 0, MAX_MCAST_GRP, MAX_MCAST_QP_ATTACH, MAX_TOTAL_MCAST_QP_ATTACH, l.maxAh(), 0, 0,
+                l.maxSrq(), MAX_SRQ_WR, MAX_SRQ_SGE, MAX_PKEYS, 15, 1,
                 MAX_INLINE, NUM_COMP_VECTORS);
     }
 

@@ -111,6 +111,54 @@ final class SoftQp extends AbstractResource implements QueuePair {
         return type + (e == null ? " QP (being created)" : " QP 0x" + Integer.toHexString(e.qpn));
     }
 
+    /** Multicast attachments as uverbs keeps them: (GID, LID) pairs (guarded by this). */
+    private final java.util.List<McastAttachment> mcast = new java.util.ArrayList<>();
+
+    private record McastAttachment(Gid gid, int lid) {
+    }
+
+    @Override
+    public synchronized void attachMcast(Gid gid, int lid) {
+        ensureOpen();
+        checkMcast(gid);
+        McastAttachment a = new McastAttachment(gid, lid & 0xFFFF);
+        if (mcast.contains(a)) {
+            return;
+        }
+        if (mcast.stream().noneMatch(m -> m.gid().equals(gid))) {
+            pd.context.hca.attachMcast(gid, engine, SoftLimits.MAX_MCAST_GRP, SoftLimits.MAX_TOTAL_MCAST_QP_ATTACH,
+                    SoftLimits.MAX_MCAST_QP_ATTACH);
+        }
+        mcast.add(a);
+    }
+
+    @Override
+    public synchronized void detachMcast(Gid gid, int lid) {
+        ensureOpen();
+        checkMcast(gid);
+        if (!mcast.remove(new McastAttachment(gid, lid & 0xFFFF))) {
+            throw new VerbsException(Errno.EINVAL, describe() + " is not attached to " + gid + " with LID " + lid);
+        }
+        if (mcast.stream().noneMatch(m -> m.gid().equals(gid))) {
+            pd.context.hca.detachMcast(gid, engine);
+        }
+    }
+
+    private void checkMcast(Gid gid) {
+        if (type != QpType.UD) {
+            throw new VerbsException(Errno.EINVAL, "multicast needs a UD QP, not " + type);
+        }
+        if (gid == null || !gid.isMulticast()) {
+            throw new VerbsException(Errno.EINVAL, gid + " is not a multicast GID");
+        }
+    }
+
+    @Override
+    protected int busyReason() {
+        // As ibv_destroy_qp (uverbs): a QP still attached to multicast groups cannot be destroyed.
+        return mcast.isEmpty() ? 0 : Errno.EBUSY;
+    }
+
     @Override
     protected void destroy() {
         dying = true;

@@ -18,6 +18,7 @@ public final class Errno {
     public static final int ENOSYS = 38;
     public static final int ENODATA = 61;
     public static final int EPROTO = 71;
+    public static final int EPROTONOSUPPORT = 93;
     public static final int EOPNOTSUPP = 95;
     public static final int EADDRINUSE = 98;
     public static final int ECONNREFUSED = 111;
@@ -44,6 +45,7 @@ public final class Errno {
             case ENOSYS -> "ENOSYS";
             case ENODATA -> "ENODATA";
             case EPROTO -> "EPROTO";
+            case EPROTONOSUPPORT -> "EPROTONOSUPPORT";
             case EOPNOTSUPP -> "EOPNOTSUPP";
             case EADDRINUSE -> "EADDRINUSE";
             case ECONNREFUSED -> "ECONNREFUSED";

@@ -81,6 +81,14 @@ public final class Gid {
         return raw[10] == (byte) 0xff && raw[11] == (byte) 0xff;
     }
 
+    /**
+     * True for a multicast GID as the kernel's rdma_is_multicast_addr sees it: {@code ff00::/8}, or an
+     * IPv4-mapped address in 224.0.0.0/4.
+     */
+    public boolean isMulticast() {
+        return raw[0] == (byte) 0xFF || (isIpv4Mapped() && (raw[12] & 0xF0) == 0xE0);
+    }
+
     /** The IP address this GID stands for (IPv4 for mapped GIDs). */
     public InetAddress toInetAddress() {
         try {

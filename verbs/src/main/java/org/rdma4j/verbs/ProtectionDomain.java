@@ -32,4 +32,13 @@ public interface ProtectionDomain extends VerbsResource {
 
     /** {@code ibv_create_ah}; on RoCE a GRH is required (EINVAL without). */
     AddressHandle createAh(AhAttr attr);
+
+    /**
+     * {@code ibv_create_ah_from_wc}: an address handle back to the sender of a UD receive, from its
+     * work completion and the 40-byte GRH area it arrived with ({@link AhAttr#fromWc} says how and with
+     * which errors), through port {@code portNum}.
+     */
+    default AddressHandle createAhFromWc(WorkCompletion wc, MemorySegment grh, int portNum) {
+        return createAh(AhAttr.fromWc(context(), portNum, wc, grh));
+    }
 }

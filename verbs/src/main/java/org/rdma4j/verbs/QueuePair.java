@@ -68,4 +68,17 @@ public interface QueuePair extends VerbsResource {
      * SGEs, QP uses an SRQ), ENOMEM (receive queue full).
      */
     void postRecv(RecvWorkRequest wr);
+
+    /**
+     * {@code ibv_attach_mcast}: this UD QP receives what is sent to QPN 0xFFFFFF with destination
+     * {@code gid} (a multicast GID: {@code ff00::/8}, or IPv4-mapped 224.0.0.0/4). {@code lid} is kept
+     * with the attachment, as uverbs keeps it (on RoCE it is otherwise unused). Attaching again with
+     * the same GID and LID does nothing. EINVAL for a QP that is not UD or a GID that is not multicast;
+     * ENOMEM past max_mcast_grp, max_mcast_qp_attach or max_total_mcast_qp_attach. A QP with
+     * attachments cannot be closed (EBUSY) until they are detached, as with ibv_destroy_qp.
+     */
+    void attachMcast(Gid gid, int lid);
+
+    /** {@code ibv_detach_mcast}: EINVAL if this QP is not attached to {@code gid} with {@code lid}. */
+    void detachMcast(Gid gid, int lid);
 }

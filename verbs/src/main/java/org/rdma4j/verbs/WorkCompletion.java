@@ -19,6 +19,7 @@ public final class WorkCompletion {
     private int slid;
     private int sl;
     private int dlidPathBits;
+    private NetworkHeaderType networkHdrType = NetworkHeaderType.IB;
 
     /** Allocates {@code n} slots for {@link CompletionQueue#poll}. */
     public static WorkCompletion[] array(int n) {
@@ -50,6 +51,20 @@ public final class WorkCompletion {
     public int sl() { return sl; }
     public int dlidPathBits() { return dlidPathBits; }
 
+    /**
+     * Which header the 40-byte GRH area of a UD receive holds (valid when {@link #wcFlags()} has
+     * {@link WcFlag#GRH}): on RoCEv2 {@link NetworkHeaderType#IPV4} (the IPv4 header in the area's last
+     * 20 bytes) or {@link NetworkHeaderType#IPV6}; {@link NetworkHeaderType#IB} for an IB GRH. Like the
+     * kernel's {@code wc->network_hdr_type}; libibverbs' {@code ibv_wc} has no such field (rdma-core
+     * guesses from the header, see {@link AhAttr#fromWc}).
+     */
+    public NetworkHeaderType networkHdrType() { return networkHdrType; }
+
+    /** Sets {@link #networkHdrType()} (for providers; {@link #set} resets it to IB). */
+    public void networkHdrType(NetworkHeaderType type) {
+        this.networkHdrType = type;
+    }
+
     public boolean isSuccess() {
         return status == WcStatus.SUCCESS;
     }
@@ -71,6 +86,7 @@ public final class WorkCompletion {
         this.slid = 0;
         this.sl = 0;
         this.dlidPathBits = 0;
+        this.networkHdrType = NetworkHeaderType.IB;
     }
 
     /** Copies another slot. */
@@ -81,6 +97,7 @@ public final class WorkCompletion {
         slid = o.slid;
         sl = o.sl;
         dlidPathBits = o.dlidPathBits;
+        networkHdrType = o.networkHdrType;
     }
 
     @Override

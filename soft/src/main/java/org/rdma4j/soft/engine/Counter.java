@@ -25,6 +25,10 @@ public enum Counter {
     BAD_PKEY("bad_pkey_drops"),
     BAD_QKEY("bad_qkey_drops"),
     NO_RECV_DROPS("no_recv_drops"),
+    /** UD datagrams longer than the posted receive (GRH included). */
+    UD_LENGTH_DROPS("ud_length_drops"),
+    /** Multicast packets for a group no QP of this device is attached to. */
+    MCAST_NO_MEMBER_DROPS("mcast_no_member_drops"),
     INBOUND_OVERFLOW("inbound_overflow_drops"),
     STALE_RESPONSES("stale_response_drops"),
     /** Times the port went down (rxe: link_downed). */

@@ -1,5 +1,6 @@
 package org.rdma4j.soft.engine;
 
+import org.rdma4j.verbs.NetworkHeaderType;
 import org.rdma4j.verbs.WcOpcode;
 import org.rdma4j.verbs.WcStatus;
 import org.rdma4j.verbs.WorkCompletion;
@@ -53,6 +54,13 @@ public final class CqRing {
      */
     public boolean push(long wrId, WcStatus status, WcOpcode opcode, int byteLen, int qpNum, int wcFlags,
                         int immData, int invRkey, int srcQp, boolean solicited) {
+        return push(wrId, status, opcode, byteLen, qpNum, wcFlags, immData, invRkey, srcQp, solicited,
+                NetworkHeaderType.IB);
+    }
+
+    /** As above, for a UD receive whose GRH area holds a {@code headerType} header. */
+    public boolean push(long wrId, WcStatus status, WcOpcode opcode, int byteLen, int qpNum, int wcFlags,
+                        int immData, int invRkey, int srcQp, boolean solicited, NetworkHeaderType headerType) {
         boolean event;
         synchronized (this) {
             if (overflowed) {
@@ -63,6 +71,7 @@ public final class CqRing {
             } else {
                 slots[(int) (head % slots.length)].set(wrId, status, opcode, byteLen, qpNum, wcFlags, immData,
                         invRkey, srcQp, 0);
+                slots[(int) (head % slots.length)].networkHdrType(headerType);
                 head++;
             }
             event = armed == ARM_NEXT || (armed == ARM_SOLICITED && (solicited || status != WcStatus.SUCCESS));

@@ -8,7 +8,9 @@ import org.rdma4j.soft.link.Packet;
 import org.rdma4j.soft.link.PacketPool;
 import org.rdma4j.soft.link.PacketSink;
 import org.rdma4j.soft.wire.Icrc;
+import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.Gid;
+import org.rdma4j.verbs.VerbsException;
 
 /**
  * The soft device's "hardware": its QP table, key table, counters, packet pool, the link packets leave
@@ -50,6 +52,13 @@ public final class Hca implements PacketSink {
     private final Thread timerThread;
     private volatile long plannedWakeNs = Long.MAX_VALUE;
     private volatile boolean closed;
+    /** The destination QPN of a multicast packet. */
+    public static final int MULTICAST_QPN = 0xFFFFFF;
+    /** Multicast groups: the QPs attached to each, as arrays (copy on write) read without locks. */
+    private final java.util.concurrent.ConcurrentHashMap<Gid, QpEngine[]> groups =
+            new java.util.concurrent.ConcurrentHashMap<>();
+    /** QP attachments over all groups (guarded by {@code groups}). */
+    private int attachments;
     /** QPs with packets queued in the current receive batch (used by the link's receive thread only). */
     private final QpEngine[] batch = new QpEngine[64];
     private int batchSize;
@@ -117,6 +126,78 @@ public final class Hca implements PacketSink {
         return l != null && l.receiveBacklogged();
     }
 
+    /**
+     * Attaches {@code qp} to multicast {@code group} (nothing if it is already): checks the device's
+     * limits in rxe's order (groups, then attachments in all, then QPs in this group) and joins the
+     * group on the link when it is new here. ENOMEM past a limit; the link's failure as EINVAL.
+     */
+    public void attachMcast(Gid group, QpEngine qp, int maxGroups, int maxTotal, int maxPerGroup) {
+        synchronized (groups) {
+            QpEngine[] members = groups.get(group);
+            if (members != null) {
+                for (QpEngine m : members) {
+                    if (m == qp) {
+                        return;
+                    }
+                }
+            }
+            if (members == null && groups.size() >= maxGroups) {
+                throw new VerbsException(Errno.ENOMEM, name + " already has max_mcast_grp " + maxGroups
+                        + " multicast groups");
+            }
+            if (attachments >= maxTotal) {
+                throw new VerbsException(Errno.ENOMEM, name + " already has max_total_mcast_qp_attach "
+                        + maxTotal + " multicast attachments");
+            }
+            if (members != null && members.length >= maxPerGroup) {
+                throw new VerbsException(Errno.ENOMEM, "group " + group + " already has max_mcast_qp_attach "
+                        + maxPerGroup + " QPs");
+            }
+            if (members == null) {
+                Link l = link;
+                try {
+                    if (l == null) {
+                        throw new java.io.IOException("the device has no link");
+                    }
+                    l.joinGroup(group);
+                } catch (java.io.IOException e) {
+                    throw new VerbsException(Errno.EINVAL, "cannot join multicast group " + group + ": "
+                            + e.getMessage());
+                }
+                members = new QpEngine[0];
+            }
+            QpEngine[] more = java.util.Arrays.copyOf(members, members.length + 1);
+            more[members.length] = qp;
+            groups.put(group, more);
+            attachments++;
+        }
+    }
+
+    /** Detaches {@code qp} from {@code group}; false if it was not attached. Leaves the group when empty. */
+    public boolean detachMcast(Gid group, QpEngine qp) {
+        synchronized (groups) {
+            QpEngine[] members = groups.get(group);
+            if (members == null) {
+                return false;
+            }
+            QpEngine[] fewer = java.util.Arrays.stream(members).filter(m -> m != qp).toArray(QpEngine[]::new);
+            if (fewer.length == members.length) {
+                return false;
+            }
+            attachments--;
+            if (fewer.length == 0) {
+                groups.remove(group);
+                Link l = link;
+                if (l != null) {
+                    l.leaveGroup(group);
+                }
+            } else {
+                groups.put(group, fewer);
+            }
+            return true;
+        }
+    }
+
     /** Sets port 1 up or down; returns false if it already was. Going down counts {@link Counter#LINK_DOWNED}. */
     public synchronized boolean setPortUp(boolean up) {
         if (portUp == up) {
@@ -161,7 +242,14 @@ public final class Hca implements PacketSink {
     /** The receive path: validate the BTH basics and dispatch on the destination QPN. */
     @Override
     public void receive(Packet p) {
-        QpEngine qp = accept(p);
+        if (!check(p)) {
+            return;
+        }
+        if (Wire.destQpn(p.buffer) == MULTICAST_QPN) {
+            multicast(p, false);
+            return;
+        }
+        QpEngine qp = lookup(p);
         if (qp != null) {
             qp.inbound(p);
         }
@@ -173,16 +261,48 @@ public final class Hca implements PacketSink {
      */
     @Override
     public void receiveInBatch(Packet p) {
-        QpEngine qp = accept(p);
-        if (qp == null) {
+        if (!check(p)) {
             return;
         }
+        if (Wire.destQpn(p.buffer) == MULTICAST_QPN) {
+            multicast(p, true);
+            return;
+        }
+        QpEngine qp = lookup(p);
+        if (qp != null) {
+            queueInBatch(qp, p);
+        }
+    }
+
+    private void queueInBatch(QpEngine qp, Packet p) {
         if (qp.enqueueInbound(p) && !qp.inBatch) {
             if (batchSize == batch.length) {
                 endBatch();
             }
             qp.inBatch = true;
             batch[batchSize++] = qp;
+        }
+    }
+
+    /**
+     * A packet to QPN 0xFFFFFF: a copy to every QP attached to its destination group (the last one gets
+     * the packet itself); the QPs check state and Q_Key as for any UD packet.
+     */
+    private void multicast(Packet p, boolean batched) {
+        QpEngine[] members = p.dstGid == null ? null : groups.get(p.dstGid);
+        if (members == null || members.length == 0) {
+            counters.inc(Counter.MCAST_NO_MEMBER_DROPS);
+            p.release();
+            return;
+        }
+        p.materialize();
+        for (int i = 0; i < members.length; i++) {
+            Packet c = i == members.length - 1 ? p : p.copyTo(packets.acquire());
+            if (batched) {
+                queueInBatch(members[i], c);
+            } else {
+                members[i].inbound(c);
+            }
         }
     }
 
@@ -198,23 +318,28 @@ public final class Hca implements PacketSink {
         }
     }
 
-    /** Counts and checks a packet; returns its QP, or null when it was dropped (and released). */
-    private QpEngine accept(Packet p) {
+    /** Counts and checks a packet; false when it was dropped (and released). */
+    private boolean check(Packet p) {
         if (!portUp) { // a port without carrier receives nothing
             p.release();
-            return null;
+            return false;
         }
         counters.inc(Counter.RCVD_PKTS);
         if (p.headerLength < 12 || p.buffer.byteSize() < 12) {
             counters.inc(Counter.MALFORMED);
             p.release();
-            return null;
+            return false;
         }
         if (p.hasIcrc && !ICRC.get().verifyBthOnward(p.buffer, 0, p.headerLength + p.payloadLength + 4)) {
             counters.inc(Counter.ICRC_ERR);
             p.release();
-            return null;
+            return false;
         }
+        return true;
+    }
+
+    /** The packet's QP, or null when there is none (the packet is then counted and released). */
+    private QpEngine lookup(Packet p) {
         int destQpn = Wire.destQpn(p.buffer);
         QpEngine qp = qp(destQpn);
         if (qp == null) {

@@ -404,9 +404,6 @@ public final class QpEngine {
                 return "atomic needs one 8-byte local buffer, got " + total + " bytes";
             }
         }
-        if (type == QpType.UD && total > mtu) {
-            return "UD message of " + total + " bytes exceeds the path MTU " + mtu;
-        }
         if (op == WrOpcode.BIND_MW && (w.mw() == null || w.bindMr() == null && w.bindLength() != 0)) {
             return "BIND_MW without a window or a region";
         }
@@ -463,6 +460,9 @@ public final class QpEngine {
             q.sgid = hca.gid(ah.grh().sgidIndex());
             q.remoteQpn = w.remoteQpn() & 0xFFFFFF;
             q.remoteQkey = w.remoteQkey();
+            q.hopLimit = ah.grh().hopLimit();
+            q.trafficClass = ah.grh().trafficClass();
+            q.flowLabel = ah.grh().flowLabel();
         }
         if (q.opcode == WrOpcode.BIND_MW) {
             q.mw = ((KeyHolder) w.mw()).memKey();
@@ -639,6 +639,15 @@ public final class QpEngine {
     void pushRecvCompletion(long wrId, WcStatus status, WcOpcode op, int byteLen, int flags, int imm, int inv,
                             int srcQp, boolean solicited) {
         if (!rcq.push(wrId, status, op, byteLen, qpn, flags, imm, inv, srcQp, solicited)) {
+            cqOverflowed();
+        }
+    }
+
+    /** A UD receive completion, which also says which network header its GRH area holds. */
+    void pushUdRecvCompletion(long wrId, int byteLen, int flags, int imm, int srcQp, boolean solicited,
+                              org.rdma4j.verbs.NetworkHeaderType headerType) {
+        if (!rcq.push(wrId, WcStatus.SUCCESS, WcOpcode.RECV, byteLen, qpn, flags, imm, 0, srcQp, solicited,
+                headerType)) {
             cqOverflowed();
         }
     }

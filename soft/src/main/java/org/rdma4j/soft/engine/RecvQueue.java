@@ -115,6 +115,11 @@ public final class RecvQueue {
         return true;
     }
 
+    /** The total length of the oldest posted receive, or -1 when none is posted. */
+    public synchronized long headTotalLength() {
+        return head == tail ? -1 : ring[(int) (tail % ring.length)].totalLength;
+    }
+
     /** Removes every posted receive, handing each to {@code sink} (flush). */
     public void drain(java.util.function.Consumer<RecvWqe> sink) {
         RecvWqe tmp = new RecvWqe(maxSge);

@@ -99,6 +99,16 @@ final class Requester {
                 if (rc && windowFull()) {
                     break;
                 }
+                if (qp.transport == Opcode.TRANSPORT_UD && w.totalLength > qp.mtu) {
+                    // C10-93.1.1, as rxe: a UD message longer than the path MTU is not sent, yet its WQE
+                    // completes successfully (the datagram is silently dropped).
+                    w.started = true;
+                    w.sent = true;
+                    w.done = true;
+                    qp.sqCursor++;
+                    progress = true;
+                    continue;
+                }
                 start(w);
             } else if (rc && windowFull()) {
                 break;
@@ -211,6 +221,9 @@ final class Requester {
         if (qp.type == org.rdma4j.verbs.QpType.UD) {
             p.srcGid = w.sgid;
             p.dstGid = w.dgid;
+            p.hopLimit = w.hopLimit;
+            p.trafficClass = w.trafficClass;
+            p.flowLabel = w.flowLabel;
         } else {
             p.srcGid = qp.sgid;
             p.dstGid = qp.dgid;

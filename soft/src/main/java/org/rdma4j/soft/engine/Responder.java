@@ -10,12 +10,17 @@ import org.rdma4j.soft.wire.AtomicEth;
 import org.rdma4j.soft.wire.Bth;
 import org.rdma4j.soft.wire.Deth;
 import org.rdma4j.soft.wire.Ieth;
+import org.rdma4j.soft.wire.Icrc;
 import org.rdma4j.soft.wire.ImmDt;
+import org.rdma4j.soft.wire.Ipv4Header;
+import org.rdma4j.soft.wire.Ipv6Header;
 import org.rdma4j.soft.wire.Opcode;
 import org.rdma4j.soft.wire.Psn;
 import org.rdma4j.soft.wire.Reth;
+import org.rdma4j.soft.wire.UdpHeader;
 import org.rdma4j.verbs.Access;
 import org.rdma4j.verbs.Gid;
+import org.rdma4j.verbs.NetworkHeaderType;
 import org.rdma4j.verbs.QpState;
 import org.rdma4j.verbs.WcFlag;
 import org.rdma4j.verbs.WcOpcode;
@@ -54,6 +59,8 @@ final class Responder {
     private boolean ackPending;
     private int ackPendingPsn;
     private final MemorySegment grh = Arena.ofAuto().allocate(GRH_BYTES, 8);
+    private final Ipv4Header ip4 = new Ipv4Header();
+    private final Ipv6Header ip6 = new Ipv6Header();
 
     private int ePsn;
     private int msn;
@@ -473,19 +480,37 @@ final class Responder {
             qp.hca.counters.inc(Counter.BAD_QKEY);
             return;
         }
+        int len = p.payloadLength;
+        if (!qp.usesSrq) {
+            long room = qp.rq.headTotalLength();
+            if (room < 0) {
+                qp.hca.counters.inc(Counter.NO_RECV_DROPS);
+                return;
+            }
+            if (room < GRH_BYTES + len) {
+                // As rxe (class D): the datagram is dropped, the receive stays posted for the next one.
+                qp.hca.counters.inc(Counter.UD_LENGTH_DROPS);
+                return;
+            }
+        }
         if (!qp.rq.take(recv)) {
             qp.hca.counters.inc(Counter.NO_RECV_DROPS);
             return;
         }
-        int len = p.payloadLength;
-        fillGrh(p.srcGid, p.dstGid, len);
+        NetworkHeaderType type = fillGrh(p, len);
         int st = scatterRecv(0, null, grh, GRH_BYTES);
         if (st == SCATTER_OK) {
             st = scatterRecv(GRH_BYTES, p, null, len);
         }
+        if (st == SCATTER_LENGTH) {
+            // Only an SRQ receive gets here (it was taken before its size could be seen): it completes
+            // in error, and the UD QP carries on.
+            qp.hca.counters.inc(Counter.UD_LENGTH_DROPS);
+            qp.pushRecvCompletion(recv.wrId, WcStatus.LOC_LEN_ERR, WcOpcode.RECV, 0, 0, 0, 0, 0, false);
+            return;
+        }
         if (st != SCATTER_OK) {
-            qp.pushRecvCompletion(recv.wrId, st == SCATTER_LENGTH ? WcStatus.LOC_LEN_ERR : WcStatus.LOC_QP_OP_ERR,
-                    WcOpcode.RECV, 0, 0, 0, 0, 0, false);
+            qp.pushRecvCompletion(recv.wrId, WcStatus.LOC_QP_OP_ERR, WcOpcode.RECV, 0, 0, 0, 0, 0, false);
             qp.enterError();
             return;
         }
@@ -496,32 +521,35 @@ final class Responder {
             imm = immDt.wrap(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_IMM_DT)).immediate();
         }
         qp.hca.counters.inc(Counter.RDMA_RECVS);
-        qp.pushRecvCompletion(recv.wrId, WcStatus.SUCCESS, WcOpcode.RECV, GRH_BYTES + len, flags, imm, 0,
-                deth.srcQpn(), bth.solicitedEvent());
+        qp.pushUdRecvCompletion(recv.wrId, GRH_BYTES + len, flags, imm, deth.srcQpn(), bth.solicitedEvent(), type);
     }
 
-    /** The 40-byte GRH area of a UD receive: an IPv6 header, or for IPv4 an IPv4 header at offset 20. */
-    private void fillGrh(Gid src, Gid dst, int payload) {
+    /**
+     * Writes the 40-byte GRH area of a UD receive as rxe does: the packet's network header as it was on
+     * the wire. IPv4: the 20-byte IPv4 header in the area's last 20 bytes (the first 20 are zero); IPv6:
+     * the 40-byte IPv6 header. Lengths count the UDP header, BTH onward, pad and ICRC.
+     */
+    private NetworkHeaderType fillGrh(Packet p, int payload) {
+        Gid src = p.srcGid;
+        Gid dst = p.dstGid;
+        int udpLength = UdpHeader.LENGTH + p.headerLength + payload + ((4 - (payload & 3)) & 3) + Icrc.LENGTH;
         grh.fill((byte) 0);
         if (src != null && dst != null && src.isIpv4Mapped()) {
-            grh.set(Wire.INT, 20, 0x45000000 | (20 + 8 + payload + 16));
-            grh.set(ValueLayout.JAVA_BYTE, 28, (byte) 64);
-            grh.set(ValueLayout.JAVA_BYTE, 29, (byte) 17);
-            for (int i = 0; i < 4; i++) {
-                grh.set(ValueLayout.JAVA_BYTE, 32 + i, src.byteAt(12 + i));
-                grh.set(ValueLayout.JAVA_BYTE, 36 + i, dst.byteAt(12 + i));
-            }
-            return;
+            ip4.wrap(grh, GRH_BYTES - Ipv4Header.LENGTH).writeUdp(p.trafficClass, Ipv4Header.LENGTH + udpLength, 0,
+                    true, p.hopLimit, address4(src), address4(dst));
+            return NetworkHeaderType.IPV4;
         }
-        grh.set(Wire.INT, 0, 0x60000000);
-        grh.set(ValueLayout.JAVA_BYTE, 4, (byte) ((payload + 8 + 16) >>> 8));
-        grh.set(ValueLayout.JAVA_BYTE, 5, (byte) (payload + 8 + 16));
-        grh.set(ValueLayout.JAVA_BYTE, 6, (byte) 17);
-        grh.set(ValueLayout.JAVA_BYTE, 7, (byte) 64);
+        ip6.wrap(grh, 0).writeUdp(p.trafficClass, p.flowLabel, udpLength, p.hopLimit);
         for (int i = 0; i < 16; i++) {
-            grh.set(ValueLayout.JAVA_BYTE, 8 + i, src == null ? 0 : src.byteAt(i));
-            grh.set(ValueLayout.JAVA_BYTE, 24 + i, dst == null ? 0 : dst.byteAt(i));
+            grh.set(ValueLayout.JAVA_BYTE, Ipv6Header.SOURCE_ADDRESS_OFFSET + i, src == null ? 0 : src.byteAt(i));
+            grh.set(ValueLayout.JAVA_BYTE, Ipv6Header.DESTINATION_ADDRESS_OFFSET + i, dst == null ? 0 : dst.byteAt(i));
         }
+        return NetworkHeaderType.IPV6;
+    }
+
+    private static int address4(Gid g) {
+        return (g.byteAt(12) & 0xFF) << 24 | (g.byteAt(13) & 0xFF) << 16 | (g.byteAt(14) & 0xFF) << 8
+                | (g.byteAt(15) & 0xFF);
     }
 
     // ------------------------------------------------------------------ helpers

@@ -32,6 +32,10 @@ final class SendWqe {
     Gid sgid;
     int remoteQpn;
     int remoteQkey;
+    /** UD: the address handle's hop limit, traffic class and flow label. */
+    int hopLimit;
+    int trafficClass;
+    int flowLabel;
     MemKey mw;
     int bindRkey;
     MemKey bindMr;

@@ -159,6 +159,16 @@ public final class FaultyLink implements Link {
     }
 
     @Override
+    public void joinGroup(org.rdma4j.verbs.Gid group) throws java.io.IOException {
+        inner.joinGroup(group);
+    }
+
+    @Override
+    public void leaveGroup(org.rdma4j.verbs.Gid group) {
+        inner.leaveGroup(group);
+    }
+
+    @Override
     public void close() {
         closed = true;
         inner.close();

@@ -25,6 +25,17 @@ public interface Link extends AutoCloseable {
         return java.util.Map.of();
     }
 
+    /**
+     * Starts receiving packets sent to multicast {@code group} (the device has a QP attached to it).
+     * Throws when the link cannot: by default it cannot.
+     */
+    default void joinGroup(org.rdma4j.verbs.Gid group) throws java.io.IOException {
+        throw new java.io.IOException("this link does not carry multicast");
+    }
+
+    /** Stops receiving for {@code group} (its last QP on the device detached). */
+    default void leaveGroup(org.rdma4j.verbs.Gid group) {}
+
     @Override
     default void close() {}
 }

@@ -46,6 +46,29 @@ final class LinuxSockets {
     static final int SOL_UDP = 17;
     /** Accept IPv6 UDP datagrams with a zero checksum, as Linux rxe sends them. */
     static final int UDP_NO_CHECK6_RX = 102;
+    static final int IPPROTO_IP = 0;
+    static final int IP_TOS = 1;
+    static final int IP_TTL = 2;
+    static final int IP_RECVTTL = 12;
+    static final int IP_RECVTOS = 13;
+    static final int IP_MULTICAST_IF = 32;
+    static final int IP_MULTICAST_TTL = 33;
+    static final int IP_MULTICAST_LOOP = 34;
+    static final int IP_ADD_MEMBERSHIP = 35;
+    static final int IP_DROP_MEMBERSHIP = 36;
+    static final int IP_MULTICAST_ALL = 49;
+    static final int IPV6_UNICAST_HOPS = 16;
+    static final int IPV6_MULTICAST_IF = 17;
+    static final int IPV6_MULTICAST_HOPS = 18;
+    static final int IPV6_MULTICAST_LOOP = 19;
+    static final int IPV6_JOIN_GROUP = 20;
+    static final int IPV6_LEAVE_GROUP = 21;
+    static final int IPV6_RECVHOPLIMIT = 51;
+    static final int IPV6_HOPLIMIT = 52;
+    static final int IPV6_RECVTCLASS = 66;
+    static final int IPV6_TCLASS = 67;
+    static final int IPV6_MULTICAST_ALL = 29;
+    static final short POLLIN = 1;
     static final int EAGAIN = 11;
     static final int EINTR = 4;
 
@@ -61,6 +84,7 @@ final class LinuxSockets {
     private static final MethodHandle SENDTO;
     private static final MethodHandle RECVMMSG;
     private static final MethodHandle CLOSE;
+    private static final MethodHandle POLL;
 
     /** struct mmsghdr: struct msghdr (56 bytes) + unsigned int msg_len, padded to 64. */
     static final long MMSGHDR_SIZE = 64;
@@ -78,6 +102,7 @@ final class LinuxSockets {
         MethodHandle sendto = null;
         MethodHandle recvmmsg = null;
         MethodHandle close = null;
+        MethodHandle poll = null;
         try {
             String os = System.getProperty("os.name", "");
             String arch = System.getProperty("os.arch", "");
@@ -101,6 +126,8 @@ final class LinuxSockets {
             recvmmsg = linker.downcallHandle(libc.find("recvmmsg").orElseThrow(),
                     FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS), errno);
             close = linker.downcallHandle(libc.find("close").orElseThrow(), FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+            poll = linker.downcallHandle(libc.find("poll").orElseThrow(),
+                    FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT), errno);
         } catch (Throwable t) {
             cause = t;
         }
@@ -112,6 +139,7 @@ final class LinuxSockets {
         SENDTO = sendto;
         RECVMMSG = recvmmsg;
         CLOSE = close;
+        POLL = poll;
     }
 
     private LinuxSockets() {}
@@ -157,6 +185,39 @@ final class LinuxSockets {
             if (r < 0) {
                 throw error("setsockopt(" + level + ", " + option + ")", c.errno());
             }
+        }
+    }
+
+    /** setsockopt with raw bytes (a struct such as ip_mreq), control path. */
+    static void setOption(Call c, int fd, int level, int option, byte[] value) throws IOException {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment v = a.allocate(value.length, 8);
+            MemorySegment.copy(value, 0, v, ValueLayout.JAVA_BYTE, 0, value.length);
+            int r = (int) invoke(() -> (int) SETSOCKOPT.invokeExact(c.state, fd, level, option, v, value.length));
+            if (r < 0) {
+                throw error("setsockopt(" + level + ", " + option + ")", c.errno());
+            }
+        }
+    }
+
+    /** setsockopt of an int through caller-owned scratch (4 bytes): allocation free; 0 or -errno. */
+    static int setIntOption(Call c, int fd, int level, int option, MemorySegment scratch, int value) {
+        scratch.set(JAVA_INT, 0, value);
+        try {
+            int r = (int) SETSOCKOPT.invokeExact(c.state, fd, level, option, scratch, 4);
+            return r < 0 ? -c.errno() : 0;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /** poll(2) over a pollfd array of {@code n} entries; ready count, 0 on timeout, or -errno. */
+    static int poll(Call c, MemorySegment fds, int n, int timeoutMs) {
+        try {
+            int r = (int) POLL.invokeExact(c.state, fds, (long) n, timeoutMs);
+            return r < 0 ? -c.errno() : r;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
         }
     }
 

@@ -14,6 +14,10 @@ public final class LoopbackFabric {
     private static final LoopbackFabric DEFAULT = new LoopbackFabric();
 
     private final Map<Gid, PacketSink> routes = new ConcurrentHashMap<>();
+    /** Multicast groups: the sinks (devices) that joined each, as arrays read without locks. */
+    private final Map<Gid, PacketSink[]> groups = new ConcurrentHashMap<>();
+    /** Copies of multicast packets for all members but the last (who gets the original). */
+    private final PacketPool copies = new PacketPool();
     private final AtomicLong dropped = new AtomicLong();
 
     /** The fabric the default devices share. */
@@ -37,6 +41,10 @@ public final class LoopbackFabric {
         return new Link() {
             @Override
             public void send(Packet packet) {
+                if (packet.dstGid != null && packet.dstGid.isMulticast()) {
+                    multicast(packet);
+                    return;
+                }
                 PacketSink to = routes.get(packet.dstGid);
                 if (to == null) {
                     dropped.incrementAndGet();
@@ -52,12 +60,56 @@ public final class LoopbackFabric {
             }
 
             @Override
+            public void joinGroup(Gid group) {
+                groups.compute(group, (g, members) -> {
+                    if (members == null) {
+                        return new PacketSink[] {sink};
+                    }
+                    for (PacketSink m : members) {
+                        if (m == sink) {
+                            return members;
+                        }
+                    }
+                    PacketSink[] more = java.util.Arrays.copyOf(members, members.length + 1);
+                    more[members.length] = sink;
+                    return more;
+                });
+            }
+
+            @Override
+            public void leaveGroup(Gid group) {
+                groups.computeIfPresent(group, (g, members) -> {
+                    PacketSink[] fewer = java.util.Arrays.stream(members).filter(m -> m != sink)
+                            .toArray(PacketSink[]::new);
+                    return fewer.length == 0 ? null : fewer;
+                });
+            }
+
+            @Override
             public void close() {
                 for (Gid g : gids) {
                     routes.remove(g, sink);
                 }
+                for (Gid g : groups.keySet()) {
+                    leaveGroup(g);
+                }
             }
         };
+    }
+
+    /** Delivers a multicast packet to every device that joined its group (the sender's own included). */
+    private void multicast(Packet packet) {
+        PacketSink[] members = groups.get(packet.dstGid);
+        if (members == null || members.length == 0) {
+            dropped.incrementAndGet();
+            packet.release();
+            return;
+        }
+        packet.materialize();
+        for (int i = 0; i < members.length - 1; i++) {
+            members[i].receive(packet.copyTo(copies.acquire()));
+        }
+        members[members.length - 1].receive(packet);
     }
 
     /** True if some device owns {@code gid}. */

@@ -38,6 +38,16 @@ public final class Packet {
      * by links that can corrupt packets; the perfect in-process fabric carries none).
      */
     public boolean hasIcrc;
+    /**
+     * The IP header fields the sender's address vector chose (hop limit/TTL, traffic class/TOS, IPv6 flow
+     * label), carried so the receiver can show the packet's real network header in a UD GRH area. Over
+     * UDP they are what the socket set and received (see UdpLink).
+     */
+    public int hopLimit = DEFAULT_HOP_LIMIT;
+    public int trafficClass;
+    public int flowLabel;
+    /** The hop limit of a packet whose sender did not choose one (the usual kernel default). */
+    public static final int DEFAULT_HOP_LIMIT = 64;
     private final PacketPool pool;
     private boolean free;
 
@@ -58,6 +68,9 @@ public final class Packet {
         dstGid = null;
         srcPort = 0;
         hasIcrc = false;
+        hopLimit = DEFAULT_HOP_LIMIT;
+        trafficClass = 0;
+        flowLabel = 0;
         return this;
     }
 
@@ -163,6 +176,9 @@ public final class Packet {
         into.srcGid = srcGid;
         into.dstGid = dstGid;
         into.srcPort = srcPort;
+        into.hopLimit = hopLimit;
+        into.trafficClass = trafficClass;
+        into.flowLabel = flowLabel;
         return into;
     }
 

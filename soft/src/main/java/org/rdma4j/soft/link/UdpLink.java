@@ -91,6 +91,25 @@ public final class UdpLink implements Link {
     private final int rawFd;
     private final DatagramChannel channel;
 
+    // Per-packet IP header fields (guarded by sendLock): what the sockets are set to now, -1 = unknown.
+    private final MemorySegment optionScratch = Arena.ofAuto().allocate(8, 8);
+    private int socketTtl = -1;
+    private int socketMulticastTtl = -1;
+    private int socketTos = -1;
+
+    // Multicast: one socket per joined group, bound to the group address, read by one thread with poll.
+    private final Object groupLock = new Object();
+    private final Map<Gid, Group> groups = new java.util.HashMap<>();
+    private volatile Group[] groupSnapshot = new Group[0];
+    private final java.util.concurrent.ConcurrentLinkedQueue<Integer> groupFdsToClose =
+            new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private Thread groupReceiver;
+    private final int interfaceIndex;
+
+    /** A joined multicast group and the socket that receives it. */
+    private record Group(Gid gid, byte[] address, int fd) {
+    }
+
     private UdpLink(InetAddress local, int port, int remotePort, Mode mode, PacketSink sink) throws IOException {
         this.local = local;
         this.localBytes = local.getAddress();
@@ -110,6 +129,7 @@ public final class UdpLink implements Link {
             throw new IOException("libc sockets are unavailable here: " + LinuxSockets.unavailabilityCause());
         }
         this.mode = mode;
+        this.interfaceIndex = interfaceIndex(local);
         if (mode == Mode.CHANNEL) {
             fd = -1;
             rawFd = -1;
@@ -146,6 +166,11 @@ public final class UdpLink implements Link {
                 rawFd = mode == Mode.RAW_IPV4
                         ? LinuxSockets.socket(c, LinuxSockets.AF_INET, LinuxSockets.SOCK_RAW, LinuxSockets.IPPROTO_RAW)
                         : -1;
+                askForHopLimitAndClass(c, fd);
+                sendMulticastFromLocal(c, fd);
+                if (rawFd >= 0) {
+                    sendMulticastFromLocal(c, rawFd);
+                }
             } catch (IOException e) {
                 LinuxSockets.close(fd);
                 throw e;
@@ -170,6 +195,49 @@ public final class UdpLink implements Link {
     public static UdpLink open(InetAddress local, int port, int remotePort, Mode mode, PacketSink sink)
             throws IOException {
         return new UdpLink(local, port, remotePort, mode, sink);
+    }
+
+    private static int interfaceIndex(InetAddress local) {
+        try {
+            java.net.NetworkInterface ni = java.net.NetworkInterface.getByInetAddress(local);
+            return ni == null ? 0 : ni.getIndex();
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
+    /** Received datagrams carry their TTL/hop limit and TOS/traffic class as control messages. */
+    private void askForHopLimitAndClass(LinuxSockets.Call c, int socket) {
+        try {
+            if (v6) {
+                LinuxSockets.setIntOption(c, socket, LinuxSockets.IPPROTO_IPV6, LinuxSockets.IPV6_RECVHOPLIMIT, 1);
+                LinuxSockets.setIntOption(c, socket, LinuxSockets.IPPROTO_IPV6, LinuxSockets.IPV6_RECVTCLASS, 1);
+            } else {
+                LinuxSockets.setIntOption(c, socket, LinuxSockets.IPPROTO_IP, LinuxSockets.IP_RECVTTL, 1);
+                LinuxSockets.setIntOption(c, socket, LinuxSockets.IPPROTO_IP, LinuxSockets.IP_RECVTOS, 1);
+            }
+        } catch (IOException e) {
+            // Without them a UD GRH area shows the defaults (TTL 64, TOS 0).
+        }
+    }
+
+    /**
+     * Multicast leaves by the interface of the local address (on loopback the kernel has no multicast
+     * route otherwise) and loops back to groups joined on this host, our own included.
+     */
+    private void sendMulticastFromLocal(LinuxSockets.Call c, int socket) {
+        try {
+            if (v6) {
+                LinuxSockets.setIntOption(c, socket, LinuxSockets.IPPROTO_IPV6, LinuxSockets.IPV6_MULTICAST_IF,
+                        interfaceIndex);
+                LinuxSockets.setIntOption(c, socket, LinuxSockets.IPPROTO_IPV6, LinuxSockets.IPV6_MULTICAST_LOOP, 1);
+            } else {
+                LinuxSockets.setOption(c, socket, LinuxSockets.IPPROTO_IP, LinuxSockets.IP_MULTICAST_IF, localBytes);
+                LinuxSockets.setIntOption(c, socket, LinuxSockets.IPPROTO_IP, LinuxSockets.IP_MULTICAST_LOOP, 1);
+            }
+        } catch (IOException e) {
+            // Multicast then goes where the routing table says, if anywhere.
+        }
     }
 
     /** The mode in use (AUTO resolved). */
@@ -227,15 +295,20 @@ public final class UdpLink implements Link {
             sendBuf.set(ValueLayout.JAVA_BYTE, bth + hl + p.payloadLength + i, (byte) 0);
         }
         int udpLength = UdpHeader.LENGTH + bthLength;
+        int ttl = p.hopLimit == 0 ? Packet.DEFAULT_HOP_LIMIT : p.hopLimit & 0xFF;
+        int tos = p.trafficClass & 0xFF;
+        if (mode != Mode.RAW_IPV4) {
+            setHopLimitAndClass(dst.isMulticast(), ttl, tos);
+        }
         int icrc;
         if (v6) {
-            sendIp6.wrap(pseudo, 0).writeUdp(0, 0, udpLength, 64).sourceAddress(localBytes, 0)
+            sendIp6.wrap(pseudo, 0).writeUdp(tos, 0, udpLength, ttl).sourceAddress(localBytes, 0)
                     .destinationAddress(destBytes, 0);
             sendUdp.wrap(pseudo, Ipv6Header.LENGTH).write(port, remotePort, udpLength, 0);
             icrc = sendIcrc.compute(pseudo, 0, sendBuf, bth, bthLength);
         } else {
             Ipv4Header ip = sendIp4.wrap(mode == Mode.RAW_IPV4 ? sendBuf : pseudo, 0)
-                    .writeUdp(0, Ipv4Header.LENGTH + udpLength, mode == Mode.RAW_IPV4 ? IPV4_ID : 0, true, 64,
+                    .writeUdp(tos, Ipv4Header.LENGTH + udpLength, mode == Mode.RAW_IPV4 ? IPV4_ID : 0, true, ttl,
                             toInt(localBytes), toInt(destBytes));
             ip.updateChecksum();
             MemorySegment ipSeg = ip.segment();
@@ -265,6 +338,43 @@ public final class UdpLink implements Link {
         }
     }
 
+    /**
+     * Sets the socket's TTL/hop limit (unicast or multicast) and TOS/traffic class to the packet's, when
+     * they differ from what the socket has (a setsockopt only on change). The DatagramChannel cannot
+     * set a unicast TTL: there the kernel default applies.
+     */
+    private void setHopLimitAndClass(boolean multicast, int ttl, int tos) {
+        if (mode == Mode.CHANNEL) {
+            try {
+                if (tos != socketTos) {
+                    channel.setOption(StandardSocketOptions.IP_TOS, tos);
+                    socketTos = tos;
+                }
+                if (multicast && ttl != socketMulticastTtl) {
+                    channel.setOption(StandardSocketOptions.IP_MULTICAST_TTL, ttl);
+                    socketMulticastTtl = ttl;
+                }
+            } catch (IOException | UnsupportedOperationException e) {
+                // keep the socket's values
+            }
+            return;
+        }
+        int level = v6 ? LinuxSockets.IPPROTO_IPV6 : LinuxSockets.IPPROTO_IP;
+        if (multicast) {
+            if (ttl != socketMulticastTtl && LinuxSockets.setIntOption(sendCall, fd, level,
+                    v6 ? LinuxSockets.IPV6_MULTICAST_HOPS : LinuxSockets.IP_MULTICAST_TTL, optionScratch, ttl) == 0) {
+                socketMulticastTtl = ttl;
+            }
+        } else if (ttl != socketTtl && LinuxSockets.setIntOption(sendCall, fd, level,
+                v6 ? LinuxSockets.IPV6_UNICAST_HOPS : LinuxSockets.IP_TTL, optionScratch, ttl) == 0) {
+            socketTtl = ttl;
+        }
+        if (tos != socketTos && LinuxSockets.setIntOption(sendCall, fd, level,
+                v6 ? LinuxSockets.IPV6_TCLASS : LinuxSockets.IP_TOS, optionScratch, tos) == 0) {
+            socketTos = tos;
+        }
+    }
+
     private static int toInt(byte[] a) {
         return (a[0] & 0xFF) << 24 | (a[1] & 0xFF) << 16 | (a[2] & 0xFF) << 8 | (a[3] & 0xFF);
     }
@@ -291,6 +401,7 @@ public final class UdpLink implements Link {
         MemorySegment vector = arena.allocate(LinuxSockets.MMSGHDR_SIZE * BATCH, 8);
         MemorySegment iovecs = arena.allocate(LinuxSockets.IOVEC_SIZE * BATCH, 8);
         MemorySegment names = arena.allocate(LinuxSockets.SOCKADDR_SIZE * BATCH, 8);
+        MemorySegment controls = arena.allocate(CONTROL_SIZE * BATCH, 8);
         Packet[] slots = new Packet[BATCH];
         ReceiveCheck check = new ReceiveCheck();
         while (!closed) {
@@ -306,8 +417,8 @@ public final class UdpLink implements Link {
                 vector.set(ValueLayout.JAVA_LONG, m + 8, LinuxSockets.SOCKADDR_SIZE); // namelen + padding
                 vector.set(ValueLayout.JAVA_LONG, m + 16, iovecs.address() + iov);
                 vector.set(ValueLayout.JAVA_LONG, m + 24, 1);
-                vector.set(ValueLayout.JAVA_LONG, m + 32, 0); // no control data
-                vector.set(ValueLayout.JAVA_LONG, m + 40, 0);
+                vector.set(ValueLayout.JAVA_LONG, m + 32, controls.address() + CONTROL_SIZE * i); // TTL, TOS
+                vector.set(ValueLayout.JAVA_LONG, m + 40, CONTROL_SIZE);
                 vector.set(ValueLayout.JAVA_LONG, m + 48, 0); // flags, msg_len
             }
             int n = LinuxSockets.recvmmsg(c, fd, vector, BATCH);
@@ -324,6 +435,7 @@ public final class UdpLink implements Link {
                 int flags = vector.get(ValueLayout.JAVA_INT, m + 48);
                 Packet p = slots[i];
                 slots[i] = null;
+                readHopLimitAndClass(controls, CONTROL_SIZE * i, vector.get(ValueLayout.JAVA_LONG, m + 40), p);
                 deliver(p, len, (flags & 0x20) != 0, names, LinuxSockets.SOCKADDR_SIZE * i, check); // 0x20 MSG_TRUNC
             }
             endBatch();
@@ -336,6 +448,32 @@ public final class UdpLink implements Link {
         LinuxSockets.close(fd);
         if (rawFd >= 0) {
             LinuxSockets.close(rawFd);
+        }
+    }
+
+    /** Room for the TTL and TOS (or hop limit and traffic class) control messages of one datagram. */
+    private static final long CONTROL_SIZE = 64;
+
+    /** Reads the IP_TTL/IP_TOS (IPV6_HOPLIMIT/IPV6_TCLASS) control messages of one datagram into {@code p}. */
+    private static void readHopLimitAndClass(MemorySegment controls, long at, long length, Packet p) {
+        long end = at + Math.min(length, CONTROL_SIZE);
+        long c = at;
+        while (c + 16 <= end) {
+            long cmsgLen = controls.get(ValueLayout.JAVA_LONG, c);
+            if (cmsgLen < 16 || c + cmsgLen > end) {
+                return;
+            }
+            int level = controls.get(ValueLayout.JAVA_INT, c + 8);
+            int type = controls.get(ValueLayout.JAVA_INT, c + 12);
+            if (level == LinuxSockets.IPPROTO_IP && type == LinuxSockets.IP_TTL
+                    || level == LinuxSockets.IPPROTO_IPV6 && type == LinuxSockets.IPV6_HOPLIMIT) {
+                p.hopLimit = controls.get(ValueLayout.JAVA_INT, c + 16) & 0xFF;
+            } else if (level == LinuxSockets.IPPROTO_IP && type == LinuxSockets.IP_TOS) {
+                p.trafficClass = controls.get(ValueLayout.JAVA_BYTE, c + 16) & 0xFF;
+            } else if (level == LinuxSockets.IPPROTO_IPV6 && type == LinuxSockets.IPV6_TCLASS) {
+                p.trafficClass = controls.get(ValueLayout.JAVA_INT, c + 16) & 0xFF;
+            }
+            c += (cmsgLen + 7) & ~7L;
         }
     }
 
@@ -381,6 +519,12 @@ public final class UdpLink implements Link {
      * dropped and counted. Never throws.
      */
     private void deliver(Packet p, int len, boolean truncated, MemorySegment names, long at, ReceiveCheck k) {
+        deliver(p, len, truncated, names, at, k, localGid, localBytes, true);
+    }
+
+    /** As above, for a datagram sent to {@code dst} (a group, for multicast), batched or not. */
+    private void deliver(Packet p, int len, boolean truncated, MemorySegment names, long at, ReceiveCheck k,
+                         Gid dst, byte[] dstBytes, boolean batched) {
         try {
             if (truncated || len < Bth.LENGTH + Icrc.LENGTH || len > Packet.BUFFER_SIZE) {
                 malformed.incrementAndGet();
@@ -408,7 +552,7 @@ public final class UdpLink implements Link {
                 // are all ones anyway) from the addresses and ports.
                 int udpLength = UdpHeader.LENGTH + len;
                 k.ip6.wrap(k.pseudo, 0).writeUdp(0, 0, udpLength, 64).sourceAddress(src, 0)
-                        .destinationAddress(localBytes, 0);
+                        .destinationAddress(dstBytes, 0);
                 k.udp.wrap(k.pseudo, Ipv6Header.LENGTH).write(srcPort, port, udpLength, 0);
                 int expect = k.icrc.compute(k.pseudo, 0, p.buffer, 0, len);
                 if (expect != Icrc.read(p.buffer, len - Icrc.LENGTH)) {
@@ -426,9 +570,13 @@ public final class UdpLink implements Link {
             p.headerLength = hl;
             p.setFlatPayload(payload);
             p.srcGid = from;
-            p.dstGid = localGid;
+            p.dstGid = dst;
             p.srcPort = srcPort;
-            sink.receiveInBatch(p);
+            if (batched) {
+                sink.receiveInBatch(p);
+            } else {
+                sink.receive(p);
+            }
         } catch (Throwable t) {
             malformed.incrementAndGet();
         }
@@ -460,6 +608,170 @@ public final class UdpLink implements Link {
             }
         }
         return true;
+    }
+
+    // ------------------------------------------------------------------ multicast
+
+    /**
+     * Joins multicast {@code group} as rxe does: the IPv4 group for an IPv4-mapped GID, else the IPv6
+     * group, on the interface of the local address. A socket bound to group:port (SO_REUSEADDR, so
+     * several devices on one host can join) receives it; one thread polls all of them.
+     */
+    @Override
+    public void joinGroup(Gid group) throws IOException {
+        if (mode == Mode.CHANNEL) {
+            throw new IOException("multicast needs the libc socket modes (NATIVE, RAW_IPV4), not CHANNEL");
+        }
+        if (group.isIpv4Mapped() == v6) {
+            throw new IOException("group " + group + " is not of this link's IP version");
+        }
+        synchronized (groupLock) {
+            if (closed) {
+                throw new IOException("the link is closed");
+            }
+            if (groups.containsKey(group)) {
+                return;
+            }
+            LinuxSockets.Call c = new LinuxSockets.Call();
+            byte[] address = v6 ? group.bytes() : java.util.Arrays.copyOfRange(group.bytes(), 12, 16);
+            int gfd = LinuxSockets.socket(c, v6 ? LinuxSockets.AF_INET6 : LinuxSockets.AF_INET,
+                    LinuxSockets.SOCK_DGRAM, LinuxSockets.IPPROTO_UDP);
+            try {
+                LinuxSockets.setIntOption(c, gfd, LinuxSockets.SOL_SOCKET, LinuxSockets.SO_REUSEADDR, 1);
+                if (v6) {
+                    LinuxSockets.setIntOption(c, gfd, LinuxSockets.IPPROTO_IPV6, LinuxSockets.IPV6_V6ONLY, 1);
+                    LinuxSockets.setIntOption(c, gfd, LinuxSockets.SOL_UDP, LinuxSockets.UDP_NO_CHECK6_RX, 1);
+                }
+                try (Arena a = Arena.ofConfined()) {
+                    MemorySegment sa = a.allocate(LinuxSockets.SOCKADDR_SIZE, 8);
+                    int len = LinuxSockets.writeSockaddr(sa, address, port);
+                    if (v6) {
+                        sa.set(ValueLayout.JAVA_INT, 24, interfaceIndex); // scope id, for link-local groups
+                    }
+                    LinuxSockets.bind(c, gfd, sa, len);
+                }
+                if (v6) {
+                    byte[] mreq = java.util.Arrays.copyOf(address, 20);
+                    java.nio.ByteBuffer.wrap(mreq, 16, 4).order(java.nio.ByteOrder.nativeOrder()).putInt(interfaceIndex);
+                    LinuxSockets.setOption(c, gfd, LinuxSockets.IPPROTO_IPV6, LinuxSockets.IPV6_JOIN_GROUP, mreq);
+                } else {
+                    byte[] mreq = java.util.Arrays.copyOf(address, 8);
+                    System.arraycopy(localBytes, 0, mreq, 4, 4);
+                    LinuxSockets.setOption(c, gfd, LinuxSockets.IPPROTO_IP, LinuxSockets.IP_ADD_MEMBERSHIP, mreq);
+                }
+                try {
+                    LinuxSockets.setIntOption(c, gfd, v6 ? LinuxSockets.IPPROTO_IPV6 : LinuxSockets.IPPROTO_IP,
+                            v6 ? LinuxSockets.IPV6_MULTICAST_ALL : LinuxSockets.IP_MULTICAST_ALL, 0);
+                } catch (IOException older) {
+                    // bound to the group address anyway
+                }
+                askForHopLimitAndClass(c, gfd);
+                LinuxSockets.setReceiveTimeout(c, gfd, 100_000);
+            } catch (IOException e) {
+                LinuxSockets.close(gfd);
+                throw e;
+            }
+            groups.put(group, new Group(group, address, gfd));
+            groupSnapshot = groups.values().toArray(new Group[0]);
+            if (groupReceiver == null) {
+                groupReceiver = Thread.ofPlatform().daemon().name("rdma4j-udp-mcast-" + local.getHostAddress())
+                        .start(this::receiveGroups);
+            }
+        }
+    }
+
+    @Override
+    public void leaveGroup(Gid group) {
+        synchronized (groupLock) {
+            Group g = groups.remove(group);
+            if (g == null) {
+                return;
+            }
+            groupSnapshot = groups.values().toArray(new Group[0]);
+            // Leave now; the receive thread closes the socket once it no longer polls it.
+            try {
+                LinuxSockets.Call c = new LinuxSockets.Call();
+                if (v6) {
+                    byte[] mreq = java.util.Arrays.copyOf(g.address(), 20);
+                    java.nio.ByteBuffer.wrap(mreq, 16, 4).order(java.nio.ByteOrder.nativeOrder()).putInt(interfaceIndex);
+                    LinuxSockets.setOption(c, g.fd(), LinuxSockets.IPPROTO_IPV6, LinuxSockets.IPV6_LEAVE_GROUP, mreq);
+                } else {
+                    byte[] mreq = java.util.Arrays.copyOf(g.address(), 8);
+                    System.arraycopy(localBytes, 0, mreq, 4, 4);
+                    LinuxSockets.setOption(c, g.fd(), LinuxSockets.IPPROTO_IP, LinuxSockets.IP_DROP_MEMBERSHIP, mreq);
+                }
+            } catch (IOException e) {
+                // closing the socket leaves the group too
+            }
+            groupFdsToClose.add(g.fd());
+        }
+    }
+
+    /** The multicast receive thread: polls the group sockets, hands datagrams to the device one by one. */
+    private void receiveGroups() {
+        LinuxSockets.Call c = new LinuxSockets.Call();
+        Arena arena = Arena.ofAuto();
+        MemorySegment vector = arena.allocate(LinuxSockets.MMSGHDR_SIZE, 8);
+        MemorySegment iovec = arena.allocate(LinuxSockets.IOVEC_SIZE, 8);
+        MemorySegment name = arena.allocate(LinuxSockets.SOCKADDR_SIZE, 8);
+        MemorySegment control = arena.allocate(CONTROL_SIZE, 8);
+        MemorySegment pollFds = arena.allocate(8L * 64, 8);
+        ReceiveCheck check = new ReceiveCheck();
+        try {
+            while (!closed) {
+                Integer stale;
+                while ((stale = groupFdsToClose.poll()) != null) {
+                    LinuxSockets.close(stale);
+                }
+                Group[] gs = groupSnapshot;
+                if (gs.length == 0) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(20_000_000L);
+                    continue;
+                }
+                if (pollFds.byteSize() < 8L * gs.length) {
+                    pollFds = arena.allocate(8L * gs.length, 8);
+                }
+                for (int i = 0; i < gs.length; i++) {
+                    pollFds.set(ValueLayout.JAVA_INT, 8L * i, gs[i].fd());
+                    pollFds.set(ValueLayout.JAVA_SHORT, 8L * i + 4, LinuxSockets.POLLIN);
+                    pollFds.set(ValueLayout.JAVA_SHORT, 8L * i + 6, (short) 0);
+                }
+                if (LinuxSockets.poll(c, pollFds, gs.length, 50) <= 0) {
+                    continue;
+                }
+                for (int i = 0; i < gs.length; i++) {
+                    if ((pollFds.get(ValueLayout.JAVA_SHORT, 8L * i + 6) & LinuxSockets.POLLIN) == 0) {
+                        continue;
+                    }
+                    Packet p = pool.acquire();
+                    iovec.set(ValueLayout.JAVA_LONG, 0, p.buffer.address());
+                    iovec.set(ValueLayout.JAVA_LONG, 8, Packet.BUFFER_SIZE);
+                    vector.set(ValueLayout.JAVA_LONG, 0, name.address());
+                    vector.set(ValueLayout.JAVA_LONG, 8, LinuxSockets.SOCKADDR_SIZE);
+                    vector.set(ValueLayout.JAVA_LONG, 16, iovec.address());
+                    vector.set(ValueLayout.JAVA_LONG, 24, 1);
+                    vector.set(ValueLayout.JAVA_LONG, 32, control.address());
+                    vector.set(ValueLayout.JAVA_LONG, 40, CONTROL_SIZE);
+                    vector.set(ValueLayout.JAVA_LONG, 48, 0);
+                    if (LinuxSockets.recvmmsg(c, gs[i].fd(), vector, 1) != 1) {
+                        p.release();
+                        continue;
+                    }
+                    readHopLimitAndClass(control, 0, vector.get(ValueLayout.JAVA_LONG, 40), p);
+                    deliver(p, vector.get(ValueLayout.JAVA_INT, 56), (vector.get(ValueLayout.JAVA_INT, 48) & 0x20) != 0,
+                            name, 0, check, gs[i].gid(), gs[i].address(), false);
+                }
+            }
+        } catch (Throwable t) {
+            if (!closed) {
+                malformed.incrementAndGet();
+            }
+        } finally {
+            Integer stale;
+            while ((stale = groupFdsToClose.poll()) != null) {
+                LinuxSockets.close(stale);
+            }
+        }
     }
 
     // ------------------------------------------------------------------ statistics and close
@@ -522,7 +834,16 @@ public final class UdpLink implements Link {
             return;
         }
         socketDrops(); // keep the last count: the descriptor goes away with the receive thread
-        closed = true;
+        Thread groupThread;
+        synchronized (groupLock) {
+            closed = true;
+            for (Group g : groups.values()) {
+                groupFdsToClose.add(g.fd());
+            }
+            groups.clear();
+            groupSnapshot = new Group[0];
+            groupThread = groupReceiver;
+        }
         if (channel != null) {
             try {
                 channel.close();
@@ -532,6 +853,9 @@ public final class UdpLink implements Link {
         }
         try {
             receiver.join(2_000);
+            if (groupThread != null) {
+                groupThread.join(2_000);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
