@@ -166,7 +166,11 @@ public final class Hca implements PacketSink {
         }
     }
 
-    /** Counts and checks a packet; returns its QP, or null when it was dropped (and released). */
+    /**
+     * Counts and checks a packet; returns its QP, or null when it was dropped (and released). The
+     * address check runs before any transport state is touched, so a forged packet cannot take a PSN,
+     * a receive WQE or the QP's error state from the real peer.
+     */
     private QpEngine accept(Packet p) {
         counters.inc(Counter.RCVD_PKTS);
         if (p.headerLength < 12 || p.buffer.byteSize() < 12) {
@@ -183,6 +187,11 @@ public final class Hca implements PacketSink {
         QpEngine qp = qp(destQpn);
         if (qp == null) {
             counters.inc(Counter.UNKNOWN_QPN);
+            p.release();
+            return null;
+        }
+        if (!qp.fromConnectedPeer(p)) {
+            counters.inc(Counter.BAD_ADDR);
             p.release();
             return null;
         }
