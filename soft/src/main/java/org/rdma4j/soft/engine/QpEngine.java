@@ -500,17 +500,17 @@ public final class QpEngine {
     }
 
     /**
-     * Whether a packet for this QP may speak for the connection (rxe's check_addr): for RC and UC in
-     * RTR, RTS or SQD its source must be the destination GID of the QP's address vector and its
-     * destination the QP's source GID. UD takes datagrams from anyone; in other states the transport
-     * drops the packet by state, as before. Allocation-free (any thread).
+     * Whether a packet for this QP may speak for the connection (rxe's check_addr): for RC and UC
+     * from RTR on, its source must be the destination GID of the QP's address vector and its
+     * destination the QP's source GID. UD takes datagrams from anyone; in RESET, INIT and ERR the
+     * transport drops the packet by state, as before. Allocation-free (any thread).
      */
     boolean fromConnectedPeer(Packet p) {
         if (type == QpType.UD) {
             return true;
         }
         QpState s = state; // volatile: read before the AV, which is written before the state
-        if (s != QpState.RTR && s != QpState.RTS && s != QpState.SQD) {
+        if (s == QpState.RESET || s == QpState.INIT || s == QpState.ERR) {
             return true;
         }
         Gid d = dgid;
