@@ -79,6 +79,7 @@ class ReceivePathFuzzTest {
             assertUnchanged(t);
             Context v = t.ctx();
             long drops = v.counters(1).get("malformed_drops") + v.counters(1).get("unknown_qpn_drops")
+                    + v.counters(1).get("rcvd_bad_addr_drops")
                     + v.counters(1).get("out_of_seq_request") + v.counters(1).get("duplicate_request")
                     + v.counters(1).get("bad_pkey_drops") + v.counters(1).get("bad_qkey_drops");
             assertTrue(drops > IN_PROCESS_PACKETS / 2, "hostile packets are dropped and counted: " + v.counters(1));

@@ -22,6 +22,8 @@ public enum Counter {
     ICRC_ERR("icrc_err_drops"),
     MALFORMED("malformed_drops"),
     UNKNOWN_QPN("unknown_qpn_drops"),
+    /** RC/UC packets not from the connected peer's address, or not to the QP's own (rxe: check_addr). */
+    BAD_ADDR("rcvd_bad_addr_drops"),
     BAD_PKEY("bad_pkey_drops"),
     BAD_QKEY("bad_qkey_drops"),
     NO_RECV_DROPS("no_recv_drops"),

@@ -338,12 +338,21 @@ public final class Hca implements PacketSink {
         return true;
     }
 
-    /** The packet's QP, or null when there is none (the packet is then counted and released). */
+    /**
+     * The packet's QP, or null when there is none or the packet is not from the QP's connected peer
+     * (the packet is then counted and released). The address check runs before any transport state is
+     * touched, so a forged packet cannot take a PSN, a receive WQE or the QP's error state.
+     */
     private QpEngine lookup(Packet p) {
         int destQpn = Wire.destQpn(p.buffer);
         QpEngine qp = qp(destQpn);
         if (qp == null) {
             counters.inc(Counter.UNKNOWN_QPN);
+            p.release();
+            return null;
+        }
+        if (!qp.fromConnectedPeer(p)) {
+            counters.inc(Counter.BAD_ADDR);
             p.release();
             return null;
         }

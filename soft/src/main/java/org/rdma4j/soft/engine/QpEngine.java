@@ -499,6 +499,25 @@ public final class QpEngine {
         }
     }
 
+    /**
+     * Whether a packet for this QP may speak for the connection (rxe's check_addr): for RC and UC
+     * from RTR on, its source must be the destination GID of the QP's address vector and its
+     * destination the QP's source GID. UD takes datagrams from anyone; in RESET, INIT and ERR the
+     * transport drops the packet by state, as before. Allocation-free (any thread).
+     */
+    boolean fromConnectedPeer(Packet p) {
+        if (type == QpType.UD) {
+            return true;
+        }
+        QpState s = state; // volatile: read before the AV, which is written before the state
+        if (s == QpState.RESET || s == QpState.INIT || s == QpState.ERR) {
+            return true;
+        }
+        Gid d = dgid;
+        Gid own = sgid;
+        return d != null && own != null && d.equals(p.srcGid) && own.equals(p.dstGid);
+    }
+
     /** Set while this QP waits in the device's receive batch (receive thread only). */
     boolean inBatch;
 

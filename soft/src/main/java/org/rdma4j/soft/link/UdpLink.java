@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.rdma4j.soft.wire.Bth;
 import org.rdma4j.soft.wire.Icrc;
 import org.rdma4j.soft.wire.Ipv4Header;
+import org.rdma4j.soft.wire.Ipv4IcrcSolver;
 import org.rdma4j.soft.wire.Ipv6Header;
 import org.rdma4j.soft.wire.Opcode;
 import org.rdma4j.soft.wire.UdpHeader;
@@ -30,13 +31,15 @@ import org.rdma4j.verbs.Gid;
  * <li>{@link Mode#NATIVE}: a libc UDP socket through FFM, batched receive with recvmmsg, and on IPv6
  * UDP_NO_CHECK6_RX so rxe's zero-checksum datagrams are accepted. Interoperates with Linux rxe (and
  * RoCE NICs) over IPv6. Over IPv4 the kernel picks the IP Identification, which the ICRC covers, so
- * only rdma4j peers accept our ICRCs (we do not check ICRCs received over IPv4 UDP sockets).</li>
+ * only rdma4j peers accept our ICRCs.</li>
  * <li>{@link Mode#RAW_IPV4}: like NATIVE, but IPv4 packets are sent on a raw socket with our own IP
  * header (DF, fixed Identification), so their ICRC is right: interoperates with rxe over IPv4. Needs
  * CAP_NET_RAW.</li>
  * <li>{@link Mode#CHANNEL}: a {@code DatagramChannel}; works anywhere Java does, between rdma4j peers
  * (it cannot accept IPv6 datagrams with a zero UDP checksum).</li>
  * </ul>
+ * Every mode checks the ICRC of what it receives. Over IPv4 the socket hides the Identification the
+ * ICRC covers, so {@link Ipv4IcrcSolver} solves the ICRC for it: all other covered bits are checked.
  * Thread safe.
  */
 public final class UdpLink implements Link {
@@ -53,6 +56,7 @@ public final class UdpLink implements Link {
 
     private final InetAddress local;
     private final byte[] localBytes;
+    /** The bound IPv4 address as an int (0 for IPv6). */
     private final int port;
     private final int remotePort;
     private final boolean v6;
@@ -508,6 +512,7 @@ public final class UdpLink implements Link {
         final Ipv6Header ip6 = new Ipv6Header();
         final UdpHeader udp = new UdpHeader();
         final Icrc icrc = new Icrc();
+        final Ipv4IcrcSolver ipv4 = new Ipv4IcrcSolver();
         final MemorySegment pseudo = Arena.ofAuto().allocate(64, 8);
         final byte[] srcBytes16 = new byte[16];
         final byte[] srcBytes4 = new byte[4];
@@ -560,8 +565,14 @@ public final class UdpLink implements Link {
                     p.release();
                     return;
                 }
+            } else if (family != LinuxSockets.AF_INET
+                    || !k.ipv4.verify(toInt(src), toInt(dstBytes), srcPort, port, p.buffer, 0, len)) {
+                // The socket hides the IP Identification the ICRC covers: the solver finds the one
+                // value that makes the ICRC right, or none if any other covered bit is wrong.
+                badIcrc.incrementAndGet();
+                p.release();
+                return;
             }
-            // IPv4 over a UDP socket: the Identification the ICRC covers is not visible; not checked.
             Gid from = k.lastSource;
             if (from == null || !sameAddress(from, src)) {
                 from = Gid.of(InetAddress.getByAddress(src));

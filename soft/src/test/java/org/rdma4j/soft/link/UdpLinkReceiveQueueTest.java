@@ -3,6 +3,7 @@ package org.rdma4j.soft.link;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -14,7 +15,10 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.rdma4j.soft.SoftDevices;
 import org.rdma4j.soft.wire.Bth;
+import org.rdma4j.soft.wire.Icrc;
+import org.rdma4j.soft.wire.Ipv4Header;
 import org.rdma4j.soft.wire.Opcode;
+import org.rdma4j.soft.wire.UdpHeader;
 
 /**
  * The UDP link's socket receive queue: it asks for a large buffer (past net.core.rmem_max where the
@@ -55,8 +59,16 @@ class UdpLinkReceiveQueueTest {
             // each its whole skb, well over its length).
             int datagrams = Math.max(20_000, 4 * link.receiveBufferBytes() / 1024);
             ByteBuffer b = ByteBuffer.allocateDirect(1024 + 16);
-            new Bth().wrap(java.lang.foreign.MemorySegment.ofBuffer(b), 0)
-                    .write(Opcode.UD_SEND_ONLY, false, 0, 0xFFFF, 0x11, false, 0);
+            MemorySegment bytes = MemorySegment.ofBuffer(b);
+            new Bth().wrap(bytes, 0).write(Opcode.UD_SEND_ONLY, false, 0, 0xFFFF, 0x11, false, 0);
+            // Sealed with the ICRC a RoCE sender at this address would compute, so the link hands them on.
+            sender.bind(new InetSocketAddress(local, 0));
+            int from = 0x7F000001;
+            MemorySegment pseudo = MemorySegment.ofArray(new byte[Ipv4Header.LENGTH + UdpHeader.LENGTH]);
+            new Ipv4Header().wrap(pseudo, 0).writeUdp(0, Ipv4Header.LENGTH + UdpHeader.LENGTH + b.capacity(), 0, true, 64, from, from);
+            new UdpHeader().wrap(pseudo, Ipv4Header.LENGTH).write(((InetSocketAddress) sender.getLocalAddress())
+                    .getPort(), port, UdpHeader.LENGTH + b.capacity(), 0);
+            Icrc.write(bytes, b.capacity() - Icrc.LENGTH, new Icrc().compute(pseudo, 0, bytes, 0, b.capacity()));
             InetSocketAddress to = new InetSocketAddress(local, port);
             for (int i = 0; i < datagrams; i++) {
                 b.clear();
@@ -76,6 +88,7 @@ class UdpLinkReceiveQueueTest {
             assertEquals(datagrams, delivered.get() + link.socketDrops(),
                     "every datagram was either delivered or counted as dropped");
             assertEquals(link.socketDrops(), (long) link.counters().get("udp_rcvbuf_drops"));
+            assertEquals(0L, link.icrcDrops(), "the sealed datagrams pass the IPv4 ICRC check");
         }
     }
 }
