@@ -532,11 +532,16 @@ final class Responder {
                 ? SCATTER_OK : SCATTER_PROTECTION;
     }
 
+    /**
+     * The receive WQE cannot take the message: it completes with {@code status}. The requester is told
+     * "invalid request" when the WQE is too short (IBTA's length error, as rxe NAKs it), "remote
+     * operational error" when the WQE itself is bad (malformed: a bad lkey).
+     */
     private void receiveFailed(WcStatus status, int psn, boolean rc) {
         haveRecv = false;
         qp.pushRecvCompletion(recv.wrId, status, WcOpcode.RECV, 0, 0, 0, 0, 0, false);
         if (rc) {
-            sendAck(Aeth.NAK_REMOTE_OP, psn);
+            sendAck(status == WcStatus.LOC_LEN_ERR ? Aeth.NAK_INVALID_REQUEST : Aeth.NAK_REMOTE_OP, psn);
         }
         qp.enterError();
     }
