@@ -134,6 +134,24 @@ public abstract class ErrorOutcomeConformanceTest extends AbstractDataPathTest {
         awaitQpState(p.b().qp(), QpState.ERR);
     }
 
+    /** max_dest_rd_atomic 0: the responder has no resources for READs or atomics (rxe: NAK invalid request). */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void readOrAtomicWithoutResponderResourcesIsRemoteInvalidRequest(boolean atomic) {
+        QpPair p = connect(spec(QpType.RC).maxDestRdAtomic(0));
+        MemoryRegion local = register(p.a(), PAGE_SIZE, MR_ALL);
+        MemoryRegion remote = register(p.b(), PAGE_SIZE, MR_ALL);
+        putLong(remote, 64, 5);
+        SendWorkRequest w = atomic
+                ? new SendWorkRequest().wrId(1).flags(SendFlag.SIGNALED).fetchAndAdd(addr(remote, 64), remote.rkey(), 1)
+                        .sge(local, 0, 8)
+                : wr(1, WrOpcode.RDMA_READ).sge(local, 0, 64).rdma(addr(remote, 0), remote.rkey());
+        p.a().qp().postSend(w);
+        expect(p.a().sendCq(), 1, WcStatus.REM_INV_REQ_ERR);
+        awaitQpState(p.b().qp(), QpState.ERR);
+        assertEquals(5, getLong(remote, 64), "the atomic did not run");
+    }
+
     // ---------------------------------------------------------------- row 3: REM_OP_ERR
 
     @Test
