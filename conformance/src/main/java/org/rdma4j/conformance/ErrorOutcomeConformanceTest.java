@@ -122,7 +122,7 @@ public abstract class ErrorOutcomeConformanceTest extends AbstractDataPathTest {
     }
 
     @Test
-    void sendLongerThanTheReceiveBufferFailsOnBothSides() {
+    void sendLongerThanTheReceiveBufferIsRemoteInvalidRequestAndLocalLengthError() {
         QpPair p = connect(spec(QpType.RC));
         MemoryRegion src = register(p.a(), PAGE_SIZE, MR_ALL);
         MemoryRegion dst = register(p.b(), PAGE_SIZE, MR_ALL);
@@ -130,11 +130,28 @@ public abstract class ErrorOutcomeConformanceTest extends AbstractDataPathTest {
         p.a().qp().postSend(wr(2, WrOpcode.SEND).sge(src, 0, 200));
         WorkCompletion s = pollOne(p.a().sendCq());
         assertEquals(2, s.wrId());
-        // SEMANTICS.md lists "too long" under REM_INV_REQ_ERR and "receive WQE too short" under
-        // REM_OP_ERR; IBTA's length error is an Invalid Request NAK. Either is the requester's view.
-        assertTrue(s.status() == WcStatus.REM_INV_REQ_ERR || s.status() == WcStatus.REM_OP_ERR, s::toString);
+        // SEMANTICS.md: a receive WQE too short for the SEND is an Invalid Request NAK (rxe: ERR_LENGTH).
+        assertEquals(WcStatus.REM_INV_REQ_ERR, s.status(), s::toString);
         expect(p.b().recvCq(), 1, WcStatus.LOC_LEN_ERR);
         awaitQpState(p.b().qp(), QpState.ERR);
+    }
+
+    /** max_dest_rd_atomic 0: the responder has no resources for READs or atomics (rxe: NAK invalid request). */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void readOrAtomicWithoutResponderResourcesIsRemoteInvalidRequest(boolean atomic) {
+        QpPair p = connect(spec(QpType.RC).maxDestRdAtomic(0));
+        MemoryRegion local = register(p.a(), PAGE_SIZE, MR_ALL);
+        MemoryRegion remote = register(p.b(), PAGE_SIZE, MR_ALL);
+        putLong(remote, 64, 5);
+        SendWorkRequest w = atomic
+                ? new SendWorkRequest().wrId(1).flags(SendFlag.SIGNALED).fetchAndAdd(addr(remote, 64), remote.rkey(), 1)
+                        .sge(local, 0, 8)
+                : wr(1, WrOpcode.RDMA_READ).sge(local, 0, 64).rdma(addr(remote, 0), remote.rkey());
+        p.a().qp().postSend(w);
+        expect(p.a().sendCq(), 1, WcStatus.REM_INV_REQ_ERR);
+        awaitQpState(p.b().qp(), QpState.ERR);
+        assertEquals(5, getLong(remote, 64), "the atomic did not run");
     }
 
     // ---------------------------------------------------------------- row 3: REM_OP_ERR

@@ -259,4 +259,78 @@ public abstract class MemoryWindowConformanceTest extends AbstractVerbsTest {
         awaitQpState(p.a().qp(), org.rdma4j.verbs.QpState.ERR);
         assertStillValidAfterReconnect(rkey, what.toString());
     }
+
+    /** Posts a BIND_MW of {@code mw} over the window range of the target MR and expects MW_BIND_ERR. */
+    private void assertBindFails(MemoryWindow mw, int rkey, long len, int access, String why) {
+        long id = nextWrId++;
+        if (mw.type() == MwType.TYPE_1) {
+            mw.bind(p.a().qp(), id, SendFlag.SIGNALED, target, addr(target, WIN_OFF), len, access);
+        } else {
+            p.a().qp().postSend(new SendWorkRequest().wrId(id).flags(SendFlag.SIGNALED)
+                    .bindMw(mw, rkey, target, addr(target, WIN_OFF), len, access));
+        }
+        WorkCompletion wc = pollOne(p.a().sendCq());
+        assertEquals(id, wc.wrId(), wc::toString);
+        assertEquals(WcStatus.MW_BIND_ERR, wc.status(), () -> why + ": " + wc);
+    }
+
+    /** o10-37.2.30: a type-2 window must be free (invalidated) before it is bound again. */
+    @Test
+    void type2BindOfABoundWindowCompletesWithMwBindErr() {
+        setUp();
+        MemoryWindow mw = window(MwType.TYPE_2);
+        bind(mw, WIN_LEN, Access.REMOTE_WRITE_BIT);
+        assertBindFails(mw, mw.nextRkey(), WIN_LEN, Access.REMOTE_WRITE_BIT, "rebinding a bound type-2 window");
+    }
+
+    /** o10-37.2.40: a type-2 window is freed by invalidation, not by a zero-length bind. */
+    @Test
+    void type2BindWithLengthZeroCompletesWithMwBindErr() {
+        setUp();
+        MemoryWindow mw = window(MwType.TYPE_2);
+        assertBindFails(mw, mw.nextRkey(), 0, 0, "zero-length type-2 bind");
+    }
+
+    /** o10-36.2.2: type-1 windows are never zero based. */
+    @Test
+    void type1ZeroBasedBindCompletesWithMwBindErr() {
+        setUp();
+        MemoryWindow mw = window(MwType.TYPE_1);
+        assertBindFails(mw, 0, WIN_LEN, Access.REMOTE_WRITE_BIT | Access.ZERO_BASED_BIT, "zero-based type-1 bind");
+    }
+
+    /** A type-2 window after LOCAL_INV is free again and can be bound anew. */
+    @Test
+    void type2WindowCanBeBoundAgainAfterLocalInvalidate() {
+        setUp();
+        MemoryWindow mw = window(MwType.TYPE_2);
+        int rkey = bind(mw, WIN_LEN, Access.REMOTE_WRITE_BIT);
+        p.a().qp().postSend(new SendWorkRequest().wrId(77).flags(SendFlag.SIGNALED).localInvalidate(rkey));
+        expect(p.a().sendCq(), 77, WcOpcode.LOCAL_INV);
+        int again = bind(mw, WIN_LEN, Access.REMOTE_WRITE_BIT);
+        assertNotEquals(rkey, again);
+        assertWriteWorks(again);
+    }
+
+    /** B writes {@code len} bytes of its pattern to remote address {@code at} through {@code rkey}. */
+    private WorkCompletion writeFromBAt(long at, int rkey, int len) {
+        long id = nextWrId++;
+        p.b().qp().postSend(wr(id, WrOpcode.RDMA_WRITE).sge(src, 0, len).rdma(at, rkey));
+        WorkCompletion wc = pollOne(p.b().sendCq());
+        assertEquals(id, wc.wrId(), wc::toString);
+        return wc;
+    }
+
+    /** A zero-based type-2 window is addressed from 0: offset x is the bind address + x. */
+    @Test
+    void type2ZeroBasedWindowIsAddressedFromZero() {
+        setUp();
+        MemoryWindow mw = window(MwType.TYPE_2);
+        int rkey = bind(mw, WIN_LEN, Access.REMOTE_WRITE_BIT | Access.ZERO_BASED_BIT);
+        WorkCompletion wc = writeFromBAt(16, rkey, 100);
+        assertEquals(WcStatus.SUCCESS, wc.status(), wc::toString);
+        assertPattern(target.segment(), WIN_OFF + 16, 100, 7, "written at window offset 16");
+        WorkCompletion past = writeFromBAt(WIN_LEN - 32, rkey, 64);
+        assertEquals(WcStatus.REM_ACCESS_ERR, past.status(), () -> "past the zero-based window's end: " + past);
+    }
 }

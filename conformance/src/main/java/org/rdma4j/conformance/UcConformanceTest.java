@@ -68,6 +68,36 @@ public abstract class UcConformanceTest extends AbstractDataPathTest {
         assertPattern(dst.segment(), 0, 3000, 91, "the next message after a dropped one");
     }
 
+    /**
+     * UC never retransmits: a sender that starts over (reset and brought back up with a lower PSN, far
+     * behind the receiver's) while the receiver is left alone is heard, not dropped as old (rxe check_psn).
+     */
+    @Test
+    void senderStartingOverAtALowerPsnIsReceived() {
+        QpPair p = connect(spec(QpType.UC));
+        MemoryRegion src = register(p.a(), PAGE_SIZE, MR_ALL);
+        MemoryRegion dst = register(p.b(), PAGE_SIZE, MR_ALL);
+        for (int i = 0; i < 3; i++) {
+            postRecv(p.b(), 10 + i, dst, 0, 100);
+            p.a().qp().postSend(wr(i, WrOpcode.SEND).sge(src, 0, 100));
+            expect(p.a().sendCq(), i, WcOpcode.SEND);
+            expect(p.b().recvCq(), 10 + i, WcOpcode.RECV);
+        }
+        PairSpec s = p.spec();
+        QpBringUp.to(p.a().qp(), QpState.RESET);
+        QpBringUp.toInit(p.a().qp(), s.accessA, s.qkey);
+        QpBringUp.toRtr(p.a().qp(), s.mtu, p.b().gid(), p.a().gidIndex(), p.b().qpn(), s.psnB, s.maxDestRdAtomic,
+                s.minRnrTimerA);
+        QpBringUp.toRts(p.a().qp(), (s.psnA - 0x10000) & 0xFFFFFF, s.timeout, s.retryCnt, s.rnrRetry,
+                s.maxRdAtomic);
+        fillPattern(src.segment(), 0, 100, 93);
+        postRecv(p.b(), 20, dst, 0, 100);
+        p.a().qp().postSend(wr(5, WrOpcode.SEND).sge(src, 0, 100));
+        expect(p.a().sendCq(), 5, WcOpcode.SEND);
+        assertEquals(100, expect(p.b().recvCq(), 20, WcOpcode.RECV).byteLen());
+        assertPattern(dst.segment(), 0, 100, 93, "the message sent again from the first PSN");
+    }
+
     @ParameterizedTest
     @EnumSource(value = QpState.class, names = {"ERR", "RESET"})
     void sendToAPeerThatDropsEverythingStillSucceeds(QpState peerState) {

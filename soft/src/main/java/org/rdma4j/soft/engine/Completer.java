@@ -97,15 +97,12 @@ final class Completer {
                     rnr(psn, Aeth.rnrTimerCode(syndrome));
                 } else {
                     switch (syndrome) {
-                        case Aeth.NAK_PSN_SEQ_ERR -> {
-                            qp.hca.counters.inc(Counter.RCVD_SEQ_ERR);
-                            ack(Psn.add(psn, -1));
-                            qp.requester.rewind(psn);
-                        }
+                        case Aeth.NAK_PSN_SEQ_ERR -> sequenceNak(psn);
                         case Aeth.NAK_INVALID_REQUEST -> fail(psn, WcStatus.REM_INV_REQ_ERR);
                         case Aeth.NAK_REMOTE_ACCESS -> fail(psn, WcStatus.REM_ACCESS_ERR);
                         case Aeth.NAK_REMOTE_OP -> fail(psn, WcStatus.REM_OP_ERR);
-                        default -> qp.hca.counters.inc(Counter.MALFORMED);
+                        // an unknown NAK code is a remote operational error (rxe), not something to retry
+                        default -> fail(psn, WcStatus.REM_OP_ERR);
                     }
                 }
             }
@@ -116,8 +113,32 @@ final class Completer {
         }
     }
 
-    /** Everything up to and including {@code psn} was executed by the responder. */
-    private void ack(int psn) {
+    /**
+     * A PSN sequence error NAK: everything before {@code psn} is acknowledged, the rest is sent again.
+     * The retransmission is a retry (as in rxe): a NAK that acknowledges nothing new spends one of
+     * retry_cnt, so a responder that NAKs forever ends in RETRY_EXC_ERR rather than a resend loop.
+     */
+    private void sequenceNak(int psn) {
+        qp.hca.counters.inc(Counter.RCVD_SEQ_ERR);
+        if (ack(Psn.add(psn, -1))) {
+            qp.requester.rewind(psn);
+            return;
+        }
+        if (containing(psn) == null) {
+            return; // about nothing outstanding: stale
+        }
+        if (retriesLeft == 0) {
+            qp.hca.counters.inc(Counter.RETRY_EXCEEDED_ERR);
+            fail(psn, WcStatus.RETRY_EXC_ERR);
+            return;
+        }
+        retriesLeft--;
+        qp.hca.counters.inc(Counter.COMPLETER_RETRY_ERR);
+        qp.requester.rewind(psn);
+    }
+
+    /** Everything up to and including {@code psn} was executed by the responder; true on progress. */
+    private boolean ack(int psn) {
         boolean progress = false;
         for (long i = qp.sqTail; i < qp.sqCursor; i++) {
             SendWqe w = qp.wqe(i);
@@ -144,6 +165,7 @@ final class Completer {
         if (progress) {
             onProgress();
         }
+        return progress;
     }
 
     /** Responses for {@code psn} arrived: it counts as acknowledged for the send window. */

@@ -102,6 +102,14 @@ public final class Hca implements PacketSink {
         return -1;
     }
 
+    /**
+     * The next QP created gets number {@code qpn} if it is free: QP numbers come back once the table
+     * wraps; tests use this to meet a reused number without creating 65536 QPs.
+     */
+    public synchronized void nextQpnHint(int qpn) {
+        nextQpSlot = Math.floorMod(qpn - FIRST_QPN, MAX_QP);
+    }
+
     public synchronized void removeQp(int qpn) {
         QpEngine qp = qps.getAndSet(qpn - FIRST_QPN, null);
         if (qp != null) {

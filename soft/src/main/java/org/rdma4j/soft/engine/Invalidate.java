@@ -4,7 +4,7 @@ package org.rdma4j.soft.engine;
 public final class Invalidate {
     private Invalidate() {}
 
-    /** Makes {@code k} unusable; a window releases its MR. */
+    /** Makes {@code k} unusable; a window releases its MR and its QP. */
     public static void apply(MemKey k) {
         k.valid = false;
         if (k.isWindow()) {
@@ -13,6 +13,7 @@ public final class Invalidate {
                 mr.boundWindows.decrementAndGet();
                 k.boundMr = null;
             }
+            k.boundQp = null; // a freed window holds no QP (it would keep a destroyed one reachable)
         }
     }
 }

@@ -29,8 +29,11 @@ public final class MemKey {
     public volatile int access;
     /** For a window: the MR it is bound to. */
     public volatile MemKey boundMr;
-    /** For a type-2 window: the QP (by number) it is bound through; only that QP may use it. */
-    public volatile int boundQpn = -1;
+    /**
+     * For a type-2 window: the QP it is bound through, compared by identity. A QP number can come back
+     * after its QP is destroyed; the window must not follow it to the new QP.
+     */
+    public volatile Object boundQp;
     /** For an MR: the number of windows bound to it. */
     public final java.util.concurrent.atomic.AtomicInteger boundWindows = new java.util.concurrent.atomic.AtomicInteger();
 

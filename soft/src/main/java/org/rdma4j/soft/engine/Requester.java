@@ -81,6 +81,11 @@ final class Requester {
                 if ((w.flags & SendFlag.FENCE) != 0 && outstandingRdAtomic > 0) {
                     break;
                 }
+                if (w.opcode == WrOpcode.LOCAL_INV && qp.sqTail != qp.sqCursor) {
+                    // implicit local invalidate fence (IBA 10.6.5.1, as rxe): every earlier WR completes
+                    // first, so none of them, nor a retransmission of one, meets the invalidated key
+                    break;
+                }
                 if (w.opcode.isLocal()) {
                     w.started = true;
                     w.sent = true;
@@ -309,8 +314,22 @@ final class Requester {
         if (mw == null || mw.pd != qp.pd) {
             return WcStatus.MW_BIND_ERR;
         }
-        if (mw.kind == MemKey.MW_TYPE2 && ((w.bindRkey ^ mw.key) & 0xFFFFFF00) != 0) {
-            return WcStatus.MW_BIND_ERR; // a type-2 rkey keeps the window's index, only the variant changes
+        if ((w.bindAccess & ~Access.ALL_BITS) != 0) {
+            return WcStatus.MW_BIND_ERR; // unknown access bits (rxe: EOPNOTSUPP, completed as a bind error)
+        }
+        boolean zeroBased = (w.bindAccess & Access.ZERO_BASED_BIT) != 0;
+        if (mw.kind == MemKey.MW_TYPE1 && zeroBased) {
+            return WcStatus.MW_BIND_ERR; // o10-36.2.2: type 1 windows are VA-based
+        }
+        if (mw.kind == MemKey.MW_TYPE2) {
+            if (((w.bindRkey ^ mw.key) & 0xFFFFFF00) != 0) {
+                return WcStatus.MW_BIND_ERR; // a type-2 rkey keeps the window's index, only the variant changes
+            }
+            // o10-37.2.30: only a free (never bound or invalidated) type-2 window may be bound;
+            // o10-37.2.40: it is freed by invalidation, not by a zero-length bind
+            if (mw.valid || w.bindLength == 0) {
+                return WcStatus.MW_BIND_ERR;
+            }
         }
         if (w.bindLength != 0) {
             if (mr == null || !mr.valid || mr.isWindow() || mr.pd != qp.pd || (mr.access & Access.MW_BIND_BIT) == 0
@@ -331,12 +350,13 @@ final class Requester {
         mw.key = w.bindRkey;
         if (w.bindLength != 0) {
             mw.segment = mr.segment;
-            mw.base = mr.base;
-            mw.start = w.bindAddr;
+            // a zero-based (type-2) window's address 0 is the bind address in the MR
+            mw.base = zeroBased ? mr.base - w.bindAddr : mr.base;
+            mw.start = zeroBased ? 0 : w.bindAddr;
             mw.length = w.bindLength;
             mw.access = w.bindAccess;
             mw.boundMr = mr;
-            mw.boundQpn = mw.kind == MemKey.MW_TYPE2 ? qp.qpn : -1;
+            mw.boundQp = mw.kind == MemKey.MW_TYPE2 ? qp : null;
             mr.boundWindows.incrementAndGet();
             mw.valid = true;
         }

@@ -10,4 +10,8 @@ final class Resource {
     int firstPsn;
     int lastPsn;
     long originalValue;
+    /** A READ's request (rkey, address, length): a duplicate must ask for the same or a part of it. */
+    int rkey;
+    long va;
+    long length;
 }

@@ -42,6 +42,13 @@ final class Responder {
     private static final int SCATTER_LENGTH = 1;
     private static final int SCATTER_PROTECTION = 2;
     private static final int SCATTER_SOURCE_GONE = 3;
+    /**
+     * UC: a PSN at most this far behind the expected one is a late duplicate from the network and is
+     * dropped; further behind, the sender has started over and a FIRST/ONLY packet begins a new message.
+     */
+    static final int UC_RECENT_PSNS = 1024;
+    /** The longest RDMA READ or WRITE a RETH may ask for (2^31 bytes, as rxe checks it). */
+    private static final long MAX_DMA_LENGTH = 1L << 31;
     /** Bytes of GRH in front of a UD receive. */
     static final int GRH_BYTES = 40;
 
@@ -154,8 +161,8 @@ final class Responder {
         boolean rc = qp.transport == Opcode.TRANSPORT_RC;
         int psn = bth.psn();
         int d = Psn.diff(psn, ePsn);
-        if (d > 0) {
-            qp.hca.counters.inc(Counter.OUT_OF_SEQ_REQUEST);
+        if (d > 0 || (d < -UC_RECENT_PSNS && !rc)) {
+            qp.hca.counters.inc(d > 0 ? Counter.OUT_OF_SEQ_REQUEST : Counter.DUPLICATE_REQUEST);
             if (rc) {
                 if (!nakSent) {
                     nakSent = true;
@@ -164,7 +171,9 @@ final class Responder {
                 }
                 return;
             }
-            // UC: packets were lost; the message in progress is gone. Resynchronise on this PSN.
+            // UC: a PSN ahead means packets were lost; one far behind that the sender started over (a
+            // reset QP, say: rxe treats any PSN behind so). Either way the message in progress is gone;
+            // a FIRST or ONLY packet starts a new one, anything else is dropped up to it.
             inProgress = NONE;
             writeKey = null;
             recvOffset = 0;
@@ -175,6 +184,7 @@ final class Responder {
                 return;
             }
         } else if (d < 0) {
+            // RC: a retransmission; UC: a packet the network duplicated or delayed, dropped
             qp.hca.counters.inc(Counter.DUPLICATE_REQUEST);
             if (rc) {
                 duplicate(p, op, psn);
@@ -243,7 +253,8 @@ final class Responder {
             return;
         }
         if (st != SCATTER_OK) {
-            receiveFailed(st == SCATTER_LENGTH ? WcStatus.LOC_LEN_ERR : WcStatus.LOC_QP_OP_ERR, Aeth.NAK_REMOTE_OP,
+            receiveFailed(st == SCATTER_LENGTH ? WcStatus.LOC_LEN_ERR : WcStatus.LOC_QP_OP_ERR,
+                    st == SCATTER_LENGTH ? Aeth.NAK_INVALID_REQUEST : Aeth.NAK_REMOTE_OP,
                     psn, rc);
             return;
         }
@@ -288,6 +299,10 @@ final class Responder {
             reth.wrap(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_RETH));
             long va = reth.virtualAddress();
             long length = Integer.toUnsignedLong(reth.dmaLength());
+            if (length > MAX_DMA_LENGTH) {
+                dropOrNak(rc, op, Aeth.NAK_INVALID_REQUEST, psn);
+                return;
+            }
             MemKey k = null;
             if (length > 0) {
                 k = checkKey(reth.rkey(), va, length, Access.REMOTE_WRITE_BIT);
@@ -353,13 +368,18 @@ final class Responder {
     }
 
     private void read(Packet p, int op, int psn) {
-        if ((qp.accessFlags & Access.REMOTE_READ_BIT) == 0) {
+        // no responder resources (max_dest_rd_atomic 0) is an invalid request, as rxe answers it
+        if ((qp.accessFlags & Access.REMOTE_READ_BIT) == 0 || qp.maxDestRdAtomic == 0) {
             nakError(Aeth.NAK_INVALID_REQUEST, psn);
             return;
         }
         reth.wrap(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_RETH));
         long va = reth.virtualAddress();
         long length = Integer.toUnsignedLong(reth.dmaLength());
+        if (length > MAX_DMA_LENGTH) {
+            nakError(Aeth.NAK_INVALID_REQUEST, psn);
+            return;
+        }
         MemKey k = null;
         if (length > 0) {
             k = checkKey(reth.rkey(), va, length, Access.REMOTE_READ_BIT);
@@ -373,27 +393,31 @@ final class Responder {
         r.atomic = false;
         r.firstPsn = psn;
         r.lastPsn = Psn.add(psn, packets - 1);
+        r.rkey = reth.rkey();
+        r.va = va;
+        r.length = length;
         r.valid = true;
         msn = Psn.add(msn, 1);
         ePsn = Psn.add(psn, packets);
         nakSent = false;
-        sendReadResponses(k, va, length, psn);
+        sendReadResponses(k, va, length, psn, true);
     }
 
     private void atomic(Packet p, int op, int psn) {
-        if ((qp.accessFlags & Access.REMOTE_ATOMIC_BIT) == 0) {
+        if ((qp.accessFlags & Access.REMOTE_ATOMIC_BIT) == 0 || qp.maxDestRdAtomic == 0) {
             nakError(Aeth.NAK_INVALID_REQUEST, psn);
             return;
         }
         atomicEth.wrap(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_ATOMIC_ETH));
         long va = atomicEth.virtualAddress();
-        if ((va & 7) != 0) {
-            nakError(Aeth.NAK_INVALID_REQUEST, psn);
-            return;
-        }
+        // the rkey first, then the alignment (rxe's order: a bad key is an access error either way)
         MemKey k = checkKey(atomicEth.rkey(), va, 8, Access.REMOTE_ATOMIC_BIT);
         if (k == null) {
             nakError(Aeth.NAK_REMOTE_ACCESS, psn);
+            return;
+        }
+        if ((va & 7) != 0) {
+            nakError(Aeth.NAK_INVALID_REQUEST, psn);
             return;
         }
         long off = k.offsetOf(va);
@@ -440,17 +464,24 @@ final class Responder {
                     && Psn.compare(psn, r.lastPsn) <= 0) {
                 // Replayed from memory (the data may have changed since: RDMA READ semantics allow it).
                 reth.wrap(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_RETH));
+                long va = reth.virtualAddress();
                 long length = Integer.toUnsignedLong(reth.dmaLength());
+                // only the original request or a part of it is a duplicate (as rxe); anything else is dropped
+                if (reth.rkey() != r.rkey || Long.compareUnsigned(va, r.va) < 0 || length > r.length
+                        || Long.compareUnsigned(va - r.va, r.length - length) > 0) {
+                    return;
+                }
                 MemKey k = null;
                 if (length > 0) {
-                    k = checkKey(reth.rkey(), reth.virtualAddress(), length, Access.REMOTE_READ_BIT);
+                    k = checkKey(reth.rkey(), va, length, Access.REMOTE_READ_BIT);
                     if (k == null) {
                         // Gone since the first answer (deregistered, invalidated, freed): as rxe's recheck.
                         nakError(Aeth.NAK_REMOTE_ACCESS, psn);
                         return;
                     }
                 }
-                sendReadResponses(k, reth.virtualAddress(), length, psn);
+                // a request from the middle of the original is answered from the middle: MIDDLE/LAST
+                sendReadResponses(k, va, length, psn, psn == r.firstPsn);
                 return;
             }
             if (Opcode.isAtomic(op) && r.atomic && r.firstPsn == psn) {
@@ -560,7 +591,7 @@ final class Responder {
                 || !k.alive()) {
             return null;
         }
-        if (k.kind == MemKey.MW_TYPE2 && k.boundQpn != qp.qpn) {
+        if (k.kind == MemKey.MW_TYPE2 && k.boundQp != qp) {
             return null;
         }
         return k;
@@ -589,6 +620,12 @@ final class Responder {
         };
     }
 
+    /**
+     * The receive WQE cannot take the message: it completes with {@code status} and, on RC, the
+     * requester gets NAK {@code nak}: "invalid request" when the WQE is too short (IBTA's length error,
+     * as rxe NAKs it) or cannot invalidate what the SEND names, "remote operational error" when the WQE
+     * itself is bad (malformed: a bad lkey).
+     */
     private void receiveFailed(WcStatus status, int nak, int psn, boolean rc) {
         haveRecv = false;
         qp.pushRecvCompletion(recv.wrId, status, WcOpcode.RECV, 0, 0, 0, 0, 0, false);
@@ -622,6 +659,13 @@ final class Responder {
                     + inProgress + " bth op 0x" + Integer.toHexString(bth.opcode())).printStackTrace();
         }
         sendAck(nak, psn);
+        if (haveRecv) {
+            // the receive holding the message in progress completes with the error, not a flush (rxe)
+            haveRecv = false;
+            WcStatus st = nak == Aeth.NAK_REMOTE_ACCESS ? WcStatus.REM_ACCESS_ERR
+                    : nak == Aeth.NAK_REMOTE_OP ? WcStatus.REM_OP_ERR : WcStatus.REM_INV_REQ_ERR;
+            qp.pushRecvCompletion(recv.wrId, st, WcOpcode.RECV, 0, 0, 0, 0, 0, false);
+        }
         qp.enterError();
     }
 
@@ -690,15 +734,20 @@ final class Responder {
         qp.hca.send(p);
     }
 
-    private void sendReadResponses(MemKey k, long va, long length, int psn) {
+    /**
+     * Sends the READ responses for {@code [va, va + length)} from PSN {@code psn}; {@code fromStart} is
+     * false for a re-request from the middle of a READ, whose responses continue it (MIDDLE.., LAST).
+     */
+    private void sendReadResponses(MemKey k, long va, long length, int psn, boolean fromStart) {
         flushAck();
         int mtu = qp.mtu;
         int packets = (int) Math.max(1, (length + mtu - 1) / mtu);
         long off = 0;
         for (int i = 0; i < packets; i++) {
             int len = (int) Math.min(mtu, length - off);
-            int pos = packets == 1 ? Opcode.ONLY : i == 0 ? Opcode.FIRST : i == packets - 1 ? Opcode.LAST
-                    : Opcode.MIDDLE;
+            boolean first = fromStart && i == 0;
+            boolean last = i == packets - 1;
+            int pos = first ? (last ? Opcode.ONLY : Opcode.FIRST) : (last ? Opcode.LAST : Opcode.MIDDLE);
             int op = Opcode.readResponseOpcode(pos);
             Packet p = responsePacket(op, Psn.add(psn, i), len);
             if (Opcode.hasAeth(op)) {

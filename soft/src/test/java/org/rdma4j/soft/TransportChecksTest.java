@@ -1,0 +1,356 @@
+package org.rdma4j.soft;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.rdma4j.soft.engine.Hca;
+import org.rdma4j.soft.engine.MemKey;
+import org.rdma4j.soft.link.Link;
+import org.rdma4j.soft.link.LoopbackFabric;
+import org.rdma4j.soft.link.Packet;
+import org.rdma4j.soft.link.PacketPool;
+import org.rdma4j.soft.wire.Aeth;
+import org.rdma4j.soft.wire.AtomicEth;
+import org.rdma4j.soft.wire.Bth;
+import org.rdma4j.soft.wire.Opcode;
+import org.rdma4j.soft.wire.Reth;
+import org.rdma4j.verbs.*;
+
+/**
+ * Transport checks compared with Linux rxe, seen on the wire: one soft device whose link is a script
+ * standing in for the peer. It records every packet the device sends and may answer (a hostile or
+ * looping responder, or a requester sending exactly the packets a test needs).
+ */
+class TransportChecksTest {
+    private static final int PEER_QPN = 0x99;
+    private static final int MTU = 1024;
+
+    /** A packet the device sent. */
+    record Sent(int opcode, int psn, int payloadLength, int syndrome) {
+    }
+
+    private final List<Sent> sent = new CopyOnWriteArrayList<>();
+    private volatile Consumer<Sent> peer = s -> { };
+    private final PacketPool pool = new PacketPool();
+    private Device device;
+    private Hca hca;
+    private Context ctx;
+    private ProtectionDomain pd;
+    private CompletionQueue cq;
+    private QueuePair qp;
+    private MemoryRegion mr;
+    private Arena arena;
+    private final Gid peerGid = Gid.parse("::ffff:10.9.9.7");
+
+    @BeforeEach
+    void setUp() {
+        device = SoftDevices.createLoopback("transport-checks", new LoopbackFabric(), null);
+        hca = ((SoftDevice) device).hca;
+        hca.setLink(new Link() {
+            @Override
+            public void send(Packet p) {
+                Bth bth = new Bth().wrap(p.buffer, 0);
+                int op = bth.opcode();
+                int syndrome = Opcode.hasAeth(op)
+                        ? new Aeth().wrap(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_AETH)).syndrome() : -1;
+                Sent s = new Sent(op, bth.psn(), p.payloadLength, syndrome);
+                p.release();
+                sent.add(s);
+                peer.accept(s);
+            }
+        });
+        ctx = device.open();
+        pd = ctx.allocPd();
+        cq = ctx.createCq(64);
+        qp = newQp();
+        arena = Arena.ofShared();
+        mr = pd.regMr(arena.allocate(4 * MTU, 8), Access.LOCAL_WRITE_BIT | Access.REMOTE_WRITE_BIT
+                | Access.REMOTE_READ_BIT | Access.REMOTE_ATOMIC_BIT | Access.MW_BIND_BIT);
+    }
+
+    private QueuePair newQp() {
+        QueuePair q = pd.createQp(new QpInitAttr(QpType.RC, cq, cq).cap(new QpCap(8, 8, 1, 1, 0)));
+        ReceivePathFuzzTest.Connect.bringUp(q, QpType.RC, peerGid, PEER_QPN); // MTU 1024, PSNs 0, 7 retries
+        return q;
+    }
+
+    @AfterEach
+    void tearDown() {
+        try {
+            ctx.close();
+        } catch (RuntimeException ignored) {
+            // resources a test left behind: the device goes anyway
+        } finally {
+            SoftDevices.remove(device);
+            arena.close();
+        }
+    }
+
+    // ---------------------------------------------------------------- the scripted peer
+
+    private List<Sent> requests() {
+        return sent.stream().filter(s -> !Opcode.isResponse(s.opcode())).toList();
+    }
+
+    private List<Sent> takeSent() {
+        List<Sent> l = new ArrayList<>(sent);
+        sent.clear();
+        return l;
+    }
+
+    /** Delivers a packet from the peer to {@code to}: BTH, then {@code ext} writes the extension headers. */
+    private void inject(QueuePair to, int op, int psn, Consumer<MemorySegment> ext, int payload) {
+        Packet p = pool.acquire();
+        new Bth().wrap(p.buffer, 0).write(op, false, (4 - (payload & 3)) & 3, 0xFFFF, to.qpn(), true, psn);
+        ext.accept(p.buffer);
+        p.headerLength = Opcode.headerLength(op);
+        p.setFlatPayload(payload);
+        p.srcGid = peerGid;
+        p.dstGid = ctx.queryGid(1, 1);
+        hca.receive(p);
+    }
+
+    private void injectNak(int syndrome, int psn) {
+        inject(qp, Opcode.RC_ACKNOWLEDGE, psn, b -> new Aeth().wrap(b, Opcode.offsetOf(Opcode.RC_ACKNOWLEDGE,
+                Opcode.HEADER_AETH)).write(syndrome, 0), 0);
+    }
+
+    private void injectRead(QueuePair to, int psn, long va, int rkey, int length) {
+        int op = Opcode.RC_RDMA_READ_REQUEST;
+        inject(to, op, psn, b -> new Reth().wrap(b, Opcode.offsetOf(op, Opcode.HEADER_RETH)).virtualAddress(va)
+                .rkey(rkey).dmaLength(length), 0);
+    }
+
+    private void injectWriteOnly(QueuePair to, int psn, long va, int rkey, int length) {
+        int op = Opcode.RC_RDMA_WRITE_ONLY;
+        inject(to, op, psn, b -> new Reth().wrap(b, Opcode.offsetOf(op, Opcode.HEADER_RETH)).virtualAddress(va)
+                .rkey(rkey).dmaLength(length), length);
+    }
+
+    private WorkCompletion poll() {
+        WorkCompletion[] wc = WorkCompletion.array(1);
+        long end = System.nanoTime() + 5_000_000_000L;
+        while (System.nanoTime() < end) {
+            if (cq.poll(wc) == 1) {
+                return wc[0];
+            }
+            Thread.onSpinWait();
+        }
+        return null;
+    }
+
+    private static void assertSent(List<Sent> got, int... opcodeAndPsn) {
+        assertEquals(opcodeAndPsn.length / 2, got.size(), got::toString);
+        for (int i = 0; i < got.size(); i++) {
+            assertEquals(Opcode.name(opcodeAndPsn[2 * i]), Opcode.name(got.get(i).opcode()), got::toString);
+            assertEquals(opcodeAndPsn[2 * i + 1], got.get(i).psn(), got::toString);
+        }
+    }
+
+    // ---------------------------------------------------------------- requester side
+
+    /** rxe: a PSN sequence NAK goes through the retry path; a responder that NAKs for ever ends the WR. */
+    @Test
+    void sequenceNakThatAcknowledgesNothingSpendsARetryAndEndsInRetryExceeded() {
+        peer = s -> {
+            if (!Opcode.isResponse(s.opcode())) {
+                injectNak(Aeth.NAK_PSN_SEQ_ERR, s.psn()); // "expected this very PSN": acknowledges nothing
+            }
+        };
+        qp.postSend(new SendWorkRequest().wrId(1).opcode(WrOpcode.SEND).sge(mr, 0, 16).flags(SendFlag.SIGNALED));
+        WorkCompletion wc = poll();
+        assertNotNull(wc, "the looping NAKs ended");
+        assertEquals(WcStatus.RETRY_EXC_ERR, wc.status());
+        assertEquals(8, requests().size(), "the first send and retry_cnt (7) retransmissions");
+        assertEquals(QpState.ERR, qp.query().qpState);
+    }
+
+    @Test
+    void sequenceNakThatAcknowledgesSomethingNewCostsNoRetry() {
+        // two SENDs; the peer takes the first and NAKs the second every time it comes
+        peer = s -> {
+            if (s.opcode() == Opcode.RC_SEND_ONLY && s.psn() == 1) {
+                injectNak(Aeth.NAK_PSN_SEQ_ERR, 1);
+            }
+        };
+        qp.postSend(new SendWorkRequest().wrId(1).opcode(WrOpcode.SEND).sge(mr, 0, 16).flags(SendFlag.SIGNALED)
+                .next(new SendWorkRequest().wrId(2).opcode(WrOpcode.SEND).sge(mr, 0, 16).flags(SendFlag.SIGNALED)));
+        WorkCompletion first = poll();
+        assertEquals(1, first.wrId());
+        assertEquals(WcStatus.SUCCESS, first.status(), "the first NAK acknowledged PSN 0");
+        WorkCompletion second = poll();
+        assertNotNull(second);
+        assertEquals(WcStatus.RETRY_EXC_ERR, second.status());
+        long tries = requests().stream().filter(r -> r.psn() == 1).count();
+        assertEquals(9, tries, "first try, the free resend after the NAK that acknowledged PSN 0, then 7 retries");
+    }
+
+    @Test
+    void unknownNakCodeCompletesWithRemoteOperationalError() {
+        peer = s -> {
+            if (!Opcode.isResponse(s.opcode())) {
+                injectNak(0x65, s.psn()); // a NAK code IBTA reserves
+            }
+        };
+        qp.postSend(new SendWorkRequest().wrId(1).opcode(WrOpcode.SEND).sge(mr, 0, 16).flags(SendFlag.SIGNALED));
+        WorkCompletion wc = poll();
+        assertNotNull(wc);
+        assertEquals(WcStatus.REM_OP_ERR, wc.status());
+        assertEquals(1, requests().size(), "not retransmitted");
+    }
+
+    /** IBA 10.6.5.1 local invalidate fence (rxe_wqe_is_fenced): LOCAL_INV waits for all earlier WRs. */
+    @Test
+    void localInvalidateWaitsForEveryEarlierWorkRequest() {
+        MemoryWindow mw = pd.allocMw(MwType.TYPE_2);
+        int rkey = mw.nextRkey();
+        qp.postSend(new SendWorkRequest().wrId(1).flags(SendFlag.SIGNALED)
+                .bindMw(mw, rkey, mr, mr.address(), 256, Access.REMOTE_WRITE_BIT));
+        assertEquals(WcStatus.SUCCESS, poll().status());
+        MemKey key = hca.keys.lookup(rkey);
+        assertTrue(key.valid);
+        qp.postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.SEND).sge(mr, 0, 16).flags(SendFlag.SIGNALED));
+        qp.postSend(new SendWorkRequest().wrId(3).flags(SendFlag.SIGNALED).localInvalidate(rkey));
+        assertTrue(key.valid, "LOCAL_INV waits while the SEND is unacknowledged");
+        WorkCompletion[] none = WorkCompletion.array(1);
+        assertEquals(0, cq.poll(none));
+        inject(qp, Opcode.RC_ACKNOWLEDGE, 0, b -> new Aeth().wrap(b, Opcode.offsetOf(Opcode.RC_ACKNOWLEDGE,
+                Opcode.HEADER_AETH)).write(Aeth.ACK_CREDITS_INVALID, 1), 0);
+        WorkCompletion send = poll();
+        assertEquals(2, send.wrId());
+        WorkCompletion inv = poll();
+        assertEquals(3, inv.wrId());
+        assertEquals(WcStatus.SUCCESS, inv.status());
+        assertFalse(key.valid, "invalidated once the SEND completed");
+        mw.close();
+    }
+
+    // ---------------------------------------------------------------- responder side
+
+    @Test
+    void type2WindowDoesNotFollowItsQpNumberToANewQp() {
+        MemoryWindow mw = pd.allocMw(MwType.TYPE_2);
+        int rkey = mw.nextRkey();
+        qp.postSend(new SendWorkRequest().wrId(1).flags(SendFlag.SIGNALED)
+                .bindMw(mw, rkey, mr, mr.address(), 256, Access.REMOTE_WRITE_BIT));
+        assertEquals(WcStatus.SUCCESS, poll().status());
+        injectWriteOnly(qp, 0, mr.address(), rkey, 16);
+        List<Sent> ok = takeSent();
+        assertEquals(1, ok.size(), ok::toString);
+        assertTrue(Aeth.isAck(ok.get(0).syndrome()), "the window works through its QP: " + ok);
+        int qpn = qp.qpn();
+        qp.close();
+        hca.nextQpnHint(qpn);
+        qp = newQp();
+        assertEquals(qpn, qp.qpn(), "the new QP has the old QP's number");
+        injectWriteOnly(qp, 0, mr.address(), rkey, 16);
+        List<Sent> refused = takeSent();
+        assertEquals(1, refused.size(), refused::toString);
+        assertEquals(Aeth.NAK_REMOTE_ACCESS, refused.get(0).syndrome(), "a new QP with the same number: " + refused);
+        qp.close();
+        mw.close();
+    }
+
+    /** rxe read_reply: a READ re-requested from the middle continues with MIDDLE/LAST responses. */
+    @Test
+    void readReRequestedFromTheMiddleIsAnsweredWithMiddleAndLast() {
+        long va = mr.address();
+        injectRead(qp, 0, va, mr.rkey(), 3 * MTU);
+        assertSent(takeSent(), Opcode.RC_RDMA_READ_RESPONSE_FIRST, 0, Opcode.RC_RDMA_READ_RESPONSE_MIDDLE, 1,
+                Opcode.RC_RDMA_READ_RESPONSE_LAST, 2);
+        injectRead(qp, 1, va + MTU, mr.rkey(), 2 * MTU);
+        assertSent(takeSent(), Opcode.RC_RDMA_READ_RESPONSE_MIDDLE, 1, Opcode.RC_RDMA_READ_RESPONSE_LAST, 2);
+        injectRead(qp, 2, va + 2 * MTU, mr.rkey(), MTU);
+        assertSent(takeSent(), Opcode.RC_RDMA_READ_RESPONSE_LAST, 2);
+        injectRead(qp, 0, va, mr.rkey(), 3 * MTU);
+        assertSent(takeSent(), Opcode.RC_RDMA_READ_RESPONSE_FIRST, 0, Opcode.RC_RDMA_READ_RESPONSE_MIDDLE, 1,
+                Opcode.RC_RDMA_READ_RESPONSE_LAST, 2);
+    }
+
+    /** rxe duplicate_request: a duplicate READ must name the same rkey and lie inside the original. */
+    @Test
+    void duplicateReadDifferentFromTheOriginalIsDropped() {
+        long va = mr.address();
+        MemoryRegion other = pd.regMr(arena.allocate(4 * MTU, 8), Access.LOCAL_WRITE_BIT | Access.REMOTE_READ_BIT);
+        injectRead(qp, 0, va, mr.rkey(), 2 * MTU);
+        assertEquals(2, takeSent().size());
+        injectRead(qp, 0, va + 2 * MTU, mr.rkey(), 2 * MTU); // same PSN, other bytes of the same MR
+        injectRead(qp, 0, va, mr.rkey(), 3 * MTU); // longer than the original
+        injectRead(qp, 0, other.address(), other.rkey(), 2 * MTU); // another MR
+        assertSent(takeSent());
+        assertEquals(3, ctx.counters(1).get("duplicate_request"));
+        injectRead(qp, 1, va + MTU, mr.rkey(), MTU); // a part of the original: answered
+        assertSent(takeSent(), Opcode.RC_RDMA_READ_RESPONSE_LAST, 1);
+        other.close();
+    }
+
+    /** rxe checks the rkey (check_rkey) before the alignment (atomic_reply). */
+    @Test
+    void misalignedAtomicWithABadRkeyIsRemoteAccessError() {
+        int op = Opcode.RC_FETCH_ADD;
+        inject(qp, op, 0, b -> new AtomicEth().wrap(b, Opcode.offsetOf(op, Opcode.HEADER_ATOMIC_ETH))
+                .virtualAddress(mr.address() + 4).rkey(mr.rkey() ^ 0x100).swapAdd(1).compare(0), 0);
+        List<Sent> got = takeSent();
+        assertEquals(1, got.size(), got::toString);
+        assertEquals(Aeth.NAK_REMOTE_ACCESS, got.get(0).syndrome());
+    }
+
+    @Test
+    void misalignedAtomicWithAGoodRkeyIsInvalidRequest() {
+        int op = Opcode.RC_FETCH_ADD;
+        inject(qp, op, 0, b -> new AtomicEth().wrap(b, Opcode.offsetOf(op, Opcode.HEADER_ATOMIC_ETH))
+                .virtualAddress(mr.address() + 4).rkey(mr.rkey()).swapAdd(1).compare(0), 0);
+        List<Sent> got = takeSent();
+        assertEquals(1, got.size(), got::toString);
+        assertEquals(Aeth.NAK_INVALID_REQUEST, got.get(0).syndrome());
+    }
+
+    /** rxe check_length: a RETH DMA length above 2^31 is an invalid request, whatever the key. */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void rethLengthAbove2To31IsInvalidRequest(boolean write) {
+        int length = 0x80000001;
+        if (write) {
+            int op = Opcode.RC_RDMA_WRITE_FIRST;
+            inject(qp, op, 0, b -> new Reth().wrap(b, Opcode.offsetOf(op, Opcode.HEADER_RETH))
+                    .virtualAddress(mr.address()).rkey(mr.rkey()).dmaLength(length), MTU);
+        } else {
+            injectRead(qp, 0, mr.address(), mr.rkey(), length);
+        }
+        List<Sent> got = takeSent();
+        assertEquals(1, got.size(), got::toString);
+        assertEquals(Aeth.NAK_INVALID_REQUEST, got.get(0).syndrome());
+    }
+
+    /** rxe do_complete: a class C error in the middle of a SEND completes its receive with the error. */
+    @Test
+    void errorInTheMiddleOfASendCompletesTheHeldReceiveWithTheErrorStatus() {
+        qp.postRecv(new RecvWorkRequest().wrId(40).sge(mr, 0, 3 * MTU));
+        qp.postRecv(new RecvWorkRequest().wrId(41).sge(mr, 0, 3 * MTU));
+        inject(qp, Opcode.RC_SEND_FIRST, 0, b -> { }, MTU);
+        int op = Opcode.RC_RDMA_WRITE_FIRST; // the SEND never ends: a bad opcode sequence
+        inject(qp, op, 1, b -> new Reth().wrap(b, Opcode.offsetOf(op, Opcode.HEADER_RETH))
+                .virtualAddress(mr.address()).rkey(mr.rkey()).dmaLength(2 * MTU), MTU);
+        List<Sent> got = takeSent();
+        assertEquals(Aeth.NAK_INVALID_REQUEST, got.get(got.size() - 1).syndrome(), got::toString);
+        WorkCompletion held = poll();
+        assertEquals(40, held.wrId());
+        assertEquals(WcStatus.REM_INV_REQ_ERR, held.status());
+        WorkCompletion flushed = poll();
+        assertEquals(41, flushed.wrId());
+        assertEquals(WcStatus.WR_FLUSH_ERR, flushed.status());
+    }
+}
