@@ -48,6 +48,7 @@ class TransportChecksTest {
     private Device device;
     private Hca hca;
     private Context ctx;
+    private final java.util.ArrayDeque<VerbsResource> created = new java.util.ArrayDeque<>();
     private ProtectionDomain pd;
     private CompletionQueue cq;
     private QueuePair qp;
@@ -73,30 +74,35 @@ class TransportChecksTest {
             }
         });
         ctx = device.open();
-        pd = ctx.allocPd();
-        cq = ctx.createCq(64);
+        pd = track(ctx.allocPd());
+        cq = track(ctx.createCq(64));
         qp = newQp();
         arena = Arena.ofShared();
-        mr = pd.regMr(arena.allocate(4 * MTU, 8), Access.LOCAL_WRITE_BIT | Access.REMOTE_WRITE_BIT
-                | Access.REMOTE_READ_BIT | Access.REMOTE_ATOMIC_BIT | Access.MW_BIND_BIT);
+        mr = track(pd.regMr(arena.allocate(4 * MTU, 8), Access.LOCAL_WRITE_BIT | Access.REMOTE_WRITE_BIT
+                | Access.REMOTE_READ_BIT | Access.REMOTE_ATOMIC_BIT | Access.MW_BIND_BIT));
+    }
+
+    /** Remembers a resource for {@link #tearDown}, which closes them newest first. */
+    private <T extends VerbsResource> T track(T r) {
+        created.push(r);
+        return r;
     }
 
     private QueuePair newQp() {
-        QueuePair q = pd.createQp(new QpInitAttr(QpType.RC, cq, cq).cap(new QpCap(8, 8, 1, 1, 0)));
+        QueuePair q = track(pd.createQp(new QpInitAttr(QpType.RC, cq, cq).cap(new QpCap(8, 8, 1, 1, 0))));
         ReceivePathFuzzTest.Connect.bringUp(q, QpType.RC, peerGid, PEER_QPN); // MTU 1024, PSNs 0, 7 retries
         return q;
     }
 
     @AfterEach
     void tearDown() {
-        try {
-            ctx.close();
-        } catch (RuntimeException ignored) {
-            // resources a test left behind: the device goes anyway
-        } finally {
-            SoftDevices.remove(device);
-            arena.close();
+        // A device with an open context cannot be removed: close what the test made, newest first.
+        while (!created.isEmpty()) {
+            created.pop().close();
         }
+        ctx.close();
+        SoftDevices.remove(device);
+        arena.close();
     }
 
     // ---------------------------------------------------------------- the scripted peer
@@ -215,7 +221,7 @@ class TransportChecksTest {
     /** IBA 10.6.5.1 local invalidate fence (rxe_wqe_is_fenced): LOCAL_INV waits for all earlier WRs. */
     @Test
     void localInvalidateWaitsForEveryEarlierWorkRequest() {
-        MemoryWindow mw = pd.allocMw(MwType.TYPE_2);
+        MemoryWindow mw = track(pd.allocMw(MwType.TYPE_2));
         int rkey = mw.nextRkey();
         qp.postSend(new SendWorkRequest().wrId(1).flags(SendFlag.SIGNALED)
                 .bindMw(mw, rkey, mr, mr.address(), 256, Access.REMOTE_WRITE_BIT));
@@ -242,7 +248,7 @@ class TransportChecksTest {
 
     @Test
     void type2WindowDoesNotFollowItsQpNumberToANewQp() {
-        MemoryWindow mw = pd.allocMw(MwType.TYPE_2);
+        MemoryWindow mw = track(pd.allocMw(MwType.TYPE_2));
         int rkey = mw.nextRkey();
         qp.postSend(new SendWorkRequest().wrId(1).flags(SendFlag.SIGNALED)
                 .bindMw(mw, rkey, mr, mr.address(), 256, Access.REMOTE_WRITE_BIT));
@@ -284,7 +290,7 @@ class TransportChecksTest {
     @Test
     void duplicateReadDifferentFromTheOriginalIsDropped() {
         long va = mr.address();
-        MemoryRegion other = pd.regMr(arena.allocate(4 * MTU, 8), Access.LOCAL_WRITE_BIT | Access.REMOTE_READ_BIT);
+        MemoryRegion other = track(pd.regMr(arena.allocate(4 * MTU, 8), Access.LOCAL_WRITE_BIT | Access.REMOTE_READ_BIT));
         injectRead(qp, 0, va, mr.rkey(), 2 * MTU);
         assertEquals(2, takeSent().size());
         injectRead(qp, 0, va + 2 * MTU, mr.rkey(), 2 * MTU); // same PSN, other bytes of the same MR
