@@ -176,8 +176,9 @@ public abstract class UdConformanceTest extends AbstractDataPathTest {
     /**
      * The GRH area holds the packet's network header as it was on the wire (rxe copies ip_hdr /
      * ipv6_hdr): IPv4 in the last 20 bytes with its real total length, TTL = the sender's hop limit,
-     * TOS = its traffic class and a valid checksum; IPv6 with payload length, hop limit, traffic class
-     * and flow label. The work completion says which.
+     * TOS = its traffic class and a valid checksum; IPv6 with payload length, hop limit and traffic
+     * class (the flow label is not checked: it does not cross a UDP socket). Both carry the sender's and
+     * receiver's addresses. The work completion says which layout it is.
      */
     @Test
     void grhAreaHoldsThePacketsRealNetworkHeader() {
