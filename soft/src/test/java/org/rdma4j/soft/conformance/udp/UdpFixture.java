@@ -16,6 +16,8 @@ final class UdpFixture {
     private static Device b;
     private static Device channelA;
     private static Device channelB;
+    private static Device v6a;
+    private static Device v6b;
 
     private UdpFixture() {}
 
@@ -48,6 +50,35 @@ final class UdpFixture {
         } catch (Exception e) {
             throw new IllegalStateException("cannot set up the DatagramChannel devices", e);
         }
+    }
+
+    /**
+     * Two devices over IPv6 on ::1, told apart by their UDP ports (the only IPv6 loopback address):
+     * covers the IPv6 ICRC, the IPv6 GRH area of UD receives and the address check with IPv6 GIDs.
+     */
+    private static synchronized void initV6() {
+        if (v6a != null) {
+            return;
+        }
+        try {
+            InetAddress lo6 = InetAddress.getByName("::1");
+            int pa = SoftDevices.freeUdpPort(26791, lo6);
+            int pb = SoftDevices.freeUdpPort(pa + 1, lo6);
+            v6a = SoftDevices.createUdp("soft-udp6-a", lo6, pa, pb, UdpLink.Mode.AUTO);
+            v6b = SoftDevices.createUdp("soft-udp6-b", lo6, pb, pa, UdpLink.Mode.AUTO);
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot set up the IPv6 UDP devices on ::1 (is IPv6 loopback up?)", e);
+        }
+    }
+
+    static Context openV6() {
+        initV6();
+        return v6a.open();
+    }
+
+    static Context openV6Peer() {
+        initV6();
+        return v6b.open();
     }
 
     static Context openChannel() {

@@ -1,0 +1,22 @@
+package org.rdma4j.soft.conformance.udp;
+
+import org.rdma4j.conformance.CompletionQueueConformanceTest;
+import org.rdma4j.verbs.Context;
+
+/** CompletionQueue conformance on soft devices talking RoCEv2 over UDP sockets. */
+class UdpCompletionQueueConformanceTest extends CompletionQueueConformanceTest {
+    @Override
+    protected Context openContext() {
+        return UdpFixture.open();
+    }
+
+    @Override
+    protected Context openPeerContext() {
+        return UdpFixture.openPeer();
+    }
+
+    @Override
+    protected int gidIndex(Context c) {
+        return UdpFixture.GID_INDEX;
+    }
+}
