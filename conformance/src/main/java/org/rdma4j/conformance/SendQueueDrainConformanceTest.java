@@ -1,11 +1,14 @@
 package org.rdma4j.conformance;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 import org.rdma4j.verbs.AsyncEvent;
 import org.rdma4j.verbs.AsyncEventType;
+import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.MemoryRegion;
 import org.rdma4j.verbs.QpAttr;
 import org.rdma4j.verbs.QpAttrMask;
@@ -66,6 +69,36 @@ public abstract class SendQueueDrainConformanceTest extends AbstractDataPathTest
         QpBringUp.to(p.a().qp(), QpState.RTS);
         expect(p.a().sendCq(), 1, WcOpcode.RDMA_WRITE);
         assertPattern(dst.segment(), 0, 100, 111, "written after SQD -> RTS");
+    }
+
+    /**
+     * rxe_qp_chk_attr: while the send queue is still draining the QP may only go to ERR (or RESET, which
+     * any state may); SQD -> RTS is refused until the drain ends. B posts no receive at first, so A's
+     * SEND is RNR NAKed (rnr_retry 7: for ever) and stays outstanding.
+     */
+    @Test
+    void leavingSqdWhileTheSendQueueIsStillDrainingFailsEinval() {
+        QpPair p = connect(spec(QpType.RC));
+        MemoryRegion src = register(p.a(), PAGE_SIZE, MR_ALL);
+        MemoryRegion dst = register(p.b(), PAGE_SIZE, MR_ALL);
+        fillPattern(src.segment(), 0, 64, 112);
+        p.a().qp().postSend(wr(1, WrOpcode.SEND).sge(src, 0, 64));
+        assertNoCompletion(p.a().sendCq(), "no receive at B yet: RNR NAKed");
+        toSqd(p, false);
+        awaitQpState(p.a().qp(), QpState.SQD);
+        assertTrue(p.a().qp().query().sqDraining, "the SEND is still outstanding");
+        assertErrno(Errno.EINVAL, () -> p.a().qp().modify(new QpAttr().state(QpState.RTS), QpAttrMask.STATE));
+        assertEquals(QpState.SQD, p.a().qp().state(), "still in SQD");
+        postRecv(p.b(), 2, dst, 0, 64);
+        expect(p.a().sendCq(), 1, WcOpcode.SEND);
+        expect(p.b().recvCq(), 2, WcOpcode.RECV);
+        long deadline = System.nanoTime() + TIMEOUT_MS * 1_000_000L;
+        while (p.a().qp().query().sqDraining && System.nanoTime() - deadline < 0) {
+            Thread.yield();
+        }
+        assertFalse(p.a().qp().query().sqDraining, "drained once the SEND completed");
+        QpBringUp.to(p.a().qp(), QpState.RTS);
+        assertQpState(p.a().qp(), QpState.RTS);
     }
 
     @Test

@@ -37,6 +37,30 @@ public abstract class SendRecvConformanceTest extends AbstractDataPathTest {
         sendAndCheck(connect(spec(QpType.RC).mtu(mtu)), size, true, size + 1);
     }
 
+    /**
+     * query_qp reports the live PSNs (rxe_qp_to_attr): sq_psn is the PSN of the requester's next packet,
+     * rq_psn the PSN the responder expects next, not the values the last modify wrote. A SEND (1 packet),
+     * a WRITE (3) and a READ (2) from A move A's sq_psn and B's rq_psn by 6, across the 24-bit wrap.
+     */
+    @Test
+    void queryReportsTheLivePsnsAfterTraffic() {
+        QpPair p = connect(spec(QpType.RC).mtu(Mtu.MTU_1024).psns(0xFFFFFE, 0x2000));
+        MemoryRegion src = register(p.a(), 4 * 1024, MR_ALL);
+        MemoryRegion dst = register(p.b(), 4 * 1024, MR_ALL);
+        postRecv(p.b(), 1, dst, 0, 64);
+        p.a().qp().postSend(wr(2, WrOpcode.SEND).sge(src, 0, 64));
+        expect(p.a().sendCq(), 2, WcOpcode.SEND);
+        expect(p.b().recvCq(), 1, WcOpcode.RECV);
+        p.a().qp().postSend(wr(3, WrOpcode.RDMA_WRITE).sge(src, 0, 3 * 1024).rdma(addr(dst, 0), dst.rkey()));
+        expect(p.a().sendCq(), 3, WcOpcode.RDMA_WRITE);
+        p.a().qp().postSend(wr(4, WrOpcode.RDMA_READ).sge(src, 0, 2 * 1024).rdma(addr(dst, 0), dst.rkey()));
+        expect(p.a().sendCq(), 4, WcOpcode.RDMA_READ);
+        assertEquals(0x000004, p.a().qp().query().sqPsn, "A's next request PSN");
+        assertEquals(0x000004, p.b().qp().query().rqPsn, "B expects the PSN after the READ");
+        assertEquals(0x2000, p.a().qp().query().rqPsn, "B sent no requests");
+        assertEquals(0x2000, p.b().qp().query().sqPsn, "responses do not use B's send PSNs");
+    }
+
     @Test
     void zeroLengthSendWithAZeroLengthSgeWorks() {
         QpPair p = connect(spec(QpType.RC));

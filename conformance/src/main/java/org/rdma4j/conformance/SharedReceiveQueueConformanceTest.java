@@ -37,6 +37,38 @@ public abstract class SharedReceiveQueueConformanceTest extends AbstractVerbsTes
         assertSame(pd, srq.pd());
     }
 
+    /** rxe_srq_chk_init raises max_sge 0 to its minimum of one (RXE_MIN_SRQ_SGE) rather than refusing. */
+    @Test
+    void srqWithMaxSgeZeroGetsOneScatterEntry() {
+        ProtectionDomain pd = allocPd(ctx);
+        SharedReceiveQueue srq = track(pd.createSrq(new SrqAttr(8, 0, 0)));
+        assertTrue(srq.query().maxSge() >= 1, srq.query().toString());
+        MemoryRegion mr = register(pd, PAGE_SIZE, MR_ALL);
+        srq.postRecv(new RecvWorkRequest().wrId(1).sge(mr, 0, 64));
+    }
+
+    /** rxe_srq_chk_attr: an armed limit must stay within max_wr, whichever of the two a modify changes. */
+    @Test
+    void resizeBelowTheArmedLimitOrLimitAboveMaxWrFailsEinval() {
+        ProtectionDomain pd = allocPd(ctx);
+        SharedReceiveQueue srq = track(pd.createSrq(new SrqAttr(16, 1, 0)));
+        srq.modify(new SrqAttr(0, 0, 10), SrqAttrMask.LIMIT);
+        int maxWr = srq.query().maxWr();
+        assertErrno(Errno.EINVAL, () -> srq.modify(new SrqAttr(8, 0, 0), SrqAttrMask.MAX_WR));
+        assertEquals(maxWr, srq.query().maxWr(), "max_wr unchanged");
+        assertEquals(10, srq.query().srqLimit(), "limit still armed");
+        srq.modify(new SrqAttr(10, 0, 0), SrqAttrMask.MAX_WR); // down to the limit is fine
+        assertTrue(srq.query().maxWr() >= 10);
+        int now = srq.query().maxWr();
+        if (now < deviceAttr().maxSrqWr()) {
+            assertErrno(Errno.EINVAL, () -> srq.modify(new SrqAttr(0, 0, now + 1), SrqAttrMask.LIMIT));
+            assertEquals(10, srq.query().srqLimit(), "limit unchanged");
+        }
+        srq.modify(new SrqAttr(0, 0, 0), SrqAttrMask.LIMIT); // disarmed: any size again
+        srq.modify(new SrqAttr(4, 0, 0), SrqAttrMask.MAX_WR);
+        assertTrue(srq.query().maxWr() >= 4);
+    }
+
     @Test
     void srqNumbersAreDistinct() {
         ProtectionDomain pd = allocPd(ctx);

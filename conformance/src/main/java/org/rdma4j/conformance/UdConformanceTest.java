@@ -132,6 +132,25 @@ public abstract class UdConformanceTest extends AbstractDataPathTest {
     }
 
     /**
+     * An address handle must come from the QP's PD. rxe looks the AH up when it builds the packet
+     * (rxe_get_av): one of another PD gives no address, the WR completes LOC_QP_OP_ERR and the QP goes to
+     * ERR; nothing is sent.
+     */
+    @Test
+    void sendWithAnAddressHandleOfAnotherPdFailsWithLocalQpOperationError() {
+        QpPair p = connect(spec(QpType.UD));
+        MemoryRegion src = register(p.a(), 256, MR_ALL);
+        MemoryRegion dst = register(p.b(), 512, MR_ALL);
+        postRecv(p.b(), 1, dst, 0, 64 + GRH);
+        ProtectionDomain other = allocPd(ctx);
+        AddressHandle ah = track(other.createAh(AhAttr.roce(p.b().gid(), p.a().gidIndex())));
+        p.a().qp().postSend(wr(2, WrOpcode.SEND).sge(src, 0, 64).ud(ah, p.b().qpn(), p.spec().qkey()));
+        expect(p.a().sendCq(), 2, WcStatus.LOC_QP_OP_ERR);
+        awaitQpState(p.a().qp(), QpState.ERR);
+        assertNoCompletion(p.b().recvCq(), "nothing was sent");
+    }
+
+    /**
      * A datagram that does not fit the posted receive (GRH included) costs that receive at most (rxe
      * drops it and keeps the receive; others complete it with an error) and never stops the UD QP.
      */

@@ -27,6 +27,8 @@ import org.rdma4j.verbs.spi.QpTransitions;
 
 /** A soft queue pair: control-path validation in front of a {@link QpEngine}. Posting is thread safe. */
 final class SoftQp extends AbstractResource implements QueuePair {
+    /** Bit 31 of a Q_Key: a controlled Q_Key, which only privileged consumers may set. */
+    private static final int CONTROLLED_QKEY = 0x80000000;
     private static final int QP_ACCESS_BITS = Access.LOCAL_WRITE_BIT | Access.REMOTE_WRITE_BIT
             | Access.REMOTE_READ_BIT | Access.REMOTE_ATOMIC_BIT | Access.MW_BIND_BIT;
 
@@ -218,6 +220,12 @@ final class SoftQp extends AbstractResource implements QueuePair {
         if (attr == null) {
             throw new VerbsException(Errno.EINVAL, "no attributes");
         }
+        if ((mask & QKEY) != 0 && (attr.qkey & CONTROLLED_QKEY) != 0) {
+            // uverbs modify_qp: a controlled Q_Key needs privilege, and soft treats every caller as an
+            // unprivileged process (no CAP_NET_RAW, privileged_qkey mode off)
+            throw new VerbsException(Errno.EPERM, "Q_Key 0x" + Integer.toHexString(attr.qkey)
+                    + " is a controlled Q_Key (bit 31): only a privileged process may set one");
+        }
         QpState cur = engine.state();
         if ((mask & CUR_STATE) != 0 && attr.curQpState != cur) {
             throw new VerbsException(Errno.EINVAL, "cur_qp_state " + attr.curQpState + " but the QP is in " + cur);
@@ -229,6 +237,12 @@ final class SoftQp extends AbstractResource implements QueuePair {
         String why = QpTransitions.check(type, cur, next, mask);
         if (why != null) {
             throw new VerbsException(Errno.EINVAL, why);
+        }
+        if ((mask & STATE) != 0 && cur == QpState.SQD && next != QpState.ERR && next != QpState.RESET
+                && engine.sqDraining()) {
+            // rxe_qp_chk_attr: the send queue must have drained before the QP leaves (or re-enters) SQD
+            throw new VerbsException(Errno.EINVAL, "the send queue is still draining: wait for SQ_DRAINED"
+                    + " (or sq_draining false in query) before moving to " + next);
         }
         SoftContext ctx = pd.context;
         Gid dgid = null;
@@ -340,8 +354,11 @@ final class SoftQp extends AbstractResource implements QueuePair {
         out.curQpState = s;
         out.pathMtu = attrs.pathMtu;
         out.qkey = attrs.qkey;
-        out.rqPsn = attrs.rqPsn;
-        out.sqPsn = attrs.sqPsn;
+        // the live PSNs, as rxe_qp_to_attr reports them: the responder's expected PSN and the PSN of the
+        // requester's next packet, not the values modify last wrote
+        long psns = engine.livePsns();
+        out.rqPsn = (int) (psns >>> 32);
+        out.sqPsn = (int) psns;
         out.destQpNum = attrs.destQpNum;
         out.qpAccessFlags = attrs.qpAccessFlags;
         out.cap = cap.copy();

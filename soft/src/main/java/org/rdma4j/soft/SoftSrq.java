@@ -23,13 +23,14 @@ final class SoftSrq extends AbstractResource implements SharedReceiveQueue {
     volatile boolean dying;
 
     SoftSrq(SoftPd pd, SrqAttr attr) {
-        if (attr == null || attr.maxWr() < 1 || attr.maxWr() > SoftLimits.MAX_SRQ_WR || attr.maxSge() < 1
+        if (attr == null || attr.maxWr() < 1 || attr.maxWr() > SoftLimits.MAX_SRQ_WR || attr.maxSge() < 0
                 || attr.maxSge() > SoftLimits.MAX_SRQ_SGE || attr.srqLimit() < 0 || attr.srqLimit() > attr.maxWr()) {
             throw new VerbsException(Errno.EINVAL, "SRQ attributes " + attr + " outside max_wr 1.."
-                    + SoftLimits.MAX_SRQ_WR + ", max_sge 1.." + SoftLimits.MAX_SRQ_SGE);
+                    + SoftLimits.MAX_SRQ_WR + ", max_sge 0.." + SoftLimits.MAX_SRQ_SGE);
         }
         this.pd = pd;
-        this.queue = new RecvQueue(attr.maxWr(), attr.maxSge(), true,
+        // max_sge 0 means one, as rxe_srq_chk_init raises it to RXE_MIN_SRQ_SGE
+        this.queue = new RecvQueue(attr.maxWr(), Math.max(1, attr.maxSge()), true,
                 () -> pd.context.postEvent(AsyncEvent.ofSrq(AsyncEventType.SRQ_LIMIT_REACHED, this)));
         queue.setLimit(attr.srqLimit());
         pd.context.device.claim(ResourceLimits.Kind.SRQ);
@@ -75,18 +76,24 @@ final class SoftSrq extends AbstractResource implements SharedReceiveQueue {
         if ((mask & ~(SrqAttrMask.MAX_WR | SrqAttrMask.LIMIT)) != 0 || mask == 0) {
             throw new VerbsException(Errno.EINVAL, "SRQ attribute mask 0x" + Integer.toHexString(mask));
         }
-        if ((mask & SrqAttrMask.MAX_WR) != 0) {
-            if (attr.maxWr() < 1 || attr.maxWr() > SoftLimits.MAX_SRQ_WR) {
-                throw new VerbsException(Errno.EINVAL, "max_wr " + attr.maxWr() + " outside 1.." + SoftLimits.MAX_SRQ_WR);
-            }
-            if (!queue.resize(attr.maxWr())) {
-                throw new VerbsException(Errno.EINVAL, "cannot shrink below the " + queue.count() + " posted receives");
-            }
+        boolean resize = (mask & SrqAttrMask.MAX_WR) != 0;
+        boolean arm = (mask & SrqAttrMask.LIMIT) != 0;
+        // every check before any change (rxe_srq_chk_attr), so a refused modify changes nothing
+        if (resize && (attr.maxWr() < 1 || attr.maxWr() > SoftLimits.MAX_SRQ_WR)) {
+            throw new VerbsException(Errno.EINVAL, "max_wr " + attr.maxWr() + " outside 1.." + SoftLimits.MAX_SRQ_WR);
         }
-        if ((mask & SrqAttrMask.LIMIT) != 0) {
-            if (attr.srqLimit() < 0 || attr.srqLimit() > queue.maxWr()) {
-                throw new VerbsException(Errno.EINVAL, "limit " + attr.srqLimit() + " above max_wr " + queue.maxWr());
-            }
+        int maxWr = resize ? attr.maxWr() : queue.maxWr();
+        if (arm && (attr.srqLimit() < 0 || attr.srqLimit() > maxWr)) {
+            throw new VerbsException(Errno.EINVAL, "limit " + attr.srqLimit() + " outside 0..max_wr " + maxWr);
+        }
+        int limit = arm ? attr.srqLimit() : queue.limit();
+        if (resize && limit > 0 && maxWr < limit) {
+            throw new VerbsException(Errno.EINVAL, "max_wr " + maxWr + " is below the armed limit " + limit);
+        }
+        if (resize && !queue.resize(maxWr)) {
+            throw new VerbsException(Errno.EINVAL, "cannot shrink below the " + queue.count() + " posted receives");
+        }
+        if (arm) {
             queue.setLimit(attr.srqLimit());
         }
     }

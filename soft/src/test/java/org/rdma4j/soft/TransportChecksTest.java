@@ -359,4 +359,34 @@ class TransportChecksTest {
         assertEquals(41, flushed.wrId());
         assertEquals(WcStatus.WR_FLUSH_ERR, flushed.status());
     }
+    /**
+     * rxe runs check_resource before check_length: a new SEND too long for the path MTU takes its receive
+     * first, which completes REM_INV_REQ_ERR (not flushed), and the requester is NAKed "invalid request".
+     */
+    @Test
+    void sendLongerThanThePathMtuCompletesItsReceiveWithRemoteInvalidRequest() {
+        qp.postRecv(new RecvWorkRequest().wrId(50).sge(mr, 0, 2 * MTU));
+        qp.postRecv(new RecvWorkRequest().wrId(51).sge(mr, 0, 2 * MTU));
+        inject(qp, Opcode.RC_SEND_ONLY, 0, b -> { }, MTU + 4);
+        List<Sent> got = takeSent();
+        assertEquals(1, got.size(), got::toString);
+        assertEquals(Aeth.NAK_INVALID_REQUEST, got.get(0).syndrome());
+        WorkCompletion taken = poll();
+        assertEquals(50, taken.wrId());
+        assertEquals(WcStatus.REM_INV_REQ_ERR, taken.status());
+        WorkCompletion flushed = poll();
+        assertEquals(51, flushed.wrId());
+        assertEquals(WcStatus.WR_FLUSH_ERR, flushed.status());
+        assertEquals(QpState.ERR, qp.query().qpState);
+    }
+
+    /** ...and with no receive posted it is RNR NAKed like any SEND (the length is not looked at yet). */
+    @Test
+    void sendLongerThanThePathMtuWithoutAReceiveIsRnrNaked() {
+        inject(qp, Opcode.RC_SEND_ONLY, 0, b -> { }, MTU + 4);
+        List<Sent> got = takeSent();
+        assertEquals(1, got.size(), got::toString);
+        assertTrue(Aeth.isRnrNak(got.get(0).syndrome()), got::toString);
+        assertEquals(QpState.RTS, qp.query().qpState);
+    }
 }

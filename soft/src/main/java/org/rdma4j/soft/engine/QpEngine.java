@@ -179,6 +179,16 @@ public final class QpEngine {
         return sqDraining;
     }
 
+    /**
+     * The live PSNs for query_qp, read between two runs of the task: the responder's expected PSN in
+     * the high 32 bits, the PSN of the requester's next packet in the low 32 bits.
+     */
+    public long livePsns() {
+        long[] out = new long[1];
+        task.runExclusive(() -> out[0] = (long) responder.expectedPsn() << 32 | requester.psn & 0xFFFFFFFFL);
+        return out[0];
+    }
+
     SendWqe wqe(long index) {
         return sq[(int) (index % sq.length)];
     }
@@ -385,7 +395,9 @@ public final class QpEngine {
             return "work request has " + w.numSge() + " SGEs, max_send_sge is " + maxSendSge;
         }
         long total = w.payloadLength();
-        if (w.inlineData() != null && !(op.isSend() || op.isWrite())) {
+        if ((w.inlineData() != null || (w.sendFlags() & SendFlag.INLINE) != 0) && !(op.isSend() || op.isWrite())) {
+            // as rxe's validate_send_wr ("opcode doesn't support inline data"): READ, atomics and the
+            // local operations carry no payload to copy
             return "inline data needs a SEND or RDMA WRITE, not " + op;
         }
         if (total > Integer.toUnsignedLong(Integer.MAX_VALUE)) {
@@ -463,6 +475,7 @@ public final class QpEngine {
             q.hopLimit = ah.grh().hopLimit();
             q.trafficClass = ah.grh().trafficClass();
             q.flowLabel = ah.grh().flowLabel();
+            q.ahInQpPd = w.ah().pd() == pd;
         }
         if (q.opcode == WrOpcode.BIND_MW) {
             q.mw = ((KeyHolder) w.mw()).memKey();

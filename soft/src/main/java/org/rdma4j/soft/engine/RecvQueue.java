@@ -15,6 +15,9 @@ public final class RecvQueue {
         void limitReached();
     }
 
+    /** A receive's scatter list must add up to less than this (2^31 bytes). */
+    static final long MAX_MESSAGE = 1L << 31;
+
     private RecvWqe[] ring;
     private int maxWr;
     private final int maxSge;
@@ -60,13 +63,18 @@ public final class RecvQueue {
         limit = l;
     }
 
-    /** Posts a chain; throws {@link PostException} (ENOMEM full, EINVAL too many SGEs). */
+    /** Posts a chain; throws {@link PostException} (ENOMEM full, EINVAL too many SGEs or 2^31 bytes or more). */
     public synchronized void post(RecvWorkRequest wr) {
         int index = 0;
         for (RecvWorkRequest w = wr; w != null; w = w.next(), index++) {
             if (w.numSge() > maxSge) {
                 throw new PostException(Errno.EINVAL, "receive has " + w.numSge() + " SGEs, max_recv_sge is "
                         + maxSge, w, index);
+            }
+            long sum = w.totalLength();
+            if (sum >= MAX_MESSAGE) {
+                // rxe post_one_recv: IBA's largest message is 2^31 bytes
+                throw new PostException(Errno.EINVAL, "receive of " + sum + " bytes, the most is 2^31 - 1", w, index);
             }
             if (head - tail >= maxWr) {
                 throw new PostException(Errno.ENOMEM, "receive queue full (" + maxWr + " WRs)", w, index);

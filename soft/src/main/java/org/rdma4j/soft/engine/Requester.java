@@ -114,6 +114,20 @@ final class Requester {
                     progress = true;
                     continue;
                 }
+                if (qp.transport == Opcode.TRANSPORT_UD && !w.ahInQpPd) {
+                    // rxe_get_av: an address handle of another PD gives no address vector; the WR
+                    // completes LOC_QP_OP_ERR and the QP goes to ERR (a C program sees it so on rxe)
+                    w.started = true;
+                    w.sent = true;
+                    w.done = true;
+                    w.status = WcStatus.LOC_QP_OP_ERR;
+                    qp.sqCursor++;
+                    qp.completer.retire();
+                    if (qp.state != QpState.ERR) {
+                        qp.enterError();
+                    }
+                    return true;
+                }
                 start(w);
             } else if (rc && windowFull()) {
                 break;

@@ -99,6 +99,11 @@ final class Responder {
         nakSent = false;
     }
 
+    /** The PSN the next new request must carry. */
+    int expectedPsn() {
+        return ePsn;
+    }
+
     void resizeResources(int n) {
         Resource[] r = new Resource[Math.max(1, n)];
         for (int i = 0; i < r.length; i++) {
@@ -146,8 +151,13 @@ final class Responder {
             qp.hca.counters.inc(Counter.BAD_PKEY);
             return;
         }
-        if (p.payloadLength > qp.mtu || (!Opcode.hasPayload(op) && p.payloadLength != 0)) {
-            if (qp.transport == Opcode.TRANSPORT_RC && bth.psn() == ePsn) {
+        boolean inSequenceRc = qp.transport == Opcode.TRANSPORT_RC && bth.psn() == ePsn;
+        if ((p.payloadLength > qp.mtu && !(inSequenceRc && Opcode.isSend(op)))
+                || (!Opcode.hasPayload(op) && p.payloadLength != 0)) {
+            // an in-sequence RC SEND too long for the MTU goes on: as in rxe, where the length check
+            // follows check_resource, it takes its receive (RNR NAK when there is none) and completes it
+            // with REM_INV_REQ_ERR (send: sizeOk) rather than leaving it to be flushed
+            if (inSequenceRc) {
                 nakError(Aeth.NAK_INVALID_REQUEST, ePsn);
             } else {
                 qp.hca.counters.inc(Counter.MALFORMED);

@@ -36,6 +36,8 @@ final class SendWqe {
     int hopLimit;
     int trafficClass;
     int flowLabel;
+    /** UD: the address handle belongs to the QP's protection domain. */
+    boolean ahInQpPd;
     MemKey mw;
     int bindRkey;
     MemKey bindMr;
