@@ -185,6 +185,32 @@ class TransportChecksTest {
     }
 
     @Test
+    void sequenceNaksForOneGapStartOneRetryNotOnePerNak() {
+        // PSN 0 is lost; the responder NAKs "expected 0" for PSN 1 and for PSN 2 (as rxe's responder
+        // would, once per out-of-order packet that reaches it). One retransmission, one retry spent.
+        java.util.Map<Integer, Integer> seen = new java.util.HashMap<>();
+        peer = s -> {
+            if (Opcode.isResponse(s.opcode())) {
+                return;
+            }
+            int n = seen.merge(s.psn(), 1, Integer::sum);
+            if (n == 1 && s.psn() != 0) {
+                injectNak(Aeth.NAK_PSN_SEQ_ERR, 0);
+            } else if (n == 2 && s.psn() == 2) {
+                inject(qp, Opcode.RC_ACKNOWLEDGE, 2, b -> new Aeth().wrap(b, Opcode.offsetOf(Opcode.RC_ACKNOWLEDGE,
+                        Opcode.HEADER_AETH)).write(Aeth.ACK_CREDITS_INVALID, 1), 0);
+            }
+        };
+        long retriesBefore = ctx.counters(1).get("completer_retry_err");
+        qp.postSend(new SendWorkRequest().wrId(1).opcode(WrOpcode.SEND).sge(mr, 0, 3 * MTU).flags(SendFlag.SIGNALED));
+        WorkCompletion wc = poll();
+        assertNotNull(wc);
+        assertEquals(WcStatus.SUCCESS, wc.status(), wc::toString);
+        assertEquals(6, requests().size(), "three packets, then all three once more: " + requests());
+        assertEquals(1, ctx.counters(1).get("completer_retry_err") - retriesBefore, "one retry for one gap");
+    }
+
+    @Test
     void sequenceNakThatAcknowledgesSomethingNewCostsNoRetry() {
         // two SENDs; the peer takes the first and NAKs the second every time it comes
         peer = s -> {

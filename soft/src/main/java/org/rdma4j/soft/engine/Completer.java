@@ -32,6 +32,8 @@ final class Completer {
     private volatile long retransmitDeadline = NEVER;
     private volatile long rnrDeadline = NEVER;
     private int retriesLeft;
+    /** A sequence NAK started a retry and nothing has been acknowledged since (rxe: started_retry). */
+    private boolean nakRetryStarted;
     private int rnrRetriesLeft;
     private int lastGapRewindPsn = -1;
     /** While the ACK timer is put off for a receive backlog: when the putting off must end. */
@@ -53,6 +55,7 @@ final class Completer {
     }
 
     void resetRetries() {
+        nakRetryStarted = false;
         retriesLeft = qp.retryCnt;
         rnrRetriesLeft = qp.rnrRetry;
     }
@@ -116,7 +119,9 @@ final class Completer {
     /**
      * A PSN sequence error NAK: everything before {@code psn} is acknowledged, the rest is sent again.
      * The retransmission is a retry (as in rxe): a NAK that acknowledges nothing new spends one of
-     * retry_cnt, so a responder that NAKs forever ends in RETRY_EXC_ERR rather than a resend loop.
+     * retry_cnt, so a responder that NAKs forever ends in RETRY_EXC_ERR rather than a resend loop. As
+     * rxe's {@code started_retry}, one retry sequence at a time: until something is acknowledged, further
+     * NAKs are answers to packets already in flight and neither resend nor spend (only a timeout does).
      */
     private void sequenceNak(int psn) {
         qp.hca.counters.inc(Counter.RCVD_SEQ_ERR);
@@ -127,6 +132,10 @@ final class Completer {
         if (containing(psn) == null) {
             return; // about nothing outstanding: stale
         }
+        if (nakRetryStarted) {
+            return;
+        }
+        nakRetryStarted = true;
         if (retriesLeft == 0) {
             qp.hca.counters.inc(Counter.RETRY_EXCEEDED_ERR);
             fail(psn, WcStatus.RETRY_EXC_ERR);
@@ -177,6 +186,7 @@ final class Completer {
 
     private void onProgress() {
         deferLimit = NEVER;
+        nakRetryStarted = false;
         retriesLeft = qp.retryCnt;
         rnrRetriesLeft = qp.rnrRetry;
         if (hasOutstanding() && qp.timeout != 0) {
