@@ -262,16 +262,39 @@ public abstract class MemoryWindowConformanceTest extends AbstractVerbsTest {
 
     /** Posts a BIND_MW of {@code mw} over the window range of the target MR and expects MW_BIND_ERR. */
     private void assertBindFails(MemoryWindow mw, int rkey, long len, int access, String why) {
+        assertBindFails(mw, rkey, target, len, access, why);
+    }
+
+    /** The same over region {@code mr}. */
+    private void assertBindFails(MemoryWindow mw, int rkey, MemoryRegion mr, long len, int access, String why) {
         long id = nextWrId++;
         if (mw.type() == MwType.TYPE_1) {
-            mw.bind(p.a().qp(), id, SendFlag.SIGNALED, target, addr(target, WIN_OFF), len, access);
+            mw.bind(p.a().qp(), id, SendFlag.SIGNALED, mr, addr(mr, WIN_OFF), len, access);
         } else {
             p.a().qp().postSend(new SendWorkRequest().wrId(id).flags(SendFlag.SIGNALED)
-                    .bindMw(mw, rkey, target, addr(target, WIN_OFF), len, access));
+                    .bindMw(mw, rkey, mr, addr(mr, WIN_OFF), len, access));
         }
         WorkCompletion wc = pollOne(p.a().sendCq());
         assertEquals(id, wc.wrId(), wc::toString);
         assertEquals(WcStatus.MW_BIND_ERR, wc.status(), () -> why + ": " + wc);
+    }
+
+    /** rxe_check_bind_mw: access bits a window cannot carry fail the bind. */
+    @Test
+    void type2BindWithUnknownAccessBitsCompletesWithMwBindErr() {
+        setUp();
+        MemoryWindow mw = window(MwType.TYPE_2);
+        assertBindFails(mw, mw.nextRkey(), WIN_LEN, Access.REMOTE_WRITE_BIT | 1 << 29, "unknown access bit 29");
+    }
+
+    /** C10-74: a window granting remote write or atomics needs a region registered with LOCAL_WRITE. */
+    @Test
+    void writableWindowOnARegionWithoutLocalWriteCompletesWithMwBindErr() {
+        setUp();
+        MemoryRegion readOnly = register(p.a(), 4 * PAGE_SIZE, Access.REMOTE_READ_BIT | Access.MW_BIND_BIT);
+        MemoryWindow mw = window(MwType.TYPE_2);
+        assertBindFails(mw, mw.nextRkey(), readOnly, WIN_LEN, Access.REMOTE_WRITE_BIT,
+                "REMOTE_WRITE window over a region without LOCAL_WRITE");
     }
 
     /** o10-37.2.30: a type-2 window must be free (invalidated) before it is bound again. */

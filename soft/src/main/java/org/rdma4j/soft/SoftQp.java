@@ -11,6 +11,7 @@ import org.rdma4j.verbs.CompletionQueue;
 import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.Gid;
+import org.rdma4j.verbs.GlobalRoute;
 import org.rdma4j.verbs.ProtectionDomain;
 import org.rdma4j.verbs.QpAttr;
 import org.rdma4j.verbs.QpCap;
@@ -247,6 +248,7 @@ final class SoftQp extends AbstractResource implements QueuePair {
         SoftContext ctx = pd.context;
         Gid dgid = null;
         Gid sgid = null;
+        GlobalRoute grh = null;
         if ((mask & PORT) != 0 && attr.portNum != 1) {
             throw new VerbsException(Errno.EINVAL, "port " + attr.portNum + " does not exist");
         }
@@ -263,6 +265,7 @@ final class SoftQp extends AbstractResource implements QueuePair {
             SoftAh.checkAv(ctx, attr.ahAttr);
             dgid = attr.ahAttr.grh().dgid();
             sgid = ctx.hca.gid(attr.ahAttr.grh().sgidIndex());
+            grh = attr.ahAttr.grh();
         }
         if ((mask & DEST_QPN) != 0 && (attr.destQpNum & ~0xFFFFFF) != 0) {
             throw new VerbsException(Errno.EINVAL, "dest_qp_num 0x" + Integer.toHexString(attr.destQpNum)
@@ -276,7 +279,7 @@ final class SoftQp extends AbstractResource implements QueuePair {
         range(mask, MAX_DEST_RD_ATOMIC, "max_dest_rd_atomic", attr.maxDestRdAtomic, SoftLimits.MAX_QP_RD_ATOM);
         remember(attr, mask);
         engine.modify(new QpEngine.Change(next, mask, attr.pathMtu == null ? 0 : attr.pathMtu.bytes(),
-                attr.destQpNum, dgid, sgid, attr.qkey, attr.qpAccessFlags, attr.rqPsn, attr.sqPsn, attr.timeout,
+                attr.destQpNum, dgid, sgid, grh, attr.qkey, attr.qpAccessFlags, attr.rqPsn, attr.sqPsn, attr.timeout,
                 attr.retryCnt, attr.rnrRetry, attr.minRnrTimer, attr.maxRdAtomic, attr.maxDestRdAtomic,
                 attr.enSqdAsyncNotify));
     }

@@ -39,7 +39,7 @@ class TransportChecksTest {
     private static final int MTU = 1024;
 
     /** A packet the device sent. */
-    record Sent(int opcode, int psn, int payloadLength, int syndrome) {
+    record Sent(int opcode, int psn, int payloadLength, int syndrome, int hopLimit, int trafficClass) {
     }
 
     private final List<Sent> sent = new CopyOnWriteArrayList<>();
@@ -67,7 +67,7 @@ class TransportChecksTest {
                 int op = bth.opcode();
                 int syndrome = Opcode.hasAeth(op)
                         ? new Aeth().wrap(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_AETH)).syndrome() : -1;
-                Sent s = new Sent(op, bth.psn(), p.payloadLength, syndrome);
+                Sent s = new Sent(op, bth.psn(), p.payloadLength, syndrome, p.hopLimit, p.trafficClass);
                 p.release();
                 sent.add(s);
                 peer.accept(s);
@@ -208,6 +208,31 @@ class TransportChecksTest {
         assertEquals(WcStatus.SUCCESS, wc.status(), wc::toString);
         assertEquals(6, requests().size(), "three packets, then all three once more: " + requests());
         assertEquals(1, ctx.counters(1).get("completer_retry_err") - retriesBefore, "one retry for one gap");
+    }
+
+    @Test
+    void connectedQpPacketsCarryTheHopLimitAndTrafficClassOfItsAddressVector() {
+        // rxe builds every RC/UC packet's IP header from the QP's AV (hop limit -> TTL, traffic class -> TOS)
+        QueuePair q = track(pd.createQp(new QpInitAttr(QpType.RC, cq, cq).cap(new QpCap(8, 8, 1, 1, 0))));
+        q.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(1).accessFlags(Access.REMOTE_WRITE_BIT),
+                QpAttrMask.STATE | QpAttrMask.PKEY_INDEX | QpAttrMask.PORT | QpAttrMask.ACCESS_FLAGS);
+        q.modify(new QpAttr().state(QpState.RTR).pathMtu(Mtu.MTU_1024).destQpNum(PEER_QPN).rqPsn(0)
+                .maxDestRdAtomic(1).minRnrTimer(1)
+                .ahAttr(new AhAttr(new GlobalRoute(peerGid, 0, 1, 3, 0x28), 0, 0, 0, 0, 1)),
+                QpAttrMask.STATE | QpAttrMask.AV | QpAttrMask.PATH_MTU | QpAttrMask.DEST_QPN | QpAttrMask.RQ_PSN
+                        | QpAttrMask.MAX_DEST_RD_ATOMIC | QpAttrMask.MIN_RNR_TIMER);
+        q.modify(new QpAttr().state(QpState.RTS).sqPsn(0).timeout(14).retryCnt(7).rnrRetry(7).maxRdAtomic(1),
+                QpAttrMask.STATE | QpAttrMask.SQ_PSN | QpAttrMask.TIMEOUT | QpAttrMask.RETRY_CNT
+                        | QpAttrMask.RNR_RETRY | QpAttrMask.MAX_QP_RD_ATOMIC);
+        q.postSend(new SendWorkRequest().wrId(1).opcode(WrOpcode.SEND).sge(mr, 0, 16).flags(SendFlag.SIGNALED));
+        injectWriteOnly(q, 0, mr.address(), mr.rkey(), 16); // the peer's WRITE: the responder ACKs it
+        List<Sent> out = takeSent();
+        assertTrue(out.stream().anyMatch(s -> s.opcode() == Opcode.RC_SEND_ONLY), () -> "no SEND went out: " + out);
+        assertTrue(out.stream().anyMatch(s -> s.opcode() == Opcode.RC_ACKNOWLEDGE), () -> "no ACK went out: " + out);
+        for (Sent s : out) {
+            assertEquals(3, s.hopLimit(), () -> "hop limit of " + s);
+            assertEquals(0x28, s.trafficClass(), () -> "traffic class of " + s);
+        }
     }
 
     @Test

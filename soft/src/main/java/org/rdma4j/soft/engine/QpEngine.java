@@ -7,6 +7,7 @@ import org.rdma4j.soft.wire.Opcode;
 import org.rdma4j.verbs.AsyncEventType;
 import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.Gid;
+import org.rdma4j.verbs.GlobalRoute;
 import org.rdma4j.verbs.PostException;
 import org.rdma4j.verbs.QpState;
 import org.rdma4j.verbs.QpType;
@@ -56,6 +57,10 @@ public final class QpEngine {
     int destQpn;
     Gid dgid;
     Gid sgid;
+    /** The AV's hop limit, traffic class and flow label: every packet of a connected QP carries them (as rxe). */
+    int avHopLimit;
+    int avTrafficClass;
+    int avFlowLabel;
     int qkey;
     int accessFlags;
     int timeout;
@@ -196,7 +201,7 @@ public final class QpEngine {
     // ------------------------------------------------------------------ control path
 
     /** Settings applied by {@link #modify}; only fields named in the mask are used. */
-    public record Change(QpState next, int mask, int mtuBytes, int destQpn, Gid dgid, Gid sgid, int qkey,
+    public record Change(QpState next, int mask, int mtuBytes, int destQpn, Gid dgid, Gid sgid, GlobalRoute grh, int qkey,
                          int accessFlags, int rqPsn, int sqPsn, int timeout, int retryCnt, int rnrRetry,
                          int minRnrTimer, int maxRdAtomic, int maxDestRdAtomic, boolean sqdNotify) {
     }
@@ -217,6 +222,9 @@ public final class QpEngine {
         if ((m & org.rdma4j.verbs.QpAttrMask.AV) != 0) {
             dgid = c.dgid();
             sgid = c.sgid();
+            avHopLimit = c.grh().hopLimit();
+            avTrafficClass = c.grh().trafficClass();
+            avFlowLabel = c.grh().flowLabel();
         }
         if ((m & org.rdma4j.verbs.QpAttrMask.QKEY) != 0) {
             qkey = c.qkey();

@@ -246,6 +246,9 @@ final class Requester {
         } else {
             p.srcGid = qp.sgid;
             p.dstGid = qp.dgid;
+            p.hopLimit = qp.avHopLimit;
+            p.trafficClass = qp.avTrafficClass;
+            p.flowLabel = qp.avFlowLabel;
         }
         if (qp.transport == Opcode.TRANSPORT_RC) {
             qp.completer.armRetransmit();

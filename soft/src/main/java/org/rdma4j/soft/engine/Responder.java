@@ -699,6 +699,9 @@ final class Responder {
         p.headerLength = Opcode.headerLength(op);
         p.srcGid = qp.sgid;
         p.dstGid = qp.dgid;
+        p.hopLimit = qp.avHopLimit;
+        p.trafficClass = qp.avTrafficClass;
+        p.flowLabel = qp.avFlowLabel;
         return p;
     }
 
