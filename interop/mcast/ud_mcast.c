@@ -263,9 +263,12 @@ static int setup(void)
 		fprintf(stderr, "ud_mcast: group and GID index %d are not of the same IP version\n", gid_idx);
 		return -1;
 	}
-	depth = iters < 256 ? iters : 256;
-	if (depth < 1)
-		depth = 1;
+	/* recv: a receive per datagram, up to 256 per QP, reposted as they are handled; send: one per
+	 * expected answer, up to 1024 (answers can arrive while it is still sending) */
+	if (!strcmp(role, "recv"))
+		depth = iters < 256 ? iters : 256;
+	else
+		depth = !reply ? 1 : iters * receivers < 1024 ? iters * receivers : 1024;
 	slot_size = (GRH + size + 63) & ~63;
 	size_t bytes = (size_t)nqps * depth * slot_size + slot_size;
 	held_cap = nqps * depth + 16;
@@ -378,7 +381,10 @@ static int next_wc(struct ibv_wc *wc, double deadline)
 	return poll_one(wc, deadline);
 }
 
-/* Waits for the completion of the send just posted; receives that come first are held. */
+static int recv_reply(struct ibv_wc *wc);
+
+/* Waits for the completion of the send just posted; datagrams that come first are held (recv),
+ * answers are handled at once (send). */
 static int wait_send(double deadline)
 {
 	struct ibv_wc wc;
@@ -391,6 +397,12 @@ static int wait_send(double deadline)
 		}
 		if (wc.wr_id == UINT64_MAX)
 			return 0;
+		if (!strcmp(role, "send")) {
+			/* an answer: counted and reposted at once */
+			if (recv_reply(&wc))
+				return -1;
+			continue;
+		}
 		if (nheld == held_cap) {
 			fprintf(stderr, "ud_mcast: too many completions\n");
 			return -1;

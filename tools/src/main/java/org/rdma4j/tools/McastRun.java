@@ -184,7 +184,9 @@ final class McastRun {
             throw new Failure("the group " + GidText.inetNtop(group) + " and GID index " + gidIndex + " ("
                     + GidText.inetNtop(sgid) + ") are not of the same IP version");
         }
-        depth = Math.min(iters, 256);
+        // recv: one receive per datagram up to 256 per QP, reposted as they are handled; send: one per
+        // expected answer up to 1024 (answers from every receiver can arrive while it is still sending)
+        depth = receiver ? Math.min(iters, 256) : reply ? (int) Math.min((long) iters * receivers, 1024) : 1;
         slotSize = (GRH + size + 63) & ~63;
         long bytes = (long) qpCount * depth * slotSize + slotSize;
         arena = Arena.ofShared();
@@ -459,7 +461,10 @@ final class McastRun {
         }
     }
 
-    /** Sends {@code payload} and waits for the send's completion; receives that come first are held. */
+    /**
+     * Sends {@code payload} and waits for the send's completion. Receives that complete meanwhile are held
+     * for later (recv, which answers them) or handled at once (send: answers).
+     */
     private void sendAndWait(QueuePair qp, AddressHandle ah, int dqpn, MemorySegment payload) throws Failure {
         MemorySegment.copy(payload, 0, buf, sendArea - buf.address(), size);
         sendWr.clear().wrId(SEND_ID).opcode(WrOpcode.SEND).flags(SendFlag.SIGNALED).sge(sendArea, size, mr.lkey())
@@ -481,7 +486,11 @@ final class McastRun {
                 }
                 return;
             }
-            held.add(w);
+            if (receiver) {
+                held.add(w); // handled (and answered) after this send
+            } else {
+                onReply(w); // counted and reposted at once: answers may come faster than we send
+            }
         }
     }
 
