@@ -216,6 +216,8 @@ class McastCommandTest {
 
     @Test
     void helpExplainsBothRoles() {
+        ToolRun top = ToolRun.of("--help");
+        assertTrue(top.out().contains("  mcast "), top::toString);
         ToolRun run = ToolRun.of("help", "mcast");
         assertEquals(0, run.exitCode(), run::toString);
         assertTrue(run.out().contains("Usage: rdma4j mcast"), run::toString);
