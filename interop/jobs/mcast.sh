@@ -5,8 +5,8 @@
 # uses --reply: each receiving QP answers each datagram by unicast, and the sender checks the answers.
 #   j2c: rdma4j sends to the group, ud_mcast receives on 2 QPs of rxe0 (and answers)
 #   c2j: ud_mcast sends from rxe0, rdma4j receives on 2 QPs (and answers)
-# Also records, as a NOTE (not a failure), whether rxe0 receives multicast without an IP-level join of
-# the group on veth0 (on Debian's 6.1 kernel it does not: see interop/README.md).
+# With INTEROP_MCAST_PROBE=1 it also records, as a NOTE (not a failure), whether rxe0 receives multicast
+# without an IP-level join of the group on veth0 (on Debian's 6.1 kernel it does not: interop/README.md).
 # Prints one PASS/FAIL line per run and exits non-zero if any failed.
 set -uo pipefail
 
@@ -130,22 +130,26 @@ mcstat() {
   printf 'veth0_rx_packets=%s ' "$(cat /sys/class/net/veth0/statistics/rx_packets)"
   nstat -asz 2>/dev/null | awk '$1 ~ /^(IpExtInMcastPkts|IpInAddrErrors|IpInDiscards|UdpInDatagrams|UdpNoPorts)$/ {printf "%s=%s ", $1, $2}'
 }
-probe="$INTEROP_OUT/mcast-probe-nojoin"
-echo "--- probe: rxe0 receives 239.1.2.5 without an IP join; before: $(counters) $(mcstat)"
-PN=5
-timeout 60 "$UD_MCAST" recv -d rxe0 -g "$RXE_GID_V4" -m 239.1.2.5 -n "$PN" -s 256 -t 40 >"$probe.c.log" 2>&1 &
-ppid=$!
-if wait_ready "$probe.c.log" "$ppid"; then
-  echo "--- probe: veth0 groups: $(ip maddr show dev veth0 | awk '$1 ~ /^(inet|link)$/ {print $2}' | paste -sd' ')"
-  rdma4j mcast send --bind "$PEER_ADDR_V4" --udp-mode raw -g 1 -m 239.1.2.5 -n "$PN" -s 256 >"$probe.java.log" 2>&1
-  sleep 1
-  kill "$ppid" 2>/dev/null
+if [[ ${INTEROP_MCAST_PROBE:-0} == 1 ]]; then
+  probe="$INTEROP_OUT/mcast-probe-nojoin"
+  echo "--- probe: rxe0 receives 239.1.2.5 without an IP join; before: $(counters) $(mcstat)"
+  PN=5
+  timeout 60 "$UD_MCAST" recv -d rxe0 -g "$RXE_GID_V4" -m 239.1.2.5 -n "$PN" -s 256 -t 40 >"$probe.c.log" 2>&1 &
+  ppid=$!
+  if wait_ready "$probe.c.log" "$ppid"; then
+    echo "--- probe: veth0 groups: $(ip maddr show dev veth0 | awk '$1 ~ /^(inet|link)$/ {print $2}' | paste -sd' ')"
+    rdma4j mcast send --bind "$PEER_ADDR_V4" --udp-mode raw -g 1 -m 239.1.2.5 -n "$PN" -s 256 >"$probe.java.log" 2>&1
+    sleep 1
+    kill "$ppid" 2>/dev/null
+  fi
+  wait "$ppid"
+  echo "--- probe: after: $(counters) $(mcstat)"
+  echo "NOTE rxe0 receives multicast without an IP join of the group on veth0: $(
+    grep -q "^mcast recv: qps=1 received=$PN " "$probe.c.log" && echo yes || echo "no ($(grep -c ' ok$' "$probe.c.log") of $PN datagrams)"
+  ); kernel $(uname -r)"
+else
+  echo "--- the no-join probe did not run (INTEROP_MCAST_PROBE=1 runs it; on 6.1 rxe0 gets none of the datagrams)"
 fi
-wait "$ppid"
-echo "--- probe: after: $(counters) $(mcstat)"
-echo "NOTE rxe0 receives multicast without an IP join of the group on veth0: $(
-  grep -q "^mcast recv: qps=1 received=$PN " "$probe.c.log" && echo yes || echo "no ($(grep -c ' ok$' "$probe.c.log") of $PN datagrams)"
-); kernel $(uname -r)"
 mark=$SECONDS
 
 echo "--- rxe0 hw_counters: $(grep -H . /sys/class/infiniband/rxe0/ports/1/hw_counters/* 2>/dev/null | sed 's|.*/||' | paste -sd' ')"

@@ -406,9 +406,14 @@ final class McastRun {
         try {
             // A unicast answer: the address to answer it with is what ibv_init_ah_from_wc gives.
             AhAttr back = AhAttr.fromWc(ctx, ibPort, w, p.asSlice(0, GRH));
-            src = back.grh().dgid();
-            if (back.grh().sgidIndex() != gidIndex && !ctx.queryGid(ibPort, back.grh().sgidIndex()).equals(sgid)) {
-                problem = "sent to GID index " + back.grh().sgidIndex();
+            if (back.grh() == null) {
+                problem = "no GRH";
+            } else {
+                src = back.grh().dgid();
+                if (back.grh().sgidIndex() != gidIndex
+                        && !ctx.queryGid(ibPort, back.grh().sgidIndex()).equals(sgid)) {
+                    problem = "sent to GID index " + back.grh().sgidIndex();
+                }
             }
         } catch (VerbsException e) {
             problem = "AhAttr.fromWc: " + e.getMessage();
