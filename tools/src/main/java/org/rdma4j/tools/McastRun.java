@@ -43,7 +43,7 @@ import org.rdma4j.verbs.WrOpcode;
 /**
  * One run of {@code rdma4j mcast recv} or {@code send} (see {@link McastCommand}); the same steps, checks
  * and output lines as {@code interop/mcast/ud_mcast.c}. Failures print a line starting "rdma4j mcast:"
- * on stderr and give exit code 1.
+ * on stderr and give exit code 1. Not thread safe: one run on the calling thread.
  */
 final class McastRun {
     static final int GRH = 40;
