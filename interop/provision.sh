@@ -19,9 +19,10 @@ CACHE="${RDMA4J_INTEROP_CACHE:-${HOME:-/root}/.cache/rdma4j-interop}"
 APT_TIMEOUT="${RDMA4J_INTEROP_APT_TIMEOUT:-900}"
 
 # Host packages the harness uses. The VM chroots into the host's root, so the rdma-core tools run
-# in the VM from the host's installation.
+# in the VM from the host's installation. gcc, libc6-dev and libibverbs-dev: jobs compile small C
+# verbs programs (interop/mcast/) in the VM against the host's libibverbs.
 HOST_PACKAGES=(qemu-system-x86 busybox-static cpio kmod ibverbs-providers ibverbs-utils
-               rdmacm-utils perftest iproute2)
+               rdmacm-utils perftest iproute2 gcc libc6-dev libibverbs-dev)
 
 # Modules loaded in the VM (order matters for loading; dependencies are added automatically).
 # crc32_generic / crc32-pclmul: rdma_rxe needs a "crc32" crypto implementation or `rdma link add`
@@ -59,7 +60,7 @@ if ((${#missing[@]})); then
   timeout "$APT_TIMEOUT" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 \
     || die "apt-get install ${missing[*]} failed"
 fi
-for tool in qemu-system-x86_64 busybox cpio depmod modprobe dpkg-deb ibv_rc_pingpong rdma ip; do
+for tool in qemu-system-x86_64 busybox cpio depmod modprobe dpkg-deb ibv_rc_pingpong rdma ip gcc; do
   command -v "$tool" >/dev/null || [[ -x /bin/$tool || -x /sbin/$tool || -x /usr/sbin/$tool ]] \
     || die "$tool not found after installing ${HOST_PACKAGES[*]}"
 done
