@@ -14,7 +14,7 @@
 # Exit status: the job's own; 124 when the time limit hit; 125 when the VM failed before or
 # outside the job (no exit code came back). On any failure the console tail is printed.
 #
-# Environment: RDMA4J_INTEROP_TIMEOUT  hard limit for the whole VM in seconds (default 600)
+# Environment: RDMA4J_INTEROP_TIMEOUT  hard limit for the whole VM in seconds (default 900)
 #              RDMA4J_INTEROP_MEM      guest memory in MiB (default 2048)
 #              RDMA4J_INTEROP_SMP      guest CPUs (default 2)
 #              RDMA4J_INTEROP_KERNEL_DIR  vmlinuz + initrd.gz (default: ask provision.sh)
@@ -23,7 +23,7 @@ set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 CACHE="${RDMA4J_INTEROP_CACHE:-${HOME:-/root}/.cache/rdma4j-interop}"
-TIMEOUT="${RDMA4J_INTEROP_TIMEOUT:-600}"
+TIMEOUT="${RDMA4J_INTEROP_TIMEOUT:-900}"
 MEM="${RDMA4J_INTEROP_MEM:-2048}"
 SMP="${RDMA4J_INTEROP_SMP:-2}"
 

@@ -9,7 +9,7 @@
 #               default: every interop/jobs/*.sh, smoke first
 #
 # Environment: RDMA4J_INTEROP_TOTAL_TIMEOUT  limit for the whole run in seconds (default 2400)
-#              RDMA4J_INTEROP_TIMEOUT        limit for one VM (default 600)
+#              RDMA4J_INTEROP_TIMEOUT        limit for one VM (default 900)
 #              RDMA4J_INTEROP_OUT            where job outputs go (default /tmp/rdma4j-interop/run-TIME)
 #              RDMA4J_INTEROP_CACHE          package/kernel cache (default ~/.cache/rdma4j-interop)
 set -uo pipefail

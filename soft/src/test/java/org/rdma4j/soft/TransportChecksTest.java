@@ -146,16 +146,9 @@ class TransportChecksTest {
                 .rkey(rkey).dmaLength(length), length);
     }
 
+    /** The next completion of the test's CQ (fails the test after a bounded wait). */
     private WorkCompletion poll() {
-        WorkCompletion[] wc = WorkCompletion.array(1);
-        long end = System.nanoTime() + 5_000_000_000L;
-        while (System.nanoTime() < end) {
-            if (cq.poll(wc) == 1) {
-                return wc[0];
-            }
-            Thread.onSpinWait();
-        }
-        return null;
+        return ReceivePathFuzzTest.Connect.poll(cq);
     }
 
     private static void assertSent(List<Sent> got, int... opcodeAndPsn) {
