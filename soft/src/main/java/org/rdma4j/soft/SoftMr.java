@@ -175,9 +175,13 @@ final class SoftMr extends AbstractResource implements MemoryRegion, KeyHolder {
         if (translation && usedByAWorkRequest()) {
             throw new VerbsException(Errno.EBUSY, "an outstanding work request uses this region");
         }
+        if (target != pd) {
+            // Claimed before the key goes invalid: a target PD closed meanwhile fails the rereg and
+            // leaves the region as it was.
+            replaceUse(pd, target);
+        }
         key.valid = false;
         if (target != pd) {
-            replaceUse(pd, target);
             pd = target;
             key.pd = target;
         }

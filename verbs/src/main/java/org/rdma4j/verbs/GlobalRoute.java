@@ -8,8 +8,12 @@ public record GlobalRoute(Gid dgid, int flowLabel, int sgidIndex, int hopLimit, 
         }
     }
 
-    /** A route to {@code dgid} from local GID {@code sgidIndex}, hop limit 1 as ibv_rc_pingpong uses. */
+    /**
+     * A route to {@code dgid} from local GID {@code sgidIndex}: hop limit 64 (the usual IP TTL, so the
+     * packets cross routers), traffic class 0, no flow label. Give the hop limit yourself for anything
+     * else (ibv_rc_pingpong uses 1).
+     */
     public static GlobalRoute to(Gid dgid, int sgidIndex) {
-        return new GlobalRoute(dgid, 0, sgidIndex, 1, 0);
+        return new GlobalRoute(dgid, 0, sgidIndex, 64, 0);
     }
 }

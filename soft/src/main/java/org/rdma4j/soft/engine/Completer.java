@@ -119,7 +119,8 @@ final class Completer {
     /**
      * A PSN sequence error NAK: everything before {@code psn} is acknowledged, the rest is sent again.
      * The retransmission is a retry (as in rxe): a NAK that acknowledges nothing new spends one of
-     * retry_cnt, so a responder that NAKs forever ends in RETRY_EXC_ERR rather than a resend loop. As
+     * retry_cnt, so a responder that NAKs forever ends in RETRY_EXC_ERR rather than a resend loop
+     * (retry_cnt 7 is 7 retries here, as IBTA has it; rxe never runs out at 7). As
      * rxe's {@code started_retry}, one retry sequence at a time: until something is acknowledged, further
      * NAKs are answers to packets already in flight and neither resend nor spend (only a timeout does).
      */

@@ -222,7 +222,7 @@ public final class QpEngine {
         if ((m & org.rdma4j.verbs.QpAttrMask.AV) != 0) {
             dgid = c.dgid();
             sgid = c.sgid();
-            avHopLimit = c.grh().hopLimit();
+            avHopLimit = hopLimitOrDefault(c.grh().hopLimit());
             avTrafficClass = c.grh().trafficClass();
             avFlowLabel = c.grh().flowLabel();
         }
@@ -480,7 +480,7 @@ public final class QpEngine {
             q.sgid = hca.gid(ah.grh().sgidIndex());
             q.remoteQpn = w.remoteQpn() & 0xFFFFFF;
             q.remoteQkey = w.remoteQkey();
-            q.hopLimit = ah.grh().hopLimit();
+            q.hopLimit = hopLimitOrDefault(ah.grh().hopLimit());
             q.trafficClass = ah.grh().trafficClass();
             q.flowLabel = ah.grh().flowLabel();
             q.ahInQpPd = w.ah().pd() == pd;
@@ -518,6 +518,11 @@ public final class QpEngine {
         if (enqueueInbound(p)) {
             schedule();
         }
+    }
+
+    /** Hop limit 0 in an address vector means the default (64), on every link alike. */
+    private static int hopLimitOrDefault(int hopLimit) {
+        return hopLimit == 0 ? Packet.DEFAULT_HOP_LIMIT : hopLimit;
     }
 
     /**

@@ -56,7 +56,6 @@ public final class UdpLink implements Link {
 
     private final InetAddress local;
     private final byte[] localBytes;
-    /** The bound IPv4 address as an int (0 for IPv6). */
     private final int port;
     private final int remotePort;
     private final boolean v6;
@@ -730,52 +729,64 @@ public final class UdpLink implements Link {
         ReceiveCheck check = new ReceiveCheck();
         try {
             while (!closed) {
-                Integer stale;
-                while ((stale = groupFdsToClose.poll()) != null) {
-                    LinuxSockets.close(stale);
-                }
-                Group[] gs = groupSnapshot;
-                if (gs.length == 0) {
-                    java.util.concurrent.locks.LockSupport.parkNanos(20_000_000L);
-                    continue;
-                }
-                if (pollFds.byteSize() < 8L * gs.length) {
-                    pollFds = arena.allocate(8L * gs.length, 8);
-                }
-                for (int i = 0; i < gs.length; i++) {
-                    pollFds.set(ValueLayout.JAVA_INT, 8L * i, gs[i].fd());
-                    pollFds.set(ValueLayout.JAVA_SHORT, 8L * i + 4, LinuxSockets.POLLIN);
-                    pollFds.set(ValueLayout.JAVA_SHORT, 8L * i + 6, (short) 0);
-                }
-                if (LinuxSockets.poll(c, pollFds, gs.length, 50) <= 0) {
-                    continue;
-                }
-                for (int i = 0; i < gs.length; i++) {
-                    if ((pollFds.get(ValueLayout.JAVA_SHORT, 8L * i + 6) & LinuxSockets.POLLIN) == 0) {
+                try {
+                    Integer stale;
+                    while ((stale = groupFdsToClose.poll()) != null) {
+                        LinuxSockets.close(stale);
+                    }
+                    Group[] gs = groupSnapshot;
+                    if (gs.length == 0) {
+                        java.util.concurrent.locks.LockSupport.parkNanos(20_000_000L);
                         continue;
                     }
-                    Packet p = pool.acquire();
-                    iovec.set(ValueLayout.JAVA_LONG, 0, p.buffer.address());
-                    iovec.set(ValueLayout.JAVA_LONG, 8, Packet.BUFFER_SIZE);
-                    vector.set(ValueLayout.JAVA_LONG, 0, name.address());
-                    vector.set(ValueLayout.JAVA_LONG, 8, LinuxSockets.SOCKADDR_SIZE);
-                    vector.set(ValueLayout.JAVA_LONG, 16, iovec.address());
-                    vector.set(ValueLayout.JAVA_LONG, 24, 1);
-                    vector.set(ValueLayout.JAVA_LONG, 32, control.address());
-                    vector.set(ValueLayout.JAVA_LONG, 40, CONTROL_SIZE);
-                    vector.set(ValueLayout.JAVA_LONG, 48, 0);
-                    if (LinuxSockets.recvmmsg(c, gs[i].fd(), vector, 1) != 1) {
-                        p.release();
+                    if (pollFds.byteSize() < 8L * gs.length) {
+                        pollFds = arena.allocate(8L * gs.length, 8);
+                    }
+                    for (int i = 0; i < gs.length; i++) {
+                        pollFds.set(ValueLayout.JAVA_INT, 8L * i, gs[i].fd());
+                        pollFds.set(ValueLayout.JAVA_SHORT, 8L * i + 4, LinuxSockets.POLLIN);
+                        pollFds.set(ValueLayout.JAVA_SHORT, 8L * i + 6, (short) 0);
+                    }
+                    if (LinuxSockets.poll(c, pollFds, gs.length, 50) <= 0) {
                         continue;
                     }
-                    readHopLimitAndClass(control, 0, vector.get(ValueLayout.JAVA_LONG, 40), p);
-                    deliver(p, vector.get(ValueLayout.JAVA_INT, 56), (vector.get(ValueLayout.JAVA_INT, 48) & 0x20) != 0,
-                            name, 0, check, gs[i].gid(), gs[i].address(), false);
+                    for (int i = 0; i < gs.length; i++) {
+                        if ((pollFds.get(ValueLayout.JAVA_SHORT, 8L * i + 6) & LinuxSockets.POLLIN) == 0) {
+                            continue;
+                        }
+                        Packet p = pool.acquire();
+                        iovec.set(ValueLayout.JAVA_LONG, 0, p.buffer.address());
+                        iovec.set(ValueLayout.JAVA_LONG, 8, Packet.BUFFER_SIZE);
+                        vector.set(ValueLayout.JAVA_LONG, 0, name.address());
+                        vector.set(ValueLayout.JAVA_LONG, 8, LinuxSockets.SOCKADDR_SIZE);
+                        vector.set(ValueLayout.JAVA_LONG, 16, iovec.address());
+                        vector.set(ValueLayout.JAVA_LONG, 24, 1);
+                        vector.set(ValueLayout.JAVA_LONG, 32, control.address());
+                        vector.set(ValueLayout.JAVA_LONG, 40, CONTROL_SIZE);
+                        vector.set(ValueLayout.JAVA_LONG, 48, 0);
+                        int got;
+                        try {
+                            got = LinuxSockets.recvmmsg(c, gs[i].fd(), vector, 1);
+                        } catch (Throwable t) {
+                            p.release();
+                            throw t;
+                        }
+                        if (got != 1) {
+                            p.release();
+                            continue;
+                        }
+                        readHopLimitAndClass(control, 0, vector.get(ValueLayout.JAVA_LONG, 40), p);
+                        deliver(p, vector.get(ValueLayout.JAVA_INT, 56), (vector.get(ValueLayout.JAVA_INT, 48) & 0x20) != 0,
+                                name, 0, check, gs[i].gid(), gs[i].address(), false);
+                    }
+                } catch (Throwable t) {
+                    // One failed call (a socket closed under us, a downcall error) must not end multicast
+                    // for the link: count it, back off a moment, poll again.
+                    if (!closed) {
+                        malformed.incrementAndGet();
+                        java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
+                    }
                 }
-            }
-        } catch (Throwable t) {
-            if (!closed) {
-                malformed.incrementAndGet();
             }
         } finally {
             Integer stale;
