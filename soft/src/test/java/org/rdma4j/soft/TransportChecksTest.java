@@ -229,6 +229,28 @@ class TransportChecksTest {
     }
 
     @Test
+    void sequenceNakBehindWhatIsAcknowledgedIsIgnored() {
+        // A NAK the network delayed past the ACK that followed it: rxe's check_psn drops it; it must
+        // neither resend acknowledged packets nor spend a retry. A three-packet SEND, PSNs 0..2.
+        qp.postSend(new SendWorkRequest().wrId(1).opcode(WrOpcode.SEND).sge(mr, 0, 3 * MTU).flags(SendFlag.SIGNALED));
+        injectAck(1, 0); // PSNs 0 and 1 arrived
+        takeSent();
+        long retriesBefore = ctx.counters(1).get("completer_retry_err");
+        injectNak(Aeth.NAK_PSN_SEQ_ERR, 1); // stale: it asks for PSN 1, which is acknowledged
+        assertEquals(List.of(), requests(), "nothing is resent for a stale NAK");
+        assertEquals(retriesBefore, ctx.counters(1).get("completer_retry_err"), "no retry spent");
+        injectAck(2, 1);
+        WorkCompletion wc = poll();
+        assertEquals(1, wc.wrId());
+        assertEquals(WcStatus.SUCCESS, wc.status(), wc::toString);
+    }
+
+    private void injectAck(int psn, int msn) {
+        inject(qp, Opcode.RC_ACKNOWLEDGE, psn, b -> new Aeth().wrap(b, Opcode.offsetOf(Opcode.RC_ACKNOWLEDGE,
+                Opcode.HEADER_AETH)).write(Aeth.ACK_CREDITS_INVALID, msn), 0);
+    }
+
+    @Test
     void sequenceNakThatAcknowledgesSomethingNewCostsNoRetry() {
         // two SENDs; the peer takes the first and NAKs the second every time it comes
         peer = s -> {

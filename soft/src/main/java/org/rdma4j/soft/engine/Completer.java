@@ -126,6 +126,12 @@ final class Completer {
      */
     private void sequenceNak(int psn) {
         qp.hca.counters.inc(Counter.RCVD_SEQ_ERR);
+        if (Psn.compare(psn, Psn.add(lastAckedPsn, 1)) < 0) {
+            // Behind what is already acknowledged: a NAK the network delayed or duplicated. rxe's
+            // check_psn ignores it; resending (and spending a retry) for it would be wrong.
+            qp.hca.counters.inc(Counter.STALE_RESPONSES);
+            return;
+        }
         if (ack(Psn.add(psn, -1))) {
             qp.requester.rewind(psn);
             return;
