@@ -8,96 +8,90 @@ import org.rdma4j.verbs.Device;
 
 /**
  * Two soft devices speaking RoCEv2 over real UDP sockets on the loopback interface: 127.0.0.1 and
- * 127.0.0.2, same port (a free one near 24791). GID index 1 is each device's address.
+ * 127.0.0.2, same port (a free one near 24791). GID index 1 is each device's address. The other
+ * setups (DatagramChannel, IPv6, the port-state pair) are pairs made the same way by {@link #pair}.
  */
 final class UdpFixture {
     static final int GID_INDEX = 1;
-    private static Device a;
-    private static Device b;
-    private static Device channelA;
-    private static Device channelB;
-    private static Device v6a;
-    private static Device v6b;
+    private static Device[] native4;
+    private static Device[] channel;
+    private static Device[] native6;
 
     private UdpFixture() {}
 
-    private static synchronized void init() {
-        if (a != null) {
-            return;
-        }
+    /**
+     * Two devices {@code name-a} on {@code ipA} and {@code name-b} on {@code ipB} that talk to each
+     * other: on two addresses with one free UDP port (from {@code fromPort}), or, on a single address
+     * (IPv6 has only ::1), with two ports.
+     */
+    static Device[] pair(String name, String ipA, String ipB, int fromPort, UdpLink.Mode mode) {
         try {
-            InetAddress ia = InetAddress.getByName("127.0.0.1");
-            InetAddress ib = InetAddress.getByName("127.0.0.2");
-            int port = SoftDevices.freeUdpPort(24791, ia, ib);
-            a = SoftDevices.createUdp("soft-udp-a", ia, port, port, UdpLink.Mode.AUTO);
-            b = SoftDevices.createUdp("soft-udp-b", ib, port, port, UdpLink.Mode.AUTO);
+            InetAddress ia = InetAddress.getByName(ipA);
+            InetAddress ib = InetAddress.getByName(ipB);
+            int pa;
+            int pb;
+            if (ia.equals(ib)) {
+                pa = SoftDevices.freeUdpPort(fromPort, ia);
+                pb = SoftDevices.freeUdpPort(pa + 1, ib);
+            } else {
+                pa = SoftDevices.freeUdpPort(fromPort, ia, ib);
+                pb = pa;
+            }
+            return new Device[] {SoftDevices.createUdp(name + "-a", ia, pa, pb, mode),
+                    SoftDevices.createUdp(name + "-b", ib, pb, pa, mode)};
         } catch (Exception e) {
-            throw new IllegalStateException("cannot set up the UDP devices", e);
+            throw new IllegalStateException("cannot set up the UDP devices " + name + " on " + ipA + " and " + ipB
+                    + " (is the loopback interface up, IPv6 too?)", e);
         }
     }
 
+    private static synchronized Device[] native4() {
+        if (native4 == null) {
+            native4 = pair("soft-udp", "127.0.0.1", "127.0.0.2", 24791, UdpLink.Mode.AUTO);
+        }
+        return native4;
+    }
+
     /** The same over java.nio DatagramChannels (the portable fallback), 127.0.0.3 and 127.0.0.4. */
-    private static synchronized void initChannel() {
-        if (channelA != null) {
-            return;
+    private static synchronized Device[] channel() {
+        if (channel == null) {
+            channel = pair("soft-chan", "127.0.0.3", "127.0.0.4", 25791, UdpLink.Mode.CHANNEL);
         }
-        try {
-            InetAddress ia = InetAddress.getByName("127.0.0.3");
-            InetAddress ib = InetAddress.getByName("127.0.0.4");
-            int port = SoftDevices.freeUdpPort(25791, ia, ib);
-            channelA = SoftDevices.createUdp("soft-chan-a", ia, port, port, UdpLink.Mode.CHANNEL);
-            channelB = SoftDevices.createUdp("soft-chan-b", ib, port, port, UdpLink.Mode.CHANNEL);
-        } catch (Exception e) {
-            throw new IllegalStateException("cannot set up the DatagramChannel devices", e);
-        }
+        return channel;
     }
 
     /**
      * Two devices over IPv6 on ::1, told apart by their UDP ports (the only IPv6 loopback address):
      * covers the IPv6 ICRC, the IPv6 GRH area of UD receives and the address check with IPv6 GIDs.
      */
-    private static synchronized void initV6() {
-        if (v6a != null) {
-            return;
+    private static synchronized Device[] native6() {
+        if (native6 == null) {
+            native6 = pair("soft-udp6", "::1", "::1", 26791, UdpLink.Mode.AUTO);
         }
-        try {
-            InetAddress lo6 = InetAddress.getByName("::1");
-            int pa = SoftDevices.freeUdpPort(26791, lo6);
-            int pb = SoftDevices.freeUdpPort(pa + 1, lo6);
-            v6a = SoftDevices.createUdp("soft-udp6-a", lo6, pa, pb, UdpLink.Mode.AUTO);
-            v6b = SoftDevices.createUdp("soft-udp6-b", lo6, pb, pa, UdpLink.Mode.AUTO);
-        } catch (Exception e) {
-            throw new IllegalStateException("cannot set up the IPv6 UDP devices on ::1 (is IPv6 loopback up?)", e);
-        }
+        return native6;
     }
 
     static Context openV6() {
-        initV6();
-        return v6a.open();
+        return native6()[0].open();
     }
 
     static Context openV6Peer() {
-        initV6();
-        return v6b.open();
+        return native6()[1].open();
     }
 
     static Context openChannel() {
-        initChannel();
-        return channelA.open();
+        return channel()[0].open();
     }
 
     static Context openChannelPeer() {
-        initChannel();
-        return channelB.open();
+        return channel()[1].open();
     }
 
     static Context open() {
-        init();
-        return a.open();
+        return native4()[0].open();
     }
 
     static Context openPeer() {
-        init();
-        return b.open();
+        return native4()[1].open();
     }
 }

@@ -1,6 +1,5 @@
 package org.rdma4j.soft.conformance.udp;
 
-import java.net.InetAddress;
 import org.rdma4j.conformance.PortStateConformanceTest;
 import org.rdma4j.soft.SoftDevices;
 import org.rdma4j.soft.link.UdpLink;
@@ -12,33 +11,23 @@ import org.rdma4j.verbs.Device;
  * 127.0.0.6), since the port under test goes down.
  */
 class UdpPortStateConformanceTest extends PortStateConformanceTest {
-    private static Device a;
-    private static Device b;
+    private static Device[] pair;
 
-    private static synchronized void init() {
-        if (a == null) {
-            try {
-                InetAddress ia = InetAddress.getByName("127.0.0.5");
-                InetAddress ib = InetAddress.getByName("127.0.0.6");
-                int port = SoftDevices.freeUdpPort(26791, ia, ib);
-                a = SoftDevices.createUdp("soft-udp-port-a", ia, port, port, UdpLink.Mode.AUTO);
-                b = SoftDevices.createUdp("soft-udp-port-b", ib, port, port, UdpLink.Mode.AUTO);
-            } catch (Exception e) {
-                throw new IllegalStateException("cannot set up the UDP devices", e);
-            }
+    private static synchronized Device[] devices() {
+        if (pair == null) {
+            pair = UdpFixture.pair("soft-udp-port", "127.0.0.5", "127.0.0.6", 26791, UdpLink.Mode.AUTO);
         }
+        return pair;
     }
 
     @Override
     protected Context openContext() {
-        init();
-        return a.open();
+        return devices()[0].open();
     }
 
     @Override
     protected Context openPeerContext() {
-        init();
-        return b.open();
+        return devices()[1].open();
     }
 
     @Override
