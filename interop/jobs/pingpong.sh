@@ -8,14 +8,7 @@
 # Prints one PASS/FAIL line per run and exits non-zero if any failed.
 set -uo pipefail
 
-REPO="$(cd "$INTEROP_DIR/.." && pwd)"
-JAVA="${INTEROP_JAVA:-${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java}"
-[[ -x $JAVA ]] || JAVA=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java
-TOOLS_JAR="$(ls "$REPO"/tools/target/rdma4j-tools-*.jar 2>/dev/null | grep -v -e sources -e javadoc | head -n 1)"
-if [[ -z $TOOLS_JAR || ! -d $REPO/tools/target/lib ]]; then
-  echo "FAIL pingpong: build the project on the host first (./mvnw -DskipTests install)"; exit 1
-fi
-MODULE_PATH="$REPO/tools/target/lib:$TOOLS_JAR"
+. "$INTEROP_DIR/tools-env.sh" pingpong || exit 1
 ITERS="${INTEROP_PINGPONG_ITERS:-50}"
 pass=0 fail=0 port=18600 mark=$SECONDS last_rc=0 LOSS=
 
