@@ -70,12 +70,20 @@ final class Completer {
         return Math.min(retransmitDeadline, rnrDeadline);
     }
 
-    /** Starts the ACK timer if it is not running. */
+    /**
+     * (Re)starts the ACK timer as a request packet goes out: the responder has the whole local ACK
+     * timeout from the latest packet sent. (rxe starts it at the first packet and lets it run; on a
+     * slow sender, such as a cold JVM under emulation, a many-packet message could then take longer
+     * to send than the timeout, and every retry would time out before its last packet was out.)
+     */
     void armRetransmit() {
-        if (retransmitDeadline == NEVER && qp.timeout != 0) {
+        if (qp.timeout != 0) {
+            boolean idle = retransmitDeadline == NEVER;
             long d = System.nanoTime() + RnrTimer.ackTimeoutNanos(qp.timeout);
             retransmitDeadline = d;
-            qp.hca.timerArmed(d);
+            if (idle) {
+                qp.hca.timerArmed(d);
+            }
         }
     }
 

@@ -80,6 +80,8 @@ final class Pingpong {
     private int payloadOffset;
     private final RecvWorkRequest recvWr = new RecvWorkRequest();
     private final SendWorkRequest sendWr = new SendWorkRequest();
+    /** A work completion came back with an error status (then the port counters are printed). */
+    private boolean completionFailed;
 
     Pingpong(Settings settings, PrintWriter out, PrintWriter err) {
         this.s = settings;
@@ -96,6 +98,9 @@ final class Pingpong {
             for (String line : f.lines()) {
                 err.println(line);
             }
+            if (completionFailed) {
+                printCounters();
+            }
             err.flush();
             out.flush();
             closeQuietly();
@@ -110,6 +115,28 @@ final class Pingpong {
             return 1;
         }
         return 0;
+    }
+
+    /**
+     * Not in the C tools: after a failure, the port's non-zero counters (retransmissions, timeouts,
+     * drops), so that a failed run says what the transport saw.
+     */
+    private void printCounters() {
+        // Only after a failed work completion, where the transport's view explains it.
+        if (ctx == null) {
+            return;
+        }
+        try {
+            StringBuilder sb = new StringBuilder("counters:");
+            new java.util.TreeMap<>(ctx.counters(s.ibPort())).forEach((name, value) -> {
+                if (value != 0) {
+                    sb.append(' ').append(name).append('=').append(value);
+                }
+            });
+            err.println(sb);
+        } catch (RuntimeException e) {
+            err.println("counters: unavailable (" + e.getMessage() + ")");
+        }
     }
 
     private void runOrFail(Device device) throws PingpongFailure {
@@ -474,6 +501,7 @@ final class Pingpong {
                 WorkCompletion w = wc[i];
                 try {
                     if (!w.isSuccess()) {
+                        completionFailed = true;
                         throw new PingpongFailure(String.format(Locale.ROOT, "Failed status %s (%d) for wr_id %d",
                                 w.status().description(), w.status().value(), (int) w.wrId()));
                     }
