@@ -92,7 +92,7 @@ final class Acknowledger {
      */
     void readResponses(MemKey k, long va, long length, int psn, boolean fromStart) {
         flush();
-        int mtu = qp.mtu;
+        int mtu = qp.mtuBytes;
         int packets = (int) Math.max(1, (length + mtu - 1) / mtu);
         long off = 0;
         for (int i = 0; i < packets; i++) {

@@ -99,9 +99,9 @@ final class Completer {
      * to send than the timeout, and every retry would time out before its last packet was out.)
      */
     void armRetransmit() {
-        if (qp.timeout != 0) {
+        if (qp.timeoutCode != 0) {
             boolean idle = retransmitDeadlineNs == NEVER;
-            long d = System.nanoTime() + RnrTimer.ackTimeoutNanos(qp.timeout);
+            long d = System.nanoTime() + RnrTimer.ackTimeoutNanos(qp.timeoutCode);
             retransmitDeadlineNs = d;
             if (idle) {
                 qp.hca.timerArmed(d);
@@ -230,8 +230,8 @@ final class Completer {
         nakRetryStarted = false;
         retriesLeft = qp.retryCnt;
         rnrRetriesLeft = qp.rnrRetry;
-        if (sq.hasOutstanding() && qp.timeout != 0) {
-            long d = System.nanoTime() + RnrTimer.ackTimeoutNanos(qp.timeout);
+        if (sq.hasOutstanding() && qp.timeoutCode != 0) {
+            long d = System.nanoTime() + RnrTimer.ackTimeoutNanos(qp.timeoutCode);
             retransmitDeadlineNs = d;
             qp.hca.timerArmed(d);
         } else {
@@ -294,8 +294,8 @@ final class Completer {
             return;
         }
         ack(Psn.add(w.firstPsn, -1));
-        long offset = (long) Psn.diff(psn, w.firstPsn) * qp.mtu;
-        int expected = (int) Math.min(qp.mtu, w.totalLength - offset);
+        long offset = (long) Psn.diff(psn, w.firstPsn) * qp.mtuBytes;
+        int expected = (int) Math.min(qp.mtuBytes, w.totalLength - offset);
         boolean lastPacket = psn == w.lastPsn;
         boolean positionOk = lastPacket ? (op == Opcode.RC_RDMA_READ_RESPONSE_LAST
                 || op == Opcode.RC_RDMA_READ_RESPONSE_ONLY) : (op == Opcode.RC_RDMA_READ_RESPONSE_FIRST
@@ -415,7 +415,7 @@ final class Completer {
             return false;
         }
         if (deferLimitNs == NEVER) {
-            deferLimitNs = now + MAX_BACKLOG_DEFER_PERIODS * RnrTimer.ackTimeoutNanos(qp.timeout);
+            deferLimitNs = now + MAX_BACKLOG_DEFER_PERIODS * RnrTimer.ackTimeoutNanos(qp.timeoutCode);
             qp.hca.counters.inc(Counter.TIMEOUT_DEFERRED);
         }
         if (now >= deferLimitNs) {

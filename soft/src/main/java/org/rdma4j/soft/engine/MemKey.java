@@ -125,6 +125,15 @@ public final class MemKey {
     }
 
     /**
+     * The key an incoming request names, if {@link #check} lets {@code qp} use it remotely for
+     * {@code access} over {@code [va, va + length)}; else null (the request is NAKed REMOTE_ACCESS).
+     */
+    public static MemKey remote(KeyTable keys, int rkey, QpEngine qp, long va, long length, int access) {
+        MemKey k = keys.lookup(rkey);
+        return check(k, Use.REMOTE, qp.pd, va, length, access, qp) == KeyVerdict.OK ? k : null;
+    }
+
+    /**
      * Binds this window (a BIND_MW work request, executed in order on {@code qp}'s send queue) to
      * {@code [addr, addr + length)} of {@code mr} under {@code newRkey}; length 0 unbinds a type-1
      * window. Returns SUCCESS or MW_BIND_ERR, by the IBTA rules rxe applies in rxe_mw.c.

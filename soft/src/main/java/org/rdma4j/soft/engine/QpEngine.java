@@ -56,7 +56,8 @@ public final class QpEngine {
 
     // Attributes, written by the control path inside runExclusive, read by the task.
     volatile QpState state = QpState.RESET;
-    int mtu = 1024;
+    /** The path MTU in bytes (UD: the port's). */
+    int mtuBytes = 1024;
     int destQpn;
     Gid dgid;
     Gid sgid;
@@ -66,10 +67,12 @@ public final class QpEngine {
     int avFlowLabel;
     int qkey;
     int accessFlags;
-    int timeout;
+    /** The local ACK timeout as IBTA codes it: 4.096 us * 2^code, 0 = none (see RnrTimer). */
+    int timeoutCode;
     int retryCnt;
     int rnrRetry;
-    int minRnrTimer;
+    /** The RNR NAK timer code this QP sends (IBTA table 45). */
+    int minRnrTimerCode;
     int maxRdAtomic;
     int maxDestRdAtomic;
     boolean sqdNotify;
@@ -109,7 +112,7 @@ public final class QpEngine {
         this.events = c.events();
         sq = new SendQueue(this);
         if (type == QpType.UD) {
-            mtu = 4096; // UD has no path MTU attribute: the port's active MTU applies
+            mtuBytes = 4096; // UD has no path MTU attribute: the port's active MTU applies
         }
         requester = new Requester(this, sq);
         responder = new Responder(this);
@@ -156,7 +159,7 @@ public final class QpEngine {
     private void apply(Change c) {
         int m = c.mask();
         if ((m & QpAttrMask.PATH_MTU) != 0) {
-            mtu = c.mtuBytes();
+            mtuBytes = c.mtuBytes();
         }
         if ((m & QpAttrMask.DEST_QPN) != 0) {
             destQpn = c.destQpn();
@@ -175,7 +178,7 @@ public final class QpEngine {
             accessFlags = c.accessFlags();
         }
         if ((m & QpAttrMask.TIMEOUT) != 0) {
-            timeout = c.timeout();
+            timeoutCode = c.timeout();
         }
         if ((m & QpAttrMask.RETRY_CNT) != 0) {
             retryCnt = c.retryCnt();
@@ -184,7 +187,7 @@ public final class QpEngine {
             rnrRetry = c.rnrRetry();
         }
         if ((m & QpAttrMask.MIN_RNR_TIMER) != 0) {
-            minRnrTimer = c.minRnrTimer();
+            minRnrTimerCode = c.minRnrTimer();
         }
         if ((m & QpAttrMask.MAX_QP_RD_ATOMIC) != 0) {
             maxRdAtomic = c.maxRdAtomic();

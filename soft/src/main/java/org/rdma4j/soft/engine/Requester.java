@@ -122,7 +122,7 @@ final class Requester {
                 if (rc && windowFull()) {
                     break;
                 }
-                if (qp.transport == Opcode.TRANSPORT_UD && w.totalLength > qp.mtu) {
+                if (qp.transport == Opcode.TRANSPORT_UD && w.totalLength > qp.mtuBytes) {
                     // C10-93.1.1, as rxe: a UD message longer than the path MTU is not sent, yet its WQE
                     // completes successfully (the datagram is silently dropped).
                     w.finish(WcStatus.SUCCESS);
@@ -172,7 +172,7 @@ final class Requester {
         w.started = true;
         w.sent = false;
         w.firstPsn = psn;
-        int mtu = qp.mtu;
+        int mtu = qp.mtuBytes;
         int packets = (int) Math.max(1, (w.totalLength + mtu - 1) / mtu);
         if (w.opcode.isAtomic()) {
             packets = 1;
@@ -190,7 +190,7 @@ final class Requester {
     private boolean sendOne(SendWqe w) {
         Packet p = qp.hca.packets.acquire();
         MemorySegment b = p.buffer;
-        int mtu = qp.mtu;
+        int mtu = qp.mtuBytes;
         int op;
         boolean last;
         int payload = 0;
@@ -356,7 +356,7 @@ final class Requester {
         } else if (w.opcode == WrOpcode.RDMA_READ) {
             w.respPsn = toPsn;
         } else {
-            w.sendOffset = (long) Psn.diff(toPsn, w.firstPsn) * qp.mtu;
+            w.sendOffset = (long) Psn.diff(toPsn, w.firstPsn) * qp.mtuBytes;
         }
         w.nextPsn = toPsn;
         w.sent = false;

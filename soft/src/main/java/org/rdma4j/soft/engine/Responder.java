@@ -1,10 +1,8 @@
 package org.rdma4j.soft.engine;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import org.rdma4j.soft.link.Packet;
 import org.rdma4j.soft.wire.Aeth;
-import org.rdma4j.soft.wire.AtomicEth;
 import org.rdma4j.soft.wire.Bth;
 import org.rdma4j.soft.wire.Ieth;
 import org.rdma4j.soft.wire.ImmDt;
@@ -38,7 +36,7 @@ final class Responder {
      */
     static final int UC_RECENT_PSNS = 1024;
     /** The longest RDMA READ or WRITE a RETH may ask for (2^31 bytes, as rxe checks it). */
-    private static final long MAX_DMA_BYTES = 1L << 31;
+    static final long MAX_DMA_BYTES = 1L << 31;
 
     private final QpEngine qp;
     private final Acknowledger acks;
@@ -47,7 +45,6 @@ final class Responder {
     private final Reth reth = new Reth();
     private final ImmDt immDt = new ImmDt();
     private final Ieth ieth = new Ieth();
-    private final AtomicEth atomicEth = new AtomicEth();
 
     private int ePsn;
     private boolean nakSent;
@@ -60,12 +57,13 @@ final class Responder {
     private long writeRemaining;
     private long writeLength;
     private boolean ucDropping;
-    private final Resource.Ring resources = new Resource.Ring();
+    private final ReadAtomicResponder readAtomic;
 
     Responder(QpEngine qp) {
         this.qp = qp;
         this.acks = new Acknowledger(qp);
         this.ud = new UdReceiver(qp);
+        this.readAtomic = new ReadAtomicResponder(qp, acks);
         this.recv = new RecvWqe(Math.max(1, qp.rq.maxSge()));
     }
 
@@ -81,7 +79,7 @@ final class Responder {
 
     /** modify(MAX_DEST_RD_ATOMIC). */
     void resizeResources(int n) {
-        resources.resize(n);
+        readAtomic.resize(n);
     }
 
     void reset() {
@@ -91,7 +89,7 @@ final class Responder {
         nakSent = false;
         ucDropping = false;
         writeKey = null;
-        resources.clear();
+        readAtomic.clear();
     }
 
     /** A partially received message's receive WQE completes with WR_FLUSH_ERR. */
@@ -120,7 +118,7 @@ final class Responder {
             return;
         }
         boolean inSequenceRc = qp.transport == Opcode.TRANSPORT_RC && bth.psn() == ePsn;
-        if ((p.payloadLength > qp.mtu && !(inSequenceRc && Opcode.isSend(op)))
+        if ((p.payloadLength > qp.mtuBytes && !(inSequenceRc && Opcode.isSend(op)))
                 || (!Opcode.hasPayload(op) && p.payloadLength != 0)) {
             // an in-sequence RC SEND too long for the MTU goes on: as in rxe, where the length check
             // follows check_resource, it takes its receive (RNR NAK when there is none) and completes it
@@ -194,10 +192,14 @@ final class Responder {
             }
         } else if (inProgress != NONE) {
             dropOrNak(rc, op, Aeth.NAK_INVALID_REQUEST, psn);
-        } else if (Opcode.isRead(op)) {
-            read(p, op, psn);
-        } else if (Opcode.isAtomic(op)) {
-            atomic(p, op, psn);
+        } else if (Opcode.isRead(op) || Opcode.isAtomic(op)) {
+            int nak = Opcode.isRead(op) ? readAtomic.read(p, op, psn) : readAtomic.atomic(p, op, psn);
+            if (nak != ReadAtomicResponder.DONE) {
+                nakError(nak, psn);
+                return;
+            }
+            ePsn = Psn.add(psn, readAtomic.spannedPsns());
+            nakSent = false;
         } else {
             dropOrNak(rc, op, Aeth.NAK_INVALID_REQUEST, psn);
         }
@@ -208,7 +210,7 @@ final class Responder {
             if (!qp.rq.take(recv)) {
                 if (rc) {
                     qp.hca.counters.inc(Counter.SEND_RNR_ERR);
-                    sendAck(Aeth.rnrNak(qp.minRnrTimer), psn);
+                    sendAck(Aeth.rnrNak(qp.minRnrTimerCode), psn);
                 } else {
                     qp.hca.counters.inc(Counter.NO_RECV_DROPS);
                     dropUcMessage(op, psn);
@@ -304,7 +306,7 @@ final class Responder {
             if (!qp.rq.take(recv)) {
                 if (rc) {
                     qp.hca.counters.inc(Counter.SEND_RNR_ERR);
-                    sendAck(Aeth.rnrNak(qp.minRnrTimer), psn);
+                    sendAck(Aeth.rnrNak(qp.minRnrTimerCode), psn);
                 } else {
                     qp.hca.counters.inc(Counter.NO_RECV_DROPS);
                     dropUcMessage(op, psn);
@@ -345,88 +347,6 @@ final class Responder {
         advance(psn, rc);
     }
 
-    private void read(Packet p, int op, int psn) {
-        // no responder resources (max_dest_rd_atomic 0) is an invalid request, as rxe answers it
-        if ((qp.accessFlags & Access.REMOTE_READ_BIT) == 0 || qp.maxDestRdAtomic == 0) {
-            nakError(Aeth.NAK_INVALID_REQUEST, psn);
-            return;
-        }
-        reth.wrap(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_RETH));
-        long va = reth.virtualAddress();
-        long length = Integer.toUnsignedLong(reth.dmaLength());
-        if (length > MAX_DMA_BYTES) {
-            nakError(Aeth.NAK_INVALID_REQUEST, psn);
-            return;
-        }
-        MemKey k = null;
-        if (length > 0) {
-            k = checkKey(reth.rkey(), va, length, Access.REMOTE_READ_BIT);
-            if (k == null) {
-                nakError(Aeth.NAK_REMOTE_ACCESS, psn);
-                return;
-            }
-        }
-        int packets = (int) Math.max(1, (length + qp.mtu - 1) / qp.mtu);
-        Resource r = resources.next();
-        r.atomic = false;
-        r.firstPsn = psn;
-        r.lastPsn = Psn.add(psn, packets - 1);
-        r.rkey = reth.rkey();
-        r.va = va;
-        r.length = length;
-        r.valid = true;
-        acks.messageDone();
-        ePsn = Psn.add(psn, packets);
-        nakSent = false;
-        acks.readResponses(k, va, length, psn, true);
-    }
-
-    private void atomic(Packet p, int op, int psn) {
-        if ((qp.accessFlags & Access.REMOTE_ATOMIC_BIT) == 0 || qp.maxDestRdAtomic == 0) {
-            nakError(Aeth.NAK_INVALID_REQUEST, psn);
-            return;
-        }
-        atomicEth.wrap(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_ATOMIC_ETH));
-        long va = atomicEth.virtualAddress();
-        // the rkey first, then the alignment (rxe's order: a bad key is an access error either way)
-        MemKey k = checkKey(atomicEth.rkey(), va, 8, Access.REMOTE_ATOMIC_BIT);
-        if (k == null) {
-            nakError(Aeth.NAK_REMOTE_ACCESS, psn);
-            return;
-        }
-        if ((va & 7) != 0) {
-            nakError(Aeth.NAK_INVALID_REQUEST, psn);
-            return;
-        }
-        long off = k.offsetOf(va);
-        long original;
-        try {
-            synchronized (qp.hca.atomicLock) {
-                original = k.segment.get(ValueLayout.JAVA_LONG_UNALIGNED, off);
-                if (op == Opcode.RC_COMPARE_SWAP) {
-                    if (original == atomicEth.compare()) {
-                        k.segment.set(ValueLayout.JAVA_LONG_UNALIGNED, off, atomicEth.swapAdd());
-                    }
-                } else {
-                    k.segment.set(ValueLayout.JAVA_LONG_UNALIGNED, off, original + atomicEth.swapAdd());
-                }
-            }
-        } catch (IllegalStateException e) {
-            nakError(Aeth.NAK_REMOTE_ACCESS, psn); // the target was freed under the registration
-            return;
-        }
-        Resource r = resources.next();
-        r.atomic = true;
-        r.firstPsn = psn;
-        r.lastPsn = psn;
-        r.originalValue = original;
-        r.valid = true;
-        acks.messageDone();
-        ePsn = Psn.add(psn, 1);
-        nakSent = false;
-        acks.atomicAck(psn, original);
-    }
-
     private void duplicate(Packet p, int op, int psn) {
         if (Opcode.isSend(op) || Opcode.isWrite(op)) {
             if (bth.ackReq()) {
@@ -434,46 +354,20 @@ final class Responder {
             }
             return;
         }
-        Resource r = Opcode.isRead(op) ? resources.readContaining(psn) : resources.atomicAt(psn);
-        if (r == null) {
-            return; // no longer remembered: dropped, as rxe does
+        int nak = readAtomic.duplicate(p, op, psn);
+        if (nak != ReadAtomicResponder.DONE) {
+            nakError(nak, psn);
         }
-        if (!Opcode.isRead(op)) {
-            acks.atomicAck(psn, r.originalValue);
-            return;
-        }
-        // Replayed from memory (the data may have changed since: RDMA READ semantics allow it).
-        reth.wrap(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_RETH));
-        long va = reth.virtualAddress();
-        long length = Integer.toUnsignedLong(reth.dmaLength());
-        // only the original request or a part of it is a duplicate (as rxe); anything else is dropped
-        if (reth.rkey() != r.rkey || Long.compareUnsigned(va, r.va) < 0 || length > r.length
-                || Long.compareUnsigned(va - r.va, r.length - length) > 0) {
-            return;
-        }
-        MemKey k = null;
-        if (length > 0) {
-            k = checkKey(reth.rkey(), va, length, Access.REMOTE_READ_BIT);
-            if (k == null) {
-                // Gone since the first answer (deregistered, invalidated, freed): as rxe's recheck.
-                nakError(Aeth.NAK_REMOTE_ACCESS, psn);
-                return;
-            }
-        }
-        // a request from the middle of the original is answered from the middle: MIDDLE/LAST
-        acks.readResponses(k, va, length, psn, psn == r.firstPsn);
     }
 
     // ------------------------------------------------------------------ helpers
 
-    /** The key {@code rkey} names, if it grants {@code accessBit} over the range to this QP; else null. */
     private MemKey checkKey(int rkey, long va, long length, int accessBit) {
-        MemKey k = qp.hca.keys.lookup(rkey);
-        return MemKey.check(k, MemKey.Use.REMOTE, qp.pd, va, length, accessBit, qp) == KeyVerdict.OK ? k : null;
+        return MemKey.remote(qp.hca.keys, rkey, qp, va, length, accessBit);
     }
 
     private boolean sizeOk(int op, int len) {
-        int mtu = qp.mtu;
+        int mtu = qp.mtuBytes;
         if (Opcode.isFirst(op) || Opcode.isMiddle(op)) {
             return len == mtu;
         }
