@@ -1,6 +1,5 @@
 package org.rdma4j.soft;
 
-import org.rdma4j.soft.engine.Invalidate;
 import org.rdma4j.soft.engine.KeyHolder;
 import org.rdma4j.soft.engine.KeyTable;
 import org.rdma4j.soft.engine.MemKey;
@@ -49,7 +48,7 @@ final class SoftMw extends AbstractResource implements MemoryWindow, KeyHolder {
 
     @Override
     protected void destroy() {
-        Invalidate.apply(key);
+        key.invalidate();
         pd.context.hca.keys.remove(key.key);
         pd.context.device.release(ResourceLimits.Kind.MW);
     }

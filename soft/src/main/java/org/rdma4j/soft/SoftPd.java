@@ -15,10 +15,11 @@ import org.rdma4j.verbs.QueuePair;
 import org.rdma4j.verbs.SharedReceiveQueue;
 import org.rdma4j.verbs.SrqAttr;
 import org.rdma4j.verbs.VerbsException;
+import org.rdma4j.soft.engine.Pd;
 import org.rdma4j.verbs.spi.AbstractResource;
 
 /** A soft protection domain. Thread safe. */
-final class SoftPd extends AbstractResource implements ProtectionDomain {
+final class SoftPd extends AbstractResource implements ProtectionDomain, Pd {
     private static final AtomicInteger HANDLES = new AtomicInteger();
     final SoftContext context;
     private final int handle = HANDLES.incrementAndGet();

@@ -6,45 +6,67 @@ import java.lang.foreign.ValueLayout;
 import org.rdma4j.soft.link.Packet;
 import org.rdma4j.soft.wire.Aeth;
 import org.rdma4j.soft.wire.AtomicAckEth;
+import org.rdma4j.soft.wire.Bth;
 import org.rdma4j.soft.wire.Opcode;
 import org.rdma4j.soft.wire.Psn;
 import org.rdma4j.soft.wire.RnrTimer;
-import org.rdma4j.verbs.AsyncEventType;
 import org.rdma4j.verbs.QpState;
+import org.rdma4j.verbs.WcOpcode;
 import org.rdma4j.verbs.WcStatus;
 import org.rdma4j.verbs.WrOpcode;
 
 /**
  * The completer: consumes ACKs, NAKs, READ responses and atomic acknowledgements, retires work
  * requests in order with work completions, and owns the two requester timers (local ACK timeout with
- * retry_cnt, RNR wait with rnr_retry). Runs only inside the QP task.
+ * retry_cnt, RNR wait with rnr_retry); rxe's rxe_comp.c. A response is checked (state, transport,
+ * PSN against what is outstanding), then acts: an ACK finishes the WQEs it covers, a READ response or
+ * atomic ACK carries data into the oldest READ/atomic, a NAK fails the WQE or sends the requester back
+ * ({@link Requester#rewind}); {@link #retire} then completes finished WQEs in order. Runs only inside
+ * the QP task.
  */
 final class Completer {
     private static final long NEVER = Long.MAX_VALUE;
 
     private final QpEngine qp;
+    private final SendQueue sq;
     private final Aeth aeth = new Aeth();
     private final AtomicAckEth atomicAck = new AtomicAckEth();
     private final MemorySegment scratch = Arena.ofAuto().allocate(8, 8);
     /** The highest PSN acknowledged so far. */
-    int lastAckedPsn;
-    boolean rnrWaiting;
-    private volatile long retransmitDeadline = NEVER;
-    private volatile long rnrDeadline = NEVER;
+    private int lastAckedPsn;
+    private boolean rnrWaiting;
+    private volatile long retransmitDeadlineNs = NEVER;
+    private volatile long rnrDeadlineNs = NEVER;
     private int retriesLeft;
     /** A sequence NAK started a retry and nothing has been acknowledged since (rxe: started_retry). */
     private boolean nakRetryStarted;
     private int rnrRetriesLeft;
     private int lastGapRewindPsn = -1;
     /** While the ACK timer is put off for a receive backlog: when the putting off must end. */
-    private long deferLimit = NEVER;
+    private long deferLimitNs = NEVER;
     /** How often a timer put off for a receive backlog looks again. */
     private static final long BACKLOG_RECHECK_NS = 1_000_000L;
     /** A timer is put off for a receive backlog by at most this many timeout periods. */
     private static final int MAX_BACKLOG_DEFER_PERIODS = 8;
 
-    Completer(QpEngine qp) {
+    Completer(QpEngine qp, SendQueue sq) {
         this.qp = qp;
+        this.sq = sq;
+    }
+
+    /** modify(SQ_PSN): everything before {@code sqPsn} counts as acknowledged. */
+    void startAt(int sqPsn) {
+        lastAckedPsn = Psn.add(sqPsn, -1);
+    }
+
+    /** The highest PSN acknowledged so far (the requester's send window starts after it). */
+    int lastAckedPsn() {
+        return lastAckedPsn;
+    }
+
+    /** An RNR NAK holds the requester until its timer expires. */
+    boolean rnrWaiting() {
+        return rnrWaiting;
     }
 
     void reset() {
@@ -61,13 +83,13 @@ final class Completer {
     }
 
     void disarmTimers() {
-        deferLimit = NEVER;
-        retransmitDeadline = NEVER;
-        rnrDeadline = NEVER;
+        deferLimitNs = NEVER;
+        retransmitDeadlineNs = NEVER;
+        rnrDeadlineNs = NEVER;
     }
 
     long nextDeadlineNs() {
-        return Math.min(retransmitDeadline, rnrDeadline);
+        return Math.min(retransmitDeadlineNs, rnrDeadlineNs);
     }
 
     /**
@@ -77,10 +99,10 @@ final class Completer {
      * to send than the timeout, and every retry would time out before its last packet was out.)
      */
     void armRetransmit() {
-        if (qp.timeout != 0) {
-            boolean idle = retransmitDeadline == NEVER;
-            long d = System.nanoTime() + RnrTimer.ackTimeoutNanos(qp.timeout);
-            retransmitDeadline = d;
+        if (qp.timeoutCode != 0) {
+            boolean idle = retransmitDeadlineNs == NEVER;
+            long d = System.nanoTime() + RnrTimer.ackTimeoutNanos(qp.timeoutCode);
+            retransmitDeadlineNs = d;
             if (idle) {
                 qp.hca.timerArmed(d);
             }
@@ -97,13 +119,16 @@ final class Completer {
             return;
         }
         MemorySegment b = p.buffer;
-        int psn = Wire.psn(b);
+        int psn = Bth.psnOf(b);
         switch (op) {
             case Opcode.RC_ACKNOWLEDGE -> {
                 int syndrome = aeth.wrap(b, Opcode.offsetOf(op, Opcode.HEADER_AETH)).syndrome();
                 if (Aeth.isAck(syndrome)) {
                     ack(psn);
-                } else if (Aeth.isRnrNak(syndrome)) {
+                    return;
+                }
+                EngineEvents.nakReceived(qp, psn, syndrome);
+                if (Aeth.isRnrNak(syndrome)) {
                     ack(Psn.add(psn, -1));
                     rnr(psn, Aeth.rnrTimerCode(syndrome));
                 } else {
@@ -141,10 +166,10 @@ final class Completer {
             return;
         }
         if (ack(Psn.add(psn, -1))) {
-            qp.requester.rewind(psn);
+            qp.requester.rewind(psn, EngineEvents.CAUSE_SEQUENCE_NAK);
             return;
         }
-        if (containing(psn) == null) {
+        if (sq.containing(psn) == null) {
             return; // about nothing outstanding: stale
         }
         if (nakRetryStarted) {
@@ -158,14 +183,14 @@ final class Completer {
         }
         retriesLeft--;
         qp.hca.counters.inc(Counter.COMPLETER_RETRY_ERR);
-        qp.requester.rewind(psn);
+        qp.requester.rewind(psn, EngineEvents.CAUSE_SEQUENCE_NAK);
     }
 
     /** Everything up to and including {@code psn} was executed by the responder; true on progress. */
     private boolean ack(int psn) {
         boolean progress = false;
-        for (long i = qp.sqTail; i < qp.sqCursor; i++) {
-            SendWqe w = qp.wqe(i);
+        for (long i = sq.tail(), end = sq.cursor(); i < end; i++) {
+            SendWqe w = sq.at(i);
             if (w.done || w.opcode.isLocal()) {
                 continue;
             }
@@ -174,7 +199,8 @@ final class Completer {
             }
             if (w.isReadOrAtomic()) {
                 // An ACK beyond a READ/atomic whose response has not arrived: the response was lost.
-                if (qp.requester.rewind(w.opcode == WrOpcode.RDMA_READ ? w.respPsn : w.firstPsn)) {
+                if (qp.requester.rewind(w.opcode == WrOpcode.RDMA_READ ? w.respPsn : w.firstPsn,
+                        EngineEvents.CAUSE_LOST_RESPONSE)) {
                     progress = true;
                 }
                 break;
@@ -182,7 +208,7 @@ final class Completer {
             w.done = true;
             progress = true;
         }
-        if (Psn.compare(psn, lastAckedPsn) > 0 && Psn.compare(psn, qp.requester.psn) < 0) {
+        if (Psn.compare(psn, lastAckedPsn) > 0 && Psn.compare(psn, qp.requester.nextPsn()) < 0) {
             lastAckedPsn = psn;
             progress = true;
         }
@@ -200,59 +226,22 @@ final class Completer {
     }
 
     private void onProgress() {
-        deferLimit = NEVER;
+        deferLimitNs = NEVER;
         nakRetryStarted = false;
         retriesLeft = qp.retryCnt;
         rnrRetriesLeft = qp.rnrRetry;
-        if (hasOutstanding() && qp.timeout != 0) {
-            long d = System.nanoTime() + RnrTimer.ackTimeoutNanos(qp.timeout);
-            retransmitDeadline = d;
+        if (sq.hasOutstanding() && qp.timeoutCode != 0) {
+            long d = System.nanoTime() + RnrTimer.ackTimeoutNanos(qp.timeoutCode);
+            retransmitDeadlineNs = d;
             qp.hca.timerArmed(d);
         } else {
-            retransmitDeadline = NEVER;
+            retransmitDeadlineNs = NEVER;
         }
-    }
-
-    private boolean hasOutstanding() {
-        long end = Math.min(qp.sqCursor + 1, qp.sqHead);
-        for (long i = qp.sqTail; i < end; i++) {
-            SendWqe w = qp.wqe(i);
-            if (w.started && !w.done) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private SendWqe oldestPending() {
-        long end = Math.min(qp.sqCursor + 1, qp.sqHead);
-        for (long i = qp.sqTail; i < end; i++) {
-            SendWqe w = qp.wqe(i);
-            if (w.started && !w.done && !w.opcode.isLocal()) {
-                return w;
-            }
-        }
-        return null;
-    }
-
-    private SendWqe containing(int psn) {
-        long end = Math.min(qp.sqCursor + 1, qp.sqHead);
-        for (long i = qp.sqTail; i < end; i++) {
-            SendWqe w = qp.wqe(i);
-            if (!w.started) {
-                break;
-            }
-            if (!w.done && !w.opcode.isLocal() && Psn.compare(psn, w.firstPsn) >= 0
-                    && Psn.compare(psn, w.lastPsn) <= 0) {
-                return w;
-            }
-        }
-        return null;
     }
 
     private void rnr(int psn, int timerCode) {
         qp.hca.counters.inc(Counter.RCVD_RNR_ERR);
-        if (containing(psn) == null) {
+        if (sq.containing(psn) == null) {
             return;
         }
         if (qp.rnrRetry != 7) {
@@ -263,49 +252,34 @@ final class Completer {
             }
             rnrRetriesLeft--;
         }
-        qp.requester.rewind(psn);
+        qp.requester.rewind(psn, EngineEvents.CAUSE_RNR_NAK);
         rnrWaiting = true;
-        retransmitDeadline = NEVER;
+        retransmitDeadlineNs = NEVER;
         long d = System.nanoTime() + RnrTimer.nanos(timerCode);
-        rnrDeadline = d;
+        rnrDeadlineNs = d;
         qp.hca.timerArmed(d);
     }
 
     /** The request containing {@code psn} failed with {@code status}: complete it and go to ERR. */
     private void fail(int psn, WcStatus status) {
-        SendWqe w = containing(psn);
+        SendWqe w = sq.containing(psn);
         if (w == null) {
-            w = oldestPending();
+            w = sq.oldestPending();
             if (w == null) {
                 return;
             }
         } else {
             ack(Psn.add(w.firstPsn, -1));
         }
-        w.status = status;
-        w.done = true;
-        w.sent = true;
+        w.finish(status);
         retire();
         if (qp.state != QpState.ERR) {
             qp.enterError();
         }
     }
 
-    private SendWqe oldestReadOrAtomic() {
-        for (long i = qp.sqTail; i < qp.sqCursor + 1 && i < qp.sqHead; i++) {
-            SendWqe w = qp.wqe(i);
-            if (!w.started) {
-                return null;
-            }
-            if (!w.done && w.isReadOrAtomic()) {
-                return w;
-            }
-        }
-        return null;
-    }
-
     private void readResponse(Packet p, int op, int psn) {
-        SendWqe w = oldestReadOrAtomic();
+        SendWqe w = sq.oldestReadOrAtomic();
         if (w == null || w.opcode != WrOpcode.RDMA_READ || Psn.compare(psn, w.firstPsn) < 0
                 || Psn.compare(psn, w.lastPsn) > 0) {
             qp.hca.counters.inc(Counter.STALE_RESPONSES);
@@ -315,13 +289,13 @@ final class Completer {
             qp.hca.counters.inc(Counter.STALE_RESPONSES);
             if (Psn.compare(psn, w.respPsn) > 0 && lastGapRewindPsn != w.respPsn) {
                 lastGapRewindPsn = w.respPsn; // a response was lost: ask again from there, once
-                qp.requester.rewind(w.respPsn);
+                qp.requester.rewind(w.respPsn, EngineEvents.CAUSE_LOST_RESPONSE);
             }
             return;
         }
         ack(Psn.add(w.firstPsn, -1));
-        long offset = (long) Psn.diff(psn, w.firstPsn) * qp.mtu;
-        int expected = (int) Math.min(qp.mtu, w.totalLength - offset);
+        long offset = (long) Psn.diff(psn, w.firstPsn) * qp.mtuBytes;
+        int expected = (int) Math.min(qp.mtuBytes, w.totalLength - offset);
         boolean lastPacket = psn == w.lastPsn;
         boolean positionOk = lastPacket ? (op == Opcode.RC_RDMA_READ_RESPONSE_LAST
                 || op == Opcode.RC_RDMA_READ_RESPONSE_ONLY) : (op == Opcode.RC_RDMA_READ_RESPONSE_FIRST
@@ -355,7 +329,7 @@ final class Completer {
     }
 
     private void atomicAcknowledge(Packet p, int psn) {
-        SendWqe w = oldestReadOrAtomic();
+        SendWqe w = sq.oldestReadOrAtomic();
         if (w == null || !w.opcode.isAtomic() || w.firstPsn != psn) {
             qp.hca.counters.inc(Counter.STALE_RESPONSES);
             return;
@@ -386,19 +360,19 @@ final class Completer {
 
     /** Handles expired timers; true on progress. */
     boolean checkTimers() {
-        if (retransmitDeadline == NEVER && rnrDeadline == NEVER) {
+        if (retransmitDeadlineNs == NEVER && rnrDeadlineNs == NEVER) {
             return false;
         }
         long now = System.nanoTime();
         boolean progress = false;
-        if (now >= rnrDeadline) {
-            rnrDeadline = NEVER;
+        if (now >= rnrDeadlineNs) {
+            rnrDeadlineNs = NEVER;
             rnrWaiting = false;
             progress = true;
         }
-        if (now >= retransmitDeadline) {
-            retransmitDeadline = NEVER;
-            SendWqe w = oldestPending();
+        if (now >= retransmitDeadlineNs) {
+            retransmitDeadlineNs = NEVER;
+            SendWqe w = sq.oldestPending();
             if (w == null) {
                 return progress;
             }
@@ -406,23 +380,11 @@ final class Completer {
                 return progress;
             }
             if (retriesLeft == 0) {
-                if (QpEngine.DEBUG) {
-                    System.err.println(debugState("retry exhausted") + qp.dumpTraces() + "counters " + qp.hca.counters.snapshot());
-                    Thread.getAllStackTraces().forEach((t, st) -> {
-                        if (t.getName().startsWith("rdma4j") || t.getName().equals("main")) {
-                            System.err.println("THREAD " + t.getName() + " " + t.getState());
-                            for (StackTraceElement e : st) {
-                                System.err.println("      at " + e);
-                            }
-                        }
-                    });
-                }
                 qp.hca.counters.inc(Counter.RETRY_EXCEEDED_ERR);
                 fail(w.firstPsn, WcStatus.RETRY_EXC_ERR);
                 return true;
             }
             retriesLeft--;
-            qp.trace("timeout, retries left " + retriesLeft + " rnrWaiting " + rnrWaiting);
             qp.hca.counters.inc(Counter.COMPLETER_RETRY_ERR);
             int from;
             if (w.opcode == WrOpcode.RDMA_READ) {
@@ -434,7 +396,7 @@ final class Completer {
                 from = Psn.compare(afterAck, w.firstPsn) > 0 && Psn.compare(afterAck, w.lastPsn) <= 0
                         ? afterAck : w.firstPsn;
             }
-            qp.requester.rewind(from);
+            qp.requester.rewind(from, EngineEvents.CAUSE_TIMEOUT);
             progress = true;
         }
         return progress;
@@ -449,39 +411,21 @@ final class Completer {
      */
     private boolean deferForBacklog(long now) {
         if (!qp.hca.receiveBacklogged()) {
-            deferLimit = NEVER;
+            deferLimitNs = NEVER;
             return false;
         }
-        if (deferLimit == NEVER) {
-            deferLimit = now + MAX_BACKLOG_DEFER_PERIODS * RnrTimer.ackTimeoutNanos(qp.timeout);
+        if (deferLimitNs == NEVER) {
+            deferLimitNs = now + MAX_BACKLOG_DEFER_PERIODS * RnrTimer.ackTimeoutNanos(qp.timeoutCode);
             qp.hca.counters.inc(Counter.TIMEOUT_DEFERRED);
         }
-        if (now >= deferLimit) {
-            deferLimit = NEVER;
+        if (now >= deferLimitNs) {
+            deferLimitNs = NEVER;
             return false;
         }
         long d = now + BACKLOG_RECHECK_NS;
-        retransmitDeadline = d;
+        retransmitDeadlineNs = d;
         qp.hca.timerArmed(d);
         return true;
-    }
-
-    /** A description of the send side, for debugging. */
-    String debugState(String why) {
-        StringBuilder sb = new StringBuilder(why).append(": qp 0x").append(Integer.toHexString(qp.qpn))
-                .append(" psn=").append(Integer.toHexString(qp.requester.psn)).append(" lastAcked=")
-                .append(Integer.toHexString(lastAckedPsn)).append(" tail=").append(qp.sqTail).append(" cursor=")
-                .append(qp.sqCursor).append(" head=").append(qp.sqHead).append(" outRdAt=")
-                .append(qp.requester.outstandingRdAtomic).append('\n');
-        for (long i = qp.sqTail; i < qp.sqHead; i++) {
-            SendWqe w = qp.wqe(i);
-            sb.append("  [").append(i).append("] ").append(w.opcode).append(" len=").append(w.totalLength)
-                    .append(" started=").append(w.started).append(" sent=").append(w.sent).append(" done=")
-                    .append(w.done).append(" psn=").append(Integer.toHexString(w.firstPsn)).append("..")
-                    .append(Integer.toHexString(w.lastPsn)).append(" next=").append(Integer.toHexString(w.nextPsn))
-                    .append(" resp=").append(Integer.toHexString(w.respPsn)).append('\n');
-        }
-        return sb.toString();
     }
 
     // ------------------------------------------------------------------ retiring
@@ -489,48 +433,60 @@ final class Completer {
     /** Completes finished work requests in order; true on progress. */
     boolean retire() {
         boolean progress = false;
-        while (qp.sqTail < qp.sqCursor) {
-            SendWqe w = qp.wqe(qp.sqTail);
-            if (!w.done) {
-                break;
-            }
+        SendWqe w;
+        while ((w = sq.oldestStarted()) != null && w.done) {
             if (w.isReadOrAtomic()) {
-                qp.requester.outstandingRdAtomic--;
+                qp.requester.readOrAtomicRetired();
             }
             if (w.status != WcStatus.SUCCESS) {
-                qp.retireOldest(w.status, true);
+                retireOldest(w, w.status, true);
                 qp.enterError();
                 return true;
             }
-            qp.retireOldest(WcStatus.SUCCESS, w.signaled);
+            retireOldest(w, WcStatus.SUCCESS, w.signaled);
             progress = true;
         }
-        if (progress && !hasOutstanding()) {
-            retransmitDeadline = NEVER;
+        if (progress && !sq.hasOutstanding()) {
+            retransmitDeadlineNs = NEVER;
         }
-        if (qp.sqDraining && qp.sqTail == qp.sqCursor && !(qp.sqCursor < qp.sqHead && qp.wqe(qp.sqCursor).started)) {
-            qp.sqDraining = false;
-            if (qp.sqdNotify) {
-                qp.events.qpEvent(AsyncEventType.SQ_DRAINED);
-            }
+        if (qp.sqDraining && sq.allRetiredUpToCursor() && !(sq.hasAtCursor() && sq.atCursor().started)) {
+            qp.sqDrained();
         }
         return progress;
     }
 
     /** Completes every posted send: finished ones as they ended, the rest with WR_FLUSH_ERR. */
     void flushSendQueue() {
-        long head = qp.sqHead;
-        while (qp.sqTail < head) {
-            SendWqe w = qp.wqe(qp.sqTail);
+        long head = sq.head();
+        while (sq.tail() < head) {
+            SendWqe w = sq.at(sq.tail());
             if (w.done && w.status == WcStatus.SUCCESS) {
-                qp.retireOldest(WcStatus.SUCCESS, w.signaled);
+                retireOldest(w, WcStatus.SUCCESS, w.signaled);
             } else {
-                qp.retireOldest(w.done ? w.status : WcStatus.WR_FLUSH_ERR, true);
+                retireOldest(w, w.done ? w.status : WcStatus.WR_FLUSH_ERR, true);
             }
         }
-        qp.sqCursor = head;
-        qp.requester.outstandingRdAtomic = 0;
+        sq.skipToHead();
+        qp.requester.flushed();
         disarmTimers();
         rnrWaiting = false;
+    }
+
+    /**
+     * Retires the oldest send WQE: frees its slot first (a completion the application can see means
+     * the slot is free to post again), then writes the completion if it is signaled or failed.
+     */
+    private void retireOldest(SendWqe w, WcStatus status, boolean completion) {
+        long wrId = w.wrId;
+        WcOpcode op = w.opcode.completionOpcode();
+        int byteLen = w.opcode.isAtomic() ? 8 : (int) w.totalLength;
+        boolean send = w.opcode.isSend();
+        sq.retireOldest();
+        if (status == WcStatus.SUCCESS && send) {
+            qp.hca.counters.inc(Counter.RDMA_SENDS); // as rxe: every SEND that completes, signaled or not
+        }
+        if (completion) {
+            qp.pushSendCompletion(wrId, status, op, byteLen);
+        }
     }
 }

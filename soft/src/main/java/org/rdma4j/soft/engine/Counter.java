@@ -16,8 +16,9 @@ public enum Counter {
     TIMEOUT_DEFERRED("ack_timeout_deferred"),
     RETRY_EXCEEDED_ERR("retry_exceeded_err"),
     RETRY_RNR_EXCEEDED_ERR("retry_rnr_exceeded_err"),
-    ACK_DEFERRED("ack_deferred"),
+    /** SEND work requests completed successfully (rxe counts them in the completer), signaled or not. */
     RDMA_SENDS("rdma_sends"),
+    /** Receive completions of SEND messages (rxe: rdma_recvs). */
     RDMA_RECVS("rdma_recvs"),
     ICRC_ERR("icrc_err_drops"),
     MALFORMED("malformed_drops"),

@@ -23,10 +23,6 @@ public final class Counters {
         values[c.ordinal()].increment();
     }
 
-    public void add(Counter c, long n) {
-        values[c.ordinal()].add(n);
-    }
-
     public long get(Counter c) {
         return values[c.ordinal()].sum();
     }

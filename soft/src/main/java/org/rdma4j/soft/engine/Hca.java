@@ -7,6 +7,7 @@ import org.rdma4j.soft.link.Link;
 import org.rdma4j.soft.link.Packet;
 import org.rdma4j.soft.link.PacketPool;
 import org.rdma4j.soft.link.PacketSink;
+import org.rdma4j.soft.wire.Bth;
 import org.rdma4j.soft.wire.Icrc;
 import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.Gid;
@@ -253,7 +254,7 @@ public final class Hca implements PacketSink {
         if (!check(p)) {
             return;
         }
-        if (Wire.destQpn(p.buffer) == MULTICAST_QPN) {
+        if (Bth.destQpnOf(p.buffer) == MULTICAST_QPN) {
             multicast(p, false);
             return;
         }
@@ -272,7 +273,7 @@ public final class Hca implements PacketSink {
         if (!check(p)) {
             return;
         }
-        if (Wire.destQpn(p.buffer) == MULTICAST_QPN) {
+        if (Bth.destQpnOf(p.buffer) == MULTICAST_QPN) {
             multicast(p, true);
             return;
         }
@@ -352,7 +353,7 @@ public final class Hca implements PacketSink {
      * touched, so a forged packet cannot take a PSN, a receive WQE or the QP's error state.
      */
     private QpEngine lookup(Packet p) {
-        int destQpn = Wire.destQpn(p.buffer);
+        int destQpn = Bth.destQpnOf(p.buffer);
         QpEngine qp = qp(destQpn);
         if (qp == null) {
             counters.inc(Counter.UNKNOWN_QPN);

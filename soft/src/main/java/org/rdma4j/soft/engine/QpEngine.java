@@ -1,32 +1,35 @@
 package org.rdma4j.soft.engine;
 
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import org.rdma4j.soft.link.Packet;
+import org.rdma4j.soft.wire.Bth;
 import org.rdma4j.soft.wire.Opcode;
+import org.rdma4j.soft.wire.Psn;
 import org.rdma4j.verbs.AsyncEventType;
 import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.Gid;
 import org.rdma4j.verbs.GlobalRoute;
+import org.rdma4j.verbs.NetworkHeaderType;
 import org.rdma4j.verbs.PostException;
+import org.rdma4j.verbs.QpAttrMask;
 import org.rdma4j.verbs.QpState;
 import org.rdma4j.verbs.QpType;
 import org.rdma4j.verbs.RecvWorkRequest;
-import org.rdma4j.verbs.SendFlag;
 import org.rdma4j.verbs.SendWorkRequest;
+import org.rdma4j.verbs.VerbsException;
 import org.rdma4j.verbs.WcOpcode;
 import org.rdma4j.verbs.WcStatus;
-import org.rdma4j.verbs.WrOpcode;
 
 /**
- * One queue pair's transport engine: its send queue, the QP attributes the data path reads, and one
- * run-to-completion {@link Task} that drives the {@link Requester}, {@link Responder} and
- * {@link Completer} (the three parts rxe runs as separate tasks; here one task runs them in turn, so
- * the transport state needs no locks). Posting is thread safe; everything else runs inside the task.
+ * One queue pair's transport engine: the QP attributes the data path reads, and one run-to-completion
+ * {@link Task} that dispatches to the {@link Requester}, {@link Responder} and {@link Completer} (the
+ * three state machines rxe runs as separate tasks; here one task runs them in turn, so the transport
+ * state needs no locks). The send queue is the {@link SendQueue}'s; the receive queue the
+ * {@link RecvQueue}'s. This class holds the task and its dispatch, the QP state transitions, and the
+ * completion queues. Posting is thread safe; everything else runs inside the task.
  */
 public final class QpEngine {
     /** Settings a QP is created with. */
-    public record Config(QpType type, Object pd, CqRing sendCq, CqRing recvCq, RecvQueue recvQueue,
+    public record Config(QpType type, Pd pd, CqRing sendCq, CqRing recvCq, RecvQueue recvQueue,
                          boolean usesSrq, int maxSendWr, int maxSendSge, int maxInline, boolean sqSigAll,
                          AsyncEventSink events) {
     }
@@ -40,7 +43,7 @@ public final class QpEngine {
     public final int qpn;
     final QpType type;
     final int transport;
-    final Object pd;
+    final Pd pd;
     final CqRing scq;
     final CqRing rcq;
     final RecvQueue rq;
@@ -53,7 +56,8 @@ public final class QpEngine {
 
     // Attributes, written by the control path inside runExclusive, read by the task.
     volatile QpState state = QpState.RESET;
-    int mtu = 1024;
+    /** The path MTU in bytes (UD: the port's). */
+    int mtuBytes = 1024;
     int destQpn;
     Gid dgid;
     Gid sgid;
@@ -63,22 +67,19 @@ public final class QpEngine {
     int avFlowLabel;
     int qkey;
     int accessFlags;
-    int timeout;
+    /** The local ACK timeout as IBTA codes it: 4.096 us * 2^code, 0 = none (see RnrTimer). */
+    int timeoutCode;
     int retryCnt;
     int rnrRetry;
-    int minRnrTimer;
+    /** The RNR NAK timer code this QP sends (IBTA table 45). */
+    int minRnrTimerCode;
     int maxRdAtomic;
     int maxDestRdAtomic;
     boolean sqdNotify;
     volatile boolean sqDraining;
     int pkey = 0xFFFF;
 
-    // Send queue: slots [sqTail, sqHead) are posted; [sqTail, sqCursor) have been started.
-    final SendWqe[] sq;
-    private final Object postLock = new Object();
-    volatile long sqHead;
-    volatile long sqTail;
-    long sqCursor;
+    private final SendQueue sq;
 
     // Inbound packets, filled by delivering threads, drained by the task.
     private final Packet[] inbound = new Packet[INBOUND_CAPACITY];
@@ -86,50 +87,6 @@ public final class QpEngine {
     private long inTail;
 
     private volatile boolean cqErrorPending;
-    static final boolean DEBUG = Boolean.getBoolean("rdma4j.debug");
-    private final String[] trace = DEBUG ? new String[64] : null;
-    private int traceNext;
-
-    /** Records an event for {@link #dumpTrace()} (only with -Drdma4j.debug=true). */
-    void trace(String event) {
-        if (trace != null) {
-            trace[traceNext++ % trace.length] = System.nanoTime() / 1000 % 1_000_000 + "us " + event;
-        }
-    }
-
-    static final java.util.List<QpEngine> ALL = DEBUG ? new java.util.concurrent.CopyOnWriteArrayList<>() : null;
-
-    /** Traces of this QP and of the QPs connected to it (debug). */
-    String dumpTraces() {
-        StringBuilder sb = new StringBuilder(dumpTrace());
-        for (QpEngine q : ALL) {
-            sb.append("  QP ").append(q.hca.name).append(" 0x").append(Integer.toHexString(q.qpn)).append(" -> 0x")
-                    .append(Integer.toHexString(q.destQpn)).append(" ").append(q.dgid).append(" task ")
-                    .append(q.task.debugState()).append(" state ").append(q.state).append(" sq ").append(q.sqTail)
-                    .append("..").append(q.sqHead).append(" inbound ").append(q.inTail).append("..").append(q.inHead)
-                    .append('\n');
-        }
-        for (QpEngine q : ALL) {
-            if (q.destQpn == qpn && q != this && q.hca != hca) {
-                sb.append("  peer qp 0x").append(Integer.toHexString(q.qpn)).append(" state ").append(q.state)
-                        .append(" ").append(q.responder.debugState()).append('\n').append(q.dumpTrace());
-            }
-        }
-        return sb.toString();
-    }
-
-    String dumpTrace() {
-        StringBuilder sb = new StringBuilder();
-        if (trace != null) {
-            for (int i = 0; i < trace.length; i++) {
-                String e = trace[(traceNext + i) % trace.length];
-                if (e != null) {
-                    sb.append("    ").append(e).append('\n');
-                }
-            }
-        }
-        return sb.toString();
-    }
     final Requester requester;
     final Responder responder;
     final Completer completer;
@@ -153,25 +110,17 @@ public final class QpEngine {
         this.maxInline = c.maxInline();
         this.sqSigAll = c.sqSigAll();
         this.events = c.events();
-        MemorySegment inlineSlab = maxInline > 0 ? Arena.ofAuto().allocate((long) maxInline * maxSendWr, 8) : null;
-        sq = new SendWqe[maxSendWr];
-        for (int i = 0; i < maxSendWr; i++) {
-            sq[i] = new SendWqe(maxSendSge,
-                    inlineSlab == null ? null : inlineSlab.asSlice((long) i * maxInline, maxInline));
-        }
+        sq = new SendQueue(this);
         if (type == QpType.UD) {
-            mtu = 4096; // UD has no path MTU attribute: the port's active MTU applies
+            mtuBytes = 4096; // UD has no path MTU attribute: the port's active MTU applies
         }
-        requester = new Requester(this);
+        requester = new Requester(this, sq);
         responder = new Responder(this);
-        completer = new Completer(this);
+        completer = new Completer(this, sq);
         task = new Task(this::doWork);
-        if (DEBUG) {
-            ALL.add(this);
-        }
         int n = hca.addQp(this);
         if (n < 0) {
-            throw new org.rdma4j.verbs.VerbsException(Errno.ENOMEM, "no free QP number");
+            throw new VerbsException(Errno.ENOMEM, "no free QP number");
         }
         qpn = n;
     }
@@ -190,12 +139,8 @@ public final class QpEngine {
      */
     public long livePsns() {
         long[] out = new long[1];
-        task.runExclusive(() -> out[0] = (long) responder.expectedPsn() << 32 | requester.psn & 0xFFFFFFFFL);
+        task.runExclusive(() -> out[0] = (long) responder.expectedPsn() << 32 | requester.nextPsn() & 0xFFFFFFFFL);
         return out[0];
-    }
-
-    SendWqe wqe(long index) {
-        return sq[(int) (index % sq.length)];
     }
 
     // ------------------------------------------------------------------ control path
@@ -213,54 +158,55 @@ public final class QpEngine {
 
     private void apply(Change c) {
         int m = c.mask();
-        if ((m & org.rdma4j.verbs.QpAttrMask.PATH_MTU) != 0) {
-            mtu = c.mtuBytes();
+        if ((m & QpAttrMask.PATH_MTU) != 0) {
+            mtuBytes = c.mtuBytes();
         }
-        if ((m & org.rdma4j.verbs.QpAttrMask.DEST_QPN) != 0) {
+        if ((m & QpAttrMask.DEST_QPN) != 0) {
             destQpn = c.destQpn();
         }
-        if ((m & org.rdma4j.verbs.QpAttrMask.AV) != 0) {
+        if ((m & QpAttrMask.AV) != 0) {
             dgid = c.dgid();
             sgid = c.sgid();
             avHopLimit = hopLimitOrDefault(c.grh().hopLimit());
             avTrafficClass = c.grh().trafficClass();
             avFlowLabel = c.grh().flowLabel();
         }
-        if ((m & org.rdma4j.verbs.QpAttrMask.QKEY) != 0) {
+        if ((m & QpAttrMask.QKEY) != 0) {
             qkey = c.qkey();
         }
-        if ((m & org.rdma4j.verbs.QpAttrMask.ACCESS_FLAGS) != 0) {
+        if ((m & QpAttrMask.ACCESS_FLAGS) != 0) {
             accessFlags = c.accessFlags();
         }
-        if ((m & org.rdma4j.verbs.QpAttrMask.TIMEOUT) != 0) {
-            timeout = c.timeout();
+        if ((m & QpAttrMask.TIMEOUT) != 0) {
+            timeoutCode = c.timeout();
         }
-        if ((m & org.rdma4j.verbs.QpAttrMask.RETRY_CNT) != 0) {
+        if ((m & QpAttrMask.RETRY_CNT) != 0) {
             retryCnt = c.retryCnt();
         }
-        if ((m & org.rdma4j.verbs.QpAttrMask.RNR_RETRY) != 0) {
+        if ((m & QpAttrMask.RNR_RETRY) != 0) {
             rnrRetry = c.rnrRetry();
         }
-        if ((m & org.rdma4j.verbs.QpAttrMask.MIN_RNR_TIMER) != 0) {
-            minRnrTimer = c.minRnrTimer();
+        if ((m & QpAttrMask.MIN_RNR_TIMER) != 0) {
+            minRnrTimerCode = c.minRnrTimer();
         }
-        if ((m & org.rdma4j.verbs.QpAttrMask.MAX_QP_RD_ATOMIC) != 0) {
+        if ((m & QpAttrMask.MAX_QP_RD_ATOMIC) != 0) {
             maxRdAtomic = c.maxRdAtomic();
         }
-        if ((m & org.rdma4j.verbs.QpAttrMask.MAX_DEST_RD_ATOMIC) != 0) {
+        if ((m & QpAttrMask.MAX_DEST_RD_ATOMIC) != 0) {
             maxDestRdAtomic = c.maxDestRdAtomic();
             responder.resizeResources(maxDestRdAtomic);
         }
-        if ((m & org.rdma4j.verbs.QpAttrMask.EN_SQD_ASYNC_NOTIFY) != 0) {
+        if ((m & QpAttrMask.EN_SQD_ASYNC_NOTIFY) != 0) {
             sqdNotify = c.sqdNotify();
         }
-        if ((m & org.rdma4j.verbs.QpAttrMask.RQ_PSN) != 0) {
+        if ((m & QpAttrMask.RQ_PSN) != 0) {
             responder.setExpectedPsn(c.rqPsn());
         }
-        if ((m & org.rdma4j.verbs.QpAttrMask.SQ_PSN) != 0) {
+        if ((m & QpAttrMask.SQ_PSN) != 0) {
             requester.setPsn(c.sqPsn());
+            completer.startAt(c.sqPsn() & Psn.MASK);
         }
-        if ((m & org.rdma4j.verbs.QpAttrMask.RETRY_CNT) != 0 || (m & org.rdma4j.verbs.QpAttrMask.RNR_RETRY) != 0) {
+        if ((m & QpAttrMask.RETRY_CNT) != 0 || (m & QpAttrMask.RNR_RETRY) != 0) {
             completer.resetRetries();
         }
         QpState from = state;
@@ -287,8 +233,7 @@ public final class QpEngine {
         state = QpState.RESET;
         sqDraining = false;
         drainInbound();
-        sqTail = sqHead;
-        sqCursor = sqHead;
+        sq.reset();
         if (!usesSrq) {
             rq.drain(r -> { });
         }
@@ -299,10 +244,8 @@ public final class QpEngine {
 
     /** Moves the QP to ERR and flushes (inside the task). */
     void enterError() {
-        if (state != QpState.ERR && QpEngine.DEBUG) {
-            new Throwable("qp 0x" + Integer.toHexString(qpn) + " enters ERR from " + state).printStackTrace();
-        }
         if (state != QpState.ERR) {
+            EngineEvents.qpError(this, state);
             state = QpState.ERR;
             sqDraining = false;
             completer.disarmTimers();
@@ -330,170 +273,21 @@ public final class QpEngine {
 
     /** True if an outstanding send or posted receive uses {@code lkey} (deregistration check). */
     public boolean uses(int lkey) {
-        for (long i = sqTail; i < sqHead; i++) {
-            SendWqe w = wqe(i);
-            for (int s = 0; s < w.numSge; s++) {
-                if (w.lkey[s] == lkey) {
-                    return true;
-                }
-            }
-        }
-        return !usesSrq && rq.uses(lkey);
+        return sq.uses(lkey) || !usesSrq && rq.uses(lkey);
     }
 
     // ------------------------------------------------------------------ posting
 
-    /** {@code ibv_post_send}. */
+    /** {@code ibv_post_send}: into the send queue, then the task runs what was posted. */
     public void postSend(SendWorkRequest first) {
-        int index = 0;
+        long before = sq.head();
         try {
-            synchronized (postLock) {
-                for (SendWorkRequest w = first; w != null; w = w.next(), index++) {
-                    QpState s = state;
-                    if (s == QpState.RESET || s == QpState.INIT || s == QpState.RTR) {
-                        throw new PostException(Errno.EINVAL, "post_send on a QP in state " + s
-                                + " (needs RTS)", w, index);
-                    }
-                    String bad = validate(w);
-                    if (bad != null) {
-                        throw new PostException(Errno.EINVAL, bad, w, index);
-                    }
-                    if (sqHead - sqTail >= maxSendWr) {
-                        throw new PostException(Errno.ENOMEM, "send queue full (" + maxSendWr + " WRs)", w, index);
-                    }
-                    String err = fill(wqe(sqHead), w);
-                    if (err != null) {
-                        throw new PostException(Errno.EINVAL, err, w, index);
-                    }
-                    sqHead = sqHead + 1;
-                }
-            }
+            sq.post(first);
         } finally {
-            if (index > 0) {
+            if (sq.head() != before) {
                 task.run();
             }
         }
-    }
-
-    private String validate(SendWorkRequest w) {
-        WrOpcode op = w.opcode();
-        if (op == null) {
-            return "no opcode";
-        }
-        switch (type) {
-            case UD -> {
-                if (op != WrOpcode.SEND && op != WrOpcode.SEND_WITH_IMM) {
-                    return op + " is not supported on a UD QP";
-                }
-                if (w.ah() == null) {
-                    return "UD send without an address handle";
-                }
-                if (w.ah().isClosed()) {
-                    throw new IllegalStateException("the address handle of UD work request " + w.wrId() + " is closed");
-                }
-            }
-            case UC -> {
-                if (op == WrOpcode.RDMA_READ || op.isAtomic() || op == WrOpcode.SEND_WITH_INV) {
-                    return op + " is not supported on a UC QP";
-                }
-            }
-            default -> { }
-        }
-        if (w.numSge() > maxSendSge) {
-            return "work request has " + w.numSge() + " SGEs, max_send_sge is " + maxSendSge;
-        }
-        long total = w.payloadLength();
-        if ((w.inlineData() != null || (w.sendFlags() & SendFlag.INLINE) != 0) && !(op.isSend() || op.isWrite())) {
-            // as rxe's validate_send_wr ("opcode doesn't support inline data"): READ, atomics and the
-            // local operations carry no payload to copy
-            return "inline data needs a SEND or RDMA WRITE, not " + op;
-        }
-        if (total > Integer.toUnsignedLong(Integer.MAX_VALUE)) {
-            return "message of " + total + " bytes exceeds max_msg_sz";
-        }
-        if (((w.sendFlags() & SendFlag.INLINE) != 0 || w.inlineData() != null) && (op.isSend() || op.isWrite())) {
-            if (total > maxInline) {
-                return "inline data of " + total + " bytes exceeds max_inline_data " + maxInline;
-            }
-        }
-        if (op.isAtomic()) {
-            if ((w.remoteAddr() & 7) != 0) {
-                return "atomic remote address 0x" + Long.toHexString(w.remoteAddr()) + " is not 8-byte aligned";
-            }
-            if (total != 8) {
-                return "atomic needs one 8-byte local buffer, got " + total + " bytes";
-            }
-        }
-        if (op == WrOpcode.BIND_MW && (w.mw() == null || w.bindMr() == null && w.bindLength() != 0)) {
-            return "BIND_MW without a window or a region";
-        }
-        return null;
-    }
-
-    private String fill(SendWqe q, SendWorkRequest w) {
-        q.resetProgress();
-        q.wrId = w.wrId();
-        q.opcode = w.opcode();
-        q.flags = w.sendFlags();
-        q.signaled = sqSigAll || (w.sendFlags() & SendFlag.SIGNALED) != 0;
-        q.numSge = w.numSge();
-        for (int i = 0; i < q.numSge; i++) {
-            q.addr[i] = w.sgeAddr(i);
-            q.length[i] = w.sgeLength(i);
-            q.lkey[i] = w.sgeLkey(i);
-        }
-        q.totalLength = w.payloadLength();
-        q.isInline = (w.inlineData() != null || (w.sendFlags() & SendFlag.INLINE) != 0)
-                && (q.opcode.isSend() || q.opcode.isWrite());
-        if (w.inlineData() != null) {
-            MemorySegment.copy(w.inlineData(), 0, q.inlineData, 0, q.totalLength);
-            q.numSge = 0;
-        } else if (q.isInline && q.totalLength > 0) {
-            long at = 0;
-            for (int i = 0; i < q.numSge; i++) {
-                if (q.length[i] == 0) {
-                    continue;
-                }
-                MemKey k = hca.keys.lookup(q.lkey[i]);
-                if (k == null || !k.valid || k.isWindow() || !k.covers(q.addr[i], q.length[i]) || !k.alive()) {
-                    k = hca.keys.findRegionCovering(q.addr[i], q.length[i]);
-                }
-                if (k == null) {
-                    // A raw address cannot be dereferenced safely from Java: ask for the segment instead.
-                    return "inline data at 0x" + Long.toHexString(q.addr[i]) + " is not in memory registered on "
-                            + hca.name + "; pass unregistered data with SendWorkRequest.inlineData(MemorySegment)";
-                }
-                MemorySegment.copy(k.segment, k.offsetOf(q.addr[i]), q.inlineData, at, q.length[i]);
-                at += q.length[i];
-            }
-            q.numSge = 0;
-        }
-        q.imm = w.immData();
-        q.invRkey = w.invalidateRkey();
-        q.remoteAddr = w.remoteAddr();
-        q.rkey = w.rkey();
-        q.compareAdd = w.compareAdd();
-        q.swap = w.swap();
-        if (type == QpType.UD) {
-            org.rdma4j.verbs.AhAttr ah = w.ah().attr();
-            q.dgid = ah.grh().dgid();
-            q.sgid = hca.gid(ah.grh().sgidIndex());
-            q.remoteQpn = w.remoteQpn() & 0xFFFFFF;
-            q.remoteQkey = w.remoteQkey();
-            q.hopLimit = hopLimitOrDefault(ah.grh().hopLimit());
-            q.trafficClass = ah.grh().trafficClass();
-            q.flowLabel = ah.grh().flowLabel();
-            q.ahInQpPd = w.ah().pd() == pd;
-        }
-        if (q.opcode == WrOpcode.BIND_MW) {
-            q.mw = ((KeyHolder) w.mw()).memKey();
-            q.bindRkey = w.bindRkey();
-            q.bindMr = w.bindMr() == null ? null : ((KeyHolder) w.bindMr()).memKey();
-            q.bindAddr = w.bindAddr();
-            q.bindLength = w.bindLength();
-            q.bindAccess = w.bindAccess();
-        }
-        return null;
     }
 
     /** {@code ibv_post_recv} on the QP's own receive queue. */
@@ -521,7 +315,7 @@ public final class QpEngine {
     }
 
     /** Hop limit 0 in an address vector means the default (64), on every link alike. */
-    private static int hopLimitOrDefault(int hopLimit) {
+    static int hopLimitOrDefault(int hopLimit) {
         return hopLimit == 0 ? Packet.DEFAULT_HOP_LIMIT : hopLimit;
     }
 
@@ -620,18 +414,12 @@ public final class QpEngine {
         while ((p = nextInbound()) != null) {
             progress = true;
             try {
-                int op = p.buffer.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 0) & 0xFF;
+                int op = Bth.opcodeOf(p.buffer);
                 if (!Opcode.isValid(op) || p.headerLength < Opcode.headerLength(op)) {
                     hca.counters.inc(Counter.MALFORMED);
                 } else if (Opcode.isResponse(op)) {
-                    if (DEBUG) {
-                        trace(Opcode.name(op) + " in psn " + Integer.toHexString(Wire.psn(p.buffer)));
-                    }
                     completer.receive(p, op);
                 } else {
-                    if (DEBUG) {
-                        trace("req " + Opcode.name(op) + " in psn " + Integer.toHexString(Wire.psn(p.buffer)));
-                    }
                     responder.receive(p, op);
                 }
             } catch (IllegalStateException | IndexOutOfBoundsException e) {
@@ -646,7 +434,7 @@ public final class QpEngine {
         }
         QpState s = state;
         if (s == QpState.ERR) {
-            if (sqTail != sqHead) {
+            if (!sq.isEmpty()) {
                 completer.flushSendQueue();
             }
             if (!usesSrq && rq.count() > 0) {
@@ -666,17 +454,16 @@ public final class QpEngine {
 
     // ------------------------------------------------------------------ completions
 
-    /**
-     * Retires the oldest send WQE: frees its slot first (a completion the application can see means
-     * the slot is free to post again), then writes the completion if it is signaled or failed.
-     */
-    void retireOldest(WcStatus status, boolean completion) {
-        SendWqe w = wqe(sqTail);
-        long wrId = w.wrId;
-        WcOpcode op = w.opcode.completionOpcode();
-        int byteLen = w.opcode.isAtomic() ? 8 : (int) w.totalLength;
-        sqTail = sqTail + 1;
-        if (completion && !scq.push(wrId, status, op, byteLen, qpn, 0, 0, 0, 0, false)) {
+    /** The send queue drained (SQD): the QP says so, if asked to. */
+    void sqDrained() {
+        sqDraining = false;
+        if (sqdNotify) {
+            events.qpEvent(AsyncEventType.SQ_DRAINED);
+        }
+    }
+
+    void pushSendCompletion(long wrId, WcStatus status, WcOpcode op, int byteLen) {
+        if (!scq.push(wrId, status, op, byteLen, qpn, 0, 0, 0, 0, false)) {
             cqOverflowed();
         }
     }
@@ -690,7 +477,7 @@ public final class QpEngine {
 
     /** A UD receive completion, which also says which network header its GRH area holds. */
     void pushUdRecvCompletion(long wrId, int byteLen, int flags, int imm, int srcQp, boolean solicited,
-                              org.rdma4j.verbs.NetworkHeaderType headerType) {
+                              NetworkHeaderType headerType) {
         if (!rcq.push(wrId, WcStatus.SUCCESS, WcOpcode.RECV, byteLen, qpn, flags, imm, 0, srcQp, solicited,
                 headerType)) {
             cqOverflowed();
@@ -699,6 +486,7 @@ public final class QpEngine {
 
     private void cqOverflowed() {
         // The CQ raised IBV_EVENT_CQ_ERR; the QPs using it go to the error state.
+        EngineEvents.cqOverflow(this);
         if (state != QpState.ERR) {
             enterError();
             events.qpEvent(AsyncEventType.QP_FATAL);

@@ -10,8 +10,8 @@ import org.rdma4j.soft.wire.ImmDt;
 import org.rdma4j.soft.wire.Opcode;
 import org.rdma4j.soft.wire.Psn;
 import org.rdma4j.soft.wire.Reth;
-import org.rdma4j.verbs.Access;
 import org.rdma4j.verbs.QpState;
+import org.rdma4j.verbs.QpType;
 import org.rdma4j.verbs.SendFlag;
 import org.rdma4j.verbs.WcStatus;
 import org.rdma4j.verbs.WrOpcode;
@@ -19,17 +19,21 @@ import org.rdma4j.verbs.WrOpcode;
 /**
  * The requester: turns posted work requests into request packets. It segments messages at the path
  * MTU, stamps 24-bit PSNs, asks for an ACK on the last packet of each message and every
- * {@value #ACK_EVERY} packets, keeps at most {@value #WINDOW} PSNs unacknowledged, honours
- * max_rd_atomic and fences, and executes local operations (BIND_MW, LOCAL_INV) in order. Runs only
- * inside the QP task.
+ * {@value #ACK_EVERY} packets, keeps at most {@value #WINDOW_PSNS} PSNs unacknowledged, honours
+ * max_rd_atomic and fences, and executes local operations (BIND_MW, LOCAL_INV) in order; rxe's
+ * rxe_req.c. One pass of {@link #step} walks the send queue from its cursor: next WQE, may it start
+ * (SQD, fence, local invalidate fence, read/atomic credits, window), start it, send its next packet.
+ * The completer moves it back with {@link #rewind} and gives read/atomic credits back with
+ * {@link #readOrAtomicRetired}. Runs only inside the QP task.
  */
 final class Requester {
     /** Unacknowledged PSNs allowed in flight. */
-    static final int WINDOW = 128;
+    static final int WINDOW_PSNS = 128;
     /** Packets between ACK requests inside a long message. */
     static final int ACK_EVERY = 64;
 
     private final QpEngine qp;
+    private final SendQueue sq;
     private final Bth bth = new Bth();
     private final Reth reth = new Reth();
     private final ImmDt immDt = new ImmDt();
@@ -37,17 +41,24 @@ final class Requester {
     private final Deth deth = new Deth();
     private final AtomicEth atomicEth = new AtomicEth();
     /** The PSN of the next request packet. */
-    int psn;
-    int outstandingRdAtomic;
+    private int psn;
+    /** READs and atomics started and not yet retired: each holds one of the responder's resources. */
+    private int outstandingRdAtomic;
     private int sinceAckReq;
 
-    Requester(QpEngine qp) {
+    Requester(QpEngine qp, SendQueue sq) {
         this.qp = qp;
+        this.sq = sq;
     }
 
+    /** modify(SQ_PSN). */
     void setPsn(int p) {
         psn = p & Psn.MASK;
-        qp.completer.lastAckedPsn = Psn.add(psn, -1);
+    }
+
+    /** The PSN of the next request packet (query_qp; the completer's bound for ACKs). */
+    int nextPsn() {
+        return psn;
     }
 
     void reset() {
@@ -55,22 +66,32 @@ final class Requester {
         sinceAckReq = 0;
     }
 
+    /** The completer retired a READ or atomic: its responder resource is free again. */
+    void readOrAtomicRetired() {
+        outstandingRdAtomic--;
+    }
+
+    /** The send queue was flushed: nothing holds a responder resource. */
+    void flushed() {
+        outstandingRdAtomic = 0;
+    }
+
     /** Sends what the send queue, the window and the state allow; true on progress. */
     boolean step() {
         QpState s = qp.state;
-        if ((s != QpState.RTS && s != QpState.SQD) || qp.completer.rnrWaiting) {
+        if ((s != QpState.RTS && s != QpState.SQD) || qp.completer.rnrWaiting()) {
             return false;
         }
         boolean rc = qp.transport == Opcode.TRANSPORT_RC;
         boolean progress = false;
-        while (qp.sqCursor < qp.sqHead) {
-            SendWqe w = qp.wqe(qp.sqCursor);
+        while (sq.hasAtCursor()) {
+            SendWqe w = sq.atCursor();
             if (w.done) {
                 // finished before a rewind brought the cursor back over it
                 if (w.started && !w.opcode.isLocal()) {
                     psn = Psn.add(w.lastPsn, 1);
                 }
-                qp.sqCursor++;
+                sq.advanceCursor();
                 progress = true;
                 continue;
             }
@@ -81,17 +102,14 @@ final class Requester {
                 if ((w.flags & SendFlag.FENCE) != 0 && outstandingRdAtomic > 0) {
                     break;
                 }
-                if (w.opcode == WrOpcode.LOCAL_INV && qp.sqTail != qp.sqCursor) {
+                if (w.opcode == WrOpcode.LOCAL_INV && !sq.allRetiredUpToCursor()) {
                     // implicit local invalidate fence (IBA 10.6.5.1, as rxe): every earlier WR completes
                     // first, so none of them, nor a retransmission of one, meets the invalidated key
                     break;
                 }
                 if (w.opcode.isLocal()) {
-                    w.started = true;
-                    w.sent = true;
-                    w.status = executeLocal(w);
-                    w.done = true;
-                    qp.sqCursor++;
+                    w.finish(executeLocal(w));
+                    sq.advanceCursor();
                     progress = true;
                     if (w.status != WcStatus.SUCCESS) {
                         break;
@@ -104,48 +122,29 @@ final class Requester {
                 if (rc && windowFull()) {
                     break;
                 }
-                if (qp.transport == Opcode.TRANSPORT_UD && w.totalLength > qp.mtu) {
+                if (qp.transport == Opcode.TRANSPORT_UD && w.totalLength > qp.mtuBytes) {
                     // C10-93.1.1, as rxe: a UD message longer than the path MTU is not sent, yet its WQE
                     // completes successfully (the datagram is silently dropped).
-                    w.started = true;
-                    w.sent = true;
-                    w.done = true;
-                    qp.sqCursor++;
+                    w.finish(WcStatus.SUCCESS);
+                    sq.advanceCursor();
                     progress = true;
                     continue;
                 }
                 if (qp.transport == Opcode.TRANSPORT_UD && !w.ahInQpPd) {
                     // rxe_get_av: an address handle of another PD gives no address vector; the WR
                     // completes LOC_QP_OP_ERR and the QP goes to ERR (a C program sees it so on rxe)
-                    w.started = true;
-                    w.sent = true;
-                    w.done = true;
-                    w.status = WcStatus.LOC_QP_OP_ERR;
-                    qp.sqCursor++;
-                    qp.completer.retire();
-                    if (qp.state != QpState.ERR) {
-                        qp.enterError();
-                    }
-                    return true;
+                    return failLocally(w, WcStatus.LOC_QP_OP_ERR);
                 }
                 start(w);
             } else if (rc && windowFull()) {
                 break;
             }
             if (!sendOne(w)) {
-                w.status = WcStatus.LOC_PROT_ERR;
-                w.done = true;
-                w.sent = true;
-                qp.sqCursor++;
-                qp.completer.retire();
-                if (qp.state != QpState.ERR) {
-                    qp.enterError();
-                }
-                return true;
+                return failLocally(w, WcStatus.LOC_PROT_ERR);
             }
             progress = true;
             if (w.sent) {
-                qp.sqCursor++;
+                sq.advanceCursor();
                 if (!rc) {
                     w.done = true;
                 }
@@ -154,15 +153,26 @@ final class Requester {
         return progress;
     }
 
+    /** The WQE at the cursor failed here: it completes with {@code status} and the QP goes to ERR. */
+    private boolean failLocally(SendWqe w, WcStatus status) {
+        w.finish(status);
+        sq.advanceCursor();
+        qp.completer.retire();
+        if (qp.state != QpState.ERR) {
+            qp.enterError();
+        }
+        return true;
+    }
+
     private boolean windowFull() {
-        return Psn.diff(psn, Psn.add(qp.completer.lastAckedPsn, 1)) >= WINDOW;
+        return Psn.diff(psn, Psn.add(qp.completer.lastAckedPsn(), 1)) >= WINDOW_PSNS;
     }
 
     private void start(SendWqe w) {
         w.started = true;
         w.sent = false;
         w.firstPsn = psn;
-        int mtu = qp.mtu;
+        int mtu = qp.mtuBytes;
         int packets = (int) Math.max(1, (w.totalLength + mtu - 1) / mtu);
         if (w.opcode.isAtomic()) {
             packets = 1;
@@ -180,7 +190,7 @@ final class Requester {
     private boolean sendOne(SendWqe w) {
         Packet p = qp.hca.packets.acquire();
         MemorySegment b = p.buffer;
-        int mtu = qp.mtu;
+        int mtu = qp.mtuBytes;
         int op;
         boolean last;
         int payload = 0;
@@ -237,7 +247,7 @@ final class Requester {
             w.sent = true;
             psn = Psn.add(w.firstPsn, 1);
         }
-        if (qp.type == org.rdma4j.verbs.QpType.UD) {
+        if (qp.type == QpType.UD) {
             p.srcGid = w.sgid;
             p.dstGid = w.dgid;
             p.hopLimit = w.hopLimit;
@@ -260,9 +270,6 @@ final class Requester {
                 p.release(); // freed since the gather (Arena.close raced with us): a local protection error
                 return false;
             }
-        }
-        if (QpEngine.DEBUG) {
-            qp.trace("send " + Opcode.name(op) + " psn " + Integer.toHexString(Wire.psn(b)));
         }
         qp.hca.send(p);
         return true;
@@ -306,7 +313,7 @@ final class Requester {
             int n = (int) Math.min(l - skip, left);
             MemKey k = qp.hca.keys.lookup(w.lkey[i]);
             long at = w.addr[i] + skip;
-            if (k == null || !k.valid || k.isWindow() || k.pd != qp.pd || !k.covers(at, n) || !k.alive()) {
+            if (MemKey.check(k, MemKey.Use.LOCAL, qp.pd, at, n, 0, null) != KeyVerdict.OK) {
                 return false;
             }
             p.addPiece(k.segment, k.offsetOf(at), n);
@@ -316,68 +323,21 @@ final class Requester {
         return left == 0;
     }
 
-    /** BIND_MW and LOCAL_INV; returns the completion status. */
+    /** BIND_MW and LOCAL_INV, by the key layer's rules; returns the completion status. */
     private WcStatus executeLocal(SendWqe w) {
         if (w.opcode == WrOpcode.LOCAL_INV) {
             MemKey k = qp.hca.keys.lookup(w.invRkey);
-            if (k == null || k.pd != qp.pd || k.kind != MemKey.MW_TYPE2) {
-                return WcStatus.LOC_QP_OP_ERR; // as rxe: type-1 windows and reg_mr MRs cannot be invalidated
+            if (MemKey.check(k, MemKey.Use.INVALIDATE, qp.pd, 0, 0, 0, null) != KeyVerdict.OK) {
+                return WcStatus.LOC_QP_OP_ERR;
             }
-            Invalidate.apply(k);
+            k.invalidate();
             return WcStatus.SUCCESS;
         }
         MemKey mw = w.mw;
-        MemKey mr = w.bindMr;
-        if (mw == null || mw.pd != qp.pd) {
+        if (mw == null) {
             return WcStatus.MW_BIND_ERR;
         }
-        if ((w.bindAccess & ~Access.ALL_BITS) != 0) {
-            return WcStatus.MW_BIND_ERR; // unknown access bits (rxe: EOPNOTSUPP, completed as a bind error)
-        }
-        boolean zeroBased = (w.bindAccess & Access.ZERO_BASED_BIT) != 0;
-        if (mw.kind == MemKey.MW_TYPE1 && zeroBased) {
-            return WcStatus.MW_BIND_ERR; // o10-36.2.2: type 1 windows are VA-based
-        }
-        if (mw.kind == MemKey.MW_TYPE2) {
-            if (((w.bindRkey ^ mw.key) & 0xFFFFFF00) != 0) {
-                return WcStatus.MW_BIND_ERR; // a type-2 rkey keeps the window's index, only the variant changes
-            }
-            // o10-37.2.30: only a free (never bound or invalidated) type-2 window may be bound;
-            // o10-37.2.40: it is freed by invalidation, not by a zero-length bind
-            if (mw.valid || w.bindLength == 0) {
-                return WcStatus.MW_BIND_ERR;
-            }
-        }
-        if (w.bindLength != 0) {
-            if (mr == null || !mr.valid || mr.isWindow() || mr.pd != qp.pd || (mr.access & Access.MW_BIND_BIT) == 0
-                    || !mr.covers(w.bindAddr, w.bindLength)) {
-                return WcStatus.MW_BIND_ERR;
-            }
-            int remoteWriteLike = Access.REMOTE_WRITE_BIT | Access.REMOTE_ATOMIC_BIT;
-            if ((w.bindAccess & remoteWriteLike) != 0 && (mr.access & Access.LOCAL_WRITE_BIT) == 0) {
-                return WcStatus.MW_BIND_ERR;
-            }
-        }
-        mw.valid = false;
-        MemKey old = mw.boundMr;
-        if (old != null) {
-            old.boundWindows.decrementAndGet();
-            mw.boundMr = null;
-        }
-        mw.key = w.bindRkey;
-        if (w.bindLength != 0) {
-            mw.segment = mr.segment;
-            // a zero-based (type-2) window's address 0 is the bind address in the MR
-            mw.base = zeroBased ? mr.base - w.bindAddr : mr.base;
-            mw.start = zeroBased ? 0 : w.bindAddr;
-            mw.length = w.bindLength;
-            mw.access = w.bindAccess;
-            mw.boundMr = mr;
-            mw.boundQp = mw.kind == MemKey.MW_TYPE2 ? qp : null;
-            mr.boundWindows.incrementAndGet();
-            mw.valid = true;
-        }
-        return WcStatus.SUCCESS;
+        return mw.bind(w.bindMr, qp.pd, qp, w.bindRkey, w.bindAddr, w.bindLength, w.bindAccess);
     }
 
     /**
@@ -385,57 +345,29 @@ final class Requester {
      * work request containing it resends from there, later ones start over. False if no outstanding
      * request contains {@code toPsn}.
      */
-    boolean rewind(int toPsn) {
-        long end = Math.min(qp.sqCursor + 1, qp.sqHead);
-        long found = -1;
-        for (long i = qp.sqTail; i < end; i++) {
-            SendWqe w = qp.wqe(i);
-            if (!w.started) {
-                break;
-            }
-            if (w.done || w.opcode.isLocal()) {
-                continue;
-            }
-            if (Psn.compare(toPsn, w.firstPsn) >= 0 && Psn.compare(toPsn, w.lastPsn) <= 0) {
-                found = i;
-                break;
-            }
-        }
+    boolean rewind(int toPsn, String cause) {
+        long found = sq.indexContaining(toPsn);
         if (found < 0) {
             return false;
         }
-        SendWqe w = qp.wqe(found);
+        SendWqe w = sq.at(found);
         if (w.opcode.isAtomic()) {
             toPsn = w.firstPsn;
         } else if (w.opcode == WrOpcode.RDMA_READ) {
             w.respPsn = toPsn;
         } else {
-            w.sendOffset = (long) Psn.diff(toPsn, w.firstPsn) * qp.mtu;
+            w.sendOffset = (long) Psn.diff(toPsn, w.firstPsn) * qp.mtuBytes;
         }
         w.nextPsn = toPsn;
         w.sent = false;
-        long oldCursor = qp.sqCursor;
-        for (long j = found + 1; j <= oldCursor && j < qp.sqHead; j++) {
-            SendWqe later = qp.wqe(j);
-            if (!later.done) {
-                later.started = false;
-                later.sent = false;
-            }
-        }
-        qp.sqCursor = found;
+        long oldCursor = sq.cursor();
+        sq.rewindCursorTo(found);
         psn = toPsn;
         sinceAckReq = 0;
         // READs and atomics hold responder resources until retired, finished or not.
-        int n = 0;
-        for (long i = qp.sqTail; i <= oldCursor && i < qp.sqHead; i++) {
-            SendWqe x = qp.wqe(i);
-            if (x.started && x.isReadOrAtomic()) {
-                n++;
-            }
-        }
-        outstandingRdAtomic = n;
+        outstandingRdAtomic = sq.startedReadOrAtomic(oldCursor);
         qp.hca.counters.inc(Counter.RETRANSMITS);
-        qp.trace("rewind to " + Integer.toHexString(toPsn));
+        EngineEvents.retransmit(qp, toPsn, cause);
         return true;
     }
 }

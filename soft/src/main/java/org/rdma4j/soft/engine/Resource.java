@@ -1,5 +1,7 @@
 package org.rdma4j.soft.engine;
 
+import org.rdma4j.soft.wire.Psn;
+
 /**
  * A responder resource (one of max_dest_rd_atomic): what a READ or atomic request did, so that a
  * duplicate can be answered without executing it twice.
@@ -14,4 +16,53 @@ final class Resource {
     int rkey;
     long va;
     long length;
+
+    /** The responder's max_dest_rd_atomic resources, reused oldest first. Runs only inside the QP task. */
+    static final class Ring {
+        private Resource[] slots = {new Resource()};
+        private int next;
+
+        /** modify(MAX_DEST_RD_ATOMIC): {@code n} fresh resources (at least one). */
+        void resize(int n) {
+            Resource[] r = new Resource[Math.max(1, n)];
+            for (int i = 0; i < r.length; i++) {
+                r[i] = new Resource();
+            }
+            slots = r;
+            next = 0;
+        }
+
+        void clear() {
+            for (Resource r : slots) {
+                r.valid = false;
+            }
+        }
+
+        /** The resource to record a new READ or atomic in (the oldest is forgotten). */
+        Resource next() {
+            Resource r = slots[next];
+            next = (next + 1) % slots.length;
+            return r;
+        }
+
+        /** The remembered READ whose response PSNs include {@code psn}, or null. */
+        Resource readContaining(int psn) {
+            for (Resource r : slots) {
+                if (r.valid && !r.atomic && Psn.compare(psn, r.firstPsn) >= 0 && Psn.compare(psn, r.lastPsn) <= 0) {
+                    return r;
+                }
+            }
+            return null;
+        }
+
+        /** The remembered atomic sent with PSN {@code psn}, or null. */
+        Resource atomicAt(int psn) {
+            for (Resource r : slots) {
+                if (r.valid && r.atomic && r.firstPsn == psn) {
+                    return r;
+                }
+            }
+            return null;
+        }
+    }
 }

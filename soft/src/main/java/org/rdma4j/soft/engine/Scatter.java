@@ -8,12 +8,25 @@ import org.rdma4j.verbs.Access;
 final class Scatter {
     /** Everything was copied. */
     static final int OK = 0;
-    /** An entry's lkey is not a live, valid MR of the QP's PD with LOCAL_WRITE covering it, or the list is short. */
+    /**
+     * An entry's lkey fails {@link MemKey#check} (a live, valid MR of the QP's PD with LOCAL_WRITE
+     * covering the entry), or the list is short.
+     */
     static final int BAD_LKEY = 1;
     /** The payload's own memory (the sender's, in the in-process fabric) was freed meanwhile: as if lost. */
     static final int SOURCE_GONE = 2;
+    /** The bytes do not fit the receive WQE (see {@link #intoRecv}). */
+    static final int LENGTH = 3;
 
     private Scatter() {}
+
+    /** As {@link #into}, into a receive WQE; {@link #LENGTH} when the bytes would run past its end. */
+    static int intoRecv(QpEngine qp, RecvWqe recv, long offset, Packet p, MemorySegment src, int len) {
+        if (offset + len > recv.totalLength) {
+            return LENGTH;
+        }
+        return into(qp, recv.addr, recv.length, recv.lkey, recv.numSge, offset, p, src, len);
+    }
 
     /**
      * Copies {@code len} bytes, from the payload of {@code p} (or from {@code src} when {@code p} is null),
@@ -33,8 +46,7 @@ final class Scatter {
             int n = (int) Math.min(l - skip, left);
             long at = addr[i] + skip;
             MemKey k = qp.hca.keys.lookup(lkey[i]);
-            if (k == null || !k.valid || k.isWindow() || k.pd != qp.pd || (k.access & Access.LOCAL_WRITE_BIT) == 0
-                    || !k.covers(at, n) || !k.alive()) {
+            if (MemKey.check(k, MemKey.Use.LOCAL, qp.pd, at, n, Access.LOCAL_WRITE_BIT, null) != KeyVerdict.OK) {
                 return BAD_LKEY;
             }
             try {

@@ -1,13 +1,16 @@
 package org.rdma4j.soft.engine;
 
 import java.lang.foreign.MemorySegment;
+import org.rdma4j.soft.wire.Psn;
 import org.rdma4j.verbs.Gid;
 import org.rdma4j.verbs.WcStatus;
 import org.rdma4j.verbs.WrOpcode;
 
 /**
- * A posted send work request: the request copied at post time plus the requester's progress through
- * it. Owned by the QP's send queue; touched only by the poster (before publication) and the QP task.
+ * A posted send work request: the request copied at post time plus its progress (rxe's wqe state):
+ * started and sent by the requester, done (acknowledged, answered or failed) by the completer or, for
+ * local operations and local errors, the requester. Owned by the QP's {@link SendQueue}; touched only
+ * by the poster (before publication) and the QP task.
  */
 final class SendWqe {
     long wrId;
@@ -64,6 +67,19 @@ final class SendWqe {
         length = new int[maxSge];
         lkey = new int[maxSge];
         this.inlineData = inlineData;
+    }
+
+    /** Whether {@code psn} is one of this request's PSNs. */
+    boolean containsPsn(int psn) {
+        return Psn.compare(psn, firstPsn) >= 0 && Psn.compare(psn, lastPsn) <= 0;
+    }
+
+    /** Finishes the request with {@code s}: nothing more of it is sent, it waits to be retired. */
+    void finish(WcStatus s) {
+        status = s;
+        started = true;
+        sent = true;
+        done = true;
     }
 
     boolean isReadOrAtomic() {

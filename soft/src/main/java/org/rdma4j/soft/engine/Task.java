@@ -24,11 +24,6 @@ public final class Task {
         this.work = work;
     }
 
-    /** The state, for debugging: 0 idle, 1 busy, 2 busy and asked to run again. */
-    public int debugState() {
-        return state.get();
-    }
-
     /** Runs the work now on this thread, or makes the thread running it go round again. */
     public void run() {
         for (;;) {

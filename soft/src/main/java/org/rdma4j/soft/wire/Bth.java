@@ -68,6 +68,36 @@ public final class Bth {
         return -payloadLength & 3;
     }
 
+    /**
+     * {@return the opcode of the BTH at offset 0 of {@code frame}}: for the dispatch path, which
+     * reads a field or two of many frames on many threads before it knows which QP (and which
+     * flyweight instance) a frame is for. Stateless; safe for any thread.
+     *
+     * @param frame a frame starting with a BTH
+     */
+    public static int opcodeOf(MemorySegment frame) {
+        return frame.get(BYTE, OPCODE_OFFSET) & 0xFF;
+    }
+
+    /**
+     * {@return the 24-bit destination QP number of the BTH at offset 0 of {@code frame}}; as
+     * {@link #opcodeOf}.
+     *
+     * @param frame a frame starting with a BTH
+     */
+    public static int destQpnOf(MemorySegment frame) {
+        return frame.get(INT, ECN_OFFSET) & U24;
+    }
+
+    /**
+     * {@return the 24-bit PSN of the BTH at offset 0 of {@code frame}}; as {@link #opcodeOf}.
+     *
+     * @param frame a frame starting with a BTH
+     */
+    public static int psnOf(MemorySegment frame) {
+        return frame.get(INT, ACK_REQ_OFFSET) & U24;
+    }
+
     private MemorySegment segment;
     private long offset;
 

@@ -1,0 +1,127 @@
+package org.rdma4j.soft.engine;
+
+import org.rdma4j.soft.link.Packet;
+import org.rdma4j.soft.wire.Aeth;
+import org.rdma4j.soft.wire.AtomicAckEth;
+import org.rdma4j.soft.wire.Bth;
+import org.rdma4j.soft.wire.Opcode;
+import org.rdma4j.soft.wire.Psn;
+import org.rdma4j.verbs.QpState;
+
+/**
+ * The responder's packets back to the requester (rxe_resp.c's acknowledge and read_reply): ACKs,
+ * NAKs, READ responses and atomic ACKs, each carrying the message sequence number (MSN) this class
+ * counts. Positive ACKs are cumulative and so coalesced (see {@link #ack}). Runs only inside the QP
+ * task.
+ */
+final class Acknowledger {
+    /** The AETH syndrome of a positive ACK (credits invalid). */
+    static final int ACK_SYNDROME = Aeth.ACK_CREDITS_INVALID;
+
+    private final QpEngine qp;
+    private final Bth bth = new Bth();
+    private final Aeth aeth = new Aeth();
+    private final AtomicAckEth atomicAck = new AtomicAckEth();
+    private int msn;
+    /** A positive ACK waits for the end of the task's pass over its inbound packets. */
+    private boolean ackPending;
+    private int ackPendingPsn;
+
+    Acknowledger(QpEngine qp) {
+        this.qp = qp;
+    }
+
+    void reset() {
+        ackPending = false;
+        msn = 0;
+    }
+
+    /** A request message completed (SEND, WRITE, READ or atomic): the MSN advances. */
+    void messageDone() {
+        msn = Psn.add(msn, 1);
+    }
+
+    /**
+     * Acknowledges everything up to {@code psn}. The ACK goes out when the QP's task has taken in the
+     * packets queued for it ({@link #flush()}), carrying the latest PSN and MSN: a burst of packets
+     * with AckReq set (or of duplicates, during a peer's retransmission) costs one ACK instead of one
+     * each.
+     */
+    void ack(int psn) {
+        ackPending = true;
+        ackPendingPsn = psn;
+    }
+
+    /** A NAK (or RNR NAK) goes at once, after any pending ACK. */
+    void nak(int syndrome, int psn) {
+        flush();
+        EngineEvents.nakSent(qp, psn, syndrome);
+        send(syndrome, psn);
+    }
+
+    /** Sends the coalesced ACK, if one is pending. */
+    void flush() {
+        if (ackPending) {
+            ackPending = false;
+            QpState s = qp.state();
+            if (s != QpState.ERR && s != QpState.RESET) { // a QP that failed meanwhile answers nothing more
+                send(ACK_SYNDROME, ackPendingPsn);
+            }
+        }
+    }
+
+    private void send(int syndrome, int psn) {
+        Packet p = responsePacket(Opcode.RC_ACKNOWLEDGE, psn, 0);
+        aeth.wrap(p.buffer, Opcode.offsetOf(Opcode.RC_ACKNOWLEDGE, Opcode.HEADER_AETH)).write(syndrome, msn);
+        qp.hca.send(p);
+    }
+
+    void atomicAck(int psn, long original) {
+        flush();
+        int op = Opcode.RC_ATOMIC_ACKNOWLEDGE;
+        Packet p = responsePacket(op, psn, 0);
+        aeth.wrap(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_AETH)).write(ACK_SYNDROME, msn);
+        atomicAck.wrap(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_ATOMIC_ACK_ETH)).originalValue(original);
+        qp.hca.send(p);
+    }
+
+    /**
+     * Sends the READ responses for {@code [va, va + length)} of {@code k} from PSN {@code psn};
+     * {@code fromStart} is false for a re-request from the middle of a READ, whose responses continue
+     * it (MIDDLE.., LAST).
+     */
+    void readResponses(MemKey k, long va, long length, int psn, boolean fromStart) {
+        flush();
+        int mtu = qp.mtuBytes;
+        int packets = (int) Math.max(1, (length + mtu - 1) / mtu);
+        long off = 0;
+        for (int i = 0; i < packets; i++) {
+            int len = (int) Math.min(mtu, length - off);
+            boolean first = fromStart && i == 0;
+            boolean last = i == packets - 1;
+            int pos = first ? (last ? Opcode.ONLY : Opcode.FIRST) : (last ? Opcode.LAST : Opcode.MIDDLE);
+            int op = Opcode.readResponseOpcode(pos);
+            Packet p = responsePacket(op, Psn.add(psn, i), len);
+            if (Opcode.hasAeth(op)) {
+                aeth.wrap(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_AETH)).write(ACK_SYNDROME, msn);
+            }
+            if (len > 0) {
+                p.addPiece(k.segment, k.offsetOf(va + off), len);
+            }
+            off += len;
+            qp.hca.send(p);
+        }
+    }
+
+    private Packet responsePacket(int op, int psn, int payload) {
+        Packet p = qp.hca.packets.acquire();
+        bth.wrap(p.buffer, 0).write(op, false, Bth.padCountFor(payload), qp.pkey, qp.destQpn, false, psn);
+        p.headerLength = Opcode.headerLength(op);
+        p.srcGid = qp.sgid;
+        p.dstGid = qp.dgid;
+        p.hopLimit = qp.avHopLimit;
+        p.trafficClass = qp.avTrafficClass;
+        p.flowLabel = qp.avFlowLabel;
+        return p;
+    }
+}

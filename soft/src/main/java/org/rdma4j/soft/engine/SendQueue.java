@@ -1,0 +1,375 @@
+package org.rdma4j.soft.engine;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import org.rdma4j.verbs.AhAttr;
+import org.rdma4j.verbs.Errno;
+import org.rdma4j.verbs.PostException;
+import org.rdma4j.verbs.QpState;
+import org.rdma4j.verbs.QpType;
+import org.rdma4j.verbs.SendFlag;
+import org.rdma4j.verbs.SendWorkRequest;
+import org.rdma4j.verbs.WrOpcode;
+
+/**
+ * A QP's send queue and its only owner: the ring of {@link SendWqe}s and the three positions in it.
+ *
+ * <pre>
+ *   tail            cursor                head
+ *    |  started: sent, |  posted, not yet   |  free slots
+ *    |  awaiting ACK   |  started           |
+ * </pre>
+ *
+ * Slots {@code [tail, head)} are posted; the requester starts them in order at the cursor and may
+ * move the cursor back to resend (a rewind); the completer retires them in order at the tail.
+ * Posting runs on any thread, one poster at a time, and publishes a slot by advancing the head; every
+ * other method runs inside the QP task.
+ */
+final class SendQueue {
+    private final QpEngine qp;
+    private final SendWqe[] ring;
+    private final Object postLock = new Object();
+    private volatile long head;
+    private volatile long tail;
+    private long cursor;
+
+    SendQueue(QpEngine qp) {
+        this.qp = qp;
+        int n = qp.maxSendWr;
+        MemorySegment inlineSlab = qp.maxInline > 0 ? Arena.ofAuto().allocate((long) qp.maxInline * n, 8) : null;
+        ring = new SendWqe[n];
+        for (int i = 0; i < n; i++) {
+            ring[i] = new SendWqe(qp.maxSendSge,
+                    inlineSlab == null ? null : inlineSlab.asSlice((long) i * qp.maxInline, qp.maxInline));
+        }
+    }
+
+    // ------------------------------------------------------------------ positions
+
+    SendWqe at(long index) {
+        return ring[(int) (index % ring.length)];
+    }
+
+    long head() {
+        return head;
+    }
+
+    long tail() {
+        return tail;
+    }
+
+    long cursor() {
+        return cursor;
+    }
+
+    /** Posted work requests not yet retired. */
+    boolean isEmpty() {
+        return tail == head;
+    }
+
+    /** A posted work request waits at the cursor (not started, or rewound). */
+    boolean hasAtCursor() {
+        return cursor < head;
+    }
+
+    SendWqe atCursor() {
+        return at(cursor);
+    }
+
+    void advanceCursor() {
+        cursor++;
+    }
+
+    /** Nothing before the cursor waits to be retired. */
+    boolean allRetiredUpToCursor() {
+        return tail == cursor;
+    }
+
+    /** The oldest started work request not retired yet, or null. */
+    SendWqe oldestStarted() {
+        return tail < cursor ? at(tail) : null;
+    }
+
+    /** Frees the oldest slot (its completion, if any, is the completer's to write). */
+    void retireOldest() {
+        tail = tail + 1;
+    }
+
+    /** Drops every posted work request without a completion (modify to RESET). */
+    void reset() {
+        tail = head;
+        cursor = head;
+    }
+
+    /** After a flush: nothing is left to start. */
+    void skipToHead() {
+        cursor = head;
+    }
+
+    // ------------------------------------------------------------------ what is outstanding
+
+    /** The scan bound for outstanding work: up to and including the cursor's WQE, if posted. */
+    private long scanEnd() {
+        return Math.min(cursor + 1, head);
+    }
+
+    /** A started work request is not finished. */
+    boolean hasOutstanding() {
+        for (long i = tail, end = scanEnd(); i < end; i++) {
+            SendWqe w = at(i);
+            if (w.started && !w.done) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The oldest started, unfinished request that went on the wire, or null. */
+    SendWqe oldestPending() {
+        for (long i = tail, end = scanEnd(); i < end; i++) {
+            SendWqe w = at(i);
+            if (w.started && !w.done && !w.opcode.isLocal()) {
+                return w;
+            }
+        }
+        return null;
+    }
+
+    /** The index of the unfinished request whose PSNs include {@code psn}, or -1. */
+    long indexContaining(int psn) {
+        for (long i = tail, end = scanEnd(); i < end; i++) {
+            SendWqe w = at(i);
+            if (!w.started) {
+                break;
+            }
+            if (!w.done && !w.opcode.isLocal() && w.containsPsn(psn)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    SendWqe containing(int psn) {
+        long i = indexContaining(psn);
+        return i < 0 ? null : at(i);
+    }
+
+    /** The oldest unfinished READ or atomic, if every request before it has started; else null. */
+    SendWqe oldestReadOrAtomic() {
+        for (long i = tail, end = scanEnd(); i < end; i++) {
+            SendWqe w = at(i);
+            if (!w.started) {
+                return null;
+            }
+            if (!w.done && w.isReadOrAtomic()) {
+                return w;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Moves the cursor back to {@code index} (a rewind): the unfinished requests after it, up to the
+     * old cursor, start over.
+     */
+    void rewindCursorTo(long index) {
+        for (long j = index + 1; j <= cursor && j < head; j++) {
+            SendWqe later = at(j);
+            if (!later.done) {
+                later.started = false;
+                later.sent = false;
+            }
+        }
+        cursor = index;
+    }
+
+    /** Started READs and atomics in {@code [tail, upTo]}: each holds a responder resource until retired. */
+    int startedReadOrAtomic(long upTo) {
+        int n = 0;
+        for (long i = tail; i <= upTo && i < head; i++) {
+            SendWqe x = at(i);
+            if (x.started && x.isReadOrAtomic()) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** True if a posted send uses {@code lkey} (deregistration check, any thread). */
+    boolean uses(int lkey) {
+        for (long i = tail; i < head; i++) {
+            SendWqe w = at(i);
+            for (int s = 0; s < w.numSge; s++) {
+                if (w.lkey[s] == lkey) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    // ------------------------------------------------------------------ posting
+
+    /**
+     * {@code ibv_post_send}: validates and copies each work request of the chain into the slot at the
+     * head and publishes it. Throws {@link PostException} at the first one refused; the ones before
+     * it stay posted.
+     */
+    void post(SendWorkRequest first) {
+        int index = 0;
+        synchronized (postLock) {
+            for (SendWorkRequest w = first; w != null; w = w.next(), index++) {
+                QpState s = qp.state;
+                if (s == QpState.RESET || s == QpState.INIT || s == QpState.RTR) {
+                    throw new PostException(Errno.EINVAL, "post_send on a QP in state " + s
+                            + " (needs RTS)", w, index);
+                }
+                String bad = validate(w);
+                if (bad != null) {
+                    throw new PostException(Errno.EINVAL, bad, w, index);
+                }
+                if (head - tail >= qp.maxSendWr) {
+                    throw new PostException(Errno.ENOMEM, "send queue full (" + qp.maxSendWr + " WRs)", w, index);
+                }
+                String err = fill(at(head), w);
+                if (err != null) {
+                    throw new PostException(Errno.EINVAL, err, w, index);
+                }
+                head = head + 1;
+            }
+        }
+    }
+
+    private String validate(SendWorkRequest w) {
+        WrOpcode op = w.opcode();
+        if (op == null) {
+            return "no opcode";
+        }
+        switch (qp.type) {
+            case UD -> {
+                if (op != WrOpcode.SEND && op != WrOpcode.SEND_WITH_IMM) {
+                    return op + " is not supported on a UD QP";
+                }
+                if (w.ah() == null) {
+                    return "UD send without an address handle";
+                }
+                if (w.ah().isClosed()) {
+                    throw new IllegalStateException("the address handle of UD work request " + w.wrId() + " is closed");
+                }
+            }
+            case UC -> {
+                if (op == WrOpcode.RDMA_READ || op.isAtomic() || op == WrOpcode.SEND_WITH_INV) {
+                    return op + " is not supported on a UC QP";
+                }
+            }
+            default -> { }
+        }
+        if (w.numSge() > qp.maxSendSge) {
+            return "work request has " + w.numSge() + " SGEs, max_send_sge is " + qp.maxSendSge;
+        }
+        long total = w.payloadLength();
+        if ((w.inlineData() != null || (w.sendFlags() & SendFlag.INLINE) != 0) && !(op.isSend() || op.isWrite())) {
+            // as rxe's validate_send_wr ("opcode doesn't support inline data"): READ, atomics and the
+            // local operations carry no payload to copy
+            return "inline data needs a SEND or RDMA WRITE, not " + op;
+        }
+        if (total > Integer.toUnsignedLong(Integer.MAX_VALUE)) {
+            return "message of " + total + " bytes exceeds max_msg_sz";
+        }
+        if (((w.sendFlags() & SendFlag.INLINE) != 0 || w.inlineData() != null) && (op.isSend() || op.isWrite())) {
+            if (total > qp.maxInline) {
+                return "inline data of " + total + " bytes exceeds max_inline_data " + qp.maxInline;
+            }
+        }
+        if (op.isAtomic()) {
+            if ((w.remoteAddr() & 7) != 0) {
+                return "atomic remote address 0x" + Long.toHexString(w.remoteAddr()) + " is not 8-byte aligned";
+            }
+            if (total != 8) {
+                return "atomic needs one 8-byte local buffer, got " + total + " bytes";
+            }
+        }
+        if (op == WrOpcode.BIND_MW && (w.mw() == null || w.bindMr() == null && w.bindLength() != 0)) {
+            return "BIND_MW without a window or a region";
+        }
+        return null;
+    }
+
+    private String fill(SendWqe q, SendWorkRequest w) {
+        q.resetProgress();
+        q.wrId = w.wrId();
+        q.opcode = w.opcode();
+        q.flags = w.sendFlags();
+        q.signaled = qp.sqSigAll || (w.sendFlags() & SendFlag.SIGNALED) != 0;
+        q.numSge = w.numSge();
+        for (int i = 0; i < q.numSge; i++) {
+            q.addr[i] = w.sgeAddr(i);
+            q.length[i] = w.sgeLength(i);
+            q.lkey[i] = w.sgeLkey(i);
+        }
+        q.totalLength = w.payloadLength();
+        q.isInline = (w.inlineData() != null || (w.sendFlags() & SendFlag.INLINE) != 0)
+                && (q.opcode.isSend() || q.opcode.isWrite());
+        if (w.inlineData() != null) {
+            MemorySegment.copy(w.inlineData(), 0, q.inlineData, 0, q.totalLength);
+            q.numSge = 0;
+        } else if (q.isInline && q.totalLength > 0) {
+            String err = copyInline(q);
+            if (err != null) {
+                return err;
+            }
+        }
+        q.imm = w.immData();
+        q.invRkey = w.invalidateRkey();
+        q.remoteAddr = w.remoteAddr();
+        q.rkey = w.rkey();
+        q.compareAdd = w.compareAdd();
+        q.swap = w.swap();
+        if (qp.type == QpType.UD) {
+            AhAttr ah = w.ah().attr();
+            q.dgid = ah.grh().dgid();
+            q.sgid = qp.hca.gid(ah.grh().sgidIndex());
+            q.remoteQpn = w.remoteQpn() & 0xFFFFFF;
+            q.remoteQkey = w.remoteQkey();
+            q.hopLimit = QpEngine.hopLimitOrDefault(ah.grh().hopLimit());
+            q.trafficClass = ah.grh().trafficClass();
+            q.flowLabel = ah.grh().flowLabel();
+            q.ahInQpPd = w.ah().pd() == qp.pd;
+        }
+        if (q.opcode == WrOpcode.BIND_MW) {
+            q.mw = ((KeyHolder) w.mw()).memKey();
+            q.bindRkey = w.bindRkey();
+            q.bindMr = w.bindMr() == null ? null : ((KeyHolder) w.bindMr()).memKey();
+            q.bindAddr = w.bindAddr();
+            q.bindLength = w.bindLength();
+            q.bindAccess = w.bindAccess();
+        }
+        return null;
+    }
+
+    /**
+     * Copies an inline work request's gather list into the WQE. libibverbs looks at no lkey for
+     * inline data, so an entry whose lkey does not name a region covering it is looked up by address.
+     */
+    private String copyInline(SendWqe q) {
+        long at = 0;
+        for (int i = 0; i < q.numSge; i++) {
+            if (q.length[i] == 0) {
+                continue;
+            }
+            MemKey k = qp.hca.keys.lookup(q.lkey[i]);
+            if (MemKey.check(k, MemKey.Use.LOCAL, null, q.addr[i], q.length[i], 0, null) != KeyVerdict.OK) {
+                k = qp.hca.keys.findRegionCovering(q.addr[i], q.length[i]);
+            }
+            if (k == null) {
+                // A raw address cannot be dereferenced safely from Java: ask for the segment instead.
+                return "inline data at 0x" + Long.toHexString(q.addr[i]) + " is not in memory registered on "
+                        + qp.hca.name + "; pass unregistered data with SendWorkRequest.inlineData(MemorySegment)";
+            }
+            MemorySegment.copy(k.segment, k.offsetOf(q.addr[i]), q.inlineData, at, q.length[i]);
+            at += q.length[i];
+        }
+        q.numSge = 0;
+        return null;
+    }
+}
