@@ -1,5 +1,6 @@
 package org.rdma4j.tools;
 
+import org.rdma4j.tools.device.DeviceOptions;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Map;
