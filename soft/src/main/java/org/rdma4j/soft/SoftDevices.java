@@ -63,6 +63,7 @@ public final class SoftDevices {
      * A new device on {@code fabric}; {@code linkWrapper} (may be null) wraps the device's link, e.g. in
      * a {@link org.rdma4j.soft.link.FaultyLink}.
      */
+    @SuppressWarnings("exports") // link types: for this module's tests; other callers use a device spec
     public static synchronized Device createLoopback(String name, LoopbackFabric fabric,
                                                      UnaryOperator<Link> linkWrapper) {
         if (!name.equals(DEFAULT_NAME)) {
@@ -142,11 +143,13 @@ public final class SoftDevices {
      * A UDP device bound to {@code bind}:{@code port} that sends to {@code remotePort} (both 4791 for
      * RoCE; other ports only between rdma4j peers, e.g. two devices on one address in tests).
      */
+    @SuppressWarnings("exports") // link types: for this module's tests; other callers use a device spec
     public static Device createUdp(String name, InetAddress bind, int port, int remotePort, UdpLink.Mode mode) {
         return createUdp(name, bind, port, remotePort, mode, null);
     }
 
     /** As above, with {@code linkWrapper} (may be null) around the UDP link, e.g. a FaultyLink. */
+    @SuppressWarnings("exports") // link types: for this module's tests; other callers use a device spec
     public static synchronized Device createUdp(String name, InetAddress bind, int port, int remotePort,
                                                 UdpLink.Mode mode, UnaryOperator<Link> linkWrapper) {
         defaultDevice();
