@@ -3,12 +3,13 @@
  * rdma-core tools where there is one.
  */
 module org.rdma4j.tools {
+    // Only the verbs API: providers (the soft device with its embedded soft0, later native) are found
+    // at run time with ServiceLoader, and --bind devices are created from a provider-neutral spec.
     requires org.rdma4j.verbs;
-    // Puts the embedded soft device (soft0) in every run; stress also uses its StressWorkload.
-    requires org.rdma4j.soft;
     requires info.picocli;
 
     // picocli fills the annotated command fields reflectively.
     opens org.rdma4j.tools to info.picocli;
+    opens org.rdma4j.tools.device to info.picocli;
     opens org.rdma4j.tools.pingpong to info.picocli;
 }

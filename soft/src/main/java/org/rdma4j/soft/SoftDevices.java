@@ -27,6 +27,10 @@ public final class SoftDevices {
     public static final String DEFAULT_NAME = "soft0";
 
     private static final Map<String, SoftDevice> DEVICES = new LinkedHashMap<>();
+    /** Fabrics named in device specs ({@code fabric=F}), while a device is on them. */
+    private static final Map<String, LoopbackFabric> FABRICS = new LinkedHashMap<>();
+    /** The named fabric of each device created on one. */
+    private static final Map<String, String> FABRIC_OF = new LinkedHashMap<>();
     private static int nextIndex;
 
     private SoftDevices() {}
@@ -59,12 +63,51 @@ public final class SoftDevices {
      * A new device on {@code fabric}; {@code linkWrapper} (may be null) wraps the device's link, e.g. in
      * a {@link org.rdma4j.soft.link.FaultyLink}.
      */
+    @SuppressWarnings("exports") // link types: for this module's tests; other callers use a device spec
     public static synchronized Device createLoopback(String name, LoopbackFabric fabric,
                                                      UnaryOperator<Link> linkWrapper) {
         if (!name.equals(DEFAULT_NAME)) {
             defaultDevice();
         }
         return create(name, fabric, linkWrapper);
+    }
+
+    /**
+     * A new device from a {@link org.rdma4j.verbs.DeviceSpec}: on the named in-process fabric
+     * {@code fabricName} (created with its first device, gone with its last), or on the default fabric
+     * when null; named {@code name}, or the first free {@code softN} when null.
+     */
+    static synchronized Device createOnFabric(String name, String fabricName, UnaryOperator<Link> linkWrapper) {
+        defaultDevice();
+        String n = name != null ? name : freeName("soft");
+        if (fabricName == null) {
+            return create(n, LoopbackFabric.defaultFabric(), linkWrapper);
+        }
+        LoopbackFabric fabric = FABRICS.computeIfAbsent(fabricName, f -> new LoopbackFabric());
+        try {
+            Device d = create(n, fabric, linkWrapper);
+            FABRIC_OF.put(n, fabricName);
+            return d;
+        } catch (RuntimeException e) {
+            if (!FABRIC_OF.containsValue(fabricName)) {
+                FABRICS.remove(fabricName);
+            }
+            throw e;
+        }
+    }
+
+    /** The named fabric {@code name} while a device is on it, else null (tests). */
+    static synchronized LoopbackFabric namedFabric(String name) {
+        return FABRICS.get(name);
+    }
+
+    /** The first of {@code prefix}0, {@code prefix}1, ... that names no device. */
+    static synchronized String freeName(String prefix) {
+        for (int i = 0;; i++) {
+            if (!DEVICES.containsKey(prefix + i)) {
+                return prefix + i;
+            }
+        }
     }
 
     private static SoftDevice create(String name, LoopbackFabric fabric, UnaryOperator<Link> wrapper) {
@@ -100,11 +143,13 @@ public final class SoftDevices {
      * A UDP device bound to {@code bind}:{@code port} that sends to {@code remotePort} (both 4791 for
      * RoCE; other ports only between rdma4j peers, e.g. two devices on one address in tests).
      */
+    @SuppressWarnings("exports") // link types: for this module's tests; other callers use a device spec
     public static Device createUdp(String name, InetAddress bind, int port, int remotePort, UdpLink.Mode mode) {
         return createUdp(name, bind, port, remotePort, mode, null);
     }
 
     /** As above, with {@code linkWrapper} (may be null) around the UDP link, e.g. a FaultyLink. */
+    @SuppressWarnings("exports") // link types: for this module's tests; other callers use a device spec
     public static synchronized Device createUdp(String name, InetAddress bind, int port, int remotePort,
                                                 UdpLink.Mode mode, UnaryOperator<Link> linkWrapper) {
         defaultDevice();
@@ -207,6 +252,10 @@ public final class SoftDevices {
             d.markRemoved();
             DEVICES.remove(device.name());
             d.close();
+            String fabric = FABRIC_OF.remove(device.name());
+            if (fabric != null && !FABRIC_OF.containsValue(fabric)) {
+                FABRICS.remove(fabric);
+            }
         }
     }
 }

@@ -10,6 +10,7 @@ import org.rdma4j.verbs.MemoryRegion;
 import org.rdma4j.verbs.ProtectionDomain;
 import org.rdma4j.verbs.VerbsException;
 import org.rdma4j.verbs.spi.AbstractResource;
+import org.rdma4j.verbs.spi.MrAccessRules;
 
 /** A soft memory region: a key table entry over a memory segment. Thread safe. */
 final class SoftMr extends AbstractResource implements MemoryRegion, KeyHolder {
@@ -65,16 +66,7 @@ final class SoftMr extends AbstractResource implements MemoryRegion, KeyHolder {
     }
 
     static void checkAccess(int access) {
-        if ((access & ~Access.ALL_BITS) != 0) {
-            throw new VerbsException(Errno.EINVAL, "unknown access bits 0x" + Integer.toHexString(access));
-        }
-        if ((access & (Access.REMOTE_WRITE_BIT | Access.REMOTE_ATOMIC_BIT)) != 0
-                && (access & Access.LOCAL_WRITE_BIT) == 0) {
-            throw new VerbsException(Errno.EINVAL, "REMOTE_WRITE and REMOTE_ATOMIC need LOCAL_WRITE");
-        }
-        if ((access & (Access.ZERO_BASED_BIT | Access.ON_DEMAND_BIT)) != 0) {
-            throw new VerbsException(Errno.EOPNOTSUPP, "zero-based and on-demand regions are not supported");
-        }
+        MrAccessRules.check(access);
     }
 
     @Override

@@ -5,7 +5,6 @@ import static org.rdma4j.verbs.QpAttrMask.*;
 import org.rdma4j.soft.engine.AsyncEventSink;
 import org.rdma4j.soft.engine.QpEngine;
 import org.rdma4j.soft.engine.RecvQueue;
-import org.rdma4j.verbs.Access;
 import org.rdma4j.verbs.AsyncEvent;
 import org.rdma4j.verbs.CompletionQueue;
 import org.rdma4j.verbs.Context;
@@ -24,14 +23,13 @@ import org.rdma4j.verbs.SendWorkRequest;
 import org.rdma4j.verbs.SharedReceiveQueue;
 import org.rdma4j.verbs.VerbsException;
 import org.rdma4j.verbs.spi.AbstractResource;
+import org.rdma4j.verbs.spi.QpAttrRanges;
 import org.rdma4j.verbs.spi.QpTransitions;
 
 /** A soft queue pair: control-path validation in front of a {@link QpEngine}. Posting is thread safe. */
 final class SoftQp extends AbstractResource implements QueuePair {
     /** Bit 31 of a Q_Key: a controlled Q_Key, which only privileged consumers may set. */
     private static final int CONTROLLED_QKEY = 0x80000000;
-    private static final int QP_ACCESS_BITS = Access.LOCAL_WRITE_BIT | Access.REMOTE_WRITE_BIT
-            | Access.REMOTE_READ_BIT | Access.REMOTE_ATOMIC_BIT | Access.MW_BIND_BIT;
 
     private final SoftPd pd;
     private final QpType type;
@@ -60,13 +58,7 @@ final class SoftQp extends AbstractResource implements QueuePair {
         }
         this.srq = (SoftSrq) init.srq;
         QpCap c = init.cap == null ? new QpCap() : init.cap;
-        checkCap("max_send_wr", c.maxSendWr, SoftLimits.MAX_QP_WR);
-        checkCap("max_send_sge", c.maxSendSge, SoftLimits.MAX_SGE);
-        checkCap("max_inline_data", c.maxInlineData, SoftLimits.MAX_INLINE);
-        if (srq == null) {
-            checkCap("max_recv_wr", c.maxRecvWr, SoftLimits.MAX_QP_WR);
-            checkCap("max_recv_sge", c.maxRecvSge, SoftLimits.MAX_SGE);
-        }
+        QpAttrRanges.checkCap(c, srq == null, SoftLimits.MAX_QP_WR, SoftLimits.MAX_SGE, SoftLimits.MAX_INLINE);
         this.sqSigAll = init.sqSigAll;
         this.cap = new QpCap(Math.max(1, c.maxSendWr), srq == null ? Math.max(1, c.maxRecvWr) : 0,
                 Math.max(1, c.maxSendSge), srq == null ? Math.max(1, c.maxRecvSge) : 0, c.maxInlineData);
@@ -99,13 +91,6 @@ final class SoftQp extends AbstractResource implements QueuePair {
         }
         s.ensureOpen();
         return s;
-    }
-
-    private static void checkCap(String name, int value, int max) {
-        if (value < 0 || value > max) {
-            throw new VerbsException(Errno.EINVAL, name + " " + Integer.toUnsignedString(value)
-                    + " exceeds the device maximum " + max);
-        }
     }
 
     @Override
@@ -249,45 +234,18 @@ final class SoftQp extends AbstractResource implements QueuePair {
         Gid dgid = null;
         Gid sgid = null;
         GlobalRoute grh = null;
-        if ((mask & PORT) != 0 && attr.portNum != 1) {
-            throw new VerbsException(Errno.EINVAL, "port " + attr.portNum + " does not exist");
-        }
-        if ((mask & PKEY_INDEX) != 0 && (attr.pkeyIndex < 0 || attr.pkeyIndex >= SoftLimits.MAX_PKEYS)) {
-            throw new VerbsException(Errno.EINVAL, "P_Key index " + attr.pkeyIndex + " is outside the table");
-        }
-        if ((mask & ACCESS_FLAGS) != 0 && (attr.qpAccessFlags & ~QP_ACCESS_BITS) != 0) {
-            throw new VerbsException(Errno.EINVAL, "QP access flags 0x" + Integer.toHexString(attr.qpAccessFlags));
-        }
-        if ((mask & PATH_MTU) != 0 && attr.pathMtu == null) {
-            throw new VerbsException(Errno.EINVAL, "no path MTU");
-        }
+        QpAttrRanges.check(attr, mask, 1, SoftLimits.MAX_PKEYS, SoftLimits.MAX_QP_RD_ATOM);
         if ((mask & AV) != 0) {
             SoftAh.checkAv(ctx, attr.ahAttr);
             dgid = attr.ahAttr.grh().dgid();
             sgid = ctx.hca.gid(attr.ahAttr.grh().sgidIndex());
             grh = attr.ahAttr.grh();
         }
-        if ((mask & DEST_QPN) != 0 && (attr.destQpNum & ~0xFFFFFF) != 0) {
-            throw new VerbsException(Errno.EINVAL, "dest_qp_num 0x" + Integer.toHexString(attr.destQpNum)
-                    + " is not a 24-bit QPN");
-        }
-        range(mask, TIMEOUT, "timeout", attr.timeout, 31);
-        range(mask, RETRY_CNT, "retry_cnt", attr.retryCnt, 7);
-        range(mask, RNR_RETRY, "rnr_retry", attr.rnrRetry, 7);
-        range(mask, MIN_RNR_TIMER, "min_rnr_timer", attr.minRnrTimer, 31);
-        range(mask, MAX_QP_RD_ATOMIC, "max_rd_atomic", attr.maxRdAtomic, SoftLimits.MAX_QP_RD_ATOM);
-        range(mask, MAX_DEST_RD_ATOMIC, "max_dest_rd_atomic", attr.maxDestRdAtomic, SoftLimits.MAX_QP_RD_ATOM);
         remember(attr, mask);
         engine.modify(new QpEngine.Change(next, mask, attr.pathMtu == null ? 0 : attr.pathMtu.bytes(),
                 attr.destQpNum, dgid, sgid, grh, attr.qkey, attr.qpAccessFlags, attr.rqPsn, attr.sqPsn, attr.timeout,
                 attr.retryCnt, attr.rnrRetry, attr.minRnrTimer, attr.maxRdAtomic, attr.maxDestRdAtomic,
                 attr.enSqdAsyncNotify));
-    }
-
-    private static void range(int mask, int bit, String name, int value, int max) {
-        if ((mask & bit) != 0 && (value < 0 || value > max)) {
-            throw new VerbsException(Errno.EINVAL, name + " " + value + " is outside 0.." + max);
-        }
     }
 
     private void remember(QpAttr a, int mask) {

@@ -9,6 +9,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import org.rdma4j.tools.device.DeviceOptions;
+import org.rdma4j.tools.device.GidText;
 import org.rdma4j.verbs.Access;
 import org.rdma4j.verbs.AhAttr;
 import org.rdma4j.verbs.CompletionChannel;

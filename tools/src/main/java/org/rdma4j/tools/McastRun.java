@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.locks.LockSupport;
+import org.rdma4j.tools.device.GidText;
 import org.rdma4j.verbs.Access;
 import org.rdma4j.verbs.AddressHandle;
 import org.rdma4j.verbs.AhAttr;

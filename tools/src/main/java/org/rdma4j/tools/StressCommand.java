@@ -5,15 +5,16 @@ import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketException;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import org.rdma4j.soft.StressWorkload;
-import org.rdma4j.soft.link.FaultyLink;
+import org.rdma4j.tools.device.DeviceOptions;
+import org.rdma4j.tools.stress.Faults;
 import org.rdma4j.tools.stress.StressClient;
+import org.rdma4j.tools.stress.StressReport;
 import org.rdma4j.tools.stress.StressServer;
+import org.rdma4j.tools.stress.StressWorkload;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -51,16 +52,13 @@ import picocli.CommandLine.Spec;
                     + "side injects the faults of its own flags into the packets it sends."})
 public final class StressCommand implements Callable<Integer> {
     /** Exit code of a run that found an error. */
-    public static final int EXIT_FAILED = 1;
+    public static final int EXIT_FAILED = StressReport.EXIT_FAILED;
 
     /** The TCP port of a two-JVM run's exchange (pingpong's). */
     public static final int DEFAULT_TCP_PORT = 18515;
 
     private static final int MAX_QPS = 64;
     private static final int MAX_SIZE_LIMIT = 1 << 20;
-    /** Counters of the receiving device worth a line each, in this order; other non-zero ones follow. */
-    private static final List<String> KEY_COUNTERS = List.of("rcvd_pkts", "sent_pkts", "duplicate_request",
-            "out_of_seq_request", "sent_seq_err_naks", "send_rnr_err", "icrc_err_drops", "malformed_drops");
 
     @Spec
     private CommandSpec spec;
@@ -145,7 +143,7 @@ public final class StressCommand implements Callable<Integer> {
         out.printf(Locale.ROOT, "link faults: lost=%d duplicated=%d reordered=%d corrupted=%d%n", r.lost(),
                 r.duplicated(), r.reordered(), r.corrupted());
         out.println("receiving device counters (port 1):");
-        for (Map.Entry<String, Long> e : keyCounters(r.counters()).entrySet()) {
+        for (Map.Entry<String, Long> e : StressReport.keyCounters(r.counters()).entrySet()) {
             out.printf(Locale.ROOT, "  %-24s %d%n", e.getKey(), e.getValue());
         }
         if (!r.ok()) {
@@ -161,27 +159,10 @@ public final class StressCommand implements Callable<Integer> {
         return r.ok() ? 0 : EXIT_FAILED;
     }
 
-    /** The key counters (when the device has them), then any other counter that is not zero. */
-    public static Map<String, Long> keyCounters(Map<String, Long> all) {
-        Map<String, Long> shown = new LinkedHashMap<>();
-        for (String k : KEY_COUNTERS) {
-            Long v = all.get(k);
-            if (v != null) {
-                shown.put(k, v);
-            }
-        }
-        for (Map.Entry<String, Long> e : all.entrySet()) {
-            if (!shown.containsKey(e.getKey()) && e.getValue() != 0) {
-                shown.put(e.getKey(), e.getValue());
-            }
-        }
-        return shown;
-    }
-
     /** The two-JVM run: this side is the server, or the client of {@link #server}. */
     private int remote() {
         int port = tcpPort != null ? tcpPort : DEFAULT_TCP_PORT;
-        FaultyLink.Faults faults = new FaultyLink.Faults(loss, duplicate, reorder, corrupt);
+        Faults faults = new Faults(loss, duplicate, reorder, corrupt);
         if (server == null) {
             out.printf(Locale.ROOT, "rdma4j stress: loss=%s reorder=%s dup=%s corrupt=%s%n", num(loss), num(reorder),
                     num(duplicate), num(corrupt));

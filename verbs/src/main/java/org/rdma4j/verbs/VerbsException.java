@@ -14,6 +14,12 @@ public class VerbsException extends RuntimeException {
         this.errno = errno;
     }
 
+    /** As {@link #VerbsException(int, String)}, with the {@code cause} (e.g. why a provider cannot load). */
+    public VerbsException(int errno, String message, Throwable cause) {
+        super(Errno.name(errno) + ": " + message, cause);
+        this.errno = errno;
+    }
+
     /** The errno value, e.g. 22 for EINVAL. */
     public int errno() {
         return errno;

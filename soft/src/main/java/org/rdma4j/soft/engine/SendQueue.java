@@ -10,6 +10,7 @@ import org.rdma4j.verbs.QpType;
 import org.rdma4j.verbs.SendFlag;
 import org.rdma4j.verbs.SendWorkRequest;
 import org.rdma4j.verbs.WrOpcode;
+import org.rdma4j.verbs.spi.SendWrRules;
 
 /**
  * A QP's send queue and its only owner: the ring of {@link SendWqe}s and the three positions in it.
@@ -241,58 +242,7 @@ final class SendQueue {
     }
 
     private String validate(SendWorkRequest w) {
-        WrOpcode op = w.opcode();
-        if (op == null) {
-            return "no opcode";
-        }
-        switch (qp.type) {
-            case UD -> {
-                if (op != WrOpcode.SEND && op != WrOpcode.SEND_WITH_IMM) {
-                    return op + " is not supported on a UD QP";
-                }
-                if (w.ah() == null) {
-                    return "UD send without an address handle";
-                }
-                if (w.ah().isClosed()) {
-                    throw new IllegalStateException("the address handle of UD work request " + w.wrId() + " is closed");
-                }
-            }
-            case UC -> {
-                if (op == WrOpcode.RDMA_READ || op.isAtomic() || op == WrOpcode.SEND_WITH_INV) {
-                    return op + " is not supported on a UC QP";
-                }
-            }
-            default -> { }
-        }
-        if (w.numSge() > qp.maxSendSge) {
-            return "work request has " + w.numSge() + " SGEs, max_send_sge is " + qp.maxSendSge;
-        }
-        long total = w.payloadLength();
-        if ((w.inlineData() != null || (w.sendFlags() & SendFlag.INLINE) != 0) && !(op.isSend() || op.isWrite())) {
-            // as rxe's validate_send_wr ("opcode doesn't support inline data"): READ, atomics and the
-            // local operations carry no payload to copy
-            return "inline data needs a SEND or RDMA WRITE, not " + op;
-        }
-        if (total > Integer.toUnsignedLong(Integer.MAX_VALUE)) {
-            return "message of " + total + " bytes exceeds max_msg_sz";
-        }
-        if (((w.sendFlags() & SendFlag.INLINE) != 0 || w.inlineData() != null) && (op.isSend() || op.isWrite())) {
-            if (total > qp.maxInline) {
-                return "inline data of " + total + " bytes exceeds max_inline_data " + qp.maxInline;
-            }
-        }
-        if (op.isAtomic()) {
-            if ((w.remoteAddr() & 7) != 0) {
-                return "atomic remote address 0x" + Long.toHexString(w.remoteAddr()) + " is not 8-byte aligned";
-            }
-            if (total != 8) {
-                return "atomic needs one 8-byte local buffer, got " + total + " bytes";
-            }
-        }
-        if (op == WrOpcode.BIND_MW && (w.mw() == null || w.bindMr() == null && w.bindLength() != 0)) {
-            return "BIND_MW without a window or a region";
-        }
-        return null;
+        return SendWrRules.check(qp.type, w, qp.maxSendSge, qp.maxInline);
     }
 
     private String fill(SendWqe q, SendWorkRequest w) {

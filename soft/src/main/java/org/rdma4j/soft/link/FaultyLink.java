@@ -148,9 +148,19 @@ public final class FaultyLink implements Link {
         return lost.get() + inner.dropped();
     }
 
+    /**
+     * The inner link's counters and the faults injected so far ({@code fault_lost},
+     * {@code fault_duplicated}, {@code fault_reordered}, {@code fault_corrupted}), so a caller that
+     * only holds the device (a device created from a spec) can report them.
+     */
     @Override
     public java.util.Map<String, Long> counters() {
-        return inner.counters();
+        java.util.Map<String, Long> m = new java.util.TreeMap<>(inner.counters());
+        m.put("fault_lost", lost.get());
+        m.put("fault_duplicated", duplicated.get());
+        m.put("fault_reordered", reordered.get());
+        m.put("fault_corrupted", corrupted.get());
+        return m;
     }
 
     @Override

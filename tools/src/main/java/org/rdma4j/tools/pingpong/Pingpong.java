@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.LockSupport;
-import org.rdma4j.tools.GidStrings;
+import org.rdma4j.tools.device.GidText;
 import org.rdma4j.verbs.Access;
 import org.rdma4j.verbs.AddressHandle;
 import org.rdma4j.verbs.AhAttr;
@@ -159,7 +159,7 @@ final class Pingpong {
         Dest[] mine = localAddresses(port);
         for (Dest d : mine) {
             out.printf(Locale.ROOT, "  local address:  LID 0x%04x, QPN 0x%06x, PSN 0x%06x%s GID %s\n",
-                    d.lid(), d.qpn(), d.psn(), t == Transport.UD ? ":" : ",", GidStrings.inetNtop(d.gid()));
+                    d.lid(), d.qpn(), d.psn(), t == Transport.UD ? ":" : ",", GidText.inetNtop(d.gid()));
         }
         out.flush();
 
@@ -173,7 +173,7 @@ final class Pingpong {
                 : exchange.server(s.port(), wire, r -> connect(mine, r));
         for (Dest d : got.subList(0, mine.length)) {
             out.printf(Locale.ROOT, "  remote address: LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s\n",
-                    d.lid(), d.qpn(), d.psn(), GidStrings.inetNtop(d.gid()));
+                    d.lid(), d.qpn(), d.psn(), GidText.inetNtop(d.gid()));
         }
         out.flush();
         if (s.isClient()) {

@@ -2,7 +2,7 @@ package org.rdma4j.tools.pingpong;
 
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
-import org.rdma4j.tools.DeviceOptions;
+import org.rdma4j.tools.device.DeviceOptions;
 import org.rdma4j.verbs.Device;
 import org.rdma4j.verbs.Mtu;
 import org.rdma4j.verbs.VerbsException;

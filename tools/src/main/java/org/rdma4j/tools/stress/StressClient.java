@@ -14,8 +14,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import org.rdma4j.soft.link.FaultyLink;
-import org.rdma4j.tools.DeviceOptions;
+import org.rdma4j.tools.device.DeviceOptions;
 import org.rdma4j.verbs.CompletionQueue;
 import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.Device;
@@ -59,7 +58,7 @@ public final class StressClient {
     private static final String[] KIND_NAMES = {"-", "SEND", "RDMA WRITE", "RDMA WRITE_WITH_IMM", "RDMA READ",
         "FETCH_ADD", "CMP_SWAP", "RDMA READ (of a WRITE)"};
 
-    private final FaultyLink.Faults faults;
+    private final Faults faults;
     private final long messages;
     private final long seed;
     private final int qps;
@@ -104,7 +103,7 @@ public final class StressClient {
         }
     }
 
-    public StressClient(FaultyLink.Faults faults, long messages, long seed, int qps, int maxSize, int mtu,
+    public StressClient(Faults faults, long messages, long seed, int qps, int maxSize, int mtu,
                         String host, int tcpPort, PrintWriter out, PrintWriter err) {
         this.faults = faults;
         this.messages = messages;
@@ -124,16 +123,15 @@ public final class StressClient {
         out.printf(Locale.ROOT, "  client: %s -> server %s, TCP port %d, UDP port %d%n",
                 devices.bindAddress().getHostAddress(), host, tcpPort, devices.udpPort());
         out.flush();
-        FaultyLink[] link = new FaultyLink[1];
-        Device dev = devices.resolve("stress-client", l -> link[0] = new FaultyLink(l, faults, seed * 31 + 1));
+        Device dev = devices.resolve("stress-client", faults.specOptions(seed * 31 + 1));
         try {
-            return run(dev, link);
+            return run(dev);
         } finally {
             devices.release();
         }
     }
 
-    private int run(Device dev, FaultyLink[] link) {
+    private int run(Device dev) {
         long start = System.nanoTime();
         Pair[] pairs = new Pair[qps];
         ArrayDeque<AutoCloseable> resources = new ArrayDeque<>();
@@ -216,7 +214,7 @@ public final class StressClient {
         if (controlError != null) {
             error(controlError);
         }
-        return report(verdict, retransmits, counters, link[0], System.nanoTime() - start);
+        return report(verdict, retransmits, counters, System.nanoTime() - start);
     }
 
     private void drive(Context ctx, CompletionQueue cq, Pair[] pairs, Control.Reply reply, Control ctl,
@@ -441,16 +439,17 @@ public final class StressClient {
         return true;
     }
 
-    private int report(Control.Verdict v, long retransmits, java.util.Map<String, Long> counters, FaultyLink link,
+    private int report(Control.Verdict v, long retransmits, java.util.Map<String, Long> counters,
                        long elapsedNanos) {
         double seconds = elapsedNanos / 1e9;
         out.printf(Locale.ROOT, "elapsed %.2f s, %.0f messages/s%n", seconds, verified / Math.max(seconds, 1e-9));
-        if (link != null) {
+        if (counters.containsKey("fault_lost")) {
+            long[] f = Faults.injected(counters);
             out.printf(Locale.ROOT, "link faults (client's outgoing packets): lost=%d duplicated=%d reordered=%d "
-                    + "corrupted=%d%n", link.lost(), link.duplicated(), link.reordered(), link.corrupted());
+                    + "corrupted=%d%n", f[0], f[1], f[2], f[3]);
         }
         out.println("client device counters (port 1):");
-        for (java.util.Map.Entry<String, Long> e : org.rdma4j.tools.StressCommand.keyCounters(counters).entrySet()) {
+        for (java.util.Map.Entry<String, Long> e : StressReport.keyCounters(counters).entrySet()) {
             out.printf(Locale.ROOT, "  %-24s %d%n", e.getKey(), e.getValue());
         }
         long totalData = dataErrors;
@@ -483,13 +482,13 @@ public final class StressClient {
         out.println("stress: messages=" + messages + " delivered=" + verified + " data_errors=" + totalData
                 + " duplicate_executions=" + totalDup + " retransmits=" + totalRetransmits);
         out.flush();
-        return ok ? 0 : org.rdma4j.tools.StressCommand.EXIT_FAILED;
+        return ok ? 0 : StressReport.EXIT_FAILED;
     }
 
     private int fail(String message) {
         err.println("rdma4j stress: " + message);
         err.flush();
-        return org.rdma4j.tools.StressCommand.EXIT_FAILED;
+        return StressReport.EXIT_FAILED;
     }
 
     private void dataError(String what) {

@@ -12,9 +12,7 @@ import java.util.ArrayDeque;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
-import org.rdma4j.soft.link.FaultyLink;
-import org.rdma4j.tools.DeviceOptions;
-import org.rdma4j.tools.StressCommand;
+import org.rdma4j.tools.device.DeviceOptions;
 import org.rdma4j.verbs.CompletionQueue;
 import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.Device;
@@ -45,7 +43,7 @@ public final class StressServer {
     /** How long the server keeps polling for receives the client's end says it should still see. */
     private static final long DRAIN_NANOS = 10_000_000_000L;
 
-    private final FaultyLink.Faults faults;
+    private final Faults faults;
     private final int tcpPort;
     private final int maxQps;
     private final int maxSizeLimit;
@@ -90,7 +88,7 @@ public final class StressServer {
         }
     }
 
-    public StressServer(FaultyLink.Faults faults, int tcpPort, int maxQps, int maxSizeLimit, PrintWriter out,
+    public StressServer(Faults faults, int tcpPort, int maxQps, int maxSizeLimit, PrintWriter out,
                         PrintWriter err) {
         this.faults = faults;
         this.tcpPort = tcpPort;
@@ -136,11 +134,9 @@ public final class StressServer {
             out.flush();
             maxSize = hello.maxSize();
             random = new SplittableRandom(hello.seed() * 31 + 3);
-            FaultyLink[] link = new FaultyLink[1];
-            Device dev = devices.resolve("stress-server",
-                    l -> link[0] = new FaultyLink(l, faults, hello.seed() * 31 + 2));
+            Device dev = devices.resolve("stress-server", faults.specOptions(hello.seed() * 31 + 2));
             try {
-                return serve(dev, link, ctl, hello);
+                return serve(dev, ctl, hello);
             } finally {
                 devices.release();
             }
@@ -160,7 +156,7 @@ public final class StressServer {
         return null;
     }
 
-    private int serve(Device dev, FaultyLink[] link, Control ctl, Control.Hello hello) {
+    private int serve(Device dev, Control ctl, Control.Hello hello) {
         long start = System.nanoTime();
         int qps = hello.qps();
         Pair[] pairs = new Pair[qps];
@@ -258,7 +254,7 @@ public final class StressServer {
             }
             counters = ctx.counters(1);
         }
-        return report(hello, verdict, end, counters, link[0], System.nanoTime() - start);
+        return report(hello, verdict, end, counters, System.nanoTime() - start);
     }
 
     /** The control thread: takes the client's progress frames and its end of the run. */
@@ -377,15 +373,16 @@ public final class StressServer {
     }
 
     private int report(Control.Hello hello, Control.Verdict v, Control.End e, Map<String, Long> counters,
-                       FaultyLink link, long elapsedNanos) {
+                       long elapsedNanos) {
         double seconds = elapsedNanos / 1e9;
         out.printf(Locale.ROOT, "elapsed %.2f s, %.0f receives/s%n", seconds, receives / Math.max(seconds, 1e-9));
-        if (link != null) {
+        if (counters.containsKey("fault_lost")) {
+            long[] f = Faults.injected(counters);
             out.printf(Locale.ROOT, "link faults (server's outgoing packets): lost=%d duplicated=%d reordered=%d "
-                    + "corrupted=%d%n", link.lost(), link.duplicated(), link.reordered(), link.corrupted());
+                    + "corrupted=%d%n", f[0], f[1], f[2], f[3]);
         }
         out.println("server device counters (port 1):");
-        for (Map.Entry<String, Long> c : StressCommand.keyCounters(counters).entrySet()) {
+        for (Map.Entry<String, Long> c : StressReport.keyCounters(counters).entrySet()) {
             out.printf(Locale.ROOT, "  %-24s %d%n", c.getKey(), c.getValue());
         }
         out.println("server: " + v.describe());
@@ -407,13 +404,13 @@ public final class StressServer {
         out.println("stress: messages=" + hello.messages() + " delivered=" + delivered + " data_errors=" + data
                 + " duplicate_executions=" + dup + " retransmits=" + retransmits);
         out.flush();
-        return ok ? 0 : StressCommand.EXIT_FAILED;
+        return ok ? 0 : StressReport.EXIT_FAILED;
     }
 
     private int fail(String message) {
         err.println("rdma4j stress: " + message);
         err.flush();
-        return StressCommand.EXIT_FAILED;
+        return StressReport.EXIT_FAILED;
     }
 
     private void dataError(String what) {

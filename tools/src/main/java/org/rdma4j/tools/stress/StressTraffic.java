@@ -16,7 +16,7 @@ import org.rdma4j.verbs.QueuePair;
  * What the two ends of a two-JVM stress run agree on without telling each other: the byte pattern of
  * every message, the running hash over what arrives, the start values of the atomics' words and the
  * QP attributes. The pattern and the QP attributes are the in-process workload's
- * ({@code org.rdma4j.soft.StressWorkload}), so both modes exercise the same transport paths.
+ * ({@link StressWorkload}), so both modes exercise the same transport paths.
  * Stateless.
  */
 final class StressTraffic {
@@ -39,7 +39,7 @@ final class StressTraffic {
 
     /** Byte {@code offset} of message {@code seq}: the in-process workload's formula. */
     static byte pattern(long seq, long offset) {
-        return org.rdma4j.soft.StressWorkload.pattern(seq, offset);
+        return StressWorkload.pattern(seq, offset);
     }
 
     /**

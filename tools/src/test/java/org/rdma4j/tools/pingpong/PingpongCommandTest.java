@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.rdma4j.tools.GidStrings;
+import org.rdma4j.tools.device.GidText;
 import org.rdma4j.tools.pingpong.PingpongRun.Pair;
 import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.Gid;
@@ -118,7 +118,7 @@ class PingpongCommandTest {
     private static String gid(String device) {
         try (Context ctx = Verbs.open(device)) {
             Gid g = ctx.queryGid(1, 1);
-            return GidStrings.inetNtop(g);
+            return GidText.inetNtop(g);
         }
     }
 

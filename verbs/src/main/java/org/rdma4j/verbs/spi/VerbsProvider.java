@@ -2,20 +2,63 @@ package org.rdma4j.verbs.spi;
 
 import java.util.List;
 import org.rdma4j.verbs.Device;
+import org.rdma4j.verbs.DeviceSpec;
+import org.rdma4j.verbs.Errno;
+import org.rdma4j.verbs.VerbsException;
 
 /**
  * A source of RDMA devices, found with {@link java.util.ServiceLoader}. Like Netty's
- * {@code Epoll.isAvailable()/unavailabilityCause()}: a provider that cannot work here says why.
+ * {@code Epoll.isAvailable()/unavailabilityCause()/ensureAvailability()}: a provider that cannot work
+ * here (no native library, no kernel module) is still found, says so, and says why, so that
+ * {@link org.rdma4j.verbs.Verbs} can tell a user who asks for one of its devices what is missing.
+ * Implementations are thread safe.
  */
 public interface VerbsProvider {
-    /** Short name, e.g. "soft" or "native". */
+    /** Short name, e.g. "soft" or "native"; the provider part of a {@link DeviceSpec}. */
     String name();
 
+    /** True if the provider works in this process (its devices can be listed and opened). */
     boolean isAvailable();
 
     /** Why {@link #isAvailable()} is false; null when available. */
     Throwable unavailabilityCause();
 
+    /**
+     * Returns if the provider is available, else throws.
+     *
+     * @throws VerbsException ENODEV naming the provider, with {@link #unavailabilityCause()} as its cause
+     */
+    default void ensureAvailability() {
+        if (!isAvailable()) {
+            Throwable cause = unavailabilityCause();
+            throw new VerbsException(Errno.ENODEV, "provider '" + name() + "' is unavailable: "
+                    + (cause == null ? "no reason given" : cause), cause);
+        }
+    }
+
     /** The provider's devices (empty when unavailable). */
     List<Device> devices();
+
+    /**
+     * Creates (or attaches to) a device described by {@code spec}, whose {@link DeviceSpec#provider()}
+     * is this provider's name; the provider defines the kinds and options it reads. Called only when
+     * the provider is available. By default a provider creates no devices.
+     *
+     * @throws VerbsException EOPNOTSUPP if the provider creates no devices, EINVAL for a kind or option it
+     *     does not know or a value out of range, or the errno of what failed (EEXIST, EADDRINUSE, ...)
+     */
+    default Device createDevice(DeviceSpec spec) {
+        throw new VerbsException(Errno.EOPNOTSUPP, "provider '" + name() + "' does not create devices ("
+                + spec + ")");
+    }
+
+    /**
+     * Removes a device {@link #createDevice} made. By default a provider removes none.
+     *
+     * @throws VerbsException EOPNOTSUPP if the provider removes no devices, EBUSY while a context on it is
+     *     open, EINVAL for a device the provider did not create
+     */
+    default void removeDevice(Device device) {
+        throw new VerbsException(Errno.EOPNOTSUPP, "provider '" + name() + "' does not remove devices");
+    }
 }

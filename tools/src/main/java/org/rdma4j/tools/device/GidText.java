@@ -1,17 +1,17 @@
-package org.rdma4j.tools;
+package org.rdma4j.tools.device;
 
 import org.rdma4j.verbs.Gid;
 
 /**
- * The two textual forms ibv_devinfo uses for a GID: RoCE v2 GIDs are IP addresses and are printed the
+ * The two textual forms ibv_devinfo uses for a GID (shared by the commands of every package here): RoCE v2 GIDs are IP addresses and are printed the
  * way glibc's {@code inet_ntop(AF_INET6)} prints them ({@code fe80::202:c9ff:fe00:1234},
  * {@code ::ffff:192.168.1.7}); IB and RoCE v1 GIDs as eight groups of four hex digits.
  */
-final class GidText {
+public final class GidText {
     private GidText() {}
 
     /** Eight colon-separated groups of four hex digits, as ibv_devinfo prints IB and RoCE v1 GIDs. */
-    static String full(Gid gid) {
+    public static String full(Gid gid) {
         return gid.toString();
     }
 
@@ -20,7 +20,7 @@ final class GidText {
      * least two zero groups becomes "::", groups lose their leading zeros, and an IPv4-mapped
      * ({@code ::ffff:a.b.c.d}) or IPv4-compatible ({@code ::a.b.c.d}) address ends in dotted decimal.
      */
-    static String inetNtop(Gid gid) {
+    public static String inetNtop(Gid gid) {
         int[] words = new int[8];
         for (int i = 0; i < 8; i++) {
             words[i] = (gid.byteAt(2 * i) & 0xff) << 8 | (gid.byteAt(2 * i + 1) & 0xff);

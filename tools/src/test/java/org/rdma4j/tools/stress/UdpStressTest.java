@@ -1,9 +1,8 @@
-package org.rdma4j.soft.chaos;
+package org.rdma4j.tools.stress;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
-import org.rdma4j.soft.StressWorkload;
 
 /** The chaos workload over real UDP sockets on loopback (127.0.0.1 and 127.0.0.2), faults in front. */
 class UdpStressTest {

@@ -1,13 +1,9 @@
-package org.rdma4j.tools;
+package org.rdma4j.tools.device;
 
 import java.net.InetAddress;
-import java.util.List;
-import java.util.function.UnaryOperator;
-import org.rdma4j.soft.SoftDevices;
-import org.rdma4j.soft.link.Link;
-import org.rdma4j.soft.link.UdpLink;
+import java.util.Map;
 import org.rdma4j.verbs.Device;
-import org.rdma4j.verbs.Errno;
+import org.rdma4j.verbs.DeviceSpec;
 import org.rdma4j.verbs.Verbs;
 import org.rdma4j.verbs.VerbsException;
 import picocli.CommandLine.Model.CommandSpec;
@@ -17,8 +13,10 @@ import picocli.CommandLine.Spec;
 
 /**
  * How a command finds the device it opens: {@code --bind ADDRESS} (with {@code --udp-port N}) creates a
- * soft RoCEv2 device on a UDP socket bound to that address ({@link SoftDevices#createUdp}); without it
- * the device is picked by name from {@link Verbs#devices()}, or is the first one (soft0).
+ * soft RoCEv2 device on a UDP socket bound to that address, through the provider-neutral
+ * {@link Verbs#createDevice(DeviceSpec)} with the spec {@link #spec(String)} (so the tools never compile
+ * against a provider); without it the device is picked by name from {@link Verbs#devices()}, or is the
+ * first one (soft0).
  *
  * <p>A picocli mixin, so every command that opens a device offers the same options: declare a field of
  * this type annotated {@code @Mixin}, then
@@ -35,7 +33,7 @@ import picocli.CommandLine.Spec;
  */
 public final class DeviceOptions {
     /** The UDP port of RoCEv2. */
-    public static final int ROCE_V2_PORT = UdpLink.ROCE_PORT;
+    public static final int ROCE_V2_PORT = 4791;
     /** The name of the device {@code --bind} creates when the command names none. */
     public static final String DEFAULT_UDP_DEVICE = "udp0";
 
@@ -48,7 +46,8 @@ public final class DeviceOptions {
                     + "(default " + DEFAULT_UDP_DEVICE + ")")
     private InetAddress bind;
 
-    private UdpLink.Mode udpMode = UdpLink.Mode.AUTO;
+    /** The spec's {@code mode} option: the --udp-mode value, checked here so a typo is a usage error. */
+    private String udpMode = "auto";
 
     @Option(names = "--udp-mode", order = 103, paramLabel = "MODE",
             description = "how the --bind device moves datagrams: auto (default: native when possible), native "
@@ -57,10 +56,7 @@ public final class DeviceOptions {
                     + "CAP_NET_RAW) or channel (java.nio DatagramChannel; rdma4j peers only)")
     void udpMode(String text) {
         udpMode = switch (text) {
-            case "auto" -> UdpLink.Mode.AUTO;
-            case "native" -> UdpLink.Mode.NATIVE;
-            case "raw" -> UdpLink.Mode.RAW_IPV4;
-            case "channel" -> UdpLink.Mode.CHANNEL;
+            case "auto", "native", "raw", "channel" -> text;
             default -> throw new ParameterException(mixee.commandLine(),
                     "--udp-mode " + text + " is not one of auto, native, raw, channel");
         };
@@ -116,32 +112,33 @@ public final class DeviceOptions {
      *     EEXIST if the name is taken, EADDRINUSE if the UDP port is, EIO if the socket cannot be set up
      */
     public Device resolve(String name) {
-        return resolve(name, null);
+        return resolve(name, Map.of());
     }
 
     /**
-     * As {@link #resolve(String)}, with {@code linkWrapper} (may be null) around the {@code --bind}
-     * device's UDP link, e.g. a {@link org.rdma4j.soft.link.FaultyLink}.
+     * As {@link #resolve(String)}, with {@code extraOptions} added to the {@code --bind} device's spec
+     * (e.g. the fault options {@code loss}, {@code dup}, {@code reorder}, {@code corrupt}, {@code seed}).
      */
-    public Device resolve(String name, UnaryOperator<Link> linkWrapper) {
+    public Device resolve(String name, Map<String, String> extraOptions) {
         if (bind != null) {
-            created = SoftDevices.createUdp(name != null ? name : DEFAULT_UDP_DEVICE, bind, udpPort,
-                    udpPeerPort(), udpMode, linkWrapper);
+            DeviceSpec s = spec(name != null ? name : DEFAULT_UDP_DEVICE);
+            for (Map.Entry<String, String> e : extraOptions.entrySet()) {
+                s = s.with(e.getKey(), e.getValue());
+            }
+            created = Verbs.createDevice(s);
             return created;
         }
-        List<Device> all = Verbs.devices();
-        if (name == null) {
-            if (all.isEmpty()) {
-                throw new VerbsException(Errno.ENODEV, "no RDMA devices found");
-            }
-            return all.getFirst();
-        }
-        for (Device d : all) {
-            if (d.name().equals(name)) {
-                return d;
-            }
-        }
-        throw new VerbsException(Errno.ENODEV, "no RDMA device named '" + name + "'");
+        return name == null ? Verbs.firstDevice() : Verbs.device(name);
+    }
+
+    /**
+     * The spec of the {@code --bind} device called {@code name}:
+     * {@code soft:udp?name=NAME&addr=ADDRESS&port=N&peer-port=M&mode=MODE}.
+     */
+    public DeviceSpec spec(String name) {
+        return DeviceSpec.of("soft", "udp").with("name", name).with("addr", bind.getHostAddress())
+                .with("port", Integer.toString(udpPort)).with("peer-port", Integer.toString(udpPeerPort()))
+                .with("mode", udpMode);
     }
 
     /** Removes the device {@link #resolve} created for {@code --bind}, if any (its contexts must be closed). */
@@ -149,7 +146,7 @@ public final class DeviceOptions {
         Device d = created;
         created = null;
         if (d != null) {
-            SoftDevices.remove(d);
+            Verbs.removeDevice(d);
         }
     }
 }

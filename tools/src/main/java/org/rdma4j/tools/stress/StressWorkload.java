@@ -1,4 +1,4 @@
-package org.rdma4j.soft;
+package org.rdma4j.tools.stress;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -10,15 +10,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.rdma4j.soft.link.FaultyLink;
-import org.rdma4j.soft.link.LoopbackFabric;
-import org.rdma4j.soft.link.UdpLink;
+import java.net.DatagramSocket;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketException;
 import org.rdma4j.verbs.Access;
 import org.rdma4j.verbs.AhAttr;
 import org.rdma4j.verbs.CompletionQueue;
 import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.Device;
+import org.rdma4j.verbs.DeviceSpec;
 import org.rdma4j.verbs.MemoryRegion;
 import org.rdma4j.verbs.Mtu;
 import org.rdma4j.verbs.ProtectionDomain;
@@ -32,17 +33,20 @@ import org.rdma4j.verbs.QueuePair;
 import org.rdma4j.verbs.RecvWorkRequest;
 import org.rdma4j.verbs.SendFlag;
 import org.rdma4j.verbs.SendWorkRequest;
+import org.rdma4j.verbs.Verbs;
 import org.rdma4j.verbs.WcOpcode;
 import org.rdma4j.verbs.WcStatus;
 import org.rdma4j.verbs.WorkCompletion;
 import org.rdma4j.verbs.WrOpcode;
 
 /**
- * A chaos run over two soft devices joined by seeded {@link FaultyLink}s: several RC QP pairs carry a
+ * A chaos run over two soft devices whose outgoing packets go through seeded fault-injecting links
+ * (created from device specs: {@code soft:loopback?fabric=...&loss=...&seed=...}, or {@code soft:udp?...}
+ * with {@link Config#udp()}, so the workload needs only the verbs API): several RC QP pairs carry a
  * random mix of SEND (with immediate), RDMA WRITE (with and without immediate), RDMA READ,
  * FETCH_ADD and CMP_SWAP, 0..maxSize bytes over 1..4 SGEs, and every byte, every completion, the
  * order of receives and the atomics' arithmetic are verified. Used by {@code rdma4j stress} and by
- * the property tests. Not thread safe (one run per instance; runs may proceed in parallel).
+ * the property tests in tools. Not thread safe (one run per instance; runs may proceed in parallel).
  */
 public final class StressWorkload {
     /** What to run. */
@@ -143,29 +147,35 @@ public final class StressWorkload {
 
     private Result execute(Progress progress) {
         int run = RUNS.incrementAndGet();
-        LoopbackFabric fabric = new LoopbackFabric();
-        FaultyLink.Faults faults = new FaultyLink.Faults(cfg.loss(), cfg.duplicate(), cfg.reorder(), cfg.corrupt());
-        FaultyLink[] links = new FaultyLink[2];
-        Device devA;
-        Device devB;
+        Faults faults = new Faults(cfg.loss(), cfg.duplicate(), cfg.reorder(), cfg.corrupt());
+        DeviceSpec specA;
+        DeviceSpec specB;
         if (cfg.udp()) {
             // Real UDP sockets on the loopback interface, faults injected in front of them.
             InetAddress ia = loopback("127.0.0.1");
             InetAddress ib = loopback("127.0.0.2");
-            int port = SoftDevices.freeUdpPort(24991, ia, ib);
-            devA = SoftDevices.createUdp("stress" + run + "a", ia, port, port, UdpLink.Mode.AUTO,
-                    l -> links[0] = new FaultyLink(l, faults, cfg.seed() * 31 + 1));
-            devB = SoftDevices.createUdp("stress" + run + "b", ib, port, port, UdpLink.Mode.AUTO,
-                    l -> links[1] = new FaultyLink(l, faults, cfg.seed() * 31 + 2));
+            String port = Integer.toString(freeUdpPort(24991, ia, ib));
+            specA = DeviceSpec.of("soft", "udp").with("addr", "127.0.0.1").with("port", port);
+            specB = DeviceSpec.of("soft", "udp").with("addr", "127.0.0.2").with("port", port);
         } else {
-            devA = SoftDevices.createLoopback("stress" + run + "a", fabric,
-                    l -> links[0] = new FaultyLink(l, faults, cfg.seed() * 31 + 1));
-            devB = SoftDevices.createLoopback("stress" + run + "b", fabric,
-                    l -> links[1] = new FaultyLink(l, faults, cfg.seed() * 31 + 2));
+            // A fabric of their own: nothing else on it, so nothing else sees the faults.
+            specA = DeviceSpec.of("soft", "loopback").with("fabric", "stress" + run);
+            specB = specA;
+        }
+        Device devA = Verbs.createDevice(withFaults(specA.with("name", "stress" + run + "a"), faults,
+                cfg.seed() * 31 + 1));
+        Device devB;
+        try {
+            devB = Verbs.createDevice(withFaults(specB.with("name", "stress" + run + "b"), faults,
+                    cfg.seed() * 31 + 2));
+        } catch (RuntimeException e) {
+            Verbs.removeDevice(devA);
+            throw e;
         }
         long start = System.nanoTime();
         Map<String, Long> counters;
         long retransmits;
+        long[] injected = new long[4];
         try (Arena arena = Arena.ofShared(); Context a = devA.open(); Context b = devB.open()) {
             ProtectionDomain pa = a.allocPd();
             ProtectionDomain pb = b.allocPd();
@@ -253,6 +263,11 @@ public final class StressWorkload {
             checkAtomics(counter);
             retransmits = retransmits(a, b);
             counters = b.counters(1);
+            long[] fa = Faults.injected(a.counters(1));
+            long[] fb = Faults.injected(counters);
+            for (int i = 0; i < injected.length; i++) {
+                injected[i] = fa[i] + fb[i];
+            }
             for (Pair p : pairs) {
                 p.qa.close();
                 p.qb.close();
@@ -268,15 +283,39 @@ public final class StressWorkload {
             pa.close();
             pb.close();
         } finally {
-            SoftDevices.remove(devA);
-            SoftDevices.remove(devB);
+            Verbs.removeDevice(devA);
+            Verbs.removeDevice(devB);
         }
-        long lost = links[0].lost() + links[1].lost();
-        long dup = links[0].duplicated() + links[1].duplicated();
-        long reo = links[0].reordered() + links[1].reordered();
-        long cor = links[0].corrupted() + links[1].corrupted();
         return new Result(cfg.messages(), verified, dataErrors, duplicates, retransmits, errorCompletions, firstError,
-                System.nanoTime() - start, lost, dup, reo, cor, counters);
+                System.nanoTime() - start, injected[0], injected[1], injected[2], injected[3], counters);
+    }
+
+    private static DeviceSpec withFaults(DeviceSpec spec, Faults faults, long seed) {
+        for (Map.Entry<String, String> e : faults.specOptions(seed).entrySet()) {
+            spec = spec.with(e.getKey(), e.getValue());
+        }
+        return spec;
+    }
+
+    /**
+     * A UDP port, at or above {@code from}, that is free on every one of {@code addresses} right now
+     * (the two devices share one port, as RoCE peers share 4791).
+     */
+    private static int freeUdpPort(int from, InetAddress... addresses) {
+        for (int port = from; port < from + 500 && port < 65536; port++) {
+            List<DatagramSocket> held = new ArrayList<>();
+            try {
+                for (InetAddress a : addresses) {
+                    held.add(new DatagramSocket(new InetSocketAddress(a, port)));
+                }
+                return port;
+            } catch (SocketException e) {
+                // taken on one of them: try the next port
+            } finally {
+                held.forEach(DatagramSocket::close);
+            }
+        }
+        throw new IllegalStateException("no UDP port free on all of " + Arrays.toString(addresses));
     }
 
     private static InetAddress loopback(String text) {

@@ -1,11 +1,10 @@
-package org.rdma4j.soft.chaos;
+package org.rdma4j.tools.stress;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
-import org.rdma4j.soft.StressWorkload;
 
 /**
  * RC under a hostile link: random mixes of SEND/WRITE/READ/atomics, 0..64 KiB over 1..4 SGEs on

@@ -1,4 +1,4 @@
-package org.rdma4j.tools;
+package org.rdma4j.tools.device;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
