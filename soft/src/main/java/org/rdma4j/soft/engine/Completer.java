@@ -1,6 +1,5 @@
 package org.rdma4j.soft.engine;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import org.rdma4j.soft.link.Packet;
@@ -25,7 +24,8 @@ final class Completer {
     private final QpEngine qp;
     private final Aeth aeth = new Aeth();
     private final AtomicAckEth atomicAck = new AtomicAckEth();
-    private final MemorySegment scratch = Arena.ofAuto().allocate(8, 8);
+    /** Where an atomic's original value is scattered from (RC QPs only: no other type runs atomics). */
+    private final MemorySegment scratch;
     /** The highest PSN acknowledged so far. */
     int lastAckedPsn;
     boolean rnrWaiting;
@@ -45,6 +45,7 @@ final class Completer {
 
     Completer(QpEngine qp) {
         this.qp = qp;
+        this.scratch = qp.type == org.rdma4j.verbs.QpType.RC ? MemorySegment.ofArray(new byte[8]) : null;
     }
 
     void reset() {
@@ -79,10 +80,10 @@ final class Completer {
     void armRetransmit() {
         if (qp.timeout != 0) {
             boolean idle = retransmitDeadline == NEVER;
-            long d = System.nanoTime() + RnrTimer.ackTimeoutNanos(qp.timeout);
+            long d = qp.hca.nanoTime() + RnrTimer.ackTimeoutNanos(qp.timeout);
             retransmitDeadline = d;
             if (idle) {
-                qp.hca.timerArmed(d);
+                qp.hca.timerArmed(qp, d);
             }
         }
     }
@@ -205,9 +206,9 @@ final class Completer {
         retriesLeft = qp.retryCnt;
         rnrRetriesLeft = qp.rnrRetry;
         if (hasOutstanding() && qp.timeout != 0) {
-            long d = System.nanoTime() + RnrTimer.ackTimeoutNanos(qp.timeout);
+            long d = qp.hca.nanoTime() + RnrTimer.ackTimeoutNanos(qp.timeout);
             retransmitDeadline = d;
-            qp.hca.timerArmed(d);
+            qp.hca.timerArmed(qp, d);
         } else {
             retransmitDeadline = NEVER;
         }
@@ -266,9 +267,9 @@ final class Completer {
         qp.requester.rewind(psn);
         rnrWaiting = true;
         retransmitDeadline = NEVER;
-        long d = System.nanoTime() + RnrTimer.nanos(timerCode);
+        long d = qp.hca.nanoTime() + RnrTimer.nanos(timerCode);
         rnrDeadline = d;
-        qp.hca.timerArmed(d);
+        qp.hca.timerArmed(qp, d);
     }
 
     /** The request containing {@code psn} failed with {@code status}: complete it and go to ERR. */
@@ -389,7 +390,7 @@ final class Completer {
         if (retransmitDeadline == NEVER && rnrDeadline == NEVER) {
             return false;
         }
-        long now = System.nanoTime();
+        long now = qp.hca.nanoTime();
         boolean progress = false;
         if (now >= rnrDeadline) {
             rnrDeadline = NEVER;
@@ -462,7 +463,7 @@ final class Completer {
         }
         long d = now + BACKLOG_RECHECK_NS;
         retransmitDeadline = d;
-        qp.hca.timerArmed(d);
+        qp.hca.timerArmed(qp, d);
         return true;
     }
 

@@ -1,6 +1,5 @@
 package org.rdma4j.soft.engine;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import org.rdma4j.soft.link.Packet;
@@ -65,7 +64,8 @@ final class Responder {
     /** A positive ACK waits for the end of the task's pass over its inbound packets (see sendAck). */
     private boolean ackPending;
     private int ackPendingPsn;
-    private final MemorySegment grh = Arena.ofAuto().allocate(GRH_BYTES, 8);
+    /** The GRH area a UD receive fills (UD QPs only: an RC QP never needs one). */
+    private final MemorySegment grh;
     private final Ipv4Header ip4 = new Ipv4Header();
     private final Ipv6Header ip6 = new Ipv6Header();
 
@@ -87,6 +87,7 @@ final class Responder {
     Responder(QpEngine qp) {
         this.qp = qp;
         this.recv = new RecvWqe(Math.max(1, qp.rq.maxSge()));
+        this.grh = qp.type == org.rdma4j.verbs.QpType.UD ? MemorySegment.ofArray(new byte[GRH_BYTES]) : null;
     }
 
     String debugState() {
