@@ -82,6 +82,7 @@ public final class ScaleBenchmark {
             System.out.printf("device max_qp %d max_mr %d; filling %d QPs (%s), %d MRs%n", attr.maxQp(),
                     attr.maxMr(), qps, rts ? "RTS" : "RESET", mrs);
             CompletionQueue cq = ctx.createCq(16);
+            warmUp(pd, cq, ctx, arena);
             List<QueuePair> live = new ArrayList<>(qps);
             List<Double> idle = new ArrayList<>();
             idle.add(idleCpu(0));
@@ -145,6 +146,24 @@ public final class ScaleBenchmark {
                 : "create", first, last);
         if (live.size() > 65536) {
             idle.add(idleCpu(live.size()));
+        }
+    }
+
+    /** Creates, brings up and destroys QPs and registers MRs once, so "empty" is not measured cold. */
+    private void warmUp(ProtectionDomain pd, CompletionQueue cq, Context ctx, Arena arena) {
+        AhAttr self = AhAttr.roce(ctx.queryGid(1, 1), 1);
+        MemorySegment buf = arena.allocate(4096, 4096);
+        for (int round = 0; round < 3; round++) {
+            List<QueuePair> qps = new ArrayList<>();
+            List<MemoryRegion> mrs = new ArrayList<>();
+            for (int i = 0; i < 2048; i++) {
+                QueuePair q = pd.createQp(new QpInitAttr(QpType.RC, cq, cq).cap(new QpCap(1, 1, 1, 1, 0)));
+                toRts(q, self);
+                qps.add(q);
+                mrs.add(pd.regMr(buf, ALL_ACCESS));
+            }
+            qps.forEach(QueuePair::close);
+            mrs.forEach(MemoryRegion::close);
         }
     }
 
