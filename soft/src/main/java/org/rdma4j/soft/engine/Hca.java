@@ -44,6 +44,8 @@ public final class Hca implements PacketSink {
     /** Where the search for a free QP slot starts (guarded by this). */
     private int nextQpSlot;
     private int qpCount;
+    /** Live QPs per page (guarded by this): an empty page is dropped, so walking the table skips it. */
+    private final int[] pageCounts = new int[MAX_QP / PAGE];
     private volatile Link link;
     /** Port 1's carrier: while false, nothing is sent or received (see {@link #setPortUp}). */
     private volatile boolean portUp = true;
@@ -135,6 +137,7 @@ public final class Hca implements PacketSink {
                 page.set(slot & (PAGE - 1), qp);
                 nextQpSlot = slot + 1;
                 qpCount++;
+                pageCounts[slot >>> PAGE_BITS]++;
                 return FIRST_QPN + slot;
             }
         }
@@ -155,6 +158,9 @@ public final class Hca implements PacketSink {
         QpEngine qp = page == null ? null : page.getAndSet(slot & (PAGE - 1), null);
         if (qp != null) {
             qpCount--;
+            if (--pageCounts[slot >>> PAGE_BITS] == 0) {
+                qpPages.set(slot >>> PAGE_BITS, null);
+            }
             progress.remove(qp);
         }
     }
