@@ -3,14 +3,15 @@ package org.rdma4j.soft;
 /**
  * How many objects of each kind one soft device holds at once ({@code max_qp}, {@code max_cq}, ...
  * of {@code ibv_query_device}); one past a limit fails with EINVAL, as in Linux rxe's object pools.
- * {@link #RXE} (the default) are rxe's values; a device for a test can be given small ones, so that
+ * {@link #RXE} (the default) are rxe's values, except max_qp: 256 Ki where rxe stops at 64 Ki (the
+ * soft engine holds that many idle QPs); a device for a test can be given small ones, so that
  * "one past the limit" is reachable. Immutable.
  * {@snippet :
  * Device tiny = SoftDevices.createLoopback("tiny", ResourceLimits.uniform(16));
  * }
  */
 public record ResourceLimits(int maxQp, int maxCq, int maxMr, int maxPd, int maxMw, int maxAh, int maxSrq) {
-    /** Linux rxe's limits (rxe_param.h). */
+    /** Linux rxe's limits (rxe_param.h), with max_qp raised to {@code Hca.MAX_QP}. */
     public static final ResourceLimits RXE = new ResourceLimits(SoftLimits.MAX_QP, SoftLimits.MAX_CQ,
             SoftLimits.MAX_MR, SoftLimits.MAX_PD, SoftLimits.MAX_MW, SoftLimits.MAX_AH, SoftLimits.MAX_SRQ);
 

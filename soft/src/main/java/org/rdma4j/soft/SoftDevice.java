@@ -34,9 +34,18 @@ public final class SoftDevice implements Device {
     }
 
     SoftDevice(String name, long guid, Gid[] gids, Function<Hca, Link> linkFactory, ResourceLimits limits) {
+        this(name, guid, gids, linkFactory, limits, null);
+    }
+
+    /**
+     * With a {@code clock} (tests) the device reads the time from it and runs no progress thread: the
+     * caller drives {@code hca.progressAgent()}. Null: the system clock and a progress thread.
+     */
+    SoftDevice(String name, long guid, Gid[] gids, Function<Hca, Link> linkFactory, ResourceLimits limits,
+               org.rdma4j.soft.agent.NanoClock clock) {
         this.name = name;
         this.limits = limits;
-        this.hca = new Hca(name, guid, gids);
+        this.hca = clock == null ? new Hca(name, guid, gids) : new Hca(name, guid, gids, clock, false);
         try {
             hca.setLink(linkFactory.apply(hca));
         } catch (RuntimeException e) {

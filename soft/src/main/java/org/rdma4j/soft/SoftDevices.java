@@ -114,8 +114,23 @@ public final class SoftDevices {
         return create(name, fabric, wrapper, ResourceLimits.RXE);
     }
 
+    /**
+     * A device on {@code fabric} whose time is {@code clock} and whose progress agent the caller drives
+     * (no progress thread): timer tests move the clock instead of sleeping.
+     */
+    static synchronized SoftDevice createOnClock(String name, LoopbackFabric fabric,
+                                                 org.rdma4j.soft.agent.NanoClock clock) {
+        defaultDevice();
+        return create(name, fabric, null, ResourceLimits.RXE, clock);
+    }
+
     private static SoftDevice create(String name, LoopbackFabric fabric, UnaryOperator<Link> wrapper,
                                      ResourceLimits limits) {
+        return create(name, fabric, wrapper, limits, null);
+    }
+
+    private static SoftDevice create(String name, LoopbackFabric fabric, UnaryOperator<Link> wrapper,
+                                     ResourceLimits limits, org.rdma4j.soft.agent.NanoClock clock) {
         checkName(name);
         int index = ++nextIndex;
         long guid = guid(name, index);
@@ -125,7 +140,7 @@ public final class SoftDevices {
         SoftDevice d = new SoftDevice(name, guid, gids, hca -> {
             Link link = fabric.attach(hca, gids);
             return wrapper == null ? link : wrapper.apply(link);
-        }, limits);
+        }, limits, clock);
         DEVICES.put(name, d);
         return d;
     }

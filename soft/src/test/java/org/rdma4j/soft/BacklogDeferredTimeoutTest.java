@@ -23,7 +23,8 @@ import org.rdma4j.verbs.*;
  * The local ACK timeout does not count while the device's link reports a receive backlog (the ACK
  * may be among the packets not yet taken in): no retransmission, no retry used; an ACK that then
  * arrives completes the send. The putting off is bounded, so a silent peer still ends in
- * RETRY_EXC_ERR. Without a backlog the same silence retransmits, as before.
+ * RETRY_EXC_ERR. Without a backlog the same silence retransmits, as before. Time is a fake clock
+ * the test moves (the device runs no progress thread), so nothing here waits for real timeouts.
  */
 class BacklogDeferredTimeoutTest {
     private static final int PEER_QPN = 0x99;
@@ -39,11 +40,13 @@ class BacklogDeferredTimeoutTest {
     private MemoryRegion mr;
     private Arena arena;
     private Gid peerGid;
+    private final FakeClock clock = new FakeClock();
 
     @BeforeEach
     void setUp() {
-        device = SoftDevices.createLoopback("backlog-timer", new LoopbackFabric(), null);
+        device = SoftDevices.createOnClock("backlog-timer", new LoopbackFabric(), clock);
         hca = ((SoftDevice) device).hca;
+        clock.drive(hca.progressAgent());
         hca.setLink(new Link() {
             @Override
             public void send(Packet p) {
@@ -98,23 +101,23 @@ class BacklogDeferredTimeoutTest {
         hca.receive(p);
     }
 
+    /** The next completion, moving the fake clock on by up to {@code timeoutMillis} to get it. */
     private WorkCompletion poll(long timeoutMillis) {
         WorkCompletion[] wc = WorkCompletion.array(1);
-        long end = System.nanoTime() + timeoutMillis * 1_000_000L;
-        while (System.nanoTime() < end) {
+        for (long ms = 0; ms <= timeoutMillis; ms++) {
             if (cq.poll(wc) == 1) {
                 return wc[0];
             }
-            Thread.onSpinWait();
+            clock.advanceMillis(1);
         }
         return null;
     }
 
     @Test
-    void whileTheReceivePathIsBehindAnExpiredTimerNeitherRetransmitsNorUsesARetry() throws Exception {
+    void whileTheReceivePathIsBehindAnExpiredTimerNeitherRetransmitsNorUsesARetry() {
         backlogged = true;
         postSend();
-        Thread.sleep(250); // more than 3 timeout periods, less than the 8 the timer may be put off
+        clock.advanceMillis(250); // more than 3 timeout periods, less than the 8 the timer may be put off
         assertEquals(1, requests.get(), "no retransmission while backlogged");
         assertEquals(0L, ctx.counters(1).get("completer_retry_err"), "no retry used");
         assertTrue(ctx.counters(1).get("ack_timeout_deferred") >= 1, ctx.counters(1).toString());
@@ -126,9 +129,9 @@ class BacklogDeferredTimeoutTest {
     }
 
     @Test
-    void withoutABacklogTheSameSilenceRetransmits() throws Exception {
+    void withoutABacklogTheSameSilenceRetransmits() {
         postSend();
-        Thread.sleep(250);
+        clock.advanceMillis(250);
         assertTrue(requests.get() >= 2, "retransmitted: " + requests.get());
         assertTrue(ctx.counters(1).get("completer_retry_err") >= 1);
         assertEquals(0L, ctx.counters(1).get("ack_timeout_deferred"));

@@ -1,6 +1,5 @@
 package org.rdma4j.soft.engine;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import org.rdma4j.soft.link.Packet;
@@ -31,7 +30,8 @@ final class Completer {
     private final SendQueue sq;
     private final Aeth aeth = new Aeth();
     private final AtomicAckEth atomicAck = new AtomicAckEth();
-    private final MemorySegment scratch = Arena.ofAuto().allocate(8, 8);
+    /** Where an atomic's original value is scattered from (RC QPs only: no other type runs atomics). */
+    private final MemorySegment scratch;
     /** The highest PSN acknowledged so far. */
     private int lastAckedPsn;
     private boolean rnrWaiting;
@@ -52,6 +52,7 @@ final class Completer {
     Completer(QpEngine qp, SendQueue sq) {
         this.qp = qp;
         this.sq = sq;
+        this.scratch = qp.type == org.rdma4j.verbs.QpType.RC ? MemorySegment.ofArray(new byte[8]) : null;
     }
 
     /** modify(SQ_PSN): everything before {@code sqPsn} counts as acknowledged. */
@@ -101,10 +102,10 @@ final class Completer {
     void armRetransmit() {
         if (qp.timeoutCode != 0) {
             boolean idle = retransmitDeadlineNs == NEVER;
-            long d = System.nanoTime() + RnrTimer.ackTimeoutNanos(qp.timeoutCode);
+            long d = qp.hca.nanoTime() + RnrTimer.ackTimeoutNanos(qp.timeoutCode);
             retransmitDeadlineNs = d;
             if (idle) {
-                qp.hca.timerArmed(d);
+                qp.hca.timerArmed(qp, d);
             }
         }
     }
@@ -231,9 +232,9 @@ final class Completer {
         retriesLeft = qp.retryCnt;
         rnrRetriesLeft = qp.rnrRetry;
         if (sq.hasOutstanding() && qp.timeoutCode != 0) {
-            long d = System.nanoTime() + RnrTimer.ackTimeoutNanos(qp.timeoutCode);
+            long d = qp.hca.nanoTime() + RnrTimer.ackTimeoutNanos(qp.timeoutCode);
             retransmitDeadlineNs = d;
-            qp.hca.timerArmed(d);
+            qp.hca.timerArmed(qp, d);
         } else {
             retransmitDeadlineNs = NEVER;
         }
@@ -255,9 +256,9 @@ final class Completer {
         qp.requester.rewind(psn, EngineEvents.CAUSE_RNR_NAK);
         rnrWaiting = true;
         retransmitDeadlineNs = NEVER;
-        long d = System.nanoTime() + RnrTimer.nanos(timerCode);
+        long d = qp.hca.nanoTime() + RnrTimer.nanos(timerCode);
         rnrDeadlineNs = d;
-        qp.hca.timerArmed(d);
+        qp.hca.timerArmed(qp, d);
     }
 
     /** The request containing {@code psn} failed with {@code status}: complete it and go to ERR. */
@@ -363,7 +364,7 @@ final class Completer {
         if (retransmitDeadlineNs == NEVER && rnrDeadlineNs == NEVER) {
             return false;
         }
-        long now = System.nanoTime();
+        long now = qp.hca.nanoTime();
         boolean progress = false;
         if (now >= rnrDeadlineNs) {
             rnrDeadlineNs = NEVER;
@@ -424,7 +425,7 @@ final class Completer {
         }
         long d = now + BACKLOG_RECHECK_NS;
         retransmitDeadlineNs = d;
-        qp.hca.timerArmed(d);
+        qp.hca.timerArmed(qp, d);
         return true;
     }
 

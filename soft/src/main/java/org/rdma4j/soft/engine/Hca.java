@@ -1,8 +1,10 @@
 package org.rdma4j.soft.engine;
 
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.Iterator;
+import java.util.NoSuchElementException;
 import java.util.concurrent.atomic.AtomicReferenceArray;
-import java.util.concurrent.locks.LockSupport;
+import org.rdma4j.soft.agent.AgentRunner;
+import org.rdma4j.soft.agent.NanoClock;
 import org.rdma4j.soft.link.Link;
 import org.rdma4j.soft.link.Packet;
 import org.rdma4j.soft.link.PacketPool;
@@ -15,14 +17,18 @@ import org.rdma4j.verbs.VerbsException;
 
 /**
  * The soft device's "hardware": its QP table, key table, counters, packet pool, the link packets leave
- * by, and one timer thread for ACK timeouts and RNR waits. Everything on the data path is run by the
- * threads that post, poll or deliver (QP tasks); the timer thread only runs tasks whose timers
- * expired. Thread safe.
+ * by, and one progress agent for ACK timeouts, RNR waits and deferred tasks. Everything on the data path
+ * is run by the threads that post, poll or deliver (QP tasks); the progress agent only runs tasks whose
+ * timers expired or that were deferred to it. Time comes from an injected {@link NanoClock}. Thread safe.
  */
 public final class Hca implements PacketSink {
     /** First QP number handed out (0 and 1 are the special QPs). */
     public static final int FIRST_QPN = 0x11;
-    public static final int MAX_QP = 1 << 16;
+    /** QP numbers a device hands out: 256 Ki (rxe stops at 64 Ki). */
+    public static final int MAX_QP = 1 << 18;
+    /** The QP table is paged: a device holding few QPs allocates few pages. */
+    private static final int PAGE_BITS = 12;
+    private static final int PAGE = 1 << PAGE_BITS;
 
     private static final ThreadLocal<Icrc> ICRC = ThreadLocal.withInitial(Icrc::new);
 
@@ -34,25 +40,20 @@ public final class Hca implements PacketSink {
     public final PacketPool packets = new PacketPool();
     /** Makes atomics atomic against other atomics on this device. */
     public final Object atomicLock = new Object();
-    private final AtomicReferenceArray<QpEngine> qps = new AtomicReferenceArray<>(MAX_QP);
+    private final AtomicReferenceArray<AtomicReferenceArray<QpEngine>> qpPages =
+            new AtomicReferenceArray<>(MAX_QP / PAGE);
+    /** Where the search for a free QP slot starts (guarded by this). */
     private int nextQpSlot;
+    private int qpCount;
+    /** Live QPs per page (guarded by this): an empty page is dropped, so walking the table skips it. */
+    private final int[] pageCounts = new int[MAX_QP / PAGE];
     private volatile Link link;
     /** Port 1's carrier: while false, nothing is sent or received (see {@link #setPortUp}). */
     private volatile boolean portUp = true;
-    private final CopyOnWriteArrayList<QpEngine> timed = new CopyOnWriteArrayList<>();
-    /** {@link #timed} as an array, republished on every change: the progress loop walks it without allocating. */
-    private volatile QpEngine[] timedSnapshot = new QpEngine[0];
-    /**
-     * How long the progress thread sleeps when a QP's timer is due but its task is running on
-     * another thread (which will run the timer work before it goes idle): short, so a stalled
-     * thread gets the core instead of a spinning progress thread.
-     */
-    private static final long BUSY_RETRY_NS = 20_000L;
-    private final java.util.concurrent.ConcurrentLinkedQueue<QpEngine> deferred =
-            new java.util.concurrent.ConcurrentLinkedQueue<>();
-    private final Thread timerThread;
-    private volatile long plannedWakeNs = Long.MAX_VALUE;
-    private volatile boolean closed;
+    private final NanoClock clock;
+    private final ProgressAgent progress;
+    /** The thread running {@link #progress}; null when the caller drives it (see {@link #progressAgent()}). */
+    private final AgentRunner progressRunner;
     /** The destination QPN of a multicast packet. */
     public static final int MULTICAST_QPN = 0xFFFFFF;
     /** Multicast groups: the QPs attached to each, as arrays (copy on write) read without locks. */
@@ -65,11 +66,41 @@ public final class Hca implements PacketSink {
     private int batchSize;
 
     public Hca(String name, long guid, Gid[] gids) {
+        this(name, guid, gids, NanoClock.SYSTEM, true);
+    }
+
+    /**
+     * A device reading the time from {@code clock}. With {@code progressThread} false no thread runs
+     * the progress agent: the caller does, through {@link #progressAgent()} (tests on a fake clock).
+     */
+    public Hca(String name, long guid, Gid[] gids, NanoClock clock, boolean progressThread) {
         this.name = name;
         this.guid = guid;
         this.gids = gids.clone();
-        timerThread = Thread.ofPlatform().daemon().name("rdma4j-" + name + "-progress").unstarted(this::timerLoop);
-        timerThread.start();
+        this.clock = clock;
+        this.progress = new ProgressAgent(this, clock);
+        if (progressThread) {
+            progressRunner = AgentRunner.start(progress, progress.idleStrategy(),
+                    t -> counters.inc(Counter.ENGINE_ERRORS)); // a failing QP stays as it is
+            progress.setWaker(progressRunner::wake);
+        } else {
+            progressRunner = null;
+        }
+    }
+
+    /** The device's time, in nanoseconds (timer deadlines are on this clock). */
+    public long nanoTime() {
+        return clock.nanoTime();
+    }
+
+    /** The progress agent, for a caller that drives it: {@code doWork()} returns how many tasks it ran. */
+    public org.rdma4j.soft.agent.Agent progressAgent() {
+        return progress;
+    }
+
+    /** QPs with a timer waiting in the progress agent (tests). */
+    public int timersQueued() {
+        return progress.timersQueued();
     }
 
     public void setLink(Link l) {
@@ -88,15 +119,26 @@ public final class Hca implements PacketSink {
         return index >= 0 && index < gids.length ? gids[index] : null;
     }
 
-    /** Registers a QP and returns its number, or -1 if the table is full. */
+    /**
+     * Registers a QP and returns its number, or -1 if the table is full. Numbers are handed out in turn
+     * from where the last one was, so a number comes back only after the table wrapped (as rxe's).
+     */
     public synchronized int addQp(QpEngine qp) {
+        if (qpCount == MAX_QP) {
+            return -1;
+        }
         for (int i = 0; i < MAX_QP; i++) {
-            int slot = (nextQpSlot + i) % MAX_QP;
-            if (qps.get(slot) == null) {
-                qps.set(slot, qp);
+            int slot = (nextQpSlot + i) & (MAX_QP - 1);
+            AtomicReferenceArray<QpEngine> page = qpPages.get(slot >>> PAGE_BITS);
+            if (page == null) {
+                page = new AtomicReferenceArray<>(PAGE);
+                qpPages.set(slot >>> PAGE_BITS, page);
+            }
+            if (page.get(slot & (PAGE - 1)) == null) {
+                page.set(slot & (PAGE - 1), qp);
                 nextQpSlot = slot + 1;
-                timed.add(qp);
-                timedSnapshot = timed.toArray(new QpEngine[0]);
+                qpCount++;
+                pageCounts[slot >>> PAGE_BITS]++;
                 return FIRST_QPN + slot;
             }
         }
@@ -105,28 +147,75 @@ public final class Hca implements PacketSink {
 
     /**
      * The next QP created gets number {@code qpn} if it is free: QP numbers come back once the table
-     * wraps; tests use this to meet a reused number without creating 65536 QPs.
+     * wraps; tests use this to meet a reused number without creating 262144 QPs.
      */
     public synchronized void nextQpnHint(int qpn) {
         nextQpSlot = Math.floorMod(qpn - FIRST_QPN, MAX_QP);
     }
 
     public synchronized void removeQp(int qpn) {
-        QpEngine qp = qps.getAndSet(qpn - FIRST_QPN, null);
+        int slot = qpn - FIRST_QPN;
+        AtomicReferenceArray<QpEngine> page = slot >= 0 && slot < MAX_QP ? qpPages.get(slot >>> PAGE_BITS) : null;
+        QpEngine qp = page == null ? null : page.getAndSet(slot & (PAGE - 1), null);
         if (qp != null) {
-            timed.remove(qp);
-            timedSnapshot = timed.toArray(new QpEngine[0]);
+            qpCount--;
+            if (--pageCounts[slot >>> PAGE_BITS] == 0) {
+                qpPages.set(slot >>> PAGE_BITS, null);
+            }
+            progress.remove(qp);
         }
     }
 
     public QpEngine qp(int qpn) {
         int slot = qpn - FIRST_QPN;
-        return slot >= 0 && slot < MAX_QP ? qps.get(slot) : null;
+        if (slot < 0 || slot >= MAX_QP) {
+            return null;
+        }
+        AtomicReferenceArray<QpEngine> page = qpPages.get(slot >>> PAGE_BITS);
+        return page == null ? null : page.get(slot & (PAGE - 1));
     }
 
-    /** All live QPs (control path: deregistration checks). */
+    /** How many QPs the device holds. */
+    public synchronized int qpCount() {
+        return qpCount;
+    }
+
+    /** All live QPs, walking the table (control path: deregistration checks). */
     public Iterable<QpEngine> allQps() {
-        return timed;
+        return () -> new Iterator<>() {
+            private int slot = -1;
+            private QpEngine next = advance();
+
+            private QpEngine advance() {
+                while (++slot < MAX_QP) {
+                    AtomicReferenceArray<QpEngine> page = qpPages.get(slot >>> PAGE_BITS);
+                    if (page == null) {
+                        slot |= PAGE - 1; // skip the page
+                        continue;
+                    }
+                    QpEngine q = page.get(slot & (PAGE - 1));
+                    if (q != null) {
+                        return q;
+                    }
+                }
+                return null;
+            }
+
+            @Override
+            public boolean hasNext() {
+                return next != null;
+            }
+
+            @Override
+            public QpEngine next() {
+                if (next == null) {
+                    throw new NoSuchElementException();
+                }
+                QpEngine q = next;
+                next = advance();
+                return q;
+            }
+        };
     }
 
     /** Whether the link has received packets it has not delivered yet (see {@link Link#receiveBacklogged()}). */
@@ -368,64 +457,21 @@ public final class Hca implements PacketSink {
         return qp;
     }
 
-    /** Has the progress thread run {@code qp}'s task (used when inline nesting gets too deep). */
+    /** Has the progress agent run {@code qp}'s task (used when inline nesting gets too deep). */
     void defer(QpEngine qp) {
-        deferred.add(qp);
-        LockSupport.unpark(timerThread);
+        progress.defer(qp);
     }
 
-    /** A QP set a timer deadline: wake the timer thread if it plans to sleep past it. */
-    public void timerArmed(long deadlineNs) {
-        if (deadlineNs < plannedWakeNs) {
-            LockSupport.unpark(timerThread);
-        }
+    /** {@code qp} set a timer deadline (on {@link #nanoTime()}): the progress agent runs its task then. */
+    public void timerArmed(QpEngine qp, long deadlineNs) {
+        progress.timerArmed(qp, deadlineNs);
     }
 
-    private void timerLoop() {
-        while (!closed) {
-            try {
-                progressOnce();
-            } catch (Throwable t) {
-                // Nothing may stop a device's progress thread; the QP that failed stays as it is.
-                counters.inc(Counter.ENGINE_ERRORS);
-            }
-        }
-    }
-
-    private void progressOnce() {
-        QpEngine later;
-        while ((later = deferred.poll()) != null) {
-            later.runTask();
-        }
-        long now = System.nanoTime();
-        long next = now + 50_000_000L;
-        for (QpEngine qp : timedSnapshot) {
-            long d = qp.nextDeadlineNs();
-            if (d <= now) {
-                qp.runTask();
-                d = qp.nextDeadlineNs();
-                if (d <= now) {
-                    // Still due: the task is busy on another thread, which goes round again before
-                    // it idles. Look back shortly rather than spin on the deadline.
-                    d = now + BUSY_RETRY_NS;
-                }
-            }
-            if (d < next) {
-                next = d;
-            }
-        }
-        plannedWakeNs = next;
-        long wait = next - System.nanoTime();
-        if (wait > 0 && deferred.isEmpty()) {
-            LockSupport.parkNanos(this, wait);
-        }
-        plannedWakeNs = Long.MAX_VALUE;
-    }
-
-    /** Stops the timer thread and detaches from the link. */
+    /** Stops the progress agent and detaches from the link. */
     public void close() {
-        closed = true;
-        LockSupport.unpark(timerThread);
+        if (progressRunner != null) {
+            progressRunner.close();
+        }
         Link l = link;
         if (l != null) {
             l.close();

@@ -1,28 +1,39 @@
 package org.rdma4j.soft.engine;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.security.SecureRandom;
 import java.util.Random;
 
 /**
  * lkey/rkey lookup for one device. Keys carry a random 24-bit index (plus an 8-bit variant), so one
- * key says nothing about another. Lookups are lock-free over a copy-on-write open-addressing table;
- * insertions and removals (control path) copy. Thread safe.
+ * key says nothing about another. An open-addressing table: lookups are lock-free and allocation-free;
+ * insertions and removals (control path, one at a time) change a slot in place and publish it with a
+ * release store, so registering costs O(1) however full the table is. The table is rebuilt only when it
+ * grows past half full (with tombstones) or shrinks below an eighth, so rebuilds are amortized O(1) too.
+ * Thread safe.
  */
 public final class KeyTable {
+    private static final int MIN_CAPACITY = 64;
+    /** Marks a removed entry: probing goes on past it, an insert may reuse it. */
+    private static final MemKey TOMBSTONE = new MemKey(MemKey.MR);
+    private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(MemKey[].class);
+
     private static final class Table {
         final int[] indexes;
         final MemKey[] entries;
-        final int size;
 
-        Table(int capacity, int size) {
+        Table(int capacity) {
             indexes = new int[capacity];
             entries = new MemKey[capacity];
-            this.size = size;
         }
     }
 
     private final Random random = new SecureRandom();
-    private volatile Table table = new Table(64, 0);
+    private volatile Table table = new Table(MIN_CAPACITY);
+    /** Live entries and tombstones in {@link #table} (guarded by this). */
+    private int size;
+    private int tombstones;
 
     /** The entry for {@code key} (whose variant must match), or null. Allocation free. */
     public MemKey lookup(int key) {
@@ -30,11 +41,11 @@ public final class KeyTable {
         int mask = t.indexes.length - 1;
         int index = key >>> 8;
         for (int i = mix(index) & mask; ; i = (i + 1) & mask) {
-            MemKey e = t.entries[i];
+            MemKey e = (MemKey) SLOT.getAcquire(t.entries, i);
             if (e == null) {
                 return null;
             }
-            if (t.indexes[i] == index) {
+            if (e != TOMBSTONE && t.indexes[i] == index) {
                 return e.key == key ? e : null;
             }
         }
@@ -42,12 +53,13 @@ public final class KeyTable {
 
     /**
      * A valid memory region covering [addr, addr + len), whatever its key (inline data: libibverbs does
-     * not check lkeys for it). Scans the table: for the small inline copies only.
+     * not check lkeys for it). Scans the table: only when an inline gather's own lkey does not cover it.
      */
     public MemKey findRegionCovering(long addr, long len) {
         Table t = table;
-        for (MemKey e : t.entries) {
-            if (e != null && e.valid && !e.isWindow() && e.covers(addr, len) && e.alive()) {
+        for (int i = 0; i < t.entries.length; i++) {
+            MemKey e = (MemKey) SLOT.getAcquire(t.entries, i);
+            if (e != null && e != TOMBSTONE && e.valid && !e.isWindow() && e.covers(addr, len) && e.alive()) {
                 return e;
             }
         }
@@ -55,8 +67,13 @@ public final class KeyTable {
     }
 
     /** How many keys the table holds (diagnostics and tests). */
-    public int size() {
-        return table.size;
+    public synchronized int size() {
+        return size;
+    }
+
+    /** The number of slots (tests: the table shrinks again). */
+    synchronized int capacity() {
+        return table.entries.length;
     }
 
     /** Adds {@code entry} under a fresh random index; sets and returns its key. */
@@ -64,57 +81,77 @@ public final class KeyTable {
         int index;
         do {
             index = random.nextInt(1 << 24);
-        } while (index == 0 || containsIndex(index));
+        } while (index == 0 || containsIndex(table, index));
         int variant = random.nextInt(256);
         entry.key = index << 8 | variant;
-        Table old = table;
-        int capacity = old.indexes.length;
-        if ((old.size + 1) * 2 > capacity) {
-            capacity *= 2;
+        if ((size + tombstones + 1) * 2 > table.entries.length) {
+            rebuild(size + 1);
         }
-        Table t = new Table(capacity, old.size + 1);
-        for (int i = 0; i < old.indexes.length; i++) {
-            if (old.entries[i] != null) {
-                put(t, old.indexes[i], old.entries[i]);
-            }
+        Table t = table;
+        int mask = t.indexes.length - 1;
+        int i = mix(index) & mask;
+        for (MemKey e; (e = t.entries[i]) != null && e != TOMBSTONE; i = (i + 1) & mask) {
+            // probe to the first free or removed slot
         }
-        put(t, index, entry);
-        table = t;
+        if (t.entries[i] == TOMBSTONE) {
+            tombstones--;
+        }
+        t.indexes[i] = index;
+        SLOT.setRelease(t.entries, i, entry); // readers see the index before the entry
+        size++;
         return entry.key;
     }
 
     /** Removes the entry whose index is that of {@code key}. */
     public synchronized void remove(int key) {
         int index = key >>> 8;
-        Table old = table;
-        Table t = new Table(old.indexes.length, old.size - 1);
-        for (int i = 0; i < old.indexes.length; i++) {
-            if (old.entries[i] != null && old.indexes[i] != index) {
-                put(t, old.indexes[i], old.entries[i]);
-            }
-        }
-        table = t;
-    }
-
-    private boolean containsIndex(int index) {
         Table t = table;
         int mask = t.indexes.length - 1;
         for (int i = mix(index) & mask; t.entries[i] != null; i = (i + 1) & mask) {
-            if (t.indexes[i] == index) {
+            if (t.entries[i] != TOMBSTONE && t.indexes[i] == index) {
+                SLOT.setRelease(t.entries, i, TOMBSTONE);
+                size--;
+                tombstones++;
+                if (size * 8 < t.entries.length && t.entries.length > MIN_CAPACITY) {
+                    rebuild(size);
+                }
+                return;
+            }
+        }
+    }
+
+    /** A fresh table at most a quarter full with {@code live} entries, without tombstones (guarded by this). */
+    private void rebuild(int live) {
+        int capacity = MIN_CAPACITY;
+        while (capacity < live * 4L) {
+            capacity <<= 1;
+        }
+        Table old = table;
+        Table t = new Table(capacity);
+        int cmask = capacity - 1;
+        for (int i = 0; i < old.entries.length; i++) {
+            MemKey e = old.entries[i];
+            if (e != null && e != TOMBSTONE) {
+                int j = mix(old.indexes[i]) & cmask;
+                while (t.entries[j] != null) {
+                    j = (j + 1) & cmask;
+                }
+                t.indexes[j] = old.indexes[i];
+                t.entries[j] = e;
+            }
+        }
+        tombstones = 0;
+        table = t; // volatile: publishes the filled arrays
+    }
+
+    private static boolean containsIndex(Table t, int index) {
+        int mask = t.indexes.length - 1;
+        for (int i = mix(index) & mask; t.entries[i] != null; i = (i + 1) & mask) {
+            if (t.entries[i] != TOMBSTONE && t.indexes[i] == index) {
                 return true;
             }
         }
         return false;
-    }
-
-    private static void put(Table t, int index, MemKey e) {
-        int mask = t.indexes.length - 1;
-        int i = mix(index) & mask;
-        while (t.entries[i] != null) {
-            i = (i + 1) & mask;
-        }
-        t.indexes[i] = index;
-        t.entries[i] = e;
     }
 
     private static int mix(int x) {

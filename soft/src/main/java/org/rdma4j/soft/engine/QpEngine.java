@@ -35,6 +35,8 @@ public final class QpEngine {
     }
 
     static final int INBOUND_CAPACITY = 4096;
+    /** The inbound ring starts this small and doubles up to {@link #INBOUND_CAPACITY} as bursts need it. */
+    static final int INBOUND_INITIAL = 8;
     /** Tasks one thread may run nested inside each other before deferring to the progress thread. */
     static final int MAX_INLINE_DEPTH = 3;
     private static final ThreadLocal<int[]> DEPTH = ThreadLocal.withInitial(() -> new int[1]);
@@ -81,10 +83,16 @@ public final class QpEngine {
 
     private final SendQueue sq;
 
-    // Inbound packets, filled by delivering threads, drained by the task.
-    private final Packet[] inbound = new Packet[INBOUND_CAPACITY];
+    // Inbound packets, filled by delivering threads, drained by the task (guarded by inboundLock). An idle
+    // QP holds no ring at all: most of a large table never receives a burst.
+    private final Object inboundLock = new Object();
+    private Packet[] inbound;
     private long inHead;
     private long inTail;
+
+    // The device's timer heap (see TimerHeap): slot guarded by it, the queued deadline read without lock.
+    int timerSlot = -1;
+    volatile long timerQueuedNs = Long.MAX_VALUE;
 
     private volatile boolean cqErrorPending;
     final Requester requester;
@@ -343,15 +351,32 @@ public final class QpEngine {
 
     /** Queues an arrived packet; false when the queue was full and the packet was dropped. */
     boolean enqueueInbound(Packet p) {
-        synchronized (inbound) {
-            if (inHead - inTail == INBOUND_CAPACITY) {
-                hca.counters.inc(Counter.INBOUND_OVERFLOW);
-                p.release();
-                return false;
+        synchronized (inboundLock) {
+            Packet[] ring = inbound;
+            int queued = (int) (inHead - inTail);
+            if (ring == null || queued == ring.length) {
+                if (queued == INBOUND_CAPACITY) {
+                    hca.counters.inc(Counter.INBOUND_OVERFLOW);
+                    p.release();
+                    return false;
+                }
+                ring = growInbound(ring, queued);
             }
-            inbound[(int) (inHead++ % INBOUND_CAPACITY)] = p;
+            ring[(int) (inHead++ & (ring.length - 1))] = p;
         }
         return true;
+    }
+
+    /** A ring twice as large (the first one {@link #INBOUND_INITIAL}) with the queued packets in order. */
+    private Packet[] growInbound(Packet[] old, int queued) {
+        Packet[] ring = new Packet[old == null ? INBOUND_INITIAL : old.length * 2];
+        for (int i = 0; i < queued; i++) {
+            ring[i] = old[(int) ((inTail + i) & (old.length - 1))];
+        }
+        inTail = 0;
+        inHead = queued;
+        inbound = ring;
+        return ring;
     }
 
     /**
@@ -374,13 +399,14 @@ public final class QpEngine {
     }
 
     private Packet nextInbound() {
-        synchronized (inbound) {
+        synchronized (inboundLock) {
             if (inTail == inHead) {
                 return null;
             }
-            int i = (int) (inTail++ % INBOUND_CAPACITY);
-            Packet p = inbound[i];
-            inbound[i] = null;
+            Packet[] ring = inbound;
+            int i = (int) (inTail++ & (ring.length - 1));
+            Packet p = ring[i];
+            ring[i] = null;
             return p;
         }
     }

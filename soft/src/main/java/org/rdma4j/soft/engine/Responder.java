@@ -62,7 +62,7 @@ final class Responder {
     Responder(QpEngine qp) {
         this.qp = qp;
         this.acks = new Acknowledger(qp);
-        this.ud = new UdReceiver(qp);
+        this.ud = qp.type == org.rdma4j.verbs.QpType.UD ? new UdReceiver(qp) : null; // the GRH area only where used
         this.readAtomic = new ReadAtomicResponder(qp, acks);
         this.recv = new RecvWqe(Math.max(1, qp.rq.maxSge()));
     }

@@ -3,15 +3,18 @@ package org.rdma4j.soft.link;
 import java.util.ArrayDeque;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
+import org.rdma4j.soft.agent.Agent;
+import org.rdma4j.soft.agent.AgentRunner;
+import org.rdma4j.soft.agent.IdleStrategy;
+import org.rdma4j.soft.agent.NanoClock;
 import org.rdma4j.soft.wire.Icrc;
 
 /**
  * A link that misbehaves on purpose, reproducibly from a seed: it loses, duplicates, reorders and
  * corrupts packets. Every packet it passes is materialized and carries an ICRC, so the receiving
  * device catches corruption exactly as a RoCE NIC would (and counts it). Reordered packets are held
- * back and delivered after later ones, or by the link's own thread after at most
- * {@link #HOLD_NANOS}. Thread safe.
+ * back and delivered after later ones, or by the link's flusher agent after at most
+ * {@link #HOLD_NANOS} (the agent sleeps while nothing is held). Thread safe.
  */
 public final class FaultyLink implements Link {
     /** Probabilities per packet, each 0..1. */
@@ -41,14 +44,32 @@ public final class FaultyLink implements Link {
     private final AtomicLong duplicated = new AtomicLong();
     private final AtomicLong reordered = new AtomicLong();
     private final AtomicLong corrupted = new AtomicLong();
-    private final Thread flusher;
-    private volatile boolean closed;
+    private final NanoClock clock;
+    private final Flusher flusher = new Flusher();
+    /** The thread running {@link #flusher}; null when the caller drives it ({@link #flusher()}). */
+    private final AgentRunner flusherRunner;
 
     public FaultyLink(Link inner, Faults faults, long seed) {
+        this(inner, faults, seed, NanoClock.SYSTEM, true);
+    }
+
+    /**
+     * A faulty link on {@code clock}; without {@code flusherThread} the caller runs {@link #flusher()}
+     * (a test on a fake clock).
+     */
+    public FaultyLink(Link inner, Faults faults, long seed, NanoClock clock, boolean flusherThread) {
         this.inner = inner;
         this.faults = faults;
         this.random = new SplittableRandom(seed);
-        flusher = Thread.ofPlatform().daemon().name("rdma4j-faulty-link").start(this::flushLoop);
+        this.clock = clock;
+        flusherRunner = flusherThread
+                ? AgentRunner.start(flusher, IdleStrategy.parkUntil(flusher::nanosToWait), t -> { })
+                : null;
+    }
+
+    /** The agent that sends held packets once they have waited {@link #HOLD_NANOS}. */
+    public Agent flusher() {
+        return flusher;
     }
 
     @Override
@@ -75,7 +96,7 @@ public final class FaultyLink implements Link {
             if (hold) {
                 reordered.incrementAndGet();
                 held.add(packet);
-                heldSince.add(System.nanoTime());
+                heldSince.add(clock.nanoTime());
             } else if (!held.isEmpty()) {
                 release = held.poll();
                 heldSince.poll();
@@ -83,6 +104,8 @@ public final class FaultyLink implements Link {
         }
         if (!hold) {
             inner.send(packet);
+        } else if (flusherRunner != null) {
+            flusherRunner.wake(); // it may sleep with nothing held
         }
         if (dup != null) {
             inner.send(dup);
@@ -105,24 +128,40 @@ public final class FaultyLink implements Link {
         }
     }
 
-    private void flushLoop() {
-        while (!closed) {
-            LockSupport.parkNanos(HOLD_NANOS / 2);
-            Packet p;
+    /** Sends the packets held longer than {@link #HOLD_NANOS}. */
+    private final class Flusher implements Agent {
+        @Override
+        public String roleName() {
+            return "faulty-link";
+        }
+
+        @Override
+        public int doWork() {
+            int sent = 0;
             for (;;) {
-                synchronized (this) {
+                Packet p;
+                synchronized (FaultyLink.this) {
                     Long since = heldSince.peek();
-                    if (since == null || System.nanoTime() - since < HOLD_NANOS) {
-                        break;
+                    if (since == null || clock.nanoTime() - since < HOLD_NANOS) {
+                        return sent;
                     }
                     heldSince.poll();
                     p = held.poll();
                 }
+                sent++;
                 try {
                     inner.send(p);
                 } catch (Throwable t) {
                     // the receiving side failed; the link keeps working
                 }
+            }
+        }
+
+        /** Until the oldest held packet is due; with none held, until a packet is held. */
+        long nanosToWait() {
+            synchronized (FaultyLink.this) {
+                Long since = heldSince.peek();
+                return since == null ? Long.MAX_VALUE : since + HOLD_NANOS - clock.nanoTime();
             }
         }
     }
@@ -180,7 +219,9 @@ public final class FaultyLink implements Link {
 
     @Override
     public void close() {
-        closed = true;
+        if (flusherRunner != null) {
+            flusherRunner.close();
+        }
         inner.close();
     }
 }

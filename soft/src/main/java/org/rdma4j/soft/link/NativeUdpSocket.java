@@ -1,0 +1,204 @@
+package org.rdma4j.soft.link;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * {@link UdpLink.Mode#NATIVE}: a libc UDP socket through FFM, batched receive with recvmmsg, the TTL and
+ * TOS of every datagram from control messages, and on IPv6 UDP_NO_CHECK6_RX so rxe's zero-checksum
+ * datagrams are accepted. Thread safety as {@link UdpSocket} says.
+ */
+class NativeUdpSocket implements UdpSocket {
+    /** Requested socket buffer size (the kernel doubles it for bookkeeping, and caps it at net.core.rmem_max). */
+    static final int SOCKET_BUFFER = 8 << 20;
+
+    final int fd;
+    final boolean v6;
+    final LinuxSockets.Call sendCall = new LinuxSockets.Call();
+    private final int receiveBufferBytes;
+    private final MemorySegment sendAddr = Arena.ofAuto().allocate(LinuxSockets.SOCKADDR_SIZE, 8);
+    // What the socket's per-packet IP header fields are set to now (-1 = unknown), under the send lock.
+    private final MemorySegment optionScratch = Arena.ofAuto().allocate(8, 8);
+    private int socketTtl = -1;
+    private int socketMulticastTtl = -1;
+    private int socketTos = -1;
+    /** The socket's drop count as last read (kept when the socket closes). */
+    private volatile long drops;
+    private volatile boolean closed;
+
+    // Receive thread only.
+    private final LinuxSockets.Call receiveCall = new LinuxSockets.Call();
+    private final MemorySegment vector;
+    private final MemorySegment iovecs;
+    private final MemorySegment names;
+    private final MemorySegment controls;
+    private final Packet[] slots = new Packet[BATCH];
+    private final PacketPool pool;
+
+    NativeUdpSocket(byte[] local, int port, boolean v6, int interfaceIndex, PacketPool pool) throws IOException {
+        this.v6 = v6;
+        this.pool = pool;
+        LinuxSockets.Call c = sendCall;
+        fd = LinuxSockets.socket(c, v6 ? LinuxSockets.AF_INET6 : LinuxSockets.AF_INET, LinuxSockets.SOCK_DGRAM,
+                LinuxSockets.IPPROTO_UDP);
+        try {
+            if (v6) {
+                LinuxSockets.setIntOption(c, fd, LinuxSockets.IPPROTO_IPV6, LinuxSockets.IPV6_V6ONLY, 1);
+                LinuxSockets.setIntOption(c, fd, LinuxSockets.SOL_UDP, LinuxSockets.UDP_NO_CHECK6_RX, 1);
+            }
+            // A burst (a retransmitted window on many QPs) must fit in the receive queue, or the
+            // kernel drops datagrams the transport then has to recover by timeouts.
+            receiveBufferBytes = LinuxSockets.setBufferSize(c, fd, LinuxSockets.SO_RCVBUF,
+                    LinuxSockets.SO_RCVBUFFORCE, SOCKET_BUFFER);
+            LinuxSockets.setBufferSize(c, fd, LinuxSockets.SO_SNDBUF, LinuxSockets.SO_SNDBUFFORCE, SOCKET_BUFFER);
+            LinuxSockets.setReceiveTimeout(c, fd, 100_000);
+            try (Arena a = Arena.ofConfined()) {
+                MemorySegment sa = a.allocate(LinuxSockets.SOCKADDR_SIZE, 8);
+                int len = LinuxSockets.writeSockaddr(sa, local, port);
+                LinuxSockets.bind(c, fd, sa, len);
+            }
+            askForHopLimitAndClass(c, fd, v6);
+            sendMulticastFrom(c, fd, v6, local, interfaceIndex);
+        } catch (IOException e) {
+            LinuxSockets.close(fd);
+            throw e;
+        }
+        Arena arena = Arena.ofAuto();
+        vector = arena.allocate(LinuxSockets.MMSGHDR_SIZE * BATCH, 8);
+        iovecs = arena.allocate(LinuxSockets.IOVEC_SIZE * BATCH, 8);
+        names = arena.allocate(LinuxSockets.SOCKADDR_SIZE * BATCH, 8);
+        controls = arena.allocate(UdpDatagrams.CONTROL_SIZE * BATCH, 8);
+    }
+
+    /** Received datagrams carry their TTL/hop limit and TOS/traffic class as control messages. */
+    static void askForHopLimitAndClass(LinuxSockets.Call c, int socket, boolean v6) {
+        try {
+            if (v6) {
+                LinuxSockets.setIntOption(c, socket, LinuxSockets.IPPROTO_IPV6, LinuxSockets.IPV6_RECVHOPLIMIT, 1);
+                LinuxSockets.setIntOption(c, socket, LinuxSockets.IPPROTO_IPV6, LinuxSockets.IPV6_RECVTCLASS, 1);
+            } else {
+                LinuxSockets.setIntOption(c, socket, LinuxSockets.IPPROTO_IP, LinuxSockets.IP_RECVTTL, 1);
+                LinuxSockets.setIntOption(c, socket, LinuxSockets.IPPROTO_IP, LinuxSockets.IP_RECVTOS, 1);
+            }
+        } catch (IOException e) {
+            // Without them a UD GRH area shows the defaults (TTL 64, TOS 0).
+        }
+    }
+
+    /**
+     * Multicast leaves by the interface of the local address (on loopback the kernel has no multicast
+     * route otherwise) and loops back to groups joined on this host, our own included.
+     */
+    static void sendMulticastFrom(LinuxSockets.Call c, int socket, boolean v6, byte[] local, int interfaceIndex) {
+        try {
+            if (v6) {
+                LinuxSockets.setIntOption(c, socket, LinuxSockets.IPPROTO_IPV6, LinuxSockets.IPV6_MULTICAST_IF,
+                        interfaceIndex);
+                LinuxSockets.setIntOption(c, socket, LinuxSockets.IPPROTO_IPV6, LinuxSockets.IPV6_MULTICAST_LOOP, 1);
+            } else {
+                LinuxSockets.setOption(c, socket, LinuxSockets.IPPROTO_IP, LinuxSockets.IP_MULTICAST_IF, local);
+                LinuxSockets.setIntOption(c, socket, LinuxSockets.IPPROTO_IP, LinuxSockets.IP_MULTICAST_LOOP, 1);
+            }
+        } catch (IOException e) {
+            // Multicast then goes where the routing table says, if anywhere.
+        }
+    }
+
+    @Override
+    public int receiveBufferBytes() {
+        return receiveBufferBytes;
+    }
+
+    /** Sets the socket's TTL/hop limit (unicast or multicast) and TOS/traffic class, a setsockopt only on change. */
+    @Override
+    public void setHopLimitAndClass(boolean multicast, int ttl, int tos) {
+        int level = v6 ? LinuxSockets.IPPROTO_IPV6 : LinuxSockets.IPPROTO_IP;
+        if (multicast) {
+            if (ttl != socketMulticastTtl && LinuxSockets.setIntOption(sendCall, fd, level,
+                    v6 ? LinuxSockets.IPV6_MULTICAST_HOPS : LinuxSockets.IP_MULTICAST_TTL, optionScratch, ttl) == 0) {
+                socketMulticastTtl = ttl;
+            }
+        } else if (ttl != socketTtl && LinuxSockets.setIntOption(sendCall, fd, level,
+                v6 ? LinuxSockets.IPV6_UNICAST_HOPS : LinuxSockets.IP_TTL, optionScratch, ttl) == 0) {
+            socketTtl = ttl;
+        }
+        if (tos != socketTos && LinuxSockets.setIntOption(sendCall, fd, level,
+                v6 ? LinuxSockets.IPV6_TCLASS : LinuxSockets.IP_TOS, optionScratch, tos) == 0) {
+            socketTos = tos;
+        }
+    }
+
+    @Override
+    public long send(MemorySegment datagram, int length, byte[] destination, int destinationPort) {
+        int salen = LinuxSockets.writeSockaddr(sendAddr, destination, destinationPort);
+        return LinuxSockets.sendto(sendCall, fd, datagram, length, sendAddr, salen);
+    }
+
+    @Override
+    public int receive(UdpDatagrams datagrams, UdpDatagrams.Scratch scratch) {
+        for (int i = 0; i < BATCH; i++) {
+            if (slots[i] == null) {
+                slots[i] = pool.acquire();
+            }
+            long m = LinuxSockets.MMSGHDR_SIZE * i;
+            long iov = LinuxSockets.IOVEC_SIZE * i;
+            iovecs.set(ValueLayout.JAVA_LONG, iov, slots[i].buffer.address());
+            iovecs.set(ValueLayout.JAVA_LONG, iov + 8, Packet.BUFFER_SIZE);
+            vector.set(ValueLayout.JAVA_LONG, m, names.address() + LinuxSockets.SOCKADDR_SIZE * i);
+            vector.set(ValueLayout.JAVA_LONG, m + 8, LinuxSockets.SOCKADDR_SIZE); // namelen + padding
+            vector.set(ValueLayout.JAVA_LONG, m + 16, iovecs.address() + iov);
+            vector.set(ValueLayout.JAVA_LONG, m + 24, 1);
+            vector.set(ValueLayout.JAVA_LONG, m + 32, controls.address() + UdpDatagrams.CONTROL_SIZE * i);
+            vector.set(ValueLayout.JAVA_LONG, m + 40, UdpDatagrams.CONTROL_SIZE);
+            vector.set(ValueLayout.JAVA_LONG, m + 48, 0); // flags, msg_len
+        }
+        int n = LinuxSockets.recvmmsg(receiveCall, fd, vector, BATCH);
+        if (n <= 0) {
+            return 0; // timeout (EAGAIN) to re-check for close, or EINTR
+        }
+        for (int i = 0; i < n; i++) {
+            long m = LinuxSockets.MMSGHDR_SIZE * i;
+            int len = vector.get(ValueLayout.JAVA_INT, m + 56);
+            int flags = vector.get(ValueLayout.JAVA_INT, m + 48);
+            Packet p = slots[i];
+            slots[i] = null;
+            UdpDatagrams.readHopLimitAndClass(controls, UdpDatagrams.CONTROL_SIZE * i,
+                    vector.get(ValueLayout.JAVA_LONG, m + 40), p);
+            datagrams.deliver(p, len, (flags & 0x20) != 0, names, LinuxSockets.SOCKADDR_SIZE * i, scratch); // MSG_TRUNC
+        }
+        datagrams.endBatch();
+        return n;
+    }
+
+    @Override
+    public long socketDrops() {
+        if (!closed) {
+            long d = LinuxSockets.socketDrops(fd);
+            if (d > drops) {
+                drops = d;
+            }
+        }
+        return drops;
+    }
+
+    @Override
+    public void interruptReceive() {
+        socketDrops(); // keep the last count: the descriptor goes away with the receive thread
+        // the receive timeout (100 ms) ends a recvmmsg in progress
+    }
+
+    @Override
+    public void close() {
+        socketDrops();
+        closed = true;
+        for (int i = 0; i < slots.length; i++) {
+            if (slots[i] != null) {
+                slots[i].release();
+                slots[i] = null;
+            }
+        }
+        LinuxSockets.close(fd);
+    }
+}

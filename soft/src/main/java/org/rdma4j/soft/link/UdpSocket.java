@@ -1,0 +1,46 @@
+package org.rdma4j.soft.link;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * One of {@link UdpLink}'s socket modes: how its datagrams leave and arrive. The link builds every
+ * datagram (and, for a mode that writes its own IP header, the IP header too) and checks every one it
+ * receives; the socket only moves them. {@link #send} and {@link #setHopLimitAndClass} are called under
+ * the link's send lock, {@link #receive} and {@link #close} on its receive thread only.
+ */
+interface UdpSocket {
+    /** Batch size of one {@link #receive}: a full batch means more datagrams are probably queued. */
+    int BATCH = 32;
+
+    /** Bytes of IP header the link writes in front of the UDP header and sends (raw IPv4: 20); else 0. */
+    default int ipHeaderLength() {
+        return 0;
+    }
+
+    /** The receive buffer as the kernel reports it (SO_RCVBUF, bytes). */
+    int receiveBufferBytes();
+
+    /** Makes the next datagrams leave with this TTL/hop limit and TOS/traffic class, where the mode can. */
+    void setHopLimitAndClass(boolean multicast, int ttl, int tos);
+
+    /**
+     * Sends {@code length} bytes of {@code datagram} (the UDP payload, or with {@link #ipHeaderLength()}
+     * the whole IP packet) to {@code destination}:{@code destinationPort}; negative when it failed.
+     */
+    long send(MemorySegment datagram, int length, byte[] destination, int destinationPort);
+
+    /**
+     * Waits a short while (a socket timeout) for datagrams and hands each to {@code datagrams} in one
+     * receive batch; returns how many arrived (0: none, or the socket is closing).
+     */
+    int receive(UdpDatagrams datagrams, UdpDatagrams.Scratch scratch);
+
+    /** Datagrams the kernel dropped for a full receive queue, or -1 if the mode cannot tell. */
+    long socketDrops();
+
+    /** Makes a {@link #receive} in progress return soon (the link is closing). */
+    void interruptReceive();
+
+    /** Releases the socket (receive thread, after its last receive). */
+    void close();
+}
