@@ -7,19 +7,18 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
-import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.StructLayout;
-import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
+import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
+import org.rdma4j.verbs.spi.ffm.NativeLibrary;
 
 /**
  * The few libc socket calls the UDP link needs, through {@code java.lang.foreign}: socket, bind,
- * setsockopt, getsockopt, sendto, recvmmsg and close, each reporting errno. Linux x86-64/aarch64 only; check
+ * setsockopt, getsockopt, sendto, recvmmsg, poll and close, each reporting errno. The lookup, downcall
+ * and errno capture are the shared plumbing of {@code org.rdma4j.verbs.spi.ffm}; this class keeps only
+ * the socket calls, their constants and struct layouts. Linux x86-64/aarch64 only; check
  * {@link #isAvailable()}. Thread safe (stateless).
  */
 final class LinuxSockets {
@@ -75,8 +74,6 @@ final class LinuxSockets {
     private static final ValueLayout.OfShort BE_SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
     private static final Throwable UNAVAILABLE;
-    private static final StructLayout CAPTURE = Linker.Option.captureStateLayout();
-    private static final VarHandle ERRNO = CAPTURE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
     private static final MethodHandle SOCKET;
     private static final MethodHandle BIND;
     private static final MethodHandle SETSOCKOPT;
@@ -104,30 +101,19 @@ final class LinuxSockets {
         MethodHandle close = null;
         MethodHandle poll = null;
         try {
-            String os = System.getProperty("os.name", "");
-            String arch = System.getProperty("os.arch", "");
-            if (!os.equals("Linux") || !(arch.equals("amd64") || arch.equals("aarch64"))) {
-                throw new UnsupportedOperationException("libc sockets need Linux on x86-64 or aarch64, not "
-                        + os + "/" + arch);
-            }
-            Linker linker = Linker.nativeLinker();
-            SymbolLookup libc = linker.defaultLookup();
-            Linker.Option errno = Linker.Option.captureCallState("errno");
-            socket = linker.downcallHandle(libc.find("socket").orElseThrow(),
-                    FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), errno);
-            bind = linker.downcallHandle(libc.find("bind").orElseThrow(),
-                    FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), errno);
-            setsockopt = linker.downcallHandle(libc.find("setsockopt").orElseThrow(),
-                    FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), errno);
-            getsockopt = linker.downcallHandle(libc.find("getsockopt").orElseThrow(),
-                    FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS), errno);
-            sendto = linker.downcallHandle(libc.find("sendto").orElseThrow(),
-                    FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT), errno);
-            recvmmsg = linker.downcallHandle(libc.find("recvmmsg").orElseThrow(),
-                    FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS), errno);
-            close = linker.downcallHandle(libc.find("close").orElseThrow(), FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-            poll = linker.downcallHandle(libc.find("poll").orElseThrow(),
-                    FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT), errno);
+            NativeLibrary libc = NativeLibrary.libc();
+            socket = libc.downcallWithErrno("socket", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
+            bind = libc.downcallWithErrno("bind", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+            setsockopt = libc.downcallWithErrno("setsockopt",
+                    FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+            getsockopt = libc.downcallWithErrno("getsockopt",
+                    FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
+            sendto = libc.downcallWithErrno("sendto",
+                    FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT));
+            recvmmsg = libc.downcallWithErrno("recvmmsg",
+                    FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS));
+            close = libc.downcall("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+            poll = libc.downcallWithErrno("poll", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
         } catch (Throwable t) {
             cause = t;
         }
@@ -155,10 +141,11 @@ final class LinuxSockets {
 
     /** Per-thread state for calls: the errno capture buffer. */
     static final class Call {
-        final MemorySegment state = Arena.ofAuto().allocate(CAPTURE);
+        private final ErrnoCapture capture = new ErrnoCapture();
+        final MemorySegment state = capture.segment();
 
         int errno() {
-            return (int) ERRNO.get(state, 0L);
+            return capture.errno();
         }
     }
 
