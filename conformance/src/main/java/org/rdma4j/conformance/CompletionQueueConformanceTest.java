@@ -24,7 +24,7 @@ import org.rdma4j.verbs.WorkCompletion;
 import org.rdma4j.verbs.WrOpcode;
 
 /** SEMANTICS.md, Control path, "CQ". */
-public abstract class CompletionQueueConformanceTest extends AbstractVerbsTest {
+public class CompletionQueueConformanceTest extends AbstractVerbsTest {
 
     @Test
     void cqWithOneEntryIsCreated() {

@@ -29,7 +29,7 @@ import org.rdma4j.verbs.Verbs;
 import org.rdma4j.verbs.VerbsException;
 
 /** SEMANTICS.md, Control path, "Device query": device, port, GID and P_Key queries; address handles. */
-public abstract class DeviceConformanceTest extends AbstractVerbsTest {
+public class DeviceConformanceTest extends AbstractVerbsTest {
 
     @Test
     void deviceHasNonZeroGuidsAndVendorId() {

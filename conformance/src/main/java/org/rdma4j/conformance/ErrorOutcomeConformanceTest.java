@@ -33,7 +33,7 @@ import org.rdma4j.verbs.WrOpcode;
  * flush: after an error the QP is in ERR, everything outstanding and everything posted later
  * completes with WR_FLUSH_ERR, and a reset brings it back.
  */
-public abstract class ErrorOutcomeConformanceTest extends AbstractDataPathTest {
+public class ErrorOutcomeConformanceTest extends AbstractDataPathTest {
     private static final long TARGET_OFF = 64;
 
     /** The three remote operations. */
@@ -131,6 +131,7 @@ public abstract class ErrorOutcomeConformanceTest extends AbstractDataPathTest {
         WorkCompletion s = pollOne(p.a().sendCq());
         assertEquals(2, s.wrId());
         // SEMANTICS.md: a receive WQE too short for the SEND is an Invalid Request NAK (rxe: ERR_LENGTH).
+        assumeNakNotLost(s, WcStatus.REM_INV_REQ_ERR);
         assertEquals(WcStatus.REM_INV_REQ_ERR, s.status(), s::toString);
         expect(p.b().recvCq(), 1, WcStatus.LOC_LEN_ERR);
         awaitQpState(p.b().qp(), QpState.ERR);
@@ -284,6 +285,7 @@ public abstract class ErrorOutcomeConformanceTest extends AbstractDataPathTest {
 
     /** How long an outcome may take that must not wait for a retransmission (the ACK timeout is 4 s). */
     private static final long PROMPT_MS = 3_000;
+    private static final String PROMPT = "an outcome at once: on a lossy link a lost packet waits out the 4.3 s ACK timeout";
 
     /** RC with a 4.3 s ACK timeout: an outcome within {@link #PROMPT_MS} was not reached by retrying. */
     private PairSpec noQuickRetries() {
@@ -322,6 +324,7 @@ public abstract class ErrorOutcomeConformanceTest extends AbstractDataPathTest {
         assertDevicesStillWork(p);
     }
 
+    @Requires(value = Capability.RELIABLE_LINK, why = PROMPT)
     @ParameterizedTest
     @EnumSource(value = Op.class, names = {"READ", "ATOMIC"})
     void responseIntoFreedMemoryCompletesWithLocProtErrAtOnce(Op op) {
@@ -341,6 +344,7 @@ public abstract class ErrorOutcomeConformanceTest extends AbstractDataPathTest {
         assertDevicesStillWork(p);
     }
 
+    @Requires(value = Capability.RELIABLE_LINK, why = PROMPT)
     @ParameterizedTest
     @EnumSource(Op.class)
     void remoteMemoryFreedUnderItsRegistrationIsARemoteAccessErrorAtOnce(Op op) {
@@ -357,6 +361,7 @@ public abstract class ErrorOutcomeConformanceTest extends AbstractDataPathTest {
         assertDevicesStillWork(p);
     }
 
+    @Requires(value = Capability.RELIABLE_LINK, why = PROMPT)
     @Test
     void receiveIntoFreedMemoryFailsLikeABadLkeyAtOnce() {
         QpPair p = connect(noQuickRetries());

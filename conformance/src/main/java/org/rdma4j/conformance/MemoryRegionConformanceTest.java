@@ -32,7 +32,7 @@ import org.rdma4j.verbs.WcStatus;
 import org.rdma4j.verbs.WrOpcode;
 
 /** SEMANTICS.md, Control path, "MR". */
-public abstract class MemoryRegionConformanceTest extends AbstractVerbsTest {
+public class MemoryRegionConformanceTest extends AbstractVerbsTest {
     private static final int LW = Access.LOCAL_WRITE_BIT;
     private static final int RW = Access.REMOTE_WRITE_BIT;
     private static final int RR = Access.REMOTE_READ_BIT;

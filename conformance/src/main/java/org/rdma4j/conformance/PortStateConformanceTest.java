@@ -18,11 +18,24 @@ import org.rdma4j.verbs.WrOpcode;
 /**
  * A port losing and regaining its link (rxe: the netdev's carrier): PORT_ERR and PORT_ACTIVE on every
  * open context, the port state {@code ibv_query_port} shows, and RC traffic across the outage. The
- * device under test must be one this suite alone uses: it goes down.
+ * device under test is one this suite alone uses ({@link ConformanceSetup#openIsolated()}): it goes down.
  */
-public abstract class PortStateConformanceTest extends AbstractVerbsTest {
+@Requires(value = Capability.PORT_STATE_CONTROL, why = "the setup cannot take a port down")
+public class PortStateConformanceTest extends AbstractVerbsTest {
+    @Override
+    protected Context openContext() {
+        return setup.openIsolated();
+    }
+
+    @Override
+    protected Context openPeerContext() {
+        return setup.openIsolatedPeer();
+    }
+
     /** Takes port 1 of {@code c}'s device down or brings it up (e.g. the netdev's carrier). */
-    protected abstract void setPortUp(Context c, boolean up);
+    private void setPortUp(Context c, boolean up) {
+        setup.setPortUp(c, up);
+    }
 
     @AfterEach
     void portBackUp() {

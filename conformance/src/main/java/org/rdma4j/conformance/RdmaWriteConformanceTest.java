@@ -19,7 +19,7 @@ import org.rdma4j.verbs.WorkCompletion;
 import org.rdma4j.verbs.WrOpcode;
 
 /** SEMANTICS.md, Data path: RDMA WRITE and WRITE with immediate on RC. */
-public abstract class RdmaWriteConformanceTest extends AbstractDataPathTest {
+public class RdmaWriteConformanceTest extends AbstractDataPathTest {
 
     @ParameterizedTest(name = "MTU {0}, {1} bytes")
     @MethodSource("mtusAndSizes")

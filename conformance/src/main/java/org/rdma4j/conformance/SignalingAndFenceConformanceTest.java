@@ -19,7 +19,7 @@ import org.rdma4j.verbs.WrOpcode;
  * SEMANTICS.md, Data path: unsignaled sends, sq_sig_all, error completions of unsignaled requests,
  * and the fence.
  */
-public abstract class SignalingAndFenceConformanceTest extends AbstractDataPathTest {
+public class SignalingAndFenceConformanceTest extends AbstractDataPathTest {
 
     @ParameterizedTest
     @EnumSource(QpType.class)
