@@ -30,6 +30,7 @@ import org.rdma4j.verbs.WrOpcode;
  * SEMANTICS.md, Control path, "Blocking calls ... return when their channel or context is closed;
  * events of a destroyed object are not delivered afterwards": the context's asynchronous event queue.
  */
+@Rule({"S-LIFE-2", "S-LIFE-3"})
 public class AsyncEventConformanceTest extends AbstractVerbsTest {
 
     /** Waits (bounded) until {@code c} reports a queued asynchronous event. */

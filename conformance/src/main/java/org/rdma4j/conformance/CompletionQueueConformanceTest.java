@@ -24,6 +24,7 @@ import org.rdma4j.verbs.WorkCompletion;
 import org.rdma4j.verbs.WrOpcode;
 
 /** SEMANTICS.md, Control path, "CQ". */
+@Rule({"S-CQ-1", "S-CQ-2", "S-CQ-3"})
 public class CompletionQueueConformanceTest extends AbstractVerbsTest {
 
     @Test

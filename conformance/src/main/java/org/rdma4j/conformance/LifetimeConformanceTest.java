@@ -49,6 +49,7 @@ import org.rdma4j.verbs.WrOpcode;
  * Honest lifetimes (VerbsResource, SEMANTICS.md "PD ... Dealloc while used: EBUSY"): close is
  * idempotent, parents with children refuse to close, closed objects refuse to be used.
  */
+@Rule({"S-LIFE-2", "S-LIFE-4"})
 public class LifetimeConformanceTest extends AbstractVerbsTest {
 
     /** Every kind of verbs object. */

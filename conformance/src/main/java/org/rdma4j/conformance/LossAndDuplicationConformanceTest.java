@@ -29,6 +29,7 @@ import org.rdma4j.verbs.WrOpcode;
  * there the suite fails if no fault of each kind happened while it ran; on a clean link it holds
  * trivially. Short ACK timeouts keep recovery fast.
  */
+@Rule({"S-REL-1", "S-REL-2"})
 public class LossAndDuplicationConformanceTest extends AbstractDataPathTest {
     /** Requests in flight at once. */
     private static final int WINDOW = 16;
@@ -118,6 +119,7 @@ public class LossAndDuplicationConformanceTest extends AbstractDataPathTest {
         assertPattern(back.segment(), 0, (long) n * len, 121, "read back");
     }
 
+    @Rule("S-REL-1")
     @Test
     void fetchAndAddsExecuteExactlyOnce() {
         QpPair p = pair(Mtu.MTU_1024);
@@ -133,6 +135,7 @@ public class LossAndDuplicationConformanceTest extends AbstractDataPathTest {
         assertEquals(n, getLong(counter, 0), "no FETCH_ADD executed twice or lost");
     }
 
+    @Rule("S-REL-1")
     @Test
     void duplicateCompareAndSwapReturnsTheSavedOriginal() {
         QpPair p = pair(Mtu.MTU_1024);

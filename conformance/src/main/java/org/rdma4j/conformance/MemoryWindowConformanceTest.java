@@ -28,6 +28,7 @@ import org.rdma4j.verbs.WrOpcode;
  * SEMANTICS.md, Control path, "MW". A owns the memory and binds windows on its QP; B reaches A's
  * memory through the window's rkey.
  */
+@Rule({"S-MW-1", "S-MW-2", "S-MW-3", "S-MW-4"})
 public class MemoryWindowConformanceTest extends AbstractVerbsTest {
     private static final long WIN_OFF = 1024;
     private static final long WIN_LEN = 2048;

@@ -20,6 +20,7 @@ import org.rdma4j.verbs.WrOpcode;
  * open context, the port state {@code ibv_query_port} shows, and RC traffic across the outage. The
  * device under test is one this suite alone uses ({@link ConformanceSetup#openIsolated()}): it goes down.
  */
+@Rule({"S-PORT-1", "S-PORT-2"})
 @Requires(value = Capability.PORT_STATE_CONTROL, why = "the setup cannot take a port down")
 public class PortStateConformanceTest extends AbstractVerbsTest {
     @Override
@@ -44,6 +45,7 @@ public class PortStateConformanceTest extends AbstractVerbsTest {
         }
     }
 
+    @Rule("S-PORT-1")
     @Test
     void portDownAndUpRaisePortErrAndPortActiveOnEveryOpenContext() throws Exception {
         Context second = openContext();
@@ -65,6 +67,7 @@ public class PortStateConformanceTest extends AbstractVerbsTest {
         }
     }
 
+    @Rule("S-PORT-2")
     @Test
     void rcSendAcrossAShortOutageIsRecoveredByRetransmission() throws Exception {
         // 8 tries x 268 ms (timeout 16) is a budget of about 2 s; the port is down for about 300 ms.
@@ -84,6 +87,7 @@ public class PortStateConformanceTest extends AbstractVerbsTest {
         assertQpState(p.a().qp(), QpState.RTS);
     }
 
+    @Rule("S-PORT-2")
     @Test
     void rcSendFromADownPortEndsInRetryExcErr() throws Exception {
         QpPair p = connect(spec(QpType.RC).timeout(12).retryCnt(2));
@@ -97,6 +101,7 @@ public class PortStateConformanceTest extends AbstractVerbsTest {
         assertNoCompletion(p.b().recvCq(), "the receiver never saw the message");
     }
 
+    @Rule("S-PORT-2")
     @Test
     void rcSendToADownPortEndsInRetryExcErr() throws Exception {
         QpPair p = connect(spec(QpType.RC).timeout(12).retryCnt(2));

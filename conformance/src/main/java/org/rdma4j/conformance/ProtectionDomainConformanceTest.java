@@ -21,6 +21,7 @@ import org.rdma4j.verbs.SrqAttr;
 import org.rdma4j.verbs.VerbsResource;
 
 /** SEMANTICS.md, Control path, "PD". */
+@Rule({"S-PD-1", "S-PD-2"})
 public class ProtectionDomainConformanceTest extends AbstractVerbsTest {
 
     /** The kinds of resource that keep a PD alive. */

@@ -31,6 +31,7 @@ import org.rdma4j.verbs.VerbsResource;
  * {@link #REACHABLE} is skipped (too many objects for a unit test); a setup with
  * {@link Capability#SMALL_LIMITS} runs every kind again on a device where each limit is reachable.
  */
+@Rule("S-LIM-1")
 public class ResourceLimitsConformanceTest extends AbstractVerbsTest {
     /** The most objects of one kind a test creates. */
     protected static final int REACHABLE = 0x8000;

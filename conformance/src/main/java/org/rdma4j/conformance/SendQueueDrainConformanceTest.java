@@ -19,6 +19,7 @@ import org.rdma4j.verbs.WcOpcode;
 import org.rdma4j.verbs.WrOpcode;
 
 /** SEMANTICS.md, "Gaps worth their own tests": SQD drain and IBV_EVENT_SQ_DRAINED. */
+@Rule("S-QP-6")
 public class SendQueueDrainConformanceTest extends AbstractDataPathTest {
 
     private static void toSqd(QpPair p, boolean notify) {

@@ -21,6 +21,7 @@ import org.rdma4j.verbs.WorkCompletion;
 import org.rdma4j.verbs.WrOpcode;
 
 /** SEMANTICS.md, Data path: SEND/RECV on RC, with immediate, multi-packet, several SGEs, inline. */
+@Rule({"S-DATA-1", "S-DATA-2"})
 public class SendRecvConformanceTest extends AbstractDataPathTest {
 
     @ParameterizedTest(name = "MTU {0}, {1} bytes")

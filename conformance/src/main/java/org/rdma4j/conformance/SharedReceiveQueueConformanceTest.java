@@ -24,6 +24,7 @@ import org.rdma4j.verbs.WorkCompletion;
 import org.rdma4j.verbs.WrOpcode;
 
 /** SEMANTICS.md, Control path, "SRQ". The SRQ is on the peer (B), A sends to it. */
+@Rule({"S-SRQ-1", "S-SRQ-2", "S-SRQ-3"})
 public class SharedReceiveQueueConformanceTest extends AbstractVerbsTest {
 
     @Test

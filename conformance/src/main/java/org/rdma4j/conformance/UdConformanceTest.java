@@ -34,6 +34,7 @@ import org.rdma4j.verbs.WrOpcode;
  * message is at most one MTU (the port's); wrong Q_Keys are dropped silently; nothing is ever
  * retransmitted.
  */
+@Rule({"S-UD-1", "S-UD-2", "S-UD-3", "S-UD-4", "S-UD-5"})
 @Requires(value = Capability.RELIABLE_LINK, why = "UD never retransmits: on a lossy link a datagram may be lost")
 public class UdConformanceTest extends AbstractDataPathTest {
     protected static final int GRH = 40;
