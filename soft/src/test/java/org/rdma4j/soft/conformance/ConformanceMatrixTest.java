@@ -7,6 +7,8 @@ import java.io.IOException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.net.URISyntaxException;
+import java.nio.file.FileSystem;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -35,23 +37,31 @@ class ConformanceMatrixTest {
     private static final Path DOCS = Path.of("..", "docs");
     private static final Pattern RULE_ID = Pattern.compile("\\*\\*(S-[A-Z]+-\\d+)\\*\\*");
 
+    /** The suites of rdma4j-conformance, from its classes directory (test) or its jar (verify). */
     static List<Class<?>> suites() throws IOException, URISyntaxException {
         Path root = Path.of(AbstractVerbsTest.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-        Path dir = root.resolve("org/rdma4j/conformance");
+        List<String> names;
+        if (Files.isDirectory(root)) {
+            try (Stream<Path> files = Files.list(root.resolve("org/rdma4j/conformance"))) {
+                names = files.map(f -> f.getFileName().toString()).toList();
+            }
+        } else {
+            try (FileSystem jar = FileSystems.newFileSystem(root);
+                 Stream<Path> files = Files.list(jar.getPath("org/rdma4j/conformance"))) {
+                names = files.map(f -> f.getFileName().toString()).toList();
+            }
+        }
         List<Class<?>> l = new ArrayList<>();
-        try (Stream<Path> files = Files.list(dir)) {
-            for (Path f : files.sorted().toList()) {
-                String n = f.getFileName().toString();
-                if (n.endsWith("ConformanceTest.class")) {
-                    try {
-                        l.add(Class.forName("org.rdma4j.conformance." + n.substring(0, n.length() - 6)));
-                    } catch (ClassNotFoundException e) {
-                        throw new AssertionError(e);
-                    }
+        for (String n : names.stream().sorted().toList()) {
+            if (n.endsWith("ConformanceTest.class")) {
+                try {
+                    l.add(Class.forName("org.rdma4j.conformance." + n.substring(0, n.length() - 6)));
+                } catch (ClassNotFoundException e) {
+                    throw new AssertionError(e);
                 }
             }
         }
-        assertTrue(l.size() >= 20, () -> "found only " + l.size() + " suites in " + dir);
+        assertTrue(l.size() >= 20, () -> "found only " + l.size() + " suites in " + root);
         return l;
     }
 
