@@ -25,7 +25,8 @@ import org.rdma4j.verbs.WorkCompletion;
  * SEMANTICS.md, Data path: atomics on 8 bytes. Values are 64-bit integers in the memory's native
  * order, as a C program on either end sees them.
  */
-public abstract class AtomicConformanceTest extends AbstractDataPathTest {
+@Rule("S-DATA-5")
+public class AtomicConformanceTest extends AbstractDataPathTest {
     private static final long ONES = 0x0101010101010101L;
     private static final long TWOS = 0x0202020202020202L;
     private static final long THREES = 0x0303030303030303L;

@@ -24,7 +24,8 @@ import org.rdma4j.verbs.WrOpcode;
  * SEMANTICS.md, Control path, "Completion channel". The CQ under test is A's receive CQ (on the
  * device under test); B sends to A.
  */
-public abstract class CompletionChannelConformanceTest extends AbstractVerbsTest {
+@Rule({"S-CQ-4", "S-CQ-5", "S-LIFE-2", "S-LIFE-3"})
+public class CompletionChannelConformanceTest extends AbstractVerbsTest {
     private CompletionChannel ch;
     private CompletionQueue cq;
     private QpPair p;

@@ -24,7 +24,8 @@ import org.rdma4j.verbs.WorkCompletion;
 import org.rdma4j.verbs.WrOpcode;
 
 /** SEMANTICS.md, Control path, "CQ". */
-public abstract class CompletionQueueConformanceTest extends AbstractVerbsTest {
+@Rule({"S-CQ-1", "S-CQ-2", "S-CQ-3"})
+public class CompletionQueueConformanceTest extends AbstractVerbsTest {
 
     @Test
     void cqWithOneEntryIsCreated() {

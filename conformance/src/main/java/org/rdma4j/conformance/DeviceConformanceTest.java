@@ -29,7 +29,8 @@ import org.rdma4j.verbs.Verbs;
 import org.rdma4j.verbs.VerbsException;
 
 /** SEMANTICS.md, Control path, "Device query": device, port, GID and P_Key queries; address handles. */
-public abstract class DeviceConformanceTest extends AbstractVerbsTest {
+@Rule({"S-DEV-1", "S-DEV-2", "S-DEV-3", "S-DEV-4"})
+public class DeviceConformanceTest extends AbstractVerbsTest {
 
     @Test
     void deviceHasNonZeroGuidsAndVendorId() {

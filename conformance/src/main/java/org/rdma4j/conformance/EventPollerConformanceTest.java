@@ -29,7 +29,8 @@ import org.rdma4j.verbs.VerbsResource;
  * {@link EventPoller}: one thread waits on several completion channels and an asynchronous event
  * queue together, as a C program polls {@code channel->fd} and {@code context->async_fd}.
  */
-public abstract class EventPollerConformanceTest extends AbstractVerbsTest {
+@Rule({"S-LIFE-2", "S-LIFE-5"})
+public class EventPollerConformanceTest extends AbstractVerbsTest {
     private EventPoller poller;
     private final CompletionChannel[] channels = new CompletionChannel[3];
     private final CompletionQueue[] cqs = new CompletionQueue[3];

@@ -49,7 +49,8 @@ import org.rdma4j.verbs.WrOpcode;
  * Honest lifetimes (VerbsResource, SEMANTICS.md "PD ... Dealloc while used: EBUSY"): close is
  * idempotent, parents with children refuse to close, closed objects refuse to be used.
  */
-public abstract class LifetimeConformanceTest extends AbstractVerbsTest {
+@Rule({"S-LIFE-2", "S-LIFE-4"})
+public class LifetimeConformanceTest extends AbstractVerbsTest {
 
     /** Every kind of verbs object. */
     public enum Kind { CONTEXT, PD, MR, MW_TYPE_1, MW_TYPE_2, CQ, CHANNEL, QP, SRQ, AH }
@@ -237,8 +238,8 @@ public abstract class LifetimeConformanceTest extends AbstractVerbsTest {
      * What the device holds for objects that a test cannot see (keys in the key table, QP numbers), or
      * -1 if the provider cannot tell; a race that leaves one behind changes it.
      */
-    protected long hiddenDeviceObjects(Context c) {
-        return -1;
+    private long hiddenDeviceObjects(Context c) {
+        return setup.has(Capability.HIDDEN_OBJECT_COUNT) ? setup.hiddenObjects(c) : -1;
     }
 
     @ParameterizedTest

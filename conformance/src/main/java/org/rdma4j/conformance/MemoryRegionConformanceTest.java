@@ -32,7 +32,8 @@ import org.rdma4j.verbs.WcStatus;
 import org.rdma4j.verbs.WrOpcode;
 
 /** SEMANTICS.md, Control path, "MR". */
-public abstract class MemoryRegionConformanceTest extends AbstractVerbsTest {
+@Rule({"S-MR-1", "S-MR-2", "S-MR-3", "S-MR-4", "S-LIFE-1"})
+public class MemoryRegionConformanceTest extends AbstractVerbsTest {
     private static final int LW = Access.LOCAL_WRITE_BIT;
     private static final int RW = Access.REMOTE_WRITE_BIT;
     private static final int RR = Access.REMOTE_READ_BIT;

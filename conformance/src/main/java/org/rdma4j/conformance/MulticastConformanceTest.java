@@ -34,7 +34,10 @@ import org.rdma4j.verbs.WrOpcode;
  * ibv_detach_mcast as uverbs and rxe answer them, and delivery of a send to QPN 0xFFFFFF with a
  * multicast GID to every attached QP of every device (and to no other).
  */
-public abstract class MulticastConformanceTest extends AbstractDataPathTest {
+@Rule({"S-UD-6", "S-LIM-1"})
+@Requires(value = {Capability.MULTICAST, Capability.RELIABLE_LINK},
+        why = "the devices cannot join multicast groups on this link, or the link loses datagrams (UD never retransmits)")
+public class MulticastConformanceTest extends AbstractDataPathTest {
     protected static final int GRH = 40;
     private static final int MCAST_QPN = 0xFFFFFF;
     private static final AtomicInteger NEXT_GROUP = new AtomicInteger(1);

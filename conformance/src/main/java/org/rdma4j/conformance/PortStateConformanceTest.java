@@ -18,11 +18,25 @@ import org.rdma4j.verbs.WrOpcode;
 /**
  * A port losing and regaining its link (rxe: the netdev's carrier): PORT_ERR and PORT_ACTIVE on every
  * open context, the port state {@code ibv_query_port} shows, and RC traffic across the outage. The
- * device under test must be one this suite alone uses: it goes down.
+ * device under test is one this suite alone uses ({@link ConformanceSetup#openIsolated()}): it goes down.
  */
-public abstract class PortStateConformanceTest extends AbstractVerbsTest {
+@Rule({"S-PORT-1", "S-PORT-2"})
+@Requires(value = Capability.PORT_STATE_CONTROL, why = "the setup cannot take a port down")
+public class PortStateConformanceTest extends AbstractVerbsTest {
+    @Override
+    protected Context openContext() {
+        return setup.openIsolated();
+    }
+
+    @Override
+    protected Context openPeerContext() {
+        return setup.openIsolatedPeer();
+    }
+
     /** Takes port 1 of {@code c}'s device down or brings it up (e.g. the netdev's carrier). */
-    protected abstract void setPortUp(Context c, boolean up);
+    private void setPortUp(Context c, boolean up) {
+        setup.setPortUp(c, up);
+    }
 
     @AfterEach
     void portBackUp() {
@@ -31,6 +45,7 @@ public abstract class PortStateConformanceTest extends AbstractVerbsTest {
         }
     }
 
+    @Rule("S-PORT-1")
     @Test
     void portDownAndUpRaisePortErrAndPortActiveOnEveryOpenContext() throws Exception {
         Context second = openContext();
@@ -52,6 +67,7 @@ public abstract class PortStateConformanceTest extends AbstractVerbsTest {
         }
     }
 
+    @Rule("S-PORT-2")
     @Test
     void rcSendAcrossAShortOutageIsRecoveredByRetransmission() throws Exception {
         // 8 tries x 268 ms (timeout 16) is a budget of about 2 s; the port is down for about 300 ms.
@@ -71,6 +87,7 @@ public abstract class PortStateConformanceTest extends AbstractVerbsTest {
         assertQpState(p.a().qp(), QpState.RTS);
     }
 
+    @Rule("S-PORT-2")
     @Test
     void rcSendFromADownPortEndsInRetryExcErr() throws Exception {
         QpPair p = connect(spec(QpType.RC).timeout(12).retryCnt(2));
@@ -84,6 +101,7 @@ public abstract class PortStateConformanceTest extends AbstractVerbsTest {
         assertNoCompletion(p.b().recvCq(), "the receiver never saw the message");
     }
 
+    @Rule("S-PORT-2")
     @Test
     void rcSendToADownPortEndsInRetryExcErr() throws Exception {
         QpPair p = connect(spec(QpType.RC).timeout(12).retryCnt(2));

@@ -34,7 +34,8 @@ import org.rdma4j.verbs.WcStatus;
 import org.rdma4j.verbs.WrOpcode;
 
 /** SEMANTICS.md, Control path, "Posting": what post_send and post_recv refuse, and how they say it. */
-public abstract class PostingConformanceTest extends AbstractVerbsTest {
+@Rule({"S-POST-1", "S-POST-2", "S-POST-3", "S-DATA-2"})
+public class PostingConformanceTest extends AbstractVerbsTest {
     private ProtectionDomain pd;
     private MemoryRegion mr;
 

@@ -21,7 +21,8 @@ import org.rdma4j.verbs.SrqAttr;
 import org.rdma4j.verbs.VerbsResource;
 
 /** SEMANTICS.md, Control path, "PD". */
-public abstract class ProtectionDomainConformanceTest extends AbstractVerbsTest {
+@Rule({"S-PD-1", "S-PD-2"})
+public class ProtectionDomainConformanceTest extends AbstractVerbsTest {
 
     /** The kinds of resource that keep a PD alive. */
     public enum PdUser { MR, QP, SRQ, AH, MW_TYPE_1, MW_TYPE_2 }

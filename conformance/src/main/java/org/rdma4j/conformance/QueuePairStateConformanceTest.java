@@ -40,7 +40,8 @@ import org.rdma4j.verbs.SrqAttr;
  * SEMANTICS.md, Control path, "QP create" and "Modify follows the IBTA state table". A QP is
  * connected to itself (its own GID and QPN), which is enough to walk the state table.
  */
-public abstract class QueuePairStateConformanceTest extends AbstractVerbsTest {
+@Rule({"S-QP-1", "S-QP-2", "S-QP-3", "S-QP-4", "S-QP-5", "S-DEV-4"})
+public class QueuePairStateConformanceTest extends AbstractVerbsTest {
     private static final QpState[] STEPS = {QpState.INIT, QpState.RTR, QpState.RTS};
     private ProtectionDomain pd;
 

@@ -16,7 +16,8 @@ import org.rdma4j.verbs.WorkCompletion;
 import org.rdma4j.verbs.WrOpcode;
 
 /** SEMANTICS.md, Data path: RDMA READ on RC. */
-public abstract class RdmaReadConformanceTest extends AbstractDataPathTest {
+@Rule("S-DATA-4")
+public class RdmaReadConformanceTest extends AbstractDataPathTest {
 
     private static void read(QpPair p, long wrId, MemoryRegion local, long localOff, int size, MemoryRegion remote,
                              long remoteOff) {

@@ -19,7 +19,8 @@ import org.rdma4j.verbs.WorkCompletion;
 import org.rdma4j.verbs.WrOpcode;
 
 /** SEMANTICS.md, Data path: RDMA WRITE and WRITE with immediate on RC. */
-public abstract class RdmaWriteConformanceTest extends AbstractDataPathTest {
+@Rule({"S-DATA-2", "S-DATA-3"})
+public class RdmaWriteConformanceTest extends AbstractDataPathTest {
 
     @ParameterizedTest(name = "MTU {0}, {1} bytes")
     @MethodSource("mtusAndSizes")

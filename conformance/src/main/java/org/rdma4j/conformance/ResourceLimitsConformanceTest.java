@@ -12,6 +12,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.rdma4j.verbs.AhAttr;
 import org.rdma4j.verbs.CompletionQueue;
+import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.DeviceAttr;
 import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.MwType;
@@ -27,16 +28,19 @@ import org.rdma4j.verbs.VerbsResource;
  * SEMANTICS.md, Control path, "Limits": every advertised max_* is enforced, one past it fails (rxe:
  * EINVAL from its object pools; a hardware HCA may say ENOMEM), and the failed create leaves nothing
  * behind: after closing one object, one more can be made, and then no more. A limit above
- * {@link #REACHABLE} is skipped (too many objects for a unit test); a provider can run this suite on a
- * device with small limits.
+ * {@link #REACHABLE} is skipped (too many objects for a unit test); a setup with
+ * {@link Capability#SMALL_LIMITS} runs every kind again on a device where each limit is reachable.
  */
-public abstract class ResourceLimitsConformanceTest extends AbstractVerbsTest {
+@Rule("S-LIM-1")
+public class ResourceLimitsConformanceTest extends AbstractVerbsTest {
     /** The most objects of one kind a test creates. */
     protected static final int REACHABLE = 0x8000;
 
     /** The limited kinds of object, as named in ibv_device_attr. */
     public enum Kind { PD, CQ, QP, SRQ, MR, MW, AH }
 
+    /** The device whose limits are tested. */
+    private Context dev;
     private ProtectionDomain pd;
     private CompletionQueue cq;
     private MemorySegment memory;
@@ -55,13 +59,13 @@ public abstract class ResourceLimitsConformanceTest extends AbstractVerbsTest {
 
     private VerbsResource create(Kind k) {
         return switch (k) {
-            case PD -> ctx.allocPd();
-            case CQ -> ctx.createCq(1);
+            case PD -> dev.allocPd();
+            case CQ -> dev.createCq(1);
             case QP -> pd.createQp(new QpInitAttr(QpType.RC, cq, cq).cap(new QpCap(1, 1, 1, 1, 0)));
             case SRQ -> pd.createSrq(new SrqAttr(1, 1, 0));
             case MR -> pd.regMr(memory, MR_ALL);
             case MW -> pd.allocMw(MwType.TYPE_2);
-            case AH -> pd.createAh(AhAttr.roce(ctx.queryGid(1, gidIndex(ctx)), gidIndex(ctx)));
+            case AH -> pd.createAh(AhAttr.roce(dev.queryGid(1, gidIndex(dev)), gidIndex(dev)));
         };
     }
 
@@ -73,14 +77,26 @@ public abstract class ResourceLimitsConformanceTest extends AbstractVerbsTest {
     @ParameterizedTest
     @EnumSource(Kind.class)
     void onePastTheAdvertisedMaximumFailsAndLeavesNothingBehind(Kind kind) {
-        int max = max(deviceAttr(), kind);
+        check(ctx, kind);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    @Requires(value = Capability.SMALL_LIMITS, why = "no device whose every limit is reachable")
+    void onePastTheMaximumOfASmallLimitsDeviceFailsAndLeavesNothingBehind(Kind kind) {
+        check(track(setup.openSmallLimits()), kind);
+    }
+
+    private void check(Context device, Kind kind) {
+        dev = device;
+        int max = max(dev.queryDevice(), kind);
         assumeTrue(max <= REACHABLE, () -> "max_" + kind.name().toLowerCase() + " " + max
                 + " is too many objects for a test");
         if (kind != Kind.PD) {
-            pd = allocPd(ctx);
+            pd = allocPd(dev);
         }
         if (kind == Kind.QP) {
-            cq = createCq(ctx, 1);
+            cq = createCq(dev, 1);
         }
         memory = allocate(PAGE_SIZE);
         List<VerbsResource> made = new ArrayList<>();

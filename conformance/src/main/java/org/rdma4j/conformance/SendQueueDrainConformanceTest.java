@@ -19,7 +19,8 @@ import org.rdma4j.verbs.WcOpcode;
 import org.rdma4j.verbs.WrOpcode;
 
 /** SEMANTICS.md, "Gaps worth their own tests": SQD drain and IBV_EVENT_SQ_DRAINED. */
-public abstract class SendQueueDrainConformanceTest extends AbstractDataPathTest {
+@Rule("S-QP-6")
+public class SendQueueDrainConformanceTest extends AbstractDataPathTest {
 
     private static void toSqd(QpPair p, boolean notify) {
         p.a().qp().modify(new QpAttr().state(QpState.SQD).enSqdAsyncNotify(notify),

@@ -21,7 +21,8 @@ import org.rdma4j.verbs.WorkCompletion;
 import org.rdma4j.verbs.WrOpcode;
 
 /** SEMANTICS.md, Data path: SEND/RECV on RC, with immediate, multi-packet, several SGEs, inline. */
-public abstract class SendRecvConformanceTest extends AbstractDataPathTest {
+@Rule({"S-DATA-1", "S-DATA-2"})
+public class SendRecvConformanceTest extends AbstractDataPathTest {
 
     @ParameterizedTest(name = "MTU {0}, {1} bytes")
     @MethodSource("mtusAndSizes")

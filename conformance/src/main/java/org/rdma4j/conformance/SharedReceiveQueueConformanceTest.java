@@ -24,7 +24,8 @@ import org.rdma4j.verbs.WorkCompletion;
 import org.rdma4j.verbs.WrOpcode;
 
 /** SEMANTICS.md, Control path, "SRQ". The SRQ is on the peer (B), A sends to it. */
-public abstract class SharedReceiveQueueConformanceTest extends AbstractVerbsTest {
+@Rule({"S-SRQ-1", "S-SRQ-2", "S-SRQ-3"})
+public class SharedReceiveQueueConformanceTest extends AbstractVerbsTest {
 
     @Test
     void createdSrqReportsAtLeastTheRequest() {

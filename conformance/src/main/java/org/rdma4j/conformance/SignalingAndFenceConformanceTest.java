@@ -19,7 +19,8 @@ import org.rdma4j.verbs.WrOpcode;
  * SEMANTICS.md, Data path: unsignaled sends, sq_sig_all, error completions of unsignaled requests,
  * and the fence.
  */
-public abstract class SignalingAndFenceConformanceTest extends AbstractDataPathTest {
+@Rule({"S-SIG-1", "S-SIG-2"})
+public class SignalingAndFenceConformanceTest extends AbstractDataPathTest {
 
     @ParameterizedTest
     @EnumSource(QpType.class)
@@ -114,6 +115,7 @@ public abstract class SignalingAndFenceConformanceTest extends AbstractDataPathT
         assertEquals(5, getLong(remote, 6 * PAGE_SIZE), "FETCH_ADD then CMP_SWAP executed in order");
     }
 
+    @Rule("S-SIG-2")
     @ParameterizedTest
     @EnumSource(value = Mtu.class, names = {"MTU_256", "MTU_4096"})
     void fencedWriteWaitsForAnEarlierRead(Mtu mtu) {
@@ -132,6 +134,7 @@ public abstract class SignalingAndFenceConformanceTest extends AbstractDataPathT
         assertPattern(remote.segment(), KIB_64, KIB_64, 95, "fenced WRITE after READ");
     }
 
+    @Rule("S-SIG-2")
     @Test
     void fencedSendWaitsForAnEarlierAtomic() {
         QpPair p = connect(spec(QpType.RC));

@@ -19,7 +19,9 @@ import org.rdma4j.verbs.WrOpcode;
  * SEMANTICS.md, Data path, "UC data": SEND and RDMA WRITE (with and without immediate) over
  * unreliable connections, multi-packet; UC never retransmits and never waits for the receiver.
  */
-public abstract class UcConformanceTest extends AbstractDataPathTest {
+@Rule("S-DATA-6")
+@Requires(value = Capability.RELIABLE_LINK, why = "UC never retransmits: on a lossy link a packet, and with it its message, may be lost")
+public class UcConformanceTest extends AbstractDataPathTest {
 
     @ParameterizedTest(name = "MTU {0}, {1} bytes")
     @MethodSource("mtusAndSizes")

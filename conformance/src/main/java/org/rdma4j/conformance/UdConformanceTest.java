@@ -34,7 +34,9 @@ import org.rdma4j.verbs.WrOpcode;
  * message is at most one MTU (the port's); wrong Q_Keys are dropped silently; nothing is ever
  * retransmitted.
  */
-public abstract class UdConformanceTest extends AbstractDataPathTest {
+@Rule({"S-UD-1", "S-UD-2", "S-UD-3", "S-UD-4", "S-UD-5"})
+@Requires(value = Capability.RELIABLE_LINK, why = "UD never retransmits: on a lossy link a datagram may be lost")
+public class UdConformanceTest extends AbstractDataPathTest {
     protected static final int GRH = 40;
 
     private int udMtu() {
@@ -215,15 +217,20 @@ public abstract class UdConformanceTest extends AbstractDataPathTest {
         expect(p.a().sendCq(), 2, WcOpcode.SEND);
         WorkCompletion r = expect(p.b().recvCq(), 1, WcOpcode.RECV);
         MemorySegment g = dst.segment();
+        boolean fields = setup.has(Capability.HOP_LIMIT_AND_CLASS); // else see hopLimitAndTrafficClassReachTheReceiver
         // UDP header + BTH + DETH + payload + pad + ICRC
         int udpLength = 8 + 12 + 8 + size + ((4 - (size & 3)) & 3) + 4;
         if (p.a().gid().isIpv4Mapped()) {
             assertEquals(NetworkHeaderType.IPV4, r.networkHdrType(), r::toString);
             assertGuardless(g, 0, 20, "the first 20 bytes of an IPv4 GRH area are zero");
             assertEquals(0x45, u8(g, 20), "version and IHL");
-            assertEquals(tclass, u8(g, 21), "TOS = the sender's traffic class");
+            if (fields) {
+                assertEquals(tclass, u8(g, 21), "TOS = the sender's traffic class");
+            }
             assertEquals(20 + udpLength, u16(g, 22), "total length");
-            assertEquals(hop, u8(g, 28), "TTL = the sender's hop limit");
+            if (fields) {
+                assertEquals(hop, u8(g, 28), "TTL = the sender's hop limit");
+            }
             assertEquals(17, u8(g, 29), "protocol UDP");
             long sum = 0;
             for (int i = 0; i < 20; i += 2) {
@@ -239,10 +246,14 @@ public abstract class UdConformanceTest extends AbstractDataPathTest {
             assertEquals(NetworkHeaderType.IPV6, r.networkHdrType(), r::toString);
             int vtf = u16(g, 0) << 16 | u16(g, 2);
             assertEquals(6, vtf >>> 28, "version");
-            assertEquals(tclass, (vtf >>> 20) & 0xFF, "traffic class");
+            if (fields) {
+                assertEquals(tclass, (vtf >>> 20) & 0xFF, "traffic class");
+            }
             assertEquals(udpLength, u16(g, 4), "payload length");
             assertEquals(17, u8(g, 6), "next header UDP");
-            assertEquals(hop, u8(g, 7), "hop limit");
+            if (fields) {
+                assertEquals(hop, u8(g, 7), "hop limit");
+            }
             for (int i = 0; i < 16; i++) {
                 assertEquals(p.a().gid().byteAt(i), g.get(ValueLayout.JAVA_BYTE, 8 + i), "source address");
                 assertEquals(p.b().gid().byteAt(i), g.get(ValueLayout.JAVA_BYTE, 24 + i), "destination address");
@@ -270,8 +281,10 @@ public abstract class UdConformanceTest extends AbstractDataPathTest {
         assertTrue(back.isGlobal(), back::toString);
         assertEquals(p.a().gid(), back.grh().dgid(), "dgid = the packet's source");
         assertEquals(p.b().gid(), p.b().ctx().queryGid(1, back.grh().sgidIndex()), "sgid = the packet's destination");
-        assertEquals(9, back.grh().hopLimit(), "hop limit as received");
-        assertEquals(0x08, back.grh().trafficClass(), "traffic class as received");
+        if (setup.has(Capability.HOP_LIMIT_AND_CLASS)) { // else see hopLimitAndTrafficClassReachTheReceiver
+            assertEquals(9, back.grh().hopLimit(), "hop limit as received");
+            assertEquals(0x08, back.grh().trafficClass(), "traffic class as received");
+        }
         assertEquals(1, back.portNum());
 
         AddressHandle reply = track(p.b().pd().createAhFromWc(r, grh, 1));
@@ -281,6 +294,24 @@ public abstract class UdConformanceTest extends AbstractDataPathTest {
         WorkCompletion answer = expect(p.a().recvCq(), 2, WcOpcode.RECV);
         assertEquals(p.b().qpn(), answer.srcQp());
         assertPattern(aBuf.segment(), 256 + GRH, 64, 92, "the answer");
+    }
+
+    /** The hop limit and traffic class of the sender's AH reach the receiver's GRH area (rxe: ip_hdr / ipv6_hdr). */
+    @Test
+    @Requires(value = Capability.HOP_LIMIT_AND_CLASS, why = "the link does not show the receiver a packet's hop limit and traffic class")
+    void hopLimitAndTrafficClassReachTheReceiver() {
+        QpPair p = connect(spec(QpType.UD));
+        AddressHandle ah = track(p.a().pd().createAh(new AhAttr(
+                new GlobalRoute(p.b().gid(), 0, p.a().gidIndex(), 5, 0x48), 0, 0, 0, 0, 1)));
+        MemoryRegion src = register(p.a(), 256, MR_ALL);
+        MemoryRegion dst = register(p.b(), 512, MR_ALL);
+        postRecv(p.b(), 1, dst, 0, 16 + GRH);
+        p.a().qp().postSend(wr(2, WrOpcode.SEND).sge(src, 0, 16).ud(ah, p.b().qpn(), p.spec().qkey()));
+        expect(p.a().sendCq(), 2, WcOpcode.SEND);
+        WorkCompletion r = expect(p.b().recvCq(), 1, WcOpcode.RECV);
+        AhAttr back = AhAttr.fromWc(p.b().ctx(), 1, r, dst.segment().asSlice(0, GRH));
+        assertEquals(5, back.grh().hopLimit(), "hop limit as received");
+        assertEquals(0x48, back.grh().trafficClass(), "traffic class as received");
     }
 
     /** rdma-core's get_grh_header_version: neither an IPv6 nor an IPv4 header is EPROTONOSUPPORT. */
