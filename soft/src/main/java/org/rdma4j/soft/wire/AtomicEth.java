@@ -58,22 +58,42 @@ public final class AtomicEth {
         frame.set(LONG, offset + COMPARE_OFFSET, compare);
     }
 
-    /** {@return the virtual address at {@code offset}} @param frame the frame @param offset the AtomicETH */
+    /**
+     * {@return the virtual address at {@code offset}}
+     *
+     * @param frame the frame
+     * @param offset the AtomicETH
+     */
     public static long virtualAddressAt(MemorySegment frame, long offset) {
         return frame.get(LONG, offset + VIRTUAL_ADDRESS_OFFSET);
     }
 
-    /** {@return the R_Key at {@code offset}} @param frame the frame @param offset the AtomicETH */
+    /**
+     * {@return the R_Key at {@code offset}}
+     *
+     * @param frame the frame
+     * @param offset the AtomicETH
+     */
     public static int rkeyAt(MemorySegment frame, long offset) {
         return frame.get(INT, offset + RKEY_OFFSET);
     }
 
-    /** {@return the swap/add operand at {@code offset}} @param frame the frame @param offset the AtomicETH */
+    /**
+     * {@return the swap/add operand at {@code offset}}
+     *
+     * @param frame the frame
+     * @param offset the AtomicETH
+     */
     public static long swapAddAt(MemorySegment frame, long offset) {
         return frame.get(LONG, offset + SWAP_ADD_OFFSET);
     }
 
-    /** {@return the compare operand at {@code offset}} @param frame the frame @param offset the AtomicETH */
+    /**
+     * {@return the compare operand at {@code offset}}
+     *
+     * @param frame the frame
+     * @param offset the AtomicETH
+     */
     public static long compareAt(MemorySegment frame, long offset) {
         return frame.get(LONG, offset + COMPARE_OFFSET);
     }

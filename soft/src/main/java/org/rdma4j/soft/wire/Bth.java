@@ -120,22 +120,38 @@ public final class Bth {
                 (long) (destQpn & U24) << 32 | (ackReq ? (long) ACK_REQ_BIT << 24 : 0L) | (psn & U24));
     }
 
-    /** {@return the TVer of the BTH at offset 0 of {@code frame}}; as {@link #opcodeOf}. @param frame a frame */
+    /**
+     * {@return the TVer of the BTH at offset 0 of {@code frame}}; as {@link #opcodeOf}.
+     *
+     * @param frame a frame
+     */
     public static int tverOf(MemorySegment frame) {
         return frame.get(BYTE, FLAGS_OFFSET) & TVER_MASK;
     }
 
-    /** {@return the P_Key of the BTH at offset 0 of {@code frame}}; as {@link #opcodeOf}. @param frame a frame */
+    /**
+     * {@return the P_Key of the BTH at offset 0 of {@code frame}}; as {@link #opcodeOf}.
+     *
+     * @param frame a frame
+     */
     public static int pkeyOf(MemorySegment frame) {
         return frame.get(SHORT, PKEY_OFFSET) & 0xFFFF;
     }
 
-    /** {@return the SE bit of the BTH at offset 0 of {@code frame}}; as {@link #opcodeOf}. @param frame a frame */
+    /**
+     * {@return the SE bit of the BTH at offset 0 of {@code frame}}; as {@link #opcodeOf}.
+     *
+     * @param frame a frame
+     */
     public static boolean solicitedEventOf(MemorySegment frame) {
         return (frame.get(BYTE, FLAGS_OFFSET) & SE_BIT) != 0;
     }
 
-    /** {@return the AckReq bit of the BTH at offset 0 of {@code frame}}; as {@link #opcodeOf}. @param frame a frame */
+    /**
+     * {@return the AckReq bit of the BTH at offset 0 of {@code frame}}; as {@link #opcodeOf}.
+     *
+     * @param frame a frame
+     */
     public static boolean ackReqOf(MemorySegment frame) {
         return (frame.get(BYTE, ACK_REQ_OFFSET) & ACK_REQ_BIT) != 0;
     }

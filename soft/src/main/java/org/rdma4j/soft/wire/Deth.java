@@ -46,12 +46,22 @@ public final class Deth {
         frame.set(INT, offset + RESERVED_OFFSET, srcQpn & U24);
     }
 
-    /** {@return the Q_Key of the DETH at {@code offset}} @param frame the frame @param offset the DETH */
+    /**
+     * {@return the Q_Key of the DETH at {@code offset}}
+     *
+     * @param frame the frame
+     * @param offset the DETH
+     */
     public static int qkeyAt(MemorySegment frame, long offset) {
         return frame.get(INT, offset + QKEY_OFFSET);
     }
 
-    /** {@return the source QP number of the DETH at {@code offset}} @param frame the frame @param offset the DETH */
+    /**
+     * {@return the source QP number of the DETH at {@code offset}}
+     *
+     * @param frame the frame
+     * @param offset the DETH
+     */
     public static int srcQpnAt(MemorySegment frame, long offset) {
         return frame.get(INT, offset + RESERVED_OFFSET) & U24;
     }

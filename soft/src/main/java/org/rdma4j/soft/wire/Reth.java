@@ -49,17 +49,32 @@ public final class Reth {
         frame.set(INT, offset + DMA_LENGTH_OFFSET, dmaLength);
     }
 
-    /** {@return the virtual address of the RETH at {@code offset}} @param frame the frame @param offset the RETH */
+    /**
+     * {@return the virtual address of the RETH at {@code offset}}
+     *
+     * @param frame the frame
+     * @param offset the RETH
+     */
     public static long virtualAddressAt(MemorySegment frame, long offset) {
         return frame.get(LONG, offset + VIRTUAL_ADDRESS_OFFSET);
     }
 
-    /** {@return the R_Key of the RETH at {@code offset}} @param frame the frame @param offset the RETH */
+    /**
+     * {@return the R_Key of the RETH at {@code offset}}
+     *
+     * @param frame the frame
+     * @param offset the RETH
+     */
     public static int rkeyAt(MemorySegment frame, long offset) {
         return frame.get(INT, offset + RKEY_OFFSET);
     }
 
-    /** {@return the DMA length of the RETH at {@code offset}} @param frame the frame @param offset the RETH */
+    /**
+     * {@return the DMA length of the RETH at {@code offset}}
+     *
+     * @param frame the frame
+     * @param offset the RETH
+     */
     public static int dmaLengthAt(MemorySegment frame, long offset) {
         return frame.get(INT, offset + DMA_LENGTH_OFFSET);
     }
