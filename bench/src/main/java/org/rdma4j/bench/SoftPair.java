@@ -36,8 +36,8 @@ final class SoftPair implements AutoCloseable {
     static final int TIMEOUT = 14;
     static final int MAX_INLINE = 64;
     private static final AtomicInteger NEXT_PEER = new AtomicInteger();
-    private static final int ALL_ACCESS = Access.LOCAL_WRITE_BIT | Access.REMOTE_WRITE_BIT
-            | Access.REMOTE_READ_BIT | Access.REMOTE_ATOMIC_BIT;
+    private static final int ALL_ACCESS = Access.LOCAL_WRITE | Access.REMOTE_WRITE
+            | Access.REMOTE_READ | Access.REMOTE_ATOMIC;
 
     /** One end: everything a process would own on its side of the connection. */
     static final class Side {

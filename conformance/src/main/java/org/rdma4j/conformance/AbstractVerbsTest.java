@@ -68,10 +68,10 @@ public abstract class AbstractVerbsTest {
     public static final byte GUARD = (byte) 0xA5;
     public static final int DEFAULT_QKEY = 0x11111111;
     /** MR access for data buffers: everything a remote peer may do. */
-    public static final int MR_ALL = Access.LOCAL_WRITE_BIT | Access.REMOTE_WRITE_BIT | Access.REMOTE_READ_BIT
-            | Access.REMOTE_ATOMIC_BIT;
+    public static final int MR_ALL = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ
+            | Access.REMOTE_ATOMIC;
     /** QP access flags accepting every remote operation. */
-    public static final int QP_ALL = Access.REMOTE_WRITE_BIT | Access.REMOTE_READ_BIT | Access.REMOTE_ATOMIC_BIT;
+    public static final int QP_ALL = Access.REMOTE_WRITE | Access.REMOTE_READ | Access.REMOTE_ATOMIC;
 
     /** The device under test, opened before each test. */
     protected Context ctx;

@@ -18,8 +18,8 @@ public final class PairSpec {
     Mtu mtu = Mtu.MTU_1024;
     QpCap capA = new QpCap(16, 16, 4, 4, 0);
     QpCap capB = new QpCap(16, 16, 4, 4, 0);
-    int accessA = Access.REMOTE_WRITE_BIT | Access.REMOTE_READ_BIT | Access.REMOTE_ATOMIC_BIT;
-    int accessB = Access.REMOTE_WRITE_BIT | Access.REMOTE_READ_BIT | Access.REMOTE_ATOMIC_BIT;
+    int accessA = Access.REMOTE_WRITE | Access.REMOTE_READ | Access.REMOTE_ATOMIC;
+    int accessB = Access.REMOTE_WRITE | Access.REMOTE_READ | Access.REMOTE_ATOMIC;
     boolean sqSigAllA;
     int cqe = 64;
     /** 4.096 us * 2^14 = 67 ms: long enough never to fire on a healthy loopback. */

@@ -59,20 +59,20 @@ final class SoftMr extends AbstractResource implements MemoryRegion, KeyHolder {
             throw new VerbsException(Errno.EINVAL, "memory of a confined arena cannot be registered: the device"
                     + " accesses it from other threads (use Arena.ofShared(), Arena.global(), Arena.ofAuto() or heap)");
         }
-        if (segment.isReadOnly() && (access & Access.LOCAL_WRITE_BIT) != 0) {
+        if (segment.isReadOnly() && (access & Access.LOCAL_WRITE) != 0) {
             throw new VerbsException(Errno.EACCES, "read-only memory cannot be registered with LOCAL_WRITE");
         }
     }
 
     static void checkAccess(int access) {
-        if ((access & ~Access.ALL_BITS) != 0) {
+        if ((access & ~Access.ALL) != 0) {
             throw new VerbsException(Errno.EINVAL, "unknown access bits 0x" + Integer.toHexString(access));
         }
-        if ((access & (Access.REMOTE_WRITE_BIT | Access.REMOTE_ATOMIC_BIT)) != 0
-                && (access & Access.LOCAL_WRITE_BIT) == 0) {
+        if ((access & (Access.REMOTE_WRITE | Access.REMOTE_ATOMIC)) != 0
+                && (access & Access.LOCAL_WRITE) == 0) {
             throw new VerbsException(Errno.EINVAL, "REMOTE_WRITE and REMOTE_ATOMIC need LOCAL_WRITE");
         }
-        if ((access & (Access.ZERO_BASED_BIT | Access.ON_DEMAND_BIT)) != 0) {
+        if ((access & (Access.ZERO_BASED | Access.ON_DEMAND)) != 0) {
             throw new VerbsException(Errno.EOPNOTSUPP, "zero-based and on-demand regions are not supported");
         }
     }
@@ -166,7 +166,7 @@ final class SoftMr extends AbstractResource implements MemoryRegion, KeyHolder {
         }
         if (translation) {
             checkSegment(newSegment, access);
-        } else if (segment.isReadOnly() && (access & Access.LOCAL_WRITE_BIT) != 0) {
+        } else if (segment.isReadOnly() && (access & Access.LOCAL_WRITE) != 0) {
             throw new VerbsException(Errno.EACCES, "read-only memory cannot be registered with LOCAL_WRITE");
         }
         if (key.boundWindows.get() > 0) {

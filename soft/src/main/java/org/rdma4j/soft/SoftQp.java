@@ -30,8 +30,8 @@ import org.rdma4j.verbs.spi.QpTransitions;
 final class SoftQp extends AbstractResource implements QueuePair {
     /** Bit 31 of a Q_Key: a controlled Q_Key, which only privileged consumers may set. */
     private static final int CONTROLLED_QKEY = 0x80000000;
-    private static final int QP_ACCESS_BITS = Access.LOCAL_WRITE_BIT | Access.REMOTE_WRITE_BIT
-            | Access.REMOTE_READ_BIT | Access.REMOTE_ATOMIC_BIT | Access.MW_BIND_BIT;
+    private static final int QP_ACCESS_BITS = Access.LOCAL_WRITE | Access.REMOTE_WRITE
+            | Access.REMOTE_READ | Access.REMOTE_ATOMIC | Access.MW_BIND;
 
     private final SoftPd pd;
     private final QpType type;

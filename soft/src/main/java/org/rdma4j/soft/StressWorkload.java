@@ -171,8 +171,8 @@ public final class StressWorkload {
             ProtectionDomain pb = b.allocPd();
             CompletionQueue cqa = a.createCq(cfg.qps() * DEPTH * 2 + 16);
             CompletionQueue cqb = b.createCq(cfg.qps() * DEPTH * 2 + 16);
-            int all = Access.LOCAL_WRITE_BIT | Access.REMOTE_WRITE_BIT | Access.REMOTE_READ_BIT
-                    | Access.REMOTE_ATOMIC_BIT;
+            int all = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ
+                    | Access.REMOTE_ATOMIC;
             MemorySegment counter = arena.allocate(8, 8);
             counter.set(ValueLayout.JAVA_LONG, 0, 1000);
             MemoryRegion mrCounter = pb.regMr(counter, all);
@@ -292,8 +292,8 @@ public final class StressWorkload {
     }
 
     private void connect(QueuePair q, Context peerCtx, QueuePair peer) {
-        q.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(1).accessFlags(Access.REMOTE_WRITE_BIT
-                        | Access.REMOTE_READ_BIT | Access.REMOTE_ATOMIC_BIT | Access.LOCAL_WRITE_BIT),
+        q.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(1).accessFlags(Access.REMOTE_WRITE
+                        | Access.REMOTE_READ | Access.REMOTE_ATOMIC | Access.LOCAL_WRITE),
                 QpAttrMask.STATE | QpAttrMask.PKEY_INDEX | QpAttrMask.PORT | QpAttrMask.ACCESS_FLAGS);
         q.modify(new QpAttr().state(QpState.RTR).pathMtu(Mtu.ofBytes(cfg.mtu())).destQpNum(peer.qpn())
                         .rqPsn(0xFFFFF0 + peer.qpn() % 8).maxDestRdAtomic(DEPTH).minRnrTimer(1)
@@ -389,7 +389,7 @@ public final class StressWorkload {
                 p.qa.postSend(wr);
                 return true;
             }
-            case FETCH_ADD -> wr.fetchAndAdd(counter.address(), counter.rkey(), 1).sge(p.mrLocal, base, 8);
+            case FETCH_ADD -> wr.fetchAdd(counter.address(), counter.rkey(), 1).sge(p.mrLocal, base, 8);
             case CMP_SWAP -> {
                 long expect = 500_000L * (p.index + 1) + p.casValue;
                 wr.compareAndSwap(p.mrCas.address(), p.mrCas.rkey(), expect, expect + 1).sge(p.mrLocal, base, 8);

@@ -212,7 +212,7 @@ public final class DemoCommand implements Callable<Integer> {
 
         step("Register 1 MiB of native memory", "ibv_reg_mr");
         MemorySegment memory = arena.allocate(MR_BYTES, 4096);
-        int access = Access.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ);
+        int access = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ;
         t.mr = t.pd.regMr(memory, access);
         out.printf("   addr 0x%x, length %d, access %s%n", t.mr.address(), t.mr.length(),
                 Access.toString(t.mr.access()));
@@ -252,7 +252,7 @@ public final class DemoCommand implements Callable<Integer> {
         ThreadLocalRandom random = ThreadLocalRandom.current();
         int psnA = random.nextInt(1 << 24);
         int psnB = random.nextInt(1 << 24);
-        int remoteAccess = Access.REMOTE_WRITE_BIT | Access.REMOTE_READ_BIT;
+        int remoteAccess = Access.REMOTE_WRITE | Access.REMOTE_READ;
         int rdAtomic = 1;
 
         int toInit = QpAttrMask.STATE | QpAttrMask.PKEY_INDEX | QpAttrMask.PORT | QpAttrMask.ACCESS_FLAGS;

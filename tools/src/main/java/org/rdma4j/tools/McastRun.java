@@ -195,7 +195,7 @@ final class McastRun {
         try {
             pd = ctx.allocPd();
             cq = ctx.createCq(qpCount * depth + 16);
-            mr = pd.regMr(buf, Access.LOCAL_WRITE_BIT);
+            mr = pd.regMr(buf, Access.LOCAL_WRITE);
         } catch (VerbsException e) {
             throw Failure.of("cannot set up PD, CQ and MR", e);
         }

@@ -331,10 +331,10 @@ final class Requester {
         if (mw == null || mw.pd != qp.pd) {
             return WcStatus.MW_BIND_ERR;
         }
-        if ((w.bindAccess & ~Access.ALL_BITS) != 0) {
+        if ((w.bindAccess & ~Access.ALL) != 0) {
             return WcStatus.MW_BIND_ERR; // unknown access bits (rxe: EOPNOTSUPP, completed as a bind error)
         }
-        boolean zeroBased = (w.bindAccess & Access.ZERO_BASED_BIT) != 0;
+        boolean zeroBased = (w.bindAccess & Access.ZERO_BASED) != 0;
         if (mw.kind == MemKey.MW_TYPE1 && zeroBased) {
             return WcStatus.MW_BIND_ERR; // o10-36.2.2: type 1 windows are VA-based
         }
@@ -349,12 +349,12 @@ final class Requester {
             }
         }
         if (w.bindLength != 0) {
-            if (mr == null || !mr.valid || mr.isWindow() || mr.pd != qp.pd || (mr.access & Access.MW_BIND_BIT) == 0
+            if (mr == null || !mr.valid || mr.isWindow() || mr.pd != qp.pd || (mr.access & Access.MW_BIND) == 0
                     || !mr.covers(w.bindAddr, w.bindLength)) {
                 return WcStatus.MW_BIND_ERR;
             }
-            int remoteWriteLike = Access.REMOTE_WRITE_BIT | Access.REMOTE_ATOMIC_BIT;
-            if ((w.bindAccess & remoteWriteLike) != 0 && (mr.access & Access.LOCAL_WRITE_BIT) == 0) {
+            int remoteWriteLike = Access.REMOTE_WRITE | Access.REMOTE_ATOMIC;
+            if ((w.bindAccess & remoteWriteLike) != 0 && (mr.access & Access.LOCAL_WRITE) == 0) {
                 return WcStatus.MW_BIND_ERR;
             }
         }

@@ -302,7 +302,7 @@ final class Responder {
 
     private void write(Packet p, int op, int psn, boolean rc, boolean start) {
         if (start) {
-            if ((qp.accessFlags & Access.REMOTE_WRITE_BIT) == 0) {
+            if ((qp.accessFlags & Access.REMOTE_WRITE) == 0) {
                 dropOrNak(rc, op, Aeth.NAK_INVALID_REQUEST, psn);
                 return;
             }
@@ -315,7 +315,7 @@ final class Responder {
             }
             MemKey k = null;
             if (length > 0) {
-                k = checkKey(reth.rkey(), va, length, Access.REMOTE_WRITE_BIT);
+                k = checkKey(reth.rkey(), va, length, Access.REMOTE_WRITE);
                 if (k == null) {
                     dropOrNak(rc, op, Aeth.NAK_REMOTE_ACCESS, psn);
                     return;
@@ -379,7 +379,7 @@ final class Responder {
 
     private void read(Packet p, int op, int psn) {
         // no responder resources (max_dest_rd_atomic 0) is an invalid request, as rxe answers it
-        if ((qp.accessFlags & Access.REMOTE_READ_BIT) == 0 || qp.maxDestRdAtomic == 0) {
+        if ((qp.accessFlags & Access.REMOTE_READ) == 0 || qp.maxDestRdAtomic == 0) {
             nakError(Aeth.NAK_INVALID_REQUEST, psn);
             return;
         }
@@ -392,7 +392,7 @@ final class Responder {
         }
         MemKey k = null;
         if (length > 0) {
-            k = checkKey(reth.rkey(), va, length, Access.REMOTE_READ_BIT);
+            k = checkKey(reth.rkey(), va, length, Access.REMOTE_READ);
             if (k == null) {
                 nakError(Aeth.NAK_REMOTE_ACCESS, psn);
                 return;
@@ -414,14 +414,14 @@ final class Responder {
     }
 
     private void atomic(Packet p, int op, int psn) {
-        if ((qp.accessFlags & Access.REMOTE_ATOMIC_BIT) == 0 || qp.maxDestRdAtomic == 0) {
+        if ((qp.accessFlags & Access.REMOTE_ATOMIC) == 0 || qp.maxDestRdAtomic == 0) {
             nakError(Aeth.NAK_INVALID_REQUEST, psn);
             return;
         }
         atomicEth.wrap(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_ATOMIC_ETH));
         long va = atomicEth.virtualAddress();
         // the rkey first, then the alignment (rxe's order: a bad key is an access error either way)
-        MemKey k = checkKey(atomicEth.rkey(), va, 8, Access.REMOTE_ATOMIC_BIT);
+        MemKey k = checkKey(atomicEth.rkey(), va, 8, Access.REMOTE_ATOMIC);
         if (k == null) {
             nakError(Aeth.NAK_REMOTE_ACCESS, psn);
             return;
@@ -483,7 +483,7 @@ final class Responder {
                 }
                 MemKey k = null;
                 if (length > 0) {
-                    k = checkKey(reth.rkey(), va, length, Access.REMOTE_READ_BIT);
+                    k = checkKey(reth.rkey(), va, length, Access.REMOTE_READ);
                     if (k == null) {
                         // Gone since the first answer (deregistered, invalidated, freed): as rxe's recheck.
                         nakError(Aeth.NAK_REMOTE_ACCESS, psn);

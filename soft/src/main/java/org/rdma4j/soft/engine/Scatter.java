@@ -33,7 +33,7 @@ final class Scatter {
             int n = (int) Math.min(l - skip, left);
             long at = addr[i] + skip;
             MemKey k = qp.hca.keys.lookup(lkey[i]);
-            if (k == null || !k.valid || k.isWindow() || k.pd != qp.pd || (k.access & Access.LOCAL_WRITE_BIT) == 0
+            if (k == null || !k.valid || k.isWindow() || k.pd != qp.pd || (k.access & Access.LOCAL_WRITE) == 0
                     || !k.covers(at, n) || !k.alive()) {
                 return BAD_LKEY;
             }

@@ -259,7 +259,7 @@ final class Pingpong {
         // rc/uc/ud fill the buffer with 0x7b, srq with zeros
         buf.fill(t == Transport.SRQ ? (byte) 0 : (byte) 0x7b);
         try {
-            mr = pd.regMr(buf, Access.LOCAL_WRITE_BIT);
+            mr = pd.regMr(buf, Access.LOCAL_WRITE);
         } catch (VerbsException e) {
             throw PingpongFailure.of("Couldn't register MR", e);
         }

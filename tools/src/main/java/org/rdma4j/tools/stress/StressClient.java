@@ -325,7 +325,7 @@ public final class StressClient {
                 gather(p, base, len);
                 wr.opcode(WrOpcode.RDMA_READ).rdma(t.readAddr() + offset, t.readRkey());
             }
-            case FETCH_ADD -> wr.fetchAndAdd(reply.counterAddr(), reply.counterRkey(), 1).sge(p.mrLocal, base, 8);
+            case FETCH_ADD -> wr.fetchAdd(reply.counterAddr(), reply.counterRkey(), 1).sge(p.mrLocal, base, 8);
             default -> {
                 long expect = StressTraffic.casStart(p.index) + p.casValue;
                 wr.compareAndSwap(t.casAddr(), t.casRkey(), expect, expect + 1).sge(p.mrLocal, base, 8);

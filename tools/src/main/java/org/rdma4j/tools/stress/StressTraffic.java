@@ -31,8 +31,8 @@ final class StressTraffic {
     /** No progress for this long is a stall, on either side. */
     static final long STALL_NANOS = 60_000_000_000L;
     /** Every access right, for the server's regions and both sides' QPs. */
-    static final int ALL_ACCESS = Access.LOCAL_WRITE_BIT | Access.REMOTE_WRITE_BIT | Access.REMOTE_READ_BIT
-            | Access.REMOTE_ATOMIC_BIT;
+    static final int ALL_ACCESS = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ
+            | Access.REMOTE_ATOMIC;
 
     private StressTraffic() {
     }
