@@ -32,6 +32,7 @@ import org.rdma4j.verbs.MemoryRegion;
 import org.rdma4j.verbs.Mtu;
 import org.rdma4j.verbs.PortAttr;
 import org.rdma4j.verbs.PostException;
+import org.rdma4j.verbs.PreparedQueuePair;
 import org.rdma4j.verbs.ProtectionDomain;
 import org.rdma4j.verbs.QpInitAttr;
 import org.rdma4j.verbs.QpState;
@@ -306,16 +307,13 @@ public abstract class AbstractVerbsTest {
         QpBringUp.toRts(qp, 0, 14, 7, 7, 1);
     }
 
+    /** Through the public guided path ({@link PairSpec#builder}), as an application would. */
     private static void bringUp(QpPair p) {
         PairSpec s = p.spec();
-        Endpoint a = p.a();
-        Endpoint b = p.b();
-        QpBringUp.toInit(a.qp(), s.accessA, s.qkey);
-        QpBringUp.toInit(b.qp(), s.accessB, s.qkey);
-        QpBringUp.toRtr(a.qp(), s.mtu, b.gid(), a.gidIndex(), b.qpn(), s.psnB, s.maxDestRdAtomic, s.minRnrTimerA);
-        QpBringUp.toRtr(b.qp(), s.mtu, a.gid(), b.gidIndex(), a.qpn(), s.psnA, s.maxDestRdAtomic, s.minRnrTimerB);
-        QpBringUp.toRts(a.qp(), s.psnA, s.timeout, s.retryCnt, s.rnrRetry, s.maxRdAtomic);
-        QpBringUp.toRts(b.qp(), s.psnB, s.timeout, s.retryCnt, s.rnrRetry, s.maxRdAtomic);
+        PreparedQueuePair a = s.builder(p.a(), true).prepare(p.a().qp());
+        PreparedQueuePair b = s.builder(p.b(), false).prepare(p.b().qp());
+        a.handshake(b.endpoint());
+        b.handshake(a.endpoint());
     }
 
     // ---------------------------------------------------------------- work requests
