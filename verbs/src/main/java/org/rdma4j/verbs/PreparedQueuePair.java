@@ -27,10 +27,11 @@ public final class PreparedQueuePair implements AutoCloseable {
     private final int maxDestRdAtomic;
     private final int hopLimit;
     private final int trafficClass;
+    private final int serviceLevel;
 
     PreparedQueuePair(QueuePair qp, int port, int gidIndex, Gid gid, int lid, LinkLayer linkLayer, Mtu mtu, int psn,
                       int qkey, int timeout, int retryCnt, int rnrRetry, int minRnrTimer, int maxRdAtomic,
-                      int maxDestRdAtomic, int hopLimit, int trafficClass) {
+                      int maxDestRdAtomic, int hopLimit, int trafficClass, int serviceLevel) {
         this.qp = qp;
         this.port = port;
         this.gidIndex = gidIndex;
@@ -48,6 +49,7 @@ public final class PreparedQueuePair implements AutoCloseable {
         this.maxDestRdAtomic = maxDestRdAtomic;
         this.hopLimit = hopLimit;
         this.trafficClass = trafficClass;
+        this.serviceLevel = serviceLevel;
     }
 
     /** The queue pair (in INIT until the handshake). */
@@ -68,11 +70,13 @@ public final class PreparedQueuePair implements AutoCloseable {
     /**
      * The address vector from this QP's port and GID to {@code remote}: what an RC/UC QP is connected
      * with, and what a UD sender makes its address handle from ({@code pd.createAh(prepared.routeTo(remote))}).
+     * A remote without a GID (zero) is routed by LID alone, without a GRH: fine on InfiniBand inside
+     * a subnet, refused (EINVAL) by a RoCE provider, as with libibverbs.
      */
     public AhAttr routeTo(QpEndpoint remote) {
-        GlobalRoute grh = remote.gid().isZero() && linkLayer == LinkLayer.INFINIBAND ? null
+        GlobalRoute grh = remote.gid().isZero() ? null
                 : new GlobalRoute(remote.gid(), 0, gidIndex, hopLimit, trafficClass);
-        return new AhAttr(grh, remote.lid(), 0, 0, 0, port);
+        return new AhAttr(grh, remote.lid(), serviceLevel, 0, 0, port);
     }
 
     /**

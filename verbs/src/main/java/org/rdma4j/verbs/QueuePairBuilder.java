@@ -44,6 +44,7 @@ public final class QueuePairBuilder {
     private int qkey = DEFAULT_QKEY;
     private int hopLimit = 64;
     private int trafficClass;
+    private int serviceLevel;
 
     /** A builder for a QP of {@code type} in {@code pd}; see {@link ProtectionDomain#queuePair}. */
     public QueuePairBuilder(ProtectionDomain pd, QpType type, CompletionQueue sendCq, CompletionQueue recvCq) {
@@ -106,6 +107,8 @@ public final class QueuePairBuilder {
     public QueuePairBuilder hopLimit(int h) { hopLimit = h; return this; }
     /** Traffic class (IP TOS) of the route to the peer. Default 0. */
     public QueuePairBuilder trafficClass(int t) { trafficClass = t; return this; }
+    /** Service level of the route to the peer. Default 0. */
+    public QueuePairBuilder serviceLevel(int sl) { serviceLevel = sl; return this; }
 
     /**
      * Creates the QP and moves it to INIT. The QP belongs to the returned object: close that (or the
@@ -128,7 +131,8 @@ public final class QueuePairBuilder {
 
     /**
      * Moves an existing {@code qp} (of this builder's type, in RESET) to INIT with this builder's
-     * settings; the builder's PD, CQs, SRQ and caps are not used.
+     * settings; the builder's PD, CQs, SRQ and caps are not used. The GID is read after the move, so a
+     * bad GID index fails (EINVAL, or ENODATA for an empty entry) with the QP in INIT.
      */
     public PreparedQueuePair prepare(QueuePair qp) {
         if (qp.type() != type) {
@@ -136,8 +140,6 @@ public final class QueuePairBuilder {
         }
         Context ctx = qp.context();
         PortAttr pa = ctx.queryPort(port);
-        int gi = gidIndex >= 0 ? gidIndex : defaultGidIndex(ctx, port);
-        Gid gid = ctx.queryGid(port, gi);
         Mtu m = mtu == null || mtu.bytes() > pa.activeMtu().bytes() ? pa.activeMtu() : mtu;
         int rd = maxRdAtomic;
         int dest = maxDestRdAtomic;
@@ -149,9 +151,6 @@ public final class QueuePairBuilder {
         int a = access >= 0 ? access : type == QpType.UC ? Access.REMOTE_WRITE
                 : Access.REMOTE_WRITE | Access.REMOTE_READ | Access.REMOTE_ATOMIC;
         int p = psn >= 0 ? psn : ThreadLocalRandom.current().nextInt(1 << 24);
-        PreparedQueuePair prepared = new PreparedQueuePair(qp, port, gi, gid, pa.lid(), pa.linkLayer(), m, p,
-                type == QpType.UD ? qkey : 0, timeout, retryCnt, rnrRetry, minRnrTimer, rd, dest, hopLimit,
-                trafficClass);
         QpAttr init = new QpAttr().state(QpState.INIT).pkeyIndex(pkeyIndex).portNum(port);
         if (type == QpType.UD) {
             init.qkey(qkey);
@@ -159,7 +158,11 @@ public final class QueuePairBuilder {
             init.accessFlags(a);
         }
         PreparedQueuePair.step(qp, init, QpState.RESET, QpState.INIT);
-        return prepared;
+        // the GID last, as ibv_*_pingpong reads it after the move to INIT (a bad index fails there)
+        int gi = gidIndex >= 0 ? gidIndex : defaultGidIndex(ctx, port);
+        Gid gid = ctx.queryGid(port, gi);
+        return new PreparedQueuePair(qp, port, gi, gid, pa.lid(), pa.linkLayer(), m, p, type == QpType.UD ? qkey : 0,
+                timeout, retryCnt, rnrRetry, minRnrTimer, rd, dest, hopLimit, trafficClass, serviceLevel);
     }
 
     /**
