@@ -169,7 +169,7 @@ public final class QueuePairBuilder {
      * The GID index a QP on {@code port} sends from unless told otherwise: the first RoCE v2 entry with
      * a routable address (IPv4-mapped, or IPv6 that is not link-local), else the first RoCE v2 entry,
      * else the first non-empty entry of any type. A link-local (fe80::/10) GID is reachable only on
-     * its own link and never over an IPv4 network, which is why it is the last choice on RoCE.
+     * its own link and never over an IPv4 network, which is why it is the last RoCE v2 choice.
      * ENODATA when the port has no GID at all.
      */
     public static int defaultGidIndex(Context ctx, int port) {
