@@ -21,7 +21,6 @@ import org.rdma4j.verbs.SendFlag;
 import org.rdma4j.verbs.SendWorkRequest;
 import org.rdma4j.verbs.WcStatus;
 import org.rdma4j.verbs.WorkCompletion;
-import org.rdma4j.verbs.WrOpcode;
 
 /**
  * An RDMA WRITE stream in the manner of {@code ib_write_bw}: one RC QP from {@code soft0} to a second
@@ -53,8 +52,8 @@ public class RdmaWriteBandwidthBenchmark {
         @Setup(Level.Trial)
         public void open() {
             pair = new SoftPair(size, 4 * OUTSTANDING, 1);
-            write = new SendWorkRequest().wrId(0).opcode(WrOpcode.RDMA_WRITE)
-                    .sge(pair.a.mr, 0, size).rdma(pair.b.mr.address(), pair.b.mr.rkey());
+            write = new SendWorkRequest().wrId(0)
+                    .sge(pair.a.mr, 0, size).write(pair.b.mr.address(), pair.b.mr.rkey());
             verify(1);
         }
 

@@ -22,7 +22,6 @@ import org.rdma4j.verbs.SendFlag;
 import org.rdma4j.verbs.SendWorkRequest;
 import org.rdma4j.verbs.WcStatus;
 import org.rdma4j.verbs.WorkCompletion;
-import org.rdma4j.verbs.WrOpcode;
 
 /**
  * 8-byte RDMA WRITE latency on the in-process fabric: two RC QPs on {@code soft0} and a second soft
@@ -69,10 +68,10 @@ public class RdmaWriteLatencyBenchmark {
         void open() {
             pair = new SoftPair(4096, 16, 1);
             int flags = SendFlag.SIGNALED | (inline ? SendFlag.INLINE : 0);
-            aToB = new SendWorkRequest().wrId(1).opcode(WrOpcode.RDMA_WRITE).flags(flags)
-                    .sge(pair.a.mr, STAGING, 8).rdma(pair.b.mr.address() + LANDING, pair.b.mr.rkey());
-            bToA = new SendWorkRequest().wrId(2).opcode(WrOpcode.RDMA_WRITE).flags(flags)
-                    .sge(pair.b.mr, STAGING, 8).rdma(pair.a.mr.address() + LANDING, pair.a.mr.rkey());
+            aToB = new SendWorkRequest().wrId(1).flags(flags)
+                    .sge(pair.a.mr, STAGING, 8).write(pair.b.mr.address() + LANDING, pair.b.mr.rkey());
+            bToA = new SendWorkRequest().wrId(2).flags(flags)
+                    .sge(pair.b.mr, STAGING, 8).write(pair.a.mr.address() + LANDING, pair.a.mr.rkey());
         }
 
         void close() {

@@ -39,8 +39,8 @@ import org.rdma4j.verbs.QueuePair;
  * the QPs in RESET). Prints one line per figure. Not thread safe; control path only.
  */
 public final class ScaleBenchmark {
-    private static final int ALL_ACCESS = Access.LOCAL_WRITE_BIT | Access.REMOTE_WRITE_BIT
-            | Access.REMOTE_READ_BIT | Access.REMOTE_ATOMIC_BIT;
+    private static final int ALL_ACCESS = Access.LOCAL_WRITE | Access.REMOTE_WRITE
+            | Access.REMOTE_READ | Access.REMOTE_ATOMIC;
 
     private final MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
     private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();

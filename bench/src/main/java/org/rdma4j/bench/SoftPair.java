@@ -5,18 +5,15 @@ import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.rdma4j.soft.SoftDevices;
 import org.rdma4j.verbs.Access;
-import org.rdma4j.verbs.AhAttr;
 import org.rdma4j.verbs.CompletionQueue;
 import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.Device;
 import org.rdma4j.verbs.MemoryRegion;
 import org.rdma4j.verbs.Mtu;
+import org.rdma4j.verbs.PreparedQueuePair;
 import org.rdma4j.verbs.ProtectionDomain;
-import org.rdma4j.verbs.QpAttr;
-import org.rdma4j.verbs.QpAttrMask;
 import org.rdma4j.verbs.QpCap;
 import org.rdma4j.verbs.QpInitAttr;
-import org.rdma4j.verbs.QpState;
 import org.rdma4j.verbs.QpType;
 import org.rdma4j.verbs.QueuePair;
 import org.rdma4j.verbs.Verbs;
@@ -36,8 +33,8 @@ final class SoftPair implements AutoCloseable {
     static final int TIMEOUT = 14;
     static final int MAX_INLINE = 64;
     private static final AtomicInteger NEXT_PEER = new AtomicInteger();
-    private static final int ALL_ACCESS = Access.LOCAL_WRITE_BIT | Access.REMOTE_WRITE_BIT
-            | Access.REMOTE_READ_BIT | Access.REMOTE_ATOMIC_BIT;
+    private static final int ALL_ACCESS = Access.LOCAL_WRITE | Access.REMOTE_WRITE
+            | Access.REMOTE_READ | Access.REMOTE_ATOMIC;
 
     /** One end: everything a process would own on its side of the connection. */
     static final class Side {
@@ -84,22 +81,18 @@ final class SoftPair implements AutoCloseable {
         peerDevice = SoftDevices.createLoopback("bench-peer-" + NEXT_PEER.incrementAndGet());
         a = new Side(Verbs.open(SoftDevices.DEFAULT_NAME), arena, bufferBytes, sqDepth, rqDepth);
         b = new Side(peerDevice.open(), arena, bufferBytes, sqDepth, rqDepth);
-        connect(a, b);
-        connect(b, a);
+        PreparedQueuePair pa = prepare(a);
+        PreparedQueuePair pb = prepare(b);
+        pa.handshake(pb.endpoint());
+        pb.handshake(pa.endpoint());
     }
 
-    private static void connect(Side self, Side peer) {
+    /** The guided bring-up to INIT: GID index 1, MTU {@value #MTU_BYTES}, 16 READs/atomics each way, PSN 0. */
+    private static PreparedQueuePair prepare(Side self) {
         QueuePair q = self.qp;
-        q.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(1).accessFlags(ALL_ACCESS),
-                QpAttrMask.STATE | QpAttrMask.PKEY_INDEX | QpAttrMask.PORT | QpAttrMask.ACCESS_FLAGS);
-        q.modify(new QpAttr().state(QpState.RTR).pathMtu(Mtu.ofBytes(MTU_BYTES)).destQpNum(peer.qp.qpn())
-                        .rqPsn(0).maxDestRdAtomic(16).minRnrTimer(1)
-                        .ahAttr(AhAttr.roce(peer.ctx.queryGid(1, 1), 1)),
-                QpAttrMask.STATE | QpAttrMask.AV | QpAttrMask.PATH_MTU | QpAttrMask.DEST_QPN | QpAttrMask.RQ_PSN
-                        | QpAttrMask.MAX_DEST_RD_ATOMIC | QpAttrMask.MIN_RNR_TIMER);
-        q.modify(new QpAttr().state(QpState.RTS).sqPsn(0).timeout(TIMEOUT).retryCnt(7).rnrRetry(7).maxRdAtomic(16),
-                QpAttrMask.STATE | QpAttrMask.SQ_PSN | QpAttrMask.TIMEOUT | QpAttrMask.RETRY_CNT
-                        | QpAttrMask.RNR_RETRY | QpAttrMask.MAX_QP_RD_ATOMIC);
+        return self.pd.queuePair(QpType.RC, self.sendCq).recvCq(self.recvCq).gidIndex(1)
+                .mtu(Mtu.ofBytes(MTU_BYTES)).access(ALL_ACCESS).maxRdAtomic(16).maxDestRdAtomic(16).minRnrTimer(1)
+                .timeout(TIMEOUT).retryCnt(7).rnrRetry(7).psn(0).prepare(q);
     }
 
     /**

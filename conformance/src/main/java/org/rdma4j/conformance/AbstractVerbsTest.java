@@ -37,6 +37,7 @@ import org.rdma4j.verbs.MemoryRegion;
 import org.rdma4j.verbs.Mtu;
 import org.rdma4j.verbs.PortAttr;
 import org.rdma4j.verbs.PostException;
+import org.rdma4j.verbs.PreparedQueuePair;
 import org.rdma4j.verbs.ProtectionDomain;
 import org.rdma4j.verbs.QpInitAttr;
 import org.rdma4j.verbs.QpState;
@@ -78,10 +79,10 @@ public abstract class AbstractVerbsTest {
     public static final byte GUARD = (byte) 0xA5;
     public static final int DEFAULT_QKEY = 0x11111111;
     /** MR access for data buffers: everything a remote peer may do. */
-    public static final int MR_ALL = Access.LOCAL_WRITE_BIT | Access.REMOTE_WRITE_BIT | Access.REMOTE_READ_BIT
-            | Access.REMOTE_ATOMIC_BIT;
+    public static final int MR_ALL = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ
+            | Access.REMOTE_ATOMIC;
     /** QP access flags accepting every remote operation. */
-    public static final int QP_ALL = Access.REMOTE_WRITE_BIT | Access.REMOTE_READ_BIT | Access.REMOTE_ATOMIC_BIT;
+    public static final int QP_ALL = Access.REMOTE_WRITE | Access.REMOTE_READ | Access.REMOTE_ATOMIC;
 
     /** The setup this run of the suite is on. */
     @Parameter
@@ -328,16 +329,13 @@ public abstract class AbstractVerbsTest {
         QpBringUp.toRts(qp, 0, 14, 7, 7, 1);
     }
 
+    /** Through the public guided path ({@link PairSpec#builder}), as an application would. */
     private static void bringUp(QpPair p) {
         PairSpec s = p.spec();
-        Endpoint a = p.a();
-        Endpoint b = p.b();
-        QpBringUp.toInit(a.qp(), s.accessA, s.qkey);
-        QpBringUp.toInit(b.qp(), s.accessB, s.qkey);
-        QpBringUp.toRtr(a.qp(), s.mtu, b.gid(), a.gidIndex(), b.qpn(), s.psnB, s.maxDestRdAtomic, s.minRnrTimerA);
-        QpBringUp.toRtr(b.qp(), s.mtu, a.gid(), b.gidIndex(), a.qpn(), s.psnA, s.maxDestRdAtomic, s.minRnrTimerB);
-        QpBringUp.toRts(a.qp(), s.psnA, s.timeout, s.retryCnt, s.rnrRetry, s.maxRdAtomic);
-        QpBringUp.toRts(b.qp(), s.psnB, s.timeout, s.retryCnt, s.rnrRetry, s.maxRdAtomic);
+        PreparedQueuePair a = s.builder(p.a(), true).prepare(p.a().qp());
+        PreparedQueuePair b = s.builder(p.b(), false).prepare(p.b().qp());
+        a.handshake(b.endpoint());
+        b.handshake(a.endpoint());
     }
 
     // ---------------------------------------------------------------- work requests

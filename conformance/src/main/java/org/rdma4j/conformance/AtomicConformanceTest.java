@@ -45,7 +45,7 @@ public class AtomicConformanceTest extends AbstractDataPathTest {
 
     private WorkCompletion fetchAdd(long add) {
         p.a().qp().postSend(new SendWorkRequest().wrId(1).flags(SendFlag.SIGNALED).sge(local, 128, 8)
-                .fetchAndAdd(addr(remote, 64), remote.rkey(), add));
+                .fetchAdd(addr(remote, 64), remote.rkey(), add));
         return expect(p.a().sendCq(), 1, WcOpcode.FETCH_ADD);
     }
 
@@ -117,7 +117,7 @@ public class AtomicConformanceTest extends AbstractDataPathTest {
         int n = 16;
         for (int i = 0; i < n; i++) {
             p.a().qp().postSend(new SendWorkRequest().wrId(i).flags(SendFlag.SIGNALED).sge(local, 8L * i, 8)
-                    .fetchAndAdd(addr(remote, 0), remote.rkey(), 1));
+                    .fetchAdd(addr(remote, 0), remote.rkey(), 1));
         }
         for (int i = 0; i < n; i++) {
             expect(p.a().sendCq(), i, WcOpcode.FETCH_ADD);
@@ -155,7 +155,7 @@ public class AtomicConformanceTest extends AbstractDataPathTest {
     private static void hammer(QpPair q, MemoryRegion res, MemoryRegion target, int n, Set<Long> seen) {
         SendWorkRequest w = new SendWorkRequest().flags(SendFlag.SIGNALED).sge(res, 0, 8);
         for (int i = 0; i < n; i++) {
-            q.a().qp().postSend(w.wrId(i).fetchAndAdd(addr(target, 0), target.rkey(), 1));
+            q.a().qp().postSend(w.wrId(i).fetchAdd(addr(target, 0), target.rkey(), 1));
             expect(q.a().sendCq(), i, WcOpcode.FETCH_ADD);
             assertTrue(seen.add(getLong(res, 0)), "value seen twice");
         }

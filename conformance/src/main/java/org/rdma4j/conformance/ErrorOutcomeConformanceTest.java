@@ -48,9 +48,9 @@ public class ErrorOutcomeConformanceTest extends AbstractDataPathTest {
 
     private static int accessBit(Op op) {
         return switch (op) {
-            case WRITE -> Access.REMOTE_WRITE_BIT;
-            case READ -> Access.REMOTE_READ_BIT;
-            case ATOMIC -> Access.REMOTE_ATOMIC_BIT;
+            case WRITE -> Access.REMOTE_WRITE;
+            case READ -> Access.REMOTE_READ;
+            case ATOMIC -> Access.REMOTE_ATOMIC;
         };
     }
 
@@ -69,7 +69,7 @@ public class ErrorOutcomeConformanceTest extends AbstractDataPathTest {
         switch (op) {
             case WRITE -> w.opcode(WrOpcode.RDMA_WRITE).sge(localAddr, 16, lkey).rdma(remoteAddr, rkey);
             case READ -> w.opcode(WrOpcode.RDMA_READ).sge(localAddr, 16, lkey).rdma(remoteAddr, rkey);
-            case ATOMIC -> w.sge(localAddr, 8, lkey).fetchAndAdd(remoteAddr, rkey, 1);
+            case ATOMIC -> w.sge(localAddr, 8, lkey).fetchAdd(remoteAddr, rkey, 1);
         }
         p.a().qp().postSend(w);
     }
@@ -151,7 +151,7 @@ public class ErrorOutcomeConformanceTest extends AbstractDataPathTest {
         MemoryRegion remote = register(p.b(), PAGE_SIZE, MR_ALL);
         putLong(remote, 64, 5);
         SendWorkRequest w = atomic
-                ? new SendWorkRequest().wrId(1).flags(SendFlag.SIGNALED).fetchAndAdd(addr(remote, 64), remote.rkey(), 1)
+                ? new SendWorkRequest().wrId(1).flags(SendFlag.SIGNALED).fetchAdd(addr(remote, 64), remote.rkey(), 1)
                         .sge(local, 0, 8)
                 : wr(1, WrOpcode.RDMA_READ).sge(local, 0, 64).rdma(addr(remote, 0), remote.rkey());
         p.a().qp().postSend(w);
@@ -244,7 +244,7 @@ public class ErrorOutcomeConformanceTest extends AbstractDataPathTest {
                 yield new long[] {addr(foreign, 0), foreign.lkey()};
             }
             case NO_LOCAL_WRITE -> {
-                MemoryRegion ro = register(p.a(), PAGE_SIZE, Access.REMOTE_READ_BIT);
+                MemoryRegion ro = register(p.a(), PAGE_SIZE, Access.REMOTE_READ);
                 yield new long[] {addr(ro, 0), ro.lkey()};
             }
         };
@@ -259,7 +259,7 @@ public class ErrorOutcomeConformanceTest extends AbstractDataPathTest {
         MemoryRegion target = register(p.b(), PAGE_SIZE, MR_ALL);
         postRecv(p.b(), 50, target, 2048, 256);
         long[] e = localEntry(p, local, fault);
-        p.a().qp().postSend(wr(1, op).sge(e[0], 16, (int) e[1]).rdma(addr(target, TARGET_OFF), target.rkey()));
+        p.a().qp().postSend(remoteUnlessSend(wr(1, op).sge(e[0], 16, (int) e[1]), addr(target, TARGET_OFF), target.rkey()));
         expect(p.a().sendCq(), 1, WcStatus.LOC_PROT_ERR);
         awaitQpState(p.a().qp(), QpState.ERR);
         assertGuardAround(target, 0, 0, "nothing may reach the responder");
@@ -317,6 +317,11 @@ public class ErrorOutcomeConformanceTest extends AbstractDataPathTest {
         sendAndCheck(failed, 300, true, 22);
     }
 
+    /** An RDMA WRITE targets {@code addr}; a SEND (which has no remote buffer) goes to the posted receive. */
+    private static SendWorkRequest remoteUnlessSend(SendWorkRequest w, long addr, int rkey) {
+        return w.opcode() == WrOpcode.SEND ? w : w.rdma(addr, rkey);
+    }
+
     @Rule("S-LIFE-1")
     @ParameterizedTest
     @EnumSource(value = WrOpcode.class, names = {"SEND", "RDMA_WRITE"})
@@ -327,7 +332,7 @@ public class ErrorOutcomeConformanceTest extends AbstractDataPathTest {
         MemoryRegion target = register(p.b(), PAGE_SIZE, MR_ALL);
         postRecv(p.b(), 50, target, 2048, 256);
         own.close();
-        p.a().qp().postSend(wr(1, op).sge(src, 0, 16).rdma(addr(target, TARGET_OFF), target.rkey()));
+        p.a().qp().postSend(remoteUnlessSend(wr(1, op).sge(src, 0, 16), addr(target, TARGET_OFF), target.rkey()));
         WorkCompletion wc = pollOne(p.a().sendCq(), PROMPT_MS);
         assertEquals(WcStatus.LOC_PROT_ERR, wc.status(), wc::toString);
         awaitQpState(p.a().qp(), QpState.ERR);

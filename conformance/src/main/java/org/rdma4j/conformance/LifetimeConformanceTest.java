@@ -59,7 +59,7 @@ public class LifetimeConformanceTest extends AbstractVerbsTest {
         return switch (k) {
             case CONTEXT -> openContext();
             case PD -> ctx.allocPd();
-            case MR -> allocPd(ctx).regMr(allocate(PAGE_SIZE), Access.LOCAL_WRITE_BIT);
+            case MR -> allocPd(ctx).regMr(allocate(PAGE_SIZE), Access.LOCAL_WRITE);
             case MW_TYPE_1 -> allocPd(ctx).allocMw(MwType.TYPE_1);
             case MW_TYPE_2 -> allocPd(ctx).allocMw(MwType.TYPE_2);
             case CQ -> ctx.createCq(4);
@@ -95,12 +95,12 @@ public class LifetimeConformanceTest extends AbstractVerbsTest {
     private void use(VerbsResource r) throws InterruptedException {
         switch (r) {
             case Context c -> c.allocPd();
-            case ProtectionDomain pd -> pd.regMr(allocate(PAGE_SIZE), Access.LOCAL_WRITE_BIT);
-            case MemoryRegion mr -> mr.rereg(ReregFlag.CHANGE_ACCESS, null, Access.LOCAL_WRITE_BIT);
+            case ProtectionDomain pd -> pd.regMr(allocate(PAGE_SIZE), Access.LOCAL_WRITE);
+            case MemoryRegion mr -> mr.rereg(ReregFlag.CHANGE_ACCESS, null, Access.LOCAL_WRITE);
             case MemoryWindow mw -> {
                 QueuePair qp = loneRts(mw.pd(), QpType.RC);
-                MemoryRegion mr = register(mw.pd(), PAGE_SIZE, MR_ALL | Access.MW_BIND_BIT);
-                mw.bind(qp, 1, SendFlag.SIGNALED, mr, mr.address(), PAGE_SIZE, Access.REMOTE_READ_BIT);
+                MemoryRegion mr = register(mw.pd(), PAGE_SIZE, MR_ALL | Access.MW_BIND);
+                mw.bind(qp, 1, SendFlag.SIGNALED, mr, mr.address(), PAGE_SIZE, Access.REMOTE_READ);
             }
             case CompletionQueue cq -> cq.poll(WorkCompletion.array(1));
             case CompletionChannel ch -> ch.context().createCq(1, ch, 0); // getEvent: EBADF, below
@@ -190,10 +190,10 @@ public class LifetimeConformanceTest extends AbstractVerbsTest {
     @Test
     void mrCanBeDeregisteredOnceItsWindowIsDeallocated() {
         QpPair p = connect(spec(QpType.RC));
-        MemoryRegion mr = register(p.a(), PAGE_SIZE, MR_ALL | Access.MW_BIND_BIT);
+        MemoryRegion mr = register(p.a(), PAGE_SIZE, MR_ALL | Access.MW_BIND);
         MemoryWindow mw = track(p.a().pd().allocMw(MwType.TYPE_1));
         mw.bind(p.a().qp(), 1, SendFlag.SIGNALED, mr, mr.address(), PAGE_SIZE,
-                Access.REMOTE_WRITE_BIT);
+                Access.REMOTE_WRITE);
         pollOne(p.a().sendCq());
         mw.close();
         mr.close();
@@ -204,7 +204,7 @@ public class LifetimeConformanceTest extends AbstractVerbsTest {
     void reregToAnotherPdMovesTheDependency() {
         ProtectionDomain pd1 = allocPd(ctx);
         ProtectionDomain pd2 = allocPd(ctx);
-        MemoryRegion mr = register(pd1, PAGE_SIZE, Access.LOCAL_WRITE_BIT);
+        MemoryRegion mr = register(pd1, PAGE_SIZE, Access.LOCAL_WRITE);
         assertErrno(Errno.EBUSY, pd1::close);
         mr.rereg(ReregFlag.CHANGE_PD, pd2, 0);
         pd1.close();
@@ -222,7 +222,7 @@ public class LifetimeConformanceTest extends AbstractVerbsTest {
         other.close();
         assertTrue(other.isClosed());
         ProtectionDomain mine = allocPd(ctx);
-        register(mine, PAGE_SIZE, Access.LOCAL_WRITE_BIT);
+        register(mine, PAGE_SIZE, Access.LOCAL_WRITE);
     }
 
     // ---------------------------------------------------------------- creates racing a parent's close

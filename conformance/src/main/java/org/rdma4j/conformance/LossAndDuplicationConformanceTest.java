@@ -130,7 +130,7 @@ public class LossAndDuplicationConformanceTest extends AbstractDataPathTest {
         SendWorkRequest w = new SendWorkRequest().flags(SendFlag.SIGNALED);
         pipeline(p.a().sendCq(), n, WcOpcode.FETCH_ADD,
                 i -> p.a().qp().postSend(w.clear().wrId(i).sge(results, 8 * i, 8)
-                        .fetchAndAdd(addr(counter, 0), counter.rkey(), 1)),
+                        .fetchAdd(addr(counter, 0), counter.rkey(), 1)),
                 i -> assertEquals(i, getLong(results, 8 * i), "FETCH_ADD #" + i + " returned a replayed or lost value"));
         assertEquals(n, getLong(counter, 0), "no FETCH_ADD executed twice or lost");
     }

@@ -34,11 +34,11 @@ import org.rdma4j.verbs.WrOpcode;
 /** SEMANTICS.md, Control path, "MR". */
 @Rule({"S-MR-1", "S-MR-2", "S-MR-3", "S-MR-4", "S-LIFE-1"})
 public class MemoryRegionConformanceTest extends AbstractVerbsTest {
-    private static final int LW = Access.LOCAL_WRITE_BIT;
-    private static final int RW = Access.REMOTE_WRITE_BIT;
-    private static final int RR = Access.REMOTE_READ_BIT;
-    private static final int RA = Access.REMOTE_ATOMIC_BIT;
-    private static final int MW = Access.MW_BIND_BIT;
+    private static final int LW = Access.LOCAL_WRITE;
+    private static final int RW = Access.REMOTE_WRITE;
+    private static final int RR = Access.REMOTE_READ;
+    private static final int RA = Access.REMOTE_ATOMIC;
+    private static final int MW = Access.MW_BIND;
 
     @Test
     void registrationReportsWhatWasRegistered() {

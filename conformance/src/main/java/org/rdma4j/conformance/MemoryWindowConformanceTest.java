@@ -40,7 +40,7 @@ public class MemoryWindowConformanceTest extends AbstractVerbsTest {
 
     private void setUp() {
         p = connect(spec(QpType.RC));
-        target = register(p.a(), 4 * PAGE_SIZE, MR_ALL | Access.MW_BIND_BIT);
+        target = register(p.a(), 4 * PAGE_SIZE, MR_ALL | Access.MW_BIND);
         src = register(p.b(), PAGE_SIZE, MR_ALL);
         readBack = register(p.b(), PAGE_SIZE, MR_ALL);
         fillPattern(src.segment(), 0, PAGE_SIZE, 7);
@@ -108,7 +108,7 @@ public class MemoryWindowConformanceTest extends AbstractVerbsTest {
     @EnumSource(MwType.class)
     void boundWindowGrantsRemoteWrite(MwType type) {
         setUp();
-        int rkey = bind(window(type), WIN_LEN, Access.REMOTE_WRITE_BIT);
+        int rkey = bind(window(type), WIN_LEN, Access.REMOTE_WRITE);
         assertWriteWorks(rkey);
         assertGuard(target.segment(), 0, WIN_OFF + 16, "before the write");
         assertGuard(target.segment(), WIN_OFF + 116, target.length(), "after the write");
@@ -119,7 +119,7 @@ public class MemoryWindowConformanceTest extends AbstractVerbsTest {
     void boundWindowGrantsRemoteRead(MwType type) {
         setUp();
         fillPattern(target.segment(), WIN_OFF, WIN_LEN, 9);
-        int rkey = bind(window(type), WIN_LEN, Access.REMOTE_READ_BIT);
+        int rkey = bind(window(type), WIN_LEN, Access.REMOTE_READ);
         p.b().qp().postSend(wr(1, WrOpcode.RDMA_READ).sge(readBack, 0, (int) WIN_LEN).rdma(addr(target, WIN_OFF), rkey));
         expect(p.b().sendCq(), 1, WcOpcode.RDMA_READ);
         assertPattern(readBack.segment(), 0, WIN_LEN, 9, "read through the window");
@@ -129,7 +129,7 @@ public class MemoryWindowConformanceTest extends AbstractVerbsTest {
     @EnumSource(MwType.class)
     void accessOutsideTheWindowFailsRemAccessErr(MwType type) {
         setUp();
-        int rkey = bind(window(type), WIN_LEN, Access.REMOTE_WRITE_BIT);
+        int rkey = bind(window(type), WIN_LEN, Access.REMOTE_WRITE);
         assertWriteRefused(rkey, WIN_OFF - 512, "inside the MR but before the window");
         assertGuardAround(target, 0, 0, "target memory");
     }
@@ -138,7 +138,7 @@ public class MemoryWindowConformanceTest extends AbstractVerbsTest {
     @EnumSource(MwType.class)
     void windowBoundWithLocalWriteOnlyCannotBeWrittenRemotely(MwType type) {
         setUp();
-        int rkey = bind(window(type), WIN_LEN, Access.LOCAL_WRITE_BIT);
+        int rkey = bind(window(type), WIN_LEN, Access.LOCAL_WRITE);
         assertWriteRefused(rkey, WIN_OFF, "window grants no remote write");
         assertGuardAround(target, 0, 0, "target memory");
     }
@@ -147,7 +147,7 @@ public class MemoryWindowConformanceTest extends AbstractVerbsTest {
     void type1RebindWithLengthZeroRevokesIt() {
         setUp();
         MemoryWindow mw = window(MwType.TYPE_1);
-        int rkey = bind(mw, WIN_LEN, Access.REMOTE_WRITE_BIT);
+        int rkey = bind(mw, WIN_LEN, Access.REMOTE_WRITE);
         assertWriteWorks(rkey);
         int unbound = bind(mw, 0, 0);
         assertNotEquals(rkey, unbound, "every bind changes the rkey");
@@ -158,7 +158,7 @@ public class MemoryWindowConformanceTest extends AbstractVerbsTest {
     void type2LocalInvalidateRevokesIt() {
         setUp();
         MemoryWindow mw = window(MwType.TYPE_2);
-        int rkey = bind(mw, WIN_LEN, Access.REMOTE_WRITE_BIT);
+        int rkey = bind(mw, WIN_LEN, Access.REMOTE_WRITE);
         assertWriteWorks(rkey);
         p.a().qp().postSend(new SendWorkRequest().wrId(77).flags(SendFlag.SIGNALED).localInvalidate(rkey));
         expect(p.a().sendCq(), 77, WcOpcode.LOCAL_INV);
@@ -169,7 +169,7 @@ public class MemoryWindowConformanceTest extends AbstractVerbsTest {
     void type2SendWithInvalidateFromThePeerRevokesIt() {
         setUp();
         MemoryWindow mw = window(MwType.TYPE_2);
-        int rkey = bind(mw, WIN_LEN, Access.REMOTE_WRITE_BIT);
+        int rkey = bind(mw, WIN_LEN, Access.REMOTE_WRITE);
         assertWriteWorks(rkey);
         postRecv(p.a(), 300, target, 3 * PAGE_SIZE, 256);
         p.b().qp().postSend(wr(78, WrOpcode.SEND_WITH_INV).invalidateRkey(rkey).sge(src, 0, 32));
@@ -186,7 +186,7 @@ public class MemoryWindowConformanceTest extends AbstractVerbsTest {
     void deallocRevokesIt(MwType type) {
         setUp();
         MemoryWindow mw = window(type);
-        int rkey = bind(mw, WIN_LEN, Access.REMOTE_WRITE_BIT);
+        int rkey = bind(mw, WIN_LEN, Access.REMOTE_WRITE);
         assertWriteWorks(rkey);
         mw.close();
         assertWriteRefused(rkey, WIN_OFF, "rkey of a deallocated window");
@@ -197,7 +197,7 @@ public class MemoryWindowConformanceTest extends AbstractVerbsTest {
         setUp();
         MemoryWindow mw = window(MwType.TYPE_2);
         assertErrno(Errno.EINVAL, () -> mw.bind(p.a().qp(), 1, SendFlag.SIGNALED, target, addr(target, WIN_OFF),
-                WIN_LEN, Access.REMOTE_WRITE_BIT));
+                WIN_LEN, Access.REMOTE_WRITE));
     }
 
     @ParameterizedTest
@@ -207,10 +207,10 @@ public class MemoryWindowConformanceTest extends AbstractVerbsTest {
         MemoryRegion plain = register(p.a(), PAGE_SIZE, MR_ALL);
         MemoryWindow mw = window(type);
         if (type == MwType.TYPE_1) {
-            mw.bind(p.a().qp(), 5, SendFlag.SIGNALED, plain, plain.address(), 64, Access.REMOTE_WRITE_BIT);
+            mw.bind(p.a().qp(), 5, SendFlag.SIGNALED, plain, plain.address(), 64, Access.REMOTE_WRITE);
         } else {
             p.a().qp().postSend(new SendWorkRequest().wrId(5).flags(SendFlag.SIGNALED)
-                    .bindMw(mw, mw.nextRkey(), plain, plain.address(), 64, Access.REMOTE_WRITE_BIT));
+                    .bindMw(mw, mw.nextRkey(), plain, plain.address(), 64, Access.REMOTE_WRITE));
         }
         expect(p.a().sendCq(), 5, WcStatus.MW_BIND_ERR);
     }
@@ -221,7 +221,7 @@ public class MemoryWindowConformanceTest extends AbstractVerbsTest {
     /** The rkey of {@code what} over the target, after checking that it grants remote write. */
     private int notInvalidatableKey(NotInvalidatable what) {
         int rkey = what == NotInvalidatable.PLAIN_MR ? target.rkey()
-                : bind(window(MwType.TYPE_1), WIN_LEN, Access.REMOTE_WRITE_BIT);
+                : bind(window(MwType.TYPE_1), WIN_LEN, Access.REMOTE_WRITE);
         assertWriteWorks(rkey);
         return rkey;
     }
@@ -286,16 +286,16 @@ public class MemoryWindowConformanceTest extends AbstractVerbsTest {
     void type2BindWithUnknownAccessBitsCompletesWithMwBindErr() {
         setUp();
         MemoryWindow mw = window(MwType.TYPE_2);
-        assertBindFails(mw, mw.nextRkey(), WIN_LEN, Access.REMOTE_WRITE_BIT | 1 << 29, "unknown access bit 29");
+        assertBindFails(mw, mw.nextRkey(), WIN_LEN, Access.REMOTE_WRITE | 1 << 29, "unknown access bit 29");
     }
 
     /** C10-74: a window granting remote write or atomics needs a region registered with LOCAL_WRITE. */
     @Test
     void writableWindowOnARegionWithoutLocalWriteCompletesWithMwBindErr() {
         setUp();
-        MemoryRegion readOnly = register(p.a(), 4 * PAGE_SIZE, Access.REMOTE_READ_BIT | Access.MW_BIND_BIT);
+        MemoryRegion readOnly = register(p.a(), 4 * PAGE_SIZE, Access.REMOTE_READ | Access.MW_BIND);
         MemoryWindow mw = window(MwType.TYPE_2);
-        assertBindFails(mw, mw.nextRkey(), readOnly, WIN_LEN, Access.REMOTE_WRITE_BIT,
+        assertBindFails(mw, mw.nextRkey(), readOnly, WIN_LEN, Access.REMOTE_WRITE,
                 "REMOTE_WRITE window over a region without LOCAL_WRITE");
     }
 
@@ -304,8 +304,8 @@ public class MemoryWindowConformanceTest extends AbstractVerbsTest {
     void type2BindOfABoundWindowCompletesWithMwBindErr() {
         setUp();
         MemoryWindow mw = window(MwType.TYPE_2);
-        bind(mw, WIN_LEN, Access.REMOTE_WRITE_BIT);
-        assertBindFails(mw, mw.nextRkey(), WIN_LEN, Access.REMOTE_WRITE_BIT, "rebinding a bound type-2 window");
+        bind(mw, WIN_LEN, Access.REMOTE_WRITE);
+        assertBindFails(mw, mw.nextRkey(), WIN_LEN, Access.REMOTE_WRITE, "rebinding a bound type-2 window");
     }
 
     /** o10-37.2.40: a type-2 window is freed by invalidation, not by a zero-length bind. */
@@ -321,7 +321,7 @@ public class MemoryWindowConformanceTest extends AbstractVerbsTest {
     void type1ZeroBasedBindCompletesWithMwBindErr() {
         setUp();
         MemoryWindow mw = window(MwType.TYPE_1);
-        assertBindFails(mw, 0, WIN_LEN, Access.REMOTE_WRITE_BIT | Access.ZERO_BASED_BIT, "zero-based type-1 bind");
+        assertBindFails(mw, 0, WIN_LEN, Access.REMOTE_WRITE | Access.ZERO_BASED, "zero-based type-1 bind");
     }
 
     /** A type-2 window after LOCAL_INV is free again and can be bound anew. */
@@ -329,10 +329,10 @@ public class MemoryWindowConformanceTest extends AbstractVerbsTest {
     void type2WindowCanBeBoundAgainAfterLocalInvalidate() {
         setUp();
         MemoryWindow mw = window(MwType.TYPE_2);
-        int rkey = bind(mw, WIN_LEN, Access.REMOTE_WRITE_BIT);
+        int rkey = bind(mw, WIN_LEN, Access.REMOTE_WRITE);
         p.a().qp().postSend(new SendWorkRequest().wrId(77).flags(SendFlag.SIGNALED).localInvalidate(rkey));
         expect(p.a().sendCq(), 77, WcOpcode.LOCAL_INV);
-        int again = bind(mw, WIN_LEN, Access.REMOTE_WRITE_BIT);
+        int again = bind(mw, WIN_LEN, Access.REMOTE_WRITE);
         assertNotEquals(rkey, again);
         assertWriteWorks(again);
     }
@@ -351,7 +351,7 @@ public class MemoryWindowConformanceTest extends AbstractVerbsTest {
     void type2ZeroBasedWindowIsAddressedFromZero() {
         setUp();
         MemoryWindow mw = window(MwType.TYPE_2);
-        int rkey = bind(mw, WIN_LEN, Access.REMOTE_WRITE_BIT | Access.ZERO_BASED_BIT);
+        int rkey = bind(mw, WIN_LEN, Access.REMOTE_WRITE | Access.ZERO_BASED);
         WorkCompletion wc = writeFromBAt(16, rkey, 100);
         assertEquals(WcStatus.SUCCESS, wc.status(), wc::toString);
         assertPattern(target.segment(), WIN_OFF + 16, 100, 7, "written at window offset 16");

@@ -6,6 +6,7 @@ import org.rdma4j.verbs.Mtu;
 import org.rdma4j.verbs.ProtectionDomain;
 import org.rdma4j.verbs.QpCap;
 import org.rdma4j.verbs.QpType;
+import org.rdma4j.verbs.QueuePairBuilder;
 import org.rdma4j.verbs.SharedReceiveQueue;
 
 /**
@@ -18,8 +19,8 @@ public final class PairSpec {
     Mtu mtu = Mtu.MTU_1024;
     QpCap capA = new QpCap(16, 16, 4, 4, 0);
     QpCap capB = new QpCap(16, 16, 4, 4, 0);
-    int accessA = Access.REMOTE_WRITE_BIT | Access.REMOTE_READ_BIT | Access.REMOTE_ATOMIC_BIT;
-    int accessB = Access.REMOTE_WRITE_BIT | Access.REMOTE_READ_BIT | Access.REMOTE_ATOMIC_BIT;
+    int accessA = Access.REMOTE_WRITE | Access.REMOTE_READ | Access.REMOTE_ATOMIC;
+    int accessB = Access.REMOTE_WRITE | Access.REMOTE_READ | Access.REMOTE_ATOMIC;
     boolean sqSigAllA;
     int cqe = 64;
     /** 4.096 us * 2^14 = 67 ms: long enough never to fire on a healthy loopback. */
@@ -88,6 +89,14 @@ public final class PairSpec {
     public PairSpec recvCqA(CompletionQueue cq) { recvCqA = cq; return this; }
     public PairSpec sendCqB(CompletionQueue cq) { sendCqB = cq; return this; }
     public PairSpec recvCqB(CompletionQueue cq) { recvCqB = cq; return this; }
+
+    /** The guided-path settings of side A ({@code sideA}) or B, for the QP of {@code e}. */
+    QueuePairBuilder builder(Endpoint e, boolean sideA) {
+        return new QueuePairBuilder(e.pd(), type, e.sendCq(), e.recvCq()).mtu(mtu).gidIndex(e.gidIndex())
+                .access(sideA ? accessA : accessB).psn(sideA ? psnA : psnB).qkey(qkey)
+                .minRnrTimer(sideA ? minRnrTimerA : minRnrTimerB).timeout(timeout).retryCnt(retryCnt)
+                .rnrRetry(rnrRetry).maxRdAtomic(maxRdAtomic).maxDestRdAtomic(maxDestRdAtomic);
+    }
 
     @Override
     public String toString() {

@@ -197,7 +197,7 @@ public class PostingConformanceTest extends AbstractVerbsTest {
         SendWorkRequest w = new SendWorkRequest().wrId(1).flags(SendFlag.SIGNALED).sge(local, 0, 8);
         long target = addr(remote, 64 + misalign);
         if (op == WrOpcode.ATOMIC_FETCH_AND_ADD) {
-            w.fetchAndAdd(target, remote.rkey(), 1);
+            w.fetchAdd(target, remote.rkey(), 1);
         } else {
             w.compareAndSwap(target, remote.rkey(), 0, 1);
         }

@@ -59,7 +59,7 @@ public class ProtectionDomainConformanceTest extends AbstractVerbsTest {
 
     private VerbsResource use(ProtectionDomain pd, PdUser kind) {
         return switch (kind) {
-            case MR -> pd.regMr(allocate(PAGE_SIZE), Access.LOCAL_WRITE_BIT);
+            case MR -> pd.regMr(allocate(PAGE_SIZE), Access.LOCAL_WRITE);
             case QP -> pd.createQp(new QpInitAttr(QpType.RC, createCq(ctx, 4), createCq(ctx, 4)));
             case SRQ -> pd.createSrq(new SrqAttr(16, 1, 0));
             case AH -> pd.createAh(AhAttr.roce(ctx.queryGid(1, gidIndex(ctx)), gidIndex(ctx)));
@@ -86,7 +86,7 @@ public class ProtectionDomainConformanceTest extends AbstractVerbsTest {
         ProtectionDomain pd = allocPd(ctx);
         track(use(pd, kind));
         assertErrno(Errno.EBUSY, pd::close);
-        track(pd.regMr(allocate(PAGE_SIZE), Access.LOCAL_WRITE_BIT));
+        track(pd.regMr(allocate(PAGE_SIZE), Access.LOCAL_WRITE));
         track(pd.allocMw(MwType.TYPE_2));
     }
 }

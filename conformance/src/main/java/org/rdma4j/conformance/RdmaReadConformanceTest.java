@@ -98,7 +98,7 @@ public class RdmaReadConformanceTest extends AbstractDataPathTest {
     @Test
     void readFromARemoteReadOnlyRegionWorks() {
         QpPair p = connect(spec(QpType.RC));
-        MemoryRegion remote = register(p.b(), PAGE_SIZE, Access.REMOTE_READ_BIT);
+        MemoryRegion remote = register(p.b(), PAGE_SIZE, Access.REMOTE_READ);
         MemoryRegion local = register(p.a(), PAGE_SIZE, MR_ALL);
         fillPattern(remote.segment(), 0, 500, 72);
         read(p, 1, local, 0, 500, remote, 0);

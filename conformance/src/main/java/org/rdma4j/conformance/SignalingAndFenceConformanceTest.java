@@ -100,10 +100,12 @@ public class SignalingAndFenceConformanceTest extends AbstractDataPathTest {
             if (ops[i].isAtomic()) {
                 w.sge(local, off, 8);
                 if (ops[i] == WrOpcode.ATOMIC_FETCH_AND_ADD) {
-                    w.fetchAndAdd(addr(remote, 6 * PAGE_SIZE), remote.rkey(), 1);
+                    w.fetchAdd(addr(remote, 6 * PAGE_SIZE), remote.rkey(), 1);
                 } else {
                     w.compareAndSwap(addr(remote, 6 * PAGE_SIZE), remote.rkey(), 1, 5);
                 }
+            } else if (ops[i] == WrOpcode.SEND) {
+                w.sge(local, off, 1000);
             } else {
                 w.sge(local, off, 1000).rdma(addr(remote, off), remote.rkey());
             }
@@ -143,7 +145,7 @@ public class SignalingAndFenceConformanceTest extends AbstractDataPathTest {
         putLong(remote, 0, 0x1122334455667788L);
         postRecv(p.b(), 100, remote, 512, 64);
         p.a().qp().postSend(new SendWorkRequest().wrId(1).flags(SendFlag.SIGNALED).sge(local, 0, 8)
-                .fetchAndAdd(addr(remote, 0), remote.rkey(), 1));
+                .fetchAdd(addr(remote, 0), remote.rkey(), 1));
         p.a().qp().postSend(wr(2, WrOpcode.SEND).flags(SendFlag.SIGNALED | SendFlag.FENCE).sge(local, 0, 8));
         expect(p.a().sendCq(), 1, WcOpcode.FETCH_ADD);
         expect(p.a().sendCq(), 2, WcOpcode.SEND);

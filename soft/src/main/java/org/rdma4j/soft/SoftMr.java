@@ -59,7 +59,7 @@ final class SoftMr extends AbstractResource implements MemoryRegion, KeyHolder {
             throw new VerbsException(Errno.EINVAL, "memory of a confined arena cannot be registered: the device"
                     + " accesses it from other threads (use Arena.ofShared(), Arena.global(), Arena.ofAuto() or heap)");
         }
-        if (segment.isReadOnly() && (access & Access.LOCAL_WRITE_BIT) != 0) {
+        if (segment.isReadOnly() && (access & Access.LOCAL_WRITE) != 0) {
             throw new VerbsException(Errno.EACCES, "read-only memory cannot be registered with LOCAL_WRITE");
         }
     }
@@ -153,7 +153,7 @@ final class SoftMr extends AbstractResource implements MemoryRegion, KeyHolder {
         }
         if (translation) {
             checkSegment(newSegment, access);
-        } else if (segment.isReadOnly() && (access & Access.LOCAL_WRITE_BIT) != 0) {
+        } else if (segment.isReadOnly() && (access & Access.LOCAL_WRITE) != 0) {
             throw new VerbsException(Errno.EACCES, "read-only memory cannot be registered with LOCAL_WRITE");
         }
         if (key.boundWindows.get() > 0) {

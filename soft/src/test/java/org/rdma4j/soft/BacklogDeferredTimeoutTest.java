@@ -69,7 +69,7 @@ class BacklogDeferredTimeoutTest {
         ReceivePathFuzzTest.Connect.bringUp(qp, QpType.RC, peerGid, PEER_QPN); // timeout 14 (67 ms), 7 retries
         arena = Arena.ofShared();
         MemorySegment buf = arena.allocate(64, 8);
-        mr = pd.regMr(buf, Access.LOCAL_WRITE_BIT);
+        mr = pd.regMr(buf, Access.LOCAL_WRITE);
     }
 
     @AfterEach

@@ -79,7 +79,7 @@ class BatchedReceiveTest {
         localGid = ctx.queryGid(1, 1);
         ReceivePathFuzzTest.Connect.bringUp(qp, QpType.RC, peerGid, PEER_QPN);
         MemorySegment buf = arena.allocate(PAYLOAD * 64, 8);
-        mr = pd.regMr(buf, Access.LOCAL_WRITE_BIT);
+        mr = pd.regMr(buf, Access.LOCAL_WRITE);
         for (int i = 0; i < 64; i++) {
             qp.postRecv(new RecvWorkRequest().wrId(i).sge(mr, (long) i * PAYLOAD, PAYLOAD));
         }

@@ -21,7 +21,7 @@ import org.rdma4j.verbs.*;
  */
 class ConnectedPeerOnlyTest {
     private static final long WAIT_NANOS = 5_000_000_000L;
-    private static final int ACCESS = Access.LOCAL_WRITE_BIT | Access.REMOTE_WRITE_BIT;
+    private static final int ACCESS = Access.LOCAL_WRITE | Access.REMOTE_WRITE;
     private static final int GID = 1;
 
     private Device a;
@@ -172,7 +172,7 @@ class ConnectedPeerOnlyTest {
 
         void connect(Context ctx, End peer, Gid dgid, int sgidIndex, int sqPsn, int rqPsn) {
             boolean rc = qp.type() == QpType.RC;
-            qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(1).accessFlags(Access.REMOTE_WRITE_BIT),
+            qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(1).accessFlags(Access.REMOTE_WRITE),
                     QpAttrMask.STATE | QpAttrMask.PKEY_INDEX | QpAttrMask.PORT | QpAttrMask.ACCESS_FLAGS);
             QpAttr r = new QpAttr().state(QpState.RTR).pathMtu(Mtu.MTU_1024).destQpNum(peer.qp.qpn()).rqPsn(rqPsn)
                     .ahAttr(AhAttr.roce(dgid, sgidIndex));

@@ -64,7 +64,7 @@ class EngineEventsTest {
         peerGid = Gid.parse("::ffff:10.9.9.7");
         ReceivePathFuzzTest.Connect.bringUp(qp, QpType.RC, peerGid, PEER_QPN);
         arena = Arena.ofShared();
-        mr = pd.regMr(arena.allocate(64, 8), Access.LOCAL_WRITE_BIT);
+        mr = pd.regMr(arena.allocate(64, 8), Access.LOCAL_WRITE);
     }
 
     @AfterEach

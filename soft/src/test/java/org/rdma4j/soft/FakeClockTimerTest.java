@@ -74,7 +74,7 @@ class FakeClockTimerTest {
                 QpAttrMask.STATE | QpAttrMask.SQ_PSN | QpAttrMask.TIMEOUT | QpAttrMask.RETRY_CNT
                         | QpAttrMask.RNR_RETRY | QpAttrMask.MAX_QP_RD_ATOMIC);
         arena = Arena.ofShared();
-        mr = pd.regMr(arena.allocate(64, 8), Access.LOCAL_WRITE_BIT);
+        mr = pd.regMr(arena.allocate(64, 8), Access.LOCAL_WRITE);
     }
 
     @AfterEach

@@ -63,7 +63,7 @@ class MrInUseTest {
     }
 
     private MemoryRegion mr() {
-        MemoryRegion mr = pd.regMr(arena.allocate(4096, 4096), Access.LOCAL_WRITE_BIT);
+        MemoryRegion mr = pd.regMr(arena.allocate(4096, 4096), Access.LOCAL_WRITE);
         opened.push(mr);
         return mr;
     }

@@ -38,7 +38,7 @@ class PostAndModifyChecksTest {
         pd = ctx.allocPd();
         cq = ctx.createCq(16);
         arena = Arena.ofShared();
-        mr = pd.regMr(arena.allocate(4096, 8), Access.LOCAL_WRITE_BIT | Access.MW_BIND_BIT);
+        mr = pd.regMr(arena.allocate(4096, 8), Access.LOCAL_WRITE | Access.MW_BIND);
     }
 
     @AfterEach
@@ -63,7 +63,7 @@ class PostAndModifyChecksTest {
     enum NoInline {
         READ(w -> w.opcode(WrOpcode.RDMA_READ).rdma(0x1000, 0x1234)),
         CMP_SWAP(w -> w.compareAndSwap(0x1000, 0x1234, 1, 2)),
-        FETCH_ADD(w -> w.fetchAndAdd(0x1000, 0x1234, 1)),
+        FETCH_ADD(w -> w.fetchAdd(0x1000, 0x1234, 1)),
         LOCAL_INV(w -> w.localInvalidate(0x1234)),
         BIND_MW(null);
 
@@ -82,7 +82,7 @@ class PostAndModifyChecksTest {
         MemoryWindow mw = kind == NoInline.BIND_MW ? pd.allocMw(MwType.TYPE_2) : null;
         SendWorkRequest w = new SendWorkRequest().wrId(7).flags(SendFlag.SIGNALED | SendFlag.INLINE);
         if (mw != null) {
-            w.bindMw(mw, mw.nextRkey(), mr, mr.address(), 64, Access.REMOTE_READ_BIT);
+            w.bindMw(mw, mw.nextRkey(), mr, mr.address(), 64, Access.REMOTE_READ);
         } else {
             kind.shape.accept(w);
             if (kind != NoInline.LOCAL_INV) {

@@ -39,8 +39,8 @@ class ReceivePathFuzzTest {
                           CompletionQueue peerCq, List<QueuePair> peerQps) {
     }
 
-    private static final int ALL = Access.LOCAL_WRITE_BIT | Access.REMOTE_WRITE_BIT | Access.REMOTE_READ_BIT
-            | Access.REMOTE_ATOMIC_BIT | Access.MW_BIND_BIT;
+    private static final int ALL = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ
+            | Access.REMOTE_ATOMIC | Access.MW_BIND;
 
     @Test
     void millionHostilePacketsChangeNoMemoryAndTheDeviceStillWorks() throws Exception {
@@ -233,7 +233,7 @@ class ReceivePathFuzzTest {
                     .sge(local, 1000, 100).rdma(remote.address(), remote.rkey()));
             assertEquals(WcStatus.SUCCESS, Connect.poll(cq).status());
             q.postSend(new SendWorkRequest().wrId(5).flags(SendFlag.SIGNALED)
-                    .fetchAndAdd(remote.address() + 8, remote.rkey(), 1).sge(local, 8, 8));
+                    .fetchAdd(remote.address() + 8, remote.rkey(), 1).sge(local, 8, 8));
             assertEquals(WcStatus.SUCCESS, Connect.poll(cq).status());
             q.close();
             pq.close();
@@ -266,7 +266,7 @@ class ReceivePathFuzzTest {
     /** Minimal QP bring-up for these tests. */
     static final class Connect {
         static void bringUp(QueuePair q, QpType type, Gid peer, int peerQpn) {
-            int access = Access.REMOTE_WRITE_BIT | Access.REMOTE_READ_BIT | Access.REMOTE_ATOMIC_BIT;
+            int access = Access.REMOTE_WRITE | Access.REMOTE_READ | Access.REMOTE_ATOMIC;
             if (type == QpType.UD) {
                 q.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(1).qkey(0x1234),
                         QpAttrMask.STATE | QpAttrMask.PKEY_INDEX | QpAttrMask.PORT | QpAttrMask.QKEY);
@@ -275,7 +275,7 @@ class ReceivePathFuzzTest {
                 return;
             }
             q.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(1).accessFlags(type == QpType.UC
-                    ? Access.REMOTE_WRITE_BIT : access),
+                    ? Access.REMOTE_WRITE : access),
                     QpAttrMask.STATE | QpAttrMask.PKEY_INDEX | QpAttrMask.PORT | QpAttrMask.ACCESS_FLAGS);
             int rtr = QpAttrMask.STATE | QpAttrMask.AV | QpAttrMask.PATH_MTU | QpAttrMask.DEST_QPN | QpAttrMask.RQ_PSN;
             int rts = QpAttrMask.STATE | QpAttrMask.SQ_PSN;

@@ -78,8 +78,8 @@ class TransportChecksTest {
         cq = track(ctx.createCq(64));
         qp = newQp();
         arena = Arena.ofShared();
-        mr = track(pd.regMr(arena.allocate(4 * MTU, 8), Access.LOCAL_WRITE_BIT | Access.REMOTE_WRITE_BIT
-                | Access.REMOTE_READ_BIT | Access.REMOTE_ATOMIC_BIT | Access.MW_BIND_BIT));
+        mr = track(pd.regMr(arena.allocate(4 * MTU, 8), Access.LOCAL_WRITE | Access.REMOTE_WRITE
+                | Access.REMOTE_READ | Access.REMOTE_ATOMIC | Access.MW_BIND));
     }
 
     /** Remembers a resource for {@link #tearDown}, which closes them newest first. */
@@ -207,7 +207,7 @@ class TransportChecksTest {
     void connectedQpPacketsCarryTheHopLimitAndTrafficClassOfItsAddressVector() {
         // rxe builds every RC/UC packet's IP header from the QP's AV (hop limit -> TTL, traffic class -> TOS)
         QueuePair q = track(pd.createQp(new QpInitAttr(QpType.RC, cq, cq).cap(new QpCap(8, 8, 1, 1, 0))));
-        q.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(1).accessFlags(Access.REMOTE_WRITE_BIT),
+        q.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(1).accessFlags(Access.REMOTE_WRITE),
                 QpAttrMask.STATE | QpAttrMask.PKEY_INDEX | QpAttrMask.PORT | QpAttrMask.ACCESS_FLAGS);
         q.modify(new QpAttr().state(QpState.RTR).pathMtu(Mtu.MTU_1024).destQpNum(PEER_QPN).rqPsn(0)
                 .maxDestRdAtomic(1).minRnrTimer(1)
@@ -290,7 +290,7 @@ class TransportChecksTest {
         MemoryWindow mw = track(pd.allocMw(MwType.TYPE_2));
         int rkey = mw.nextRkey();
         qp.postSend(new SendWorkRequest().wrId(1).flags(SendFlag.SIGNALED)
-                .bindMw(mw, rkey, mr, mr.address(), 256, Access.REMOTE_WRITE_BIT));
+                .bindMw(mw, rkey, mr, mr.address(), 256, Access.REMOTE_WRITE));
         assertEquals(WcStatus.SUCCESS, poll().status());
         MemKey key = hca.keys.lookup(rkey);
         assertTrue(key.valid);
@@ -317,7 +317,7 @@ class TransportChecksTest {
         MemoryWindow mw = track(pd.allocMw(MwType.TYPE_2));
         int rkey = mw.nextRkey();
         qp.postSend(new SendWorkRequest().wrId(1).flags(SendFlag.SIGNALED)
-                .bindMw(mw, rkey, mr, mr.address(), 256, Access.REMOTE_WRITE_BIT));
+                .bindMw(mw, rkey, mr, mr.address(), 256, Access.REMOTE_WRITE));
         assertEquals(WcStatus.SUCCESS, poll().status());
         injectWriteOnly(qp, 0, mr.address(), rkey, 16);
         List<Sent> ok = takeSent();
@@ -356,7 +356,7 @@ class TransportChecksTest {
     @Test
     void duplicateReadDifferentFromTheOriginalIsDropped() {
         long va = mr.address();
-        MemoryRegion other = track(pd.regMr(arena.allocate(4 * MTU, 8), Access.LOCAL_WRITE_BIT | Access.REMOTE_READ_BIT));
+        MemoryRegion other = track(pd.regMr(arena.allocate(4 * MTU, 8), Access.LOCAL_WRITE | Access.REMOTE_READ));
         injectRead(qp, 0, va, mr.rkey(), 2 * MTU);
         assertEquals(2, takeSent().size());
         injectRead(qp, 0, va + 2 * MTU, mr.rkey(), 2 * MTU); // same PSN, other bytes of the same MR

@@ -7,12 +7,10 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.rdma4j.tools.device.DeviceOptions;
 import org.rdma4j.tools.device.GidText;
 import org.rdma4j.verbs.Access;
-import org.rdma4j.verbs.AhAttr;
 import org.rdma4j.verbs.CompletionChannel;
 import org.rdma4j.verbs.CompletionQueue;
 import org.rdma4j.verbs.Context;
@@ -21,8 +19,10 @@ import org.rdma4j.verbs.DeviceAttr;
 import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.Gid;
 import org.rdma4j.verbs.GidEntry;
+import org.rdma4j.verbs.IdleStrategy;
 import org.rdma4j.verbs.MemoryRegion;
 import org.rdma4j.verbs.PortAttr;
+import org.rdma4j.verbs.PreparedQueuePair;
 import org.rdma4j.verbs.ProtectionDomain;
 import org.rdma4j.verbs.QpAttr;
 import org.rdma4j.verbs.QpAttrMask;
@@ -31,6 +31,7 @@ import org.rdma4j.verbs.QpInitAttr;
 import org.rdma4j.verbs.QpState;
 import org.rdma4j.verbs.QpType;
 import org.rdma4j.verbs.QueuePair;
+import org.rdma4j.verbs.QueuePairBuilder;
 import org.rdma4j.verbs.RecvWorkRequest;
 import org.rdma4j.verbs.SendFlag;
 import org.rdma4j.verbs.SendWorkRequest;
@@ -38,7 +39,7 @@ import org.rdma4j.verbs.Verbs;
 import org.rdma4j.verbs.VerbsException;
 import org.rdma4j.verbs.VerbsResource;
 import org.rdma4j.verbs.WorkCompletion;
-import org.rdma4j.verbs.WrOpcode;
+import org.rdma4j.verbs.spi.QpTransitions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -131,15 +132,6 @@ public final class DemoCommand implements Callable<Integer> {
         return rc;
     }
 
-    /** 2: RoCE v2 and not link-local; 1: RoCE v2 link-local; 0: anything else. */
-    private static int rank(GidEntry e) {
-        if (e.type() != GidEntry.GidType.ROCE_V2) {
-            return 0;
-        }
-        boolean linkLocal = (e.gid().byteAt(0) & 0xFF) == 0xFE && (e.gid().byteAt(1) & 0xC0) == 0x80;
-        return linkLocal ? 1 : 2;
-    }
-
     // ---------------------------------------------------------------------------------------------
     // The control path.
 
@@ -177,8 +169,6 @@ public final class DemoCommand implements Callable<Integer> {
                 p.activeMtu().bytes(), p.activeMtu().value(), p.linkLayer().label(), p.gidTblLen());
 
         step("Read the GID table of port " + PORT, "ibv_query_gid_ex");
-        GidEntry chosen = null;
-        int chosenIndex = -1;
         for (int i = 0; i < p.gidTblLen(); i++) {
             GidEntry e;
             try {
@@ -194,18 +184,11 @@ public final class DemoCommand implements Callable<Integer> {
             }
             String text = e.type() == GidEntry.GidType.ROCE_V2 ? GidText.inetNtop(e.gid()) : GidText.full(e.gid());
             out.printf("   GID[%3d]  %-40s %s%n", i, text, e.type().label());
-            // Prefer RoCE v2 (routable UDP/IP, what the soft device speaks) with a global or IPv4-mapped
-            // address over a link-local one, as an rxe user would.
-            if (chosen == null || rank(e) > rank(chosen)) {
-                chosen = e;
-                chosenIndex = i;
-            }
         }
-        if (chosen == null) {
-            throw new VerbsException(Errno.ENODATA, "port " + PORT + " of " + deviceName + " has no GID");
-        }
-        t.sgidIndex = chosenIndex;
-        t.gid = chosen.gid();
+        // What QueuePairBuilder picks by default: RoCE v2 (routable UDP/IP, what the soft device speaks)
+        // with a global or IPv4-mapped address over a link-local one, as an rxe user would.
+        t.sgidIndex = QueuePairBuilder.defaultGidIndex(t.ctx, PORT);
+        t.gid = t.ctx.queryGid(PORT, t.sgidIndex);
         out.printf("   the QPs will address each other through GID[%d]%n", t.sgidIndex);
 
         step("Allocate a protection domain", "ibv_alloc_pd");
@@ -214,7 +197,7 @@ public final class DemoCommand implements Callable<Integer> {
 
         step("Register 1 MiB of native memory", "ibv_reg_mr");
         MemorySegment memory = arena.allocate(MR_BYTES, 4096);
-        int access = Access.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ);
+        int access = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ;
         t.mr = t.pd.regMr(memory, access);
         out.printf("   addr 0x%x, length %d, access %s%n", t.mr.address(), t.mr.length(),
                 Access.toString(t.mr.access()));
@@ -247,43 +230,31 @@ public final class DemoCommand implements Callable<Integer> {
     }
 
     /**
-     * RESET -> INIT -> RTR -> RTS for both QPs, each the other's destination, as ibv_rc_pingpong does
-     * with the two halves on two hosts. The masks are exactly what the IBTA state table requires.
+     * RESET -> INIT -> RTR -> RTS for both QPs through the guided path, each the other's destination,
+     * as ibv_rc_pingpong does with the two halves on two hosts: {@link QueuePairBuilder#prepare}
+     * moves a QP to INIT, the endpoints are what two hosts would exchange, and
+     * {@link PreparedQueuePair#handshake} takes each to RTS. The masks printed are those the builder
+     * uses: exactly what the IBTA state table requires.
      */
     private void connect(Tour t) {
-        ThreadLocalRandom random = ThreadLocalRandom.current();
-        int psnA = random.nextInt(1 << 24);
-        int psnB = random.nextInt(1 << 24);
-        int remoteAccess = Access.REMOTE_WRITE_BIT | Access.REMOTE_READ_BIT;
-        int rdAtomic = 1;
-
-        int toInit = QpAttrMask.STATE | QpAttrMask.PKEY_INDEX | QpAttrMask.PORT | QpAttrMask.ACCESS_FLAGS;
-        for (QueuePair qp : new QueuePair[] {t.qpA, t.qpB}) {
-            transition(t, qp, new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(PORT).accessFlags(remoteAccess),
-                    toInit);
-        }
-
-        int toRtr = QpAttrMask.STATE | QpAttrMask.AV | QpAttrMask.PATH_MTU | QpAttrMask.DEST_QPN
-                | QpAttrMask.RQ_PSN | QpAttrMask.MAX_DEST_RD_ATOMIC | QpAttrMask.MIN_RNR_TIMER;
-        AhAttr av = AhAttr.roce(t.gid, t.sgidIndex);
-        transition(t, t.qpA, new QpAttr().state(QpState.RTR).ahAttr(av).pathMtu(t.portAttr.activeMtu())
-                .destQpNum(t.qpB.qpn()).rqPsn(psnB).maxDestRdAtomic(rdAtomic).minRnrTimer(12), toRtr);
-        transition(t, t.qpB, new QpAttr().state(QpState.RTR).ahAttr(av).pathMtu(t.portAttr.activeMtu())
-                .destQpNum(t.qpA.qpn()).rqPsn(psnA).maxDestRdAtomic(rdAtomic).minRnrTimer(12), toRtr);
-
-        int toRts = QpAttrMask.STATE | QpAttrMask.SQ_PSN | QpAttrMask.TIMEOUT | QpAttrMask.RETRY_CNT
-                | QpAttrMask.RNR_RETRY | QpAttrMask.MAX_QP_RD_ATOMIC;
-        transition(t, t.qpA, new QpAttr().state(QpState.RTS).sqPsn(psnA).timeout(14).retryCnt(7).rnrRetry(7)
-                .maxRdAtomic(rdAtomic), toRts);
-        transition(t, t.qpB, new QpAttr().state(QpState.RTS).sqPsn(psnB).timeout(14).retryCnt(7).rnrRetry(7)
-                .maxRdAtomic(rdAtomic), toRts);
+        QueuePairBuilder builder = t.pd.queuePair(QpType.RC, t.cq).gidIndex(t.sgidIndex)
+                .access(Access.REMOTE_WRITE | Access.REMOTE_READ).maxRdAtomic(1).maxDestRdAtomic(1);
+        PreparedQueuePair a = builder.prepare(t.qpA);
+        transition("A", t.qpA, QpState.RESET, QpState.INIT);
+        PreparedQueuePair b = builder.prepare(t.qpB);
+        transition("B", t.qpB, QpState.RESET, QpState.INIT);
+        out.printf("   endpoint A: %s%n   endpoint B: %s   (what two hosts exchange)%n", a.endpoint(), b.endpoint());
+        a.handshake(b.endpoint());
+        transition("A", t.qpA, QpState.INIT, QpState.RTR);
+        transition("A", t.qpA, QpState.RTR, QpState.RTS);
+        b.handshake(a.endpoint());
+        transition("B", t.qpB, QpState.INIT, QpState.RTR);
+        transition("B", t.qpB, QpState.RTR, QpState.RTS);
     }
 
-    private void transition(Tour t, QueuePair qp, QpAttr attr, int mask) {
-        QpState from = qp.state();
-        qp.modify(attr, mask);
-        out.printf("   %s 0x%06x  %-5s -> %-5s mask %s%n", qp == t.qpA ? "A" : "B", qp.qpn(), from, qp.state(),
-                QpAttrMask.toString(mask));
+    private void transition(String who, QueuePair qp, QpState from, QpState to) {
+        int mask = QpAttrMask.STATE | QpTransitions.required(qp.type(), from, to);
+        out.printf("   %s 0x%06x  %-5s -> %-5s mask %s%n", who, qp.qpn(), from, to, QpAttrMask.toString(mask));
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -332,8 +303,7 @@ public final class DemoCommand implements Callable<Integer> {
         m.set(BE_LONG, srcOff, sent);
         m.set(BE_LONG, dstOff, 0L);
         RecvWorkRequest recv = new RecvWorkRequest().wrId(1).sge(t.mr, dstOff, 8);
-        SendWorkRequest send = new SendWorkRequest().wrId(2).opcode(WrOpcode.SEND).flags(SendFlag.SIGNALED)
-                .sge(t.mr, srcOff, 8);
+        SendWorkRequest send = new SendWorkRequest().wrId(2).flags(SendFlag.SIGNALED).sge(t.mr, srcOff, 8).send();
         guarded("post_recv on B", () -> t.qpB.postRecv(recv));
         guarded("post_send on A", () -> t.qpA.postSend(send));
         WorkCompletion[] wcs = await(t.cq, 2);
@@ -355,8 +325,8 @@ public final class DemoCommand implements Callable<Integer> {
         m.set(BE_LONG, srcOff, written);
         m.set(BE_LONG, dstOff, 0L);
         long remoteAddr = t.mr.address() + dstOff;
-        SendWorkRequest write = new SendWorkRequest().wrId(3).opcode(WrOpcode.RDMA_WRITE).flags(SendFlag.SIGNALED)
-                .sge(t.mr, srcOff, 8).rdma(remoteAddr, t.mr.rkey());
+        SendWorkRequest write = new SendWorkRequest().wrId(3).flags(SendFlag.SIGNALED).sge(t.mr, srcOff, 8)
+                .write(remoteAddr, t.mr.rkey());
         guarded("post_send on A", () -> t.qpA.postSend(write));
         WorkCompletion[] wcs = await(t.cq, 1);
         long got = m.get(BE_LONG, dstOff);
@@ -373,13 +343,22 @@ public final class DemoCommand implements Callable<Integer> {
         WorkCompletion[] got = WorkCompletion.array(n);
         WorkCompletion[] slots = WorkCompletion.array(n);
         int count = 0;
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DATA_TIMEOUT_MS);
+        long start = System.nanoTime();
+        long timeoutNs = TimeUnit.MILLISECONDS.toNanos(DATA_TIMEOUT_MS);
         while (count < n) {
             int k;
             try {
-                k = cq.poll(slots, n - count);
+                k = cq.poll(slots, n - count, IdleStrategy.busySpin(), timeoutNs - (System.nanoTime() - start));
             } catch (RuntimeException e) {
                 throw new DataPathFailure("poll_cq: " + describe(e));
+            }
+            if (k == 0) {
+                if (Thread.interrupted()) {
+                    Thread.currentThread().interrupt();
+                    throw new DataPathFailure("interrupted");
+                }
+                throw new DataPathFailure("no work completion within " + DATA_TIMEOUT_MS / 1000 + " s; "
+                        + count + " of " + n + " arrived");
             }
             for (int i = 0; i < k; i++) {
                 if (!slots[i].isSuccess()) {
@@ -387,17 +366,6 @@ public final class DemoCommand implements Callable<Integer> {
                             + slots[i].status() + ": " + slots[i].status().description());
                 }
                 got[count++].copyFrom(slots[i]);
-            }
-            if (k == 0) {
-                if (System.nanoTime() > deadline) {
-                    throw new DataPathFailure("no work completion within " + DATA_TIMEOUT_MS / 1000 + " s; "
-                            + count + " of " + n + " arrived");
-                }
-                Thread.onSpinWait();
-                if (Thread.interrupted()) {
-                    Thread.currentThread().interrupt();
-                    throw new DataPathFailure("interrupted");
-                }
             }
         }
         return got;

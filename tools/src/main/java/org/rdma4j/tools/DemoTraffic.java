@@ -17,7 +17,6 @@ import org.rdma4j.verbs.SendFlag;
 import org.rdma4j.verbs.SendWorkRequest;
 import org.rdma4j.verbs.WcOpcode;
 import org.rdma4j.verbs.WorkCompletion;
-import org.rdma4j.verbs.WrOpcode;
 
 /**
  * The demo's traffic: a ping-pong of 8-byte RDMA WRITEs (the pong side on a second thread), SEND/RECV
@@ -195,8 +194,8 @@ final class DemoTraffic {
             this.qp = qp;
             this.outbox = outbox;
             this.shared = shared;
-            this.wr = new SendWorkRequest().opcode(WrOpcode.RDMA_WRITE).sge(t.mr, outbox, 8)
-                    .rdma(t.mr.address() + peerInbox, t.mr.rkey());
+            this.wr = new SendWorkRequest().sge(t.mr, outbox, 8)
+                    .write(t.mr.address() + peerInbox, t.mr.rkey());
         }
 
         void write(long value, boolean last) throws DataPathFailure {
@@ -296,9 +295,9 @@ final class DemoTraffic {
         long bSend = bRecv + 64;
         RecvWorkRequest ra = new RecvWorkRequest().wrId(RECV_A).sge(t.mr, aRecv, 8);
         RecvWorkRequest rb = new RecvWorkRequest().wrId(RECV_B).sge(t.mr, bRecv, 8);
-        SendWorkRequest sa = new SendWorkRequest().wrId(SEND_A).opcode(WrOpcode.SEND)
+        SendWorkRequest sa = new SendWorkRequest().wrId(SEND_A).send()
                 .flags(SendFlag.SIGNALED | SendFlag.INLINE).sge(t.mr, aSend, 8);
-        SendWorkRequest sb = new SendWorkRequest().wrId(SEND_B).opcode(WrOpcode.SEND)
+        SendWorkRequest sb = new SendWorkRequest().wrId(SEND_B).send()
                 .flags(SendFlag.SIGNALED | SendFlag.INLINE).sge(t.mr, bSend, 8);
         Counts c = new Counts();
         postRecv(t.qpA, ra, "A");
@@ -440,8 +439,7 @@ final class DemoTraffic {
             m.set(ValueLayout.JAVA_LONG, src + j, 0x0101010101010101L * (j / 8 % 251));
         }
         int window = Math.min(depth, sqDepth);
-        SendWorkRequest wr = new SendWorkRequest().opcode(WrOpcode.RDMA_WRITE).flags(SendFlag.SIGNALED)
-                .sge(t.mr, src, bytes);
+        SendWorkRequest wr = new SendWorkRequest().flags(SendFlag.SIGNALED).sge(t.mr, src, bytes);
         WorkCompletion[] wcs = WorkCompletion.array(window);
         long remote = t.mr.address() + dst;
         long posted = 0;
@@ -456,7 +454,7 @@ final class DemoTraffic {
                 break;
             }
             while (more && posted - done < window) {
-                wr.wrId(posted).rdma(remote + (posted % BANDWIDTH_SLOTS) * bytes, t.mr.rkey());
+                wr.wrId(posted).write(remote + (posted % BANDWIDTH_SLOTS) * bytes, t.mr.rkey());
                 try {
                     t.qpA.postSend(wr);
                 } catch (RuntimeException e) {
@@ -485,7 +483,7 @@ final class DemoTraffic {
         ThreadLocalRandom.current().nextBytes(fresh);
         MemorySegment.copy(MemorySegment.ofArray(fresh), 0, m, src, bytes);
         m.asSlice(dst, bytes).fill((byte) 0);
-        wr.wrId(posted).rdma(remote, t.mr.rkey());
+        wr.wrId(posted).write(remote, t.mr.rkey());
         try {
             t.qpA.postSend(wr);
         } catch (RuntimeException e) {

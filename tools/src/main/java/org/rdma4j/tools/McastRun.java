@@ -24,13 +24,11 @@ import org.rdma4j.verbs.GlobalRoute;
 import org.rdma4j.verbs.MemoryRegion;
 import org.rdma4j.verbs.NetworkHeaderType;
 import org.rdma4j.verbs.ProtectionDomain;
-import org.rdma4j.verbs.QpAttr;
-import org.rdma4j.verbs.QpAttrMask;
 import org.rdma4j.verbs.QpCap;
 import org.rdma4j.verbs.QpInitAttr;
-import org.rdma4j.verbs.QpState;
 import org.rdma4j.verbs.QpType;
 import org.rdma4j.verbs.QueuePair;
+import org.rdma4j.verbs.QueuePairBuilder;
 import org.rdma4j.verbs.RecvWorkRequest;
 import org.rdma4j.verbs.SendFlag;
 import org.rdma4j.verbs.SendWorkRequest;
@@ -196,7 +194,7 @@ final class McastRun {
         try {
             pd = ctx.allocPd();
             cq = ctx.createCq(qpCount * depth + 16);
-            mr = pd.regMr(buf, Access.LOCAL_WRITE_BIT);
+            mr = pd.regMr(buf, Access.LOCAL_WRITE);
         } catch (VerbsException e) {
             throw Failure.of("cannot set up PD, CQ and MR", e);
         }
@@ -209,10 +207,7 @@ final class McastRun {
             }
             qps.add(qp);
             try {
-                qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(ibPort).qkey(qkey),
-                        QpAttrMask.STATE | QpAttrMask.PKEY_INDEX | QpAttrMask.PORT | QpAttrMask.QKEY);
-                qp.modify(new QpAttr().state(QpState.RTR), QpAttrMask.STATE);
-                qp.modify(new QpAttr().state(QpState.RTS).sqPsn(0), QpAttrMask.STATE | QpAttrMask.SQ_PSN);
+                new QueuePairBuilder(pd, QpType.UD, cq, cq).port(ibPort).qkey(qkey).psn(0).prepare(qp).handshake();
             } catch (VerbsException e) {
                 throw Failure.of("cannot bring the UD QP to RTS", e);
             }

@@ -21,11 +21,16 @@ import java.util.spi.ToolProvider;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The README's "Using the API" snippet compiles against the API and runs on soft0. */
+/**
+ * The README's "Using the API" snippet, taken from README.md as it is, compiles against the API and
+ * runs on soft0: a connected RC pair whose RDMA WRITE moves the bytes it prints. It must stay short.
+ */
 class ReadmeExampleTest {
     @Test
     void readmeSnippetCompilesAndRuns(@TempDir Path dir) throws Exception {
         String snippet = javaBlock(readme());
+        long code = snippet.lines().filter(l -> !l.isBlank() && !l.startsWith("import ")).count();
+        assertTrue(code < 20, "the README example should stay well under 20 lines, has " + code);
         List<String> imports = new ArrayList<>();
         StringBuilder body = new StringBuilder();
         for (String line : snippet.lines().toList()) {
@@ -59,7 +64,7 @@ class ReadmeExampleTest {
             System.setOut(stdout);
         }
         String printed = captured.toString(StandardCharsets.UTF_8);
-        assertTrue(printed.matches("qpn 0x[0-9a-f]{6}, lkey 0x[0-9a-f]{8}, rkey 0x[0-9a-f]{8}\\R"), printed);
+        assertEquals("hello, RDMA" + System.lineSeparator(), printed, "the WRITE moved the bytes");
     }
 
     @Test

@@ -1,56 +1,36 @@
 package org.rdma4j.verbs;
 
 /**
- * Memory and QP access rights, mirroring {@code enum ibv_access_flags}. Use the {@code int} bit
- * values ({@link #bit()}, or the {@code *_BIT} constants) where libibverbs uses flags.
+ * Memory and QP access rights, the bits of {@code enum ibv_access_flags}. They are plain {@code int}
+ * flags, as in libibverbs and on the data path: combine them with {@code |}
+ * ({@code Access.LOCAL_WRITE | Access.REMOTE_WRITE}) wherever an access mask is taken (memory
+ * registration, memory window binds, QP access flags).
  */
-public enum Access {
-    LOCAL_WRITE(1),
-    REMOTE_WRITE(1 << 1),
-    REMOTE_READ(1 << 2),
-    REMOTE_ATOMIC(1 << 3),
-    MW_BIND(1 << 4),
-    ZERO_BASED(1 << 5),
-    ON_DEMAND(1 << 6);
-
-    public static final int LOCAL_WRITE_BIT = 1;
-    public static final int REMOTE_WRITE_BIT = 1 << 1;
-    public static final int REMOTE_READ_BIT = 1 << 2;
-    public static final int REMOTE_ATOMIC_BIT = 1 << 3;
-    public static final int MW_BIND_BIT = 1 << 4;
-    public static final int ZERO_BASED_BIT = 1 << 5;
-    public static final int ON_DEMAND_BIT = 1 << 6;
+public final class Access {
+    public static final int LOCAL_WRITE = 1;
+    public static final int REMOTE_WRITE = 1 << 1;
+    public static final int REMOTE_READ = 1 << 2;
+    public static final int REMOTE_ATOMIC = 1 << 3;
+    public static final int MW_BIND = 1 << 4;
+    public static final int ZERO_BASED = 1 << 5;
+    public static final int ON_DEMAND = 1 << 6;
     /** Every bit defined here. */
-    public static final int ALL_BITS = (1 << 7) - 1;
+    public static final int ALL = (1 << 7) - 1;
 
-    private final int bit;
+    private static final String[] NAMES = {
+        "LOCAL_WRITE", "REMOTE_WRITE", "REMOTE_READ", "REMOTE_ATOMIC", "MW_BIND", "ZERO_BASED", "ON_DEMAND"};
 
-    Access(int bit) {
-        this.bit = bit;
-    }
+    private Access() {}
 
-    public int bit() {
-        return bit;
-    }
-
-    /** ORs the bits of {@code flags}. */
-    public static int of(Access... flags) {
-        int m = 0;
-        for (Access a : flags) {
-            m |= a.bit;
-        }
-        return m;
-    }
-
-    /** "LOCAL_WRITE|REMOTE_READ" style text of a bit mask. */
+    /** "LOCAL_WRITE|REMOTE_READ" style text of a mask; bits not defined here show as "BIT<n>". */
     public static String toString(int mask) {
         StringBuilder sb = new StringBuilder();
-        for (Access a : values()) {
-            if ((mask & a.bit) != 0) {
+        for (int i = 0; i < 32; i++) {
+            if ((mask & (1 << i)) != 0) {
                 if (!sb.isEmpty()) {
                     sb.append('|');
                 }
-                sb.append(a.name());
+                sb.append(i < NAMES.length ? NAMES[i] : "BIT" + i);
             }
         }
         return sb.isEmpty() ? "0" : sb.toString();

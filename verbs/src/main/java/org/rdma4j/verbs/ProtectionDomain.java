@@ -14,10 +14,6 @@ public interface ProtectionDomain extends VerbsResource {
      */
     MemoryRegion regMr(MemorySegment segment, int access);
 
-    default MemoryRegion regMr(MemorySegment segment, Access... access) {
-        return regMr(segment, Access.of(access));
-    }
-
     /** {@code ibv_alloc_mw}; type 1 or 2. */
     MemoryWindow allocMw(MwType type);
 
@@ -26,6 +22,20 @@ public interface ProtectionDomain extends VerbsResource {
 
     /** {@code ibv_create_qp}; the QP starts in RESET. Caps above the device limits: EINVAL. */
     QueuePair createQp(QpInitAttr attr);
+
+    /**
+     * The guided way to a working queue pair: a {@link QueuePairBuilder} for a QP of {@code type} in
+     * this PD whose sends and receives complete on {@code cq}. Every setting has a default that makes a
+     * fast, working pair.
+     * {@snippet :
+     * PreparedQueuePair prepared = pd.queuePair(QpType.RC, cq).prepare();   // created, in INIT
+     * // exchange prepared.endpoint() with the peer out of band
+     * QueuePair qp = prepared.handshake(remoteEndpoint);                  // in RTS
+     * }
+     */
+    default QueuePairBuilder queuePair(QpType type, CompletionQueue cq) {
+        return new QueuePairBuilder(this, type, cq, cq);
+    }
 
     /** {@code ibv_create_srq}. */
     SharedReceiveQueue createSrq(SrqAttr attr);

@@ -32,6 +32,15 @@ public interface QueuePair extends VerbsResource {
     void modify(QpAttr attr, int mask);
 
     /**
+     * {@code ibv_modify_qp} with the mask {@code attr} recorded itself: the attributes set through its
+     * fluent setters ({@link QpAttr#mask()}). Same rules and errors as {@link #modify(QpAttr, int)}:
+     * an attribute the transition does not accept, or a required one left unset, is EINVAL.
+     */
+    default void modify(QpAttr attr) {
+        modify(attr, attr.mask());
+    }
+
+    /**
      * {@code ibv_query_qp}: fills and returns {@code out} and, unless it is null, {@code initOut} with
      * the attributes the QP was created with (type, CQs, SRQ, capabilities as created, sq_sig_all).
      */

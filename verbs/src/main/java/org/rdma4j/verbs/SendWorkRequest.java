@@ -2,11 +2,18 @@ package org.rdma4j.verbs;
 
 /**
  * A send work request ({@code struct ibv_send_wr}). Reusable: set it up once, change the fields that
- * vary and post again; posting allocates nothing. Chain several with {@link #next}. Not thread safe.
+ * vary and post again; neither the setters nor posting allocate. Chain several with {@link #next}.
+ * Not thread safe.
+ *
+ * <p>Each operation has a method that sets the opcode together with what the operation needs
+ * ({@link #write}, {@link #writeWithImm}, {@link #read}, {@link #send()}, {@link #sendWithImm},
+ * {@link #sendWithInvalidate}, {@link #fetchAdd}, {@link #compareAndSwap}, {@link #bindMw},
+ * {@link #localInvalidate}), so a request cannot name a remote buffer and still go out as a SEND. A
+ * fresh request is a SEND.
  * {@snippet :
  * SendWorkRequest wr = new SendWorkRequest()
- *         .wrId(1).opcode(WrOpcode.RDMA_WRITE).flags(SendFlag.SIGNALED)
- *         .sge(localMr, 0, 8).rdma(remoteAddr, remoteRkey);
+ *         .wrId(1).flags(SendFlag.SIGNALED)
+ *         .sge(localMr, 0, 8).write(remoteAddr, remoteRkey);
  * qp.postSend(wr);
  * }
  */
@@ -113,8 +120,66 @@ public final class SendWorkRequest extends ScatterGatherList {
         return this;
     }
 
-    /** Remote target of an RDMA WRITE or READ. */
+    /** Makes this a SEND of the gather list (or inline data) into the peer's next receive. */
+    public SendWorkRequest send() {
+        opcode = WrOpcode.SEND;
+        return this;
+    }
+
+    /** Makes this a SEND_WITH_IMM: a SEND that also hands {@code imm} to the receiver's completion. */
+    public SendWorkRequest sendWithImm(int imm) {
+        opcode = WrOpcode.SEND_WITH_IMM;
+        immData = imm;
+        return this;
+    }
+
+    /** Makes this a SEND_WITH_INV: a SEND that also invalidates {@code rkeyToInvalidate} at the receiver. */
+    public SendWorkRequest sendWithInvalidate(int rkeyToInvalidate) {
+        opcode = WrOpcode.SEND_WITH_INV;
+        invalidateRkey = rkeyToInvalidate;
+        return this;
+    }
+
+    /** Makes this an RDMA WRITE of the gather list (or inline data) to {@code remoteAddress}. */
+    public SendWorkRequest write(long remoteAddress, int remoteKey) {
+        opcode = WrOpcode.RDMA_WRITE;
+        remoteAddr = remoteAddress;
+        rkey = remoteKey;
+        return this;
+    }
+
+    /**
+     * Makes this an RDMA_WRITE_WITH_IMM: an RDMA WRITE that also consumes a receive at the peer, which
+     * completes with {@code imm}.
+     */
+    public SendWorkRequest writeWithImm(long remoteAddress, int remoteKey, int imm) {
+        opcode = WrOpcode.RDMA_WRITE_WITH_IMM;
+        remoteAddr = remoteAddress;
+        rkey = remoteKey;
+        immData = imm;
+        return this;
+    }
+
+    /** Makes this an RDMA READ from {@code remoteAddress} into the scatter list given as gather entries. */
+    public SendWorkRequest read(long remoteAddress, int remoteKey) {
+        opcode = WrOpcode.RDMA_READ;
+        remoteAddr = remoteAddress;
+        rkey = remoteKey;
+        return this;
+    }
+
+    /**
+     * Sets the remote buffer of the opcode already set with {@link #opcode(WrOpcode)}, for code that
+     * picks the operation at run time; prefer {@link #write}, {@link #read} and the other operation
+     * methods. Throws {@link IllegalStateException} unless the opcode addresses remote memory (an RDMA
+     * WRITE, READ or atomic), so a remote buffer is never silently ignored by a SEND.
+     */
     public SendWorkRequest rdma(long remoteAddress, int remoteKey) {
+        switch (opcode) {
+            case RDMA_WRITE, RDMA_WRITE_WITH_IMM, RDMA_READ, ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD -> { }
+            default -> throw new IllegalStateException("a remote buffer for a " + opcode
+                    + " request: set the opcode first, or use write(), read(), fetchAdd() or compareAndSwap()");
+        }
         remoteAddr = remoteAddress;
         rkey = remoteKey;
         return this;
@@ -131,7 +196,7 @@ public final class SendWorkRequest extends ScatterGatherList {
     }
 
     /** Makes this an ATOMIC_FETCH_AND_ADD of the 8 bytes at {@code remoteAddress}. */
-    public SendWorkRequest fetchAndAdd(long remoteAddress, int remoteKey, long add) {
+    public SendWorkRequest fetchAdd(long remoteAddress, int remoteKey, long add) {
         opcode = WrOpcode.ATOMIC_FETCH_AND_ADD;
         remoteAddr = remoteAddress;
         rkey = remoteKey;

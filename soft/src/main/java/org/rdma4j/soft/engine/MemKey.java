@@ -148,10 +148,10 @@ public final class MemKey {
         if (pd != qpPd) {
             return WcStatus.MW_BIND_ERR;
         }
-        if ((bindAccess & ~Access.ALL_BITS) != 0) {
+        if ((bindAccess & ~Access.ALL) != 0) {
             return WcStatus.MW_BIND_ERR; // unknown access bits (rxe: EOPNOTSUPP, completed as a bind error)
         }
-        boolean zeroBased = (bindAccess & Access.ZERO_BASED_BIT) != 0;
+        boolean zeroBased = (bindAccess & Access.ZERO_BASED) != 0;
         if (kind == MW_TYPE1 && zeroBased) {
             return WcStatus.MW_BIND_ERR; // o10-36.2.2: type 1 windows are VA-based
         }
@@ -166,12 +166,12 @@ public final class MemKey {
             }
         }
         if (length != 0) {
-            if (mr == null || !mr.valid || mr.isWindow() || mr.pd != qpPd || (mr.access & Access.MW_BIND_BIT) == 0
+            if (mr == null || !mr.valid || mr.isWindow() || mr.pd != qpPd || (mr.access & Access.MW_BIND) == 0
                     || !mr.covers(addr, length)) {
                 return WcStatus.MW_BIND_ERR;
             }
-            int remoteWriteLike = Access.REMOTE_WRITE_BIT | Access.REMOTE_ATOMIC_BIT;
-            if ((bindAccess & remoteWriteLike) != 0 && (mr.access & Access.LOCAL_WRITE_BIT) == 0) {
+            int remoteWriteLike = Access.REMOTE_WRITE | Access.REMOTE_ATOMIC;
+            if ((bindAccess & remoteWriteLike) != 0 && (mr.access & Access.LOCAL_WRITE) == 0) {
                 return WcStatus.MW_BIND_ERR;
             }
         }

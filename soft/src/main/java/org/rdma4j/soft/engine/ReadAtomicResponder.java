@@ -51,7 +51,7 @@ final class ReadAtomicResponder {
      */
     int read(Packet p, int op, int psn) {
         // no responder resources (max_dest_rd_atomic 0) is an invalid request, as rxe answers it
-        if ((qp.accessFlags & Access.REMOTE_READ_BIT) == 0 || qp.maxDestRdAtomic == 0) {
+        if ((qp.accessFlags & Access.REMOTE_READ) == 0 || qp.maxDestRdAtomic == 0) {
             return Aeth.NAK_INVALID_REQUEST;
         }
         long at = Opcode.offsetOf(op, Opcode.HEADER_RETH);
@@ -63,7 +63,7 @@ final class ReadAtomicResponder {
         }
         MemKey k = null;
         if (length > 0) {
-            k = MemKey.remote(qp.hca.keys, rkey, qp, va, length, Access.REMOTE_READ_BIT);
+            k = MemKey.remote(qp.hca.keys, rkey, qp, va, length, Access.REMOTE_READ);
             if (k == null) {
                 return Aeth.NAK_REMOTE_ACCESS;
             }
@@ -85,13 +85,13 @@ final class ReadAtomicResponder {
 
     /** Executes an atomic request, as {@link #read}. */
     int atomic(Packet p, int op, int psn) {
-        if ((qp.accessFlags & Access.REMOTE_ATOMIC_BIT) == 0 || qp.maxDestRdAtomic == 0) {
+        if ((qp.accessFlags & Access.REMOTE_ATOMIC) == 0 || qp.maxDestRdAtomic == 0) {
             return Aeth.NAK_INVALID_REQUEST;
         }
         long at = Opcode.offsetOf(op, Opcode.HEADER_ATOMIC_ETH);
         long va = AtomicEth.virtualAddressAt(p.buffer, at);
         // the rkey first, then the alignment (rxe's order: a bad key is an access error either way)
-        MemKey k = MemKey.remote(qp.hca.keys, AtomicEth.rkeyAt(p.buffer, at), qp, va, 8, Access.REMOTE_ATOMIC_BIT);
+        MemKey k = MemKey.remote(qp.hca.keys, AtomicEth.rkeyAt(p.buffer, at), qp, va, 8, Access.REMOTE_ATOMIC);
         if (k == null) {
             return Aeth.NAK_REMOTE_ACCESS;
         }
@@ -148,7 +148,7 @@ final class ReadAtomicResponder {
         }
         MemKey k = null;
         if (length > 0) {
-            k = MemKey.remote(qp.hca.keys, rkey, qp, va, length, Access.REMOTE_READ_BIT);
+            k = MemKey.remote(qp.hca.keys, rkey, qp, va, length, Access.REMOTE_READ);
             if (k == null) {
                 return Aeth.NAK_REMOTE_ACCESS; // gone since the first answer (deregistered, freed): rxe rechecks
             }

@@ -276,7 +276,7 @@ final class Responder {
 
     private void write(Packet p, int op, int psn, boolean rc, boolean start) {
         if (start) {
-            if ((qp.accessFlags & Access.REMOTE_WRITE_BIT) == 0) {
+            if ((qp.accessFlags & Access.REMOTE_WRITE) == 0) {
                 dropOrNak(rc, op, Aeth.NAK_INVALID_REQUEST, psn);
                 return;
             }
@@ -289,7 +289,7 @@ final class Responder {
             }
             MemKey k = null;
             if (length > 0) {
-                k = checkKey(Reth.rkeyAt(p.buffer, rethAt), va, length, Access.REMOTE_WRITE_BIT);
+                k = checkKey(Reth.rkeyAt(p.buffer, rethAt), va, length, Access.REMOTE_WRITE);
                 if (k == null) {
                     dropOrNak(rc, op, Aeth.NAK_REMOTE_ACCESS, psn);
                     return;

@@ -46,7 +46,7 @@ final class Scatter {
             int n = (int) Math.min(l - skip, left);
             long at = addr[i] + skip;
             MemKey k = qp.hca.keys.lookup(lkey[i]);
-            if (MemKey.check(k, MemKey.Use.LOCAL, qp.pd, at, n, Access.LOCAL_WRITE_BIT, null) != KeyVerdict.OK) {
+            if (MemKey.check(k, MemKey.Use.LOCAL, qp.pd, at, n, Access.LOCAL_WRITE, null) != KeyVerdict.OK) {
                 return BAD_LKEY;
             }
             try {

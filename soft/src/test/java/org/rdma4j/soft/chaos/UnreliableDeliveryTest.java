@@ -50,8 +50,8 @@ class UnreliableDeliveryTest {
             bringUp(qb, type, qkey, a.queryGid(1, 1), qa.qpn());
             MemorySegment src = arena.allocate((long) SLOT * 64, 8);
             MemorySegment dst = arena.allocate((long) SLOT * 512, 8);
-            MemoryRegion ms = pa.regMr(src, Access.LOCAL_WRITE_BIT);
-            MemoryRegion md = pb.regMr(dst, Access.LOCAL_WRITE_BIT);
+            MemoryRegion ms = pa.regMr(src, Access.LOCAL_WRITE);
+            MemoryRegion md = pb.regMr(dst, Access.LOCAL_WRITE);
             int grh = type == QpType.UD ? 40 : 0;
             for (int i = 0; i < 512; i++) {
                 qb.postRecv(new RecvWorkRequest().wrId(i).sge(md, (long) i * SLOT, SLOT));

@@ -45,7 +45,7 @@ class DataPathSmokeTest {
 
     public static void connect(QueuePair q, Context ctx, QueuePair peer, Context peerCtx, int mtu) {
         q.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(1)
-                .accessFlags(Access.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC)),
+                .accessFlags(Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ | Access.REMOTE_ATOMIC),
                 QpAttrMask.STATE | QpAttrMask.PKEY_INDEX | QpAttrMask.PORT | QpAttrMask.ACCESS_FLAGS);
         q.modify(new QpAttr().state(QpState.RTR).pathMtu(Mtu.ofBytes(mtu)).destQpNum(peer.qpn()).rqPsn(100)
                 .maxDestRdAtomic(4).minRnrTimer(1).ahAttr(AhAttr.roce(peerCtx.queryGid(1, 1), 1)),
@@ -67,7 +67,7 @@ class DataPathSmokeTest {
             QueuePair qb = pb.createQp(new QpInitAttr(QpType.RC, cb, cb).cap(new QpCap(16, 16, 4, 4, 64)));
             connect(qa, a, qb, b, 1024);
             connect(qb, b, qa, a, 1024);
-            int all = Access.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC);
+            int all = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ | Access.REMOTE_ATOMIC;
             MemorySegment sa = arena.allocate(1 << 16, 8);
             MemorySegment sb = arena.allocate(1 << 16, 8);
             MemoryRegion ma = pa.regMr(sa, all);
@@ -101,7 +101,7 @@ class DataPathSmokeTest {
 
             sb.set(ValueLayout.JAVA_LONG, 40000, 0x0101010101010101L);
             qa.postSend(new SendWorkRequest().wrId(4).flags(SendFlag.SIGNALED)
-                    .fetchAndAdd(mb.address() + 40000, mb.rkey(), 0x0202020202020202L).sge(ma, 40000, 8));
+                    .fetchAdd(mb.address() + 40000, mb.rkey(), 0x0202020202020202L).sge(ma, 40000, 8));
             w = poll(ca);
             assertEquals(WcStatus.SUCCESS, w.status(), w.toString());
             assertEquals(0x0303030303030303L, sb.get(ValueLayout.JAVA_LONG, 40000));

@@ -39,7 +39,7 @@ import org.rdma4j.verbs.*;
  */
 class HostileUdpSenderTest {
     private static final long WAIT_NANOS = 5_000_000_000L;
-    private static final int ACCESS = Access.LOCAL_WRITE_BIT | Access.REMOTE_WRITE_BIT;
+    private static final int ACCESS = Access.LOCAL_WRITE | Access.REMOTE_WRITE;
     private static int nextName;
 
     static Stream<Arguments> setups() {
@@ -188,7 +188,7 @@ class HostileUdpSenderTest {
 
     private static void bringUp(QueuePair q, Gid peer, int peerQpn) {
         boolean rc = q.type() == QpType.RC;
-        q.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(1).accessFlags(Access.REMOTE_WRITE_BIT),
+        q.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(1).accessFlags(Access.REMOTE_WRITE),
                 QpAttrMask.STATE | QpAttrMask.PKEY_INDEX | QpAttrMask.PORT | QpAttrMask.ACCESS_FLAGS);
         QpAttr r = new QpAttr().state(QpState.RTR).pathMtu(Mtu.MTU_1024).destQpNum(peerQpn).rqPsn(0)
                 .ahAttr(AhAttr.roce(peer, 1));

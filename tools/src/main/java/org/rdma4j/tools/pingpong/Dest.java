@@ -5,6 +5,9 @@ import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.rdma4j.verbs.Gid;
+import org.rdma4j.verbs.Mtu;
+import org.rdma4j.verbs.QpEndpoint;
+import org.rdma4j.verbs.QpType;
 
 /**
  * One queue pair's address as the ibv_*_pingpong tools exchange it over TCP: LID, QPN, PSN and GID,
@@ -14,6 +17,10 @@ import org.rdma4j.verbs.Gid;
  * and printed with eight hex digits (rdma-core's {@code gid_to_wire_gid} takes the word in host order
  * and applies {@code htobe32}, and {@code wire_gid_to_gid} undoes it with {@code be32toh}). On every
  * host that comes out as the 16 GID bytes in wire order, two hex digits each.
+ *
+ * <p>The message is a {@link QpEndpoint} without the fields both sides take from their flags (QP
+ * type, path MTU, Q_Key): {@link #of} and {@link #toEndpoint} convert, so the bring-up is the verbs
+ * guided path while the bytes stay those of the C tools.
  */
 record Dest(int lid, int qpn, int psn, Gid gid) {
     /** Bytes of one address message, the NUL included. */
@@ -23,6 +30,16 @@ record Dest(int lid, int qpn, int psn, Gid gid) {
 
     private static final Pattern LINE = Pattern.compile(
             "([0-9a-fA-F]{1,8}):([0-9a-fA-F]{1,8}):([0-9a-fA-F]{1,8}):([0-9a-fA-F]{32})");
+
+    /** The address of {@code e} (its LID, QPN, PSN and GID). */
+    static Dest of(QpEndpoint e) {
+        return new Dest(e.lid(), e.qpn(), e.psn(), e.gid());
+    }
+
+    /** This address as an endpoint of {@code type} with the agreed {@code mtu} and {@code qkey}. */
+    QpEndpoint toEndpoint(QpType type, Mtu mtu, int qkey) {
+        return new QpEndpoint(type, lid, qpn, psn, gid, mtu, qkey);
+    }
 
     /** The 52-byte message. */
     byte[] toWire() {

@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.LockSupport;
 import org.rdma4j.tools.device.GidText;
 import org.rdma4j.verbs.Access;
@@ -20,18 +19,18 @@ import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.Device;
 import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.Gid;
-import org.rdma4j.verbs.GlobalRoute;
 import org.rdma4j.verbs.LinkLayer;
 import org.rdma4j.verbs.MemoryRegion;
 import org.rdma4j.verbs.PortAttr;
+import org.rdma4j.verbs.PreparedQueuePair;
 import org.rdma4j.verbs.ProtectionDomain;
-import org.rdma4j.verbs.QpAttr;
-import org.rdma4j.verbs.QpAttrMask;
 import org.rdma4j.verbs.QpCap;
+import org.rdma4j.verbs.QpEndpoint;
 import org.rdma4j.verbs.QpInitAttr;
 import org.rdma4j.verbs.QpState;
 import org.rdma4j.verbs.QpType;
 import org.rdma4j.verbs.QueuePair;
+import org.rdma4j.verbs.QueuePairBuilder;
 import org.rdma4j.verbs.RecvWorkRequest;
 import org.rdma4j.verbs.SendFlag;
 import org.rdma4j.verbs.SendWorkRequest;
@@ -40,7 +39,6 @@ import org.rdma4j.verbs.SrqAttr;
 import org.rdma4j.verbs.VerbsException;
 import org.rdma4j.verbs.VerbsResource;
 import org.rdma4j.verbs.WorkCompletion;
-import org.rdma4j.verbs.WrOpcode;
 
 /**
  * One run of ibv_rc/uc/ud/srq_pingpong, step for step as the rdma-core examples do it: the same
@@ -74,6 +72,8 @@ final class Pingpong {
     private SharedReceiveQueue srq;
     private final List<QueuePair> qps = new ArrayList<>();
     private AddressHandle ah;
+    /** The QPs as the guided path prepared them (same order as {@link #qps}). */
+    private final List<PreparedQueuePair> prepared = new ArrayList<>();
     private int sendFlags = SendFlag.SIGNALED;
     private int numCqEvents;
     /** Where sends start in the buffer (ud: after the GRH area). */
@@ -259,7 +259,7 @@ final class Pingpong {
         // rc/uc/ud fill the buffer with 0x7b, srq with zeros
         buf.fill(t == Transport.SRQ ? (byte) 0 : (byte) 0x7b);
         try {
-            mr = pd.regMr(buf, Access.LOCAL_WRITE_BIT);
+            mr = pd.regMr(buf, Access.LOCAL_WRITE);
         } catch (VerbsException e) {
             throw PingpongFailure.of("Couldn't register MR", e);
         }
@@ -298,24 +298,27 @@ final class Pingpong {
                 sendFlags |= SendFlag.INLINE;
             }
         }
+        // pp_init_ctx's move to INIT is the guided path's prepare(): the same attributes and masks
+        QueuePairBuilder builder = new QueuePairBuilder(pd, type, cq, cq).port(s.ibPort()).access(0).mtu(s.mtu())
+                .qkey(UD_QKEY).hopLimit(t == Transport.UD ? 64 : 1).serviceLevel(s.sl()).maxRdAtomic(1)
+                .maxDestRdAtomic(1).timeout(14).retryCnt(7).rnrRetry(7).minRnrTimer(12);
+        if (s.gidIndex() >= 0) {
+            builder.gidIndex(s.gidIndex());
+        }
         for (int i = 0; i < qps.size(); i++) {
-            QpAttr attr = new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(s.ibPort());
-            int mask = QpAttrMask.STATE | QpAttrMask.PKEY_INDEX | QpAttrMask.PORT;
-            if (t == Transport.UD) {
-                attr.qkey(UD_QKEY);
-                mask |= QpAttrMask.QKEY;
-            } else {
-                attr.accessFlags(0);
-                mask |= QpAttrMask.ACCESS_FLAGS;
-            }
             try {
-                qps.get(i).modify(attr, mask);
+                prepared.add(builder.prepare(qps.get(i)));
             } catch (VerbsException e) {
+                if (qps.get(i).state() == QpState.INIT) { // in INIT: reading the GID of -g failed
+                    throw PingpongFailure.of(t == Transport.RC || t == Transport.UC
+                            ? "can't read sgid of index " + s.gidIndex()
+                            : "Could not get local gid for gid index " + s.gidIndex(), e);
+                }
                 throw PingpongFailure.of("Failed to modify QP" + qpLabel(i) + " to INIT", e);
             }
         }
         recvWr.wrId(RECV_WRID).sge(buf.address(), s.size() + payloadOffset, mr.lkey());
-        sendWr.wrId(SEND_WRID).opcode(WrOpcode.SEND).flags(sendFlags)
+        sendWr.wrId(SEND_WRID).send().flags(sendFlags)
                 .sge(buf.address() + payloadOffset, s.size(), mr.lkey());
     }
 
@@ -340,9 +343,10 @@ final class Pingpong {
             }
         }
         Dest[] mine = new Dest[qps.size()];
-        ThreadLocalRandom random = ThreadLocalRandom.current();
         for (int i = 0; i < mine.length; i++) {
-            mine[i] = new Dest(lid, qps.get(i).qpn(), random.nextInt(1 << 24), gid);
+            QpEndpoint e = prepared.get(i).endpoint();
+            // without -g the C tools send no GID (and the LID of the port)
+            mine[i] = new Dest(lid, e.qpn(), e.psn(), gid);
         }
         return mine;
     }
@@ -361,32 +365,20 @@ final class Pingpong {
         }
     }
 
+    /** pp_connect_ctx through the guided path: the handshake takes the QP through RTR to RTS. */
     private void connectConnected(int i, Dest me, Dest dest, Dest route) throws PingpongFailure {
-        boolean reliable = t != Transport.UC;
-        QpAttr attr = new QpAttr().state(QpState.RTR).pathMtu(s.mtu()).destQpNum(dest.qpn()).rqPsn(dest.psn())
-                .ahAttr(addressVector(dest.lid(), route, 1));
-        int mask = QpAttrMask.STATE | QpAttrMask.AV | QpAttrMask.PATH_MTU | QpAttrMask.DEST_QPN | QpAttrMask.RQ_PSN;
-        if (reliable) {
-            attr.maxDestRdAtomic(1).minRnrTimer(12);
-            mask |= QpAttrMask.MAX_DEST_RD_ATOMIC | QpAttrMask.MIN_RNR_TIMER;
-        }
-        modify(qps.get(i), attr, mask, "Failed to modify QP" + qpLabel(i) + " to RTR");
-
-        attr.state(QpState.RTS).sqPsn(me.psn());
-        mask = QpAttrMask.STATE | QpAttrMask.SQ_PSN;
-        if (reliable) {
-            attr.timeout(14).retryCnt(7).rnrRetry(7).maxRdAtomic(1);
-            mask |= QpAttrMask.TIMEOUT | QpAttrMask.RETRY_CNT | QpAttrMask.RNR_RETRY | QpAttrMask.MAX_QP_RD_ATOMIC;
-        }
-        modify(qps.get(i), attr, mask, "Failed to modify QP" + qpLabel(i) + " to RTS");
+        // ibv_srq_pingpong routes every QP by the first remote GID; a GID without an interface ID
+        // means no GRH to the C tools, which a GID of zero means to routeTo
+        QpEndpoint remote = new QpEndpoint(qps.get(i).type(), dest.lid(), dest.qpn(), dest.psn(),
+                route.hasInterfaceId() ? route.gid() : Gid.ZERO, s.mtu(), 0);
+        handshake(i, remote);
     }
 
     private void connectUd(Dest me, Dest dest) throws PingpongFailure {
-        QueuePair qp = qps.get(0);
-        modify(qp, new QpAttr().state(QpState.RTR), QpAttrMask.STATE, "Failed to modify QP to RTR");
-        modify(qp, new QpAttr().state(QpState.RTS).sqPsn(me.psn()), QpAttrMask.STATE | QpAttrMask.SQ_PSN,
-                "Failed to modify QP to RTS");
-        AhAttr av = addressVector(dest.lid(), dest, 64);
+        QpEndpoint remote = new QpEndpoint(QpType.UD, dest.lid(), dest.qpn(), dest.psn(),
+                dest.hasInterfaceId() ? dest.gid() : Gid.ZERO, s.mtu(), UD_QKEY);
+        handshake(0, remote);
+        AhAttr av = prepared.get(0).routeTo(remote);
         try {
             ah = pd.createAh(av);
         } catch (VerbsException e) {
@@ -395,20 +387,14 @@ final class Pingpong {
         sendWr.ud(ah, dest.qpn(), UD_QKEY);
     }
 
-    /** The tools' address vector: a GRH only when the remote GID has a non-zero interface ID. */
-    private AhAttr addressVector(int dlid, Dest route, int hopLimit) {
-        // sgid_index is a uint8_t in struct ibv_global_route: "no -g" (-1) arrives as 255
-        GlobalRoute grh = route.hasInterfaceId()
-                ? new GlobalRoute(route.gid(), 0, s.gidIndex() & 0xFF, hopLimit, 0)
-                : null;
-        return new AhAttr(grh, dlid, s.sl(), 0, 0, s.ibPort());
-    }
-
-    private void modify(QueuePair qp, QpAttr attr, int mask, String message) throws PingpongFailure {
+    /** The handshake, failing with the C tools' message for the step that failed (RTR or RTS). */
+    private void handshake(int i, QpEndpoint remote) throws PingpongFailure {
         try {
-            qp.modify(attr, mask);
+            prepared.get(i).handshake(remote);
         } catch (VerbsException e) {
-            throw withGrhHint(PingpongFailure.of(message, e), e, attr.ahAttr);
+            String step = qps.get(i).state() == QpState.RTR ? "RTS" : "RTR";
+            throw withGrhHint(PingpongFailure.of("Failed to modify QP" + qpLabel(i) + " to " + step, e), e,
+                    prepared.get(i).routeTo(remote));
         }
     }
 

@@ -13,7 +13,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
-import org.rdma4j.verbs.Gid;
+import org.rdma4j.verbs.QpEndpoint;
 
 /**
  * The TCP side channel of a two-JVM stress run, in the manner of the pingpong exchange: the client
@@ -28,23 +28,23 @@ import org.rdma4j.verbs.Gid;
  */
 final class Control implements Closeable {
     private static final int MAGIC = 0x72347374; // "r4st"
-    private static final int VERSION = 1;
+    private static final int VERSION = 2;
     private static final int ACCEPT_POLL_MS = 200;
     private static final byte PROGRESS = 'P';
     private static final byte END = 'E';
     private static final byte VERDICT = 'V';
 
     /** The run's parameters (chosen by the client) and the client's queue pairs. */
-    record Hello(long messages, long seed, int qps, int maxSize, int mtu, Gid gid, int[] qpns, int[] psns) {
+    record Hello(long messages, long seed, int qps, int maxSize, int mtu, QpEndpoint[] endpoints) {
     }
 
     /** Where the client sends and what it may touch on the server, per queue pair. */
-    record Target(int qpn, int psn, long targetAddr, int targetRkey, long readAddr, int readRkey, long casAddr,
+    record Target(QpEndpoint endpoint, long targetAddr, int targetRkey, long readAddr, int readRkey, long casAddr,
                   int casRkey) {
     }
 
-    /** The server's answer to a {@link Hello}: an error, or its GID, the counter and one target per pair. */
-    record Reply(String error, Gid gid, long counterAddr, int counterRkey, Target[] targets) {
+    /** The server's answer to a {@link Hello}: an error, or the counter and one target per pair. */
+    record Reply(String error, long counterAddr, int counterRkey, Target[] targets) {
     }
 
     /**
@@ -183,10 +183,8 @@ final class Control implements Closeable {
             out.writeInt(h.qps());
             out.writeInt(h.maxSize());
             out.writeInt(h.mtu());
-            out.write(h.gid().bytes());
             for (int i = 0; i < h.qps(); i++) {
-                out.writeInt(h.qpns()[i]);
-                out.writeInt(h.psns()[i]);
+                out.write(h.endpoints()[i].toBytes());
             }
             out.flush();
         } catch (IOException e) {
@@ -212,14 +210,11 @@ final class Control implements Closeable {
             if (qps < 1 || qps > maxQps) {
                 throw new Failure("the " + peer + " asked for " + qps + " queue pairs");
             }
-            Gid gid = readGid();
-            int[] qpns = new int[qps];
-            int[] psns = new int[qps];
+            QpEndpoint[] endpoints = new QpEndpoint[qps];
             for (int i = 0; i < qps; i++) {
-                qpns[i] = in.readInt();
-                psns[i] = in.readInt();
+                endpoints[i] = readEndpoint();
             }
-            return new Hello(messages, seed, qps, maxSize, mtu, gid, qpns, psns);
+            return new Hello(messages, seed, qps, maxSize, mtu, endpoints);
         } catch (IOException e) {
             throw failure("read the run's parameters", e);
         }
@@ -229,12 +224,10 @@ final class Control implements Closeable {
         try {
             out.writeUTF(r.error() == null ? "" : r.error());
             if (r.error() == null) {
-                out.write(r.gid().bytes());
                 out.writeLong(r.counterAddr());
                 out.writeInt(r.counterRkey());
                 for (Target t : r.targets()) {
-                    out.writeInt(t.qpn());
-                    out.writeInt(t.psn());
+                    out.write(t.endpoint().toBytes());
                     out.writeLong(t.targetAddr());
                     out.writeInt(t.targetRkey());
                     out.writeLong(t.readAddr());
@@ -256,15 +249,14 @@ final class Control implements Closeable {
             if (!error.isEmpty()) {
                 throw new Failure("the server refused the run: " + error);
             }
-            Gid gid = readGid();
             long counterAddr = in.readLong();
             int counterRkey = in.readInt();
             Target[] targets = new Target[qps];
             for (int i = 0; i < qps; i++) {
-                targets[i] = new Target(in.readInt(), in.readInt(), in.readLong(), in.readInt(), in.readLong(),
-                        in.readInt(), in.readLong(), in.readInt());
+                targets[i] = new Target(readEndpoint(), in.readLong(), in.readInt(), in.readLong(), in.readInt(),
+                        in.readLong(), in.readInt());
             }
-            return new Reply(null, gid, counterAddr, counterRkey, targets);
+            return new Reply(null, counterAddr, counterRkey, targets);
         } catch (IOException e) {
             throw failure("read the server's queue pairs", e);
         }
@@ -384,10 +376,15 @@ final class Control implements Closeable {
         }
     }
 
-    private Gid readGid() throws IOException {
-        byte[] raw = new byte[Gid.LENGTH];
+    /** A {@link QpEndpoint} in its byte form; a malformed one ends the exchange like a broken stream. */
+    private QpEndpoint readEndpoint() throws IOException {
+        byte[] raw = new byte[QpEndpoint.BYTES];
         in.readFully(raw);
-        return Gid.of(raw);
+        try {
+            return QpEndpoint.fromBytes(raw);
+        } catch (IllegalArgumentException e) {
+            throw new IOException("the " + peer + " sent a bad queue pair endpoint: " + e.getMessage(), e);
+        }
     }
 
     private Failure failure(String what, IOException e) {

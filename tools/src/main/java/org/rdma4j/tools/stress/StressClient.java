@@ -19,7 +19,9 @@ import org.rdma4j.verbs.CompletionQueue;
 import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.Device;
 import org.rdma4j.verbs.MemoryRegion;
+import org.rdma4j.verbs.PreparedQueuePair;
 import org.rdma4j.verbs.ProtectionDomain;
+import org.rdma4j.verbs.QpEndpoint;
 import org.rdma4j.verbs.QpCap;
 import org.rdma4j.verbs.QpInitAttr;
 import org.rdma4j.verbs.QpType;
@@ -144,8 +146,8 @@ public final class StressClient {
             try {
                 ProtectionDomain pd = push(resources, ctx.allocPd());
                 CompletionQueue cq = push(resources, ctx.createCq(qps * DEPTH * 2 + 16));
-                int[] qpns = new int[qps];
-                int[] psns = new int[qps];
+                PreparedQueuePair[] prepared = new PreparedQueuePair[qps];
+                QpEndpoint[] endpoints = new QpEndpoint[qps];
                 for (int i = 0; i < qps; i++) {
                     Pair p = new Pair(i);
                     pairs[i] = p;
@@ -153,13 +155,12 @@ public final class StressClient {
                             .cap(new QpCap(DEPTH, 1, StressTraffic.MAX_SGES, StressTraffic.MAX_SGES, 0))));
                     p.local = arena.allocate((long) maxSize * DEPTH, 8);
                     p.mrLocal = push(resources, pd.regMr(p.local, StressTraffic.ALL_ACCESS));
-                    qpns[i] = p.qp.qpn();
-                    psns[i] = StressTraffic.firstPsn(p.qp.qpn());
+                    prepared[i] = StressTraffic.prepare(p.qp, mtu);
+                    endpoints[i] = prepared[i].endpoint();
                 }
                 Control.Reply reply;
                 try {
-                    ctl.sendHello(new Control.Hello(messages, seed, qps, maxSize, mtu, ctx.queryGid(1, 1), qpns,
-                            psns));
+                    ctl.sendHello(new Control.Hello(messages, seed, qps, maxSize, mtu, endpoints));
                     reply = ctl.readReply(qps);
                 } catch (Control.Failure f) {
                     return fail(f.getMessage()); // nothing has run yet: no report
@@ -167,7 +168,7 @@ public final class StressClient {
                 for (int i = 0; i < qps; i++) {
                     Control.Target t = reply.targets()[i];
                     pairs[i].target = t;
-                    StressTraffic.connect(pairs[i].qp, mtu, reply.gid(), t.qpn(), t.psn());
+                    prepared[i].handshake(t.endpoint());
                 }
                 // The server sends nothing until its verdict: a read that ends early means it went away.
                 ctl.timeout(0);
@@ -323,7 +324,7 @@ public final class StressClient {
                 gather(p, base, len);
                 wr.opcode(WrOpcode.RDMA_READ).rdma(t.readAddr() + offset, t.readRkey());
             }
-            case FETCH_ADD -> wr.fetchAndAdd(reply.counterAddr(), reply.counterRkey(), 1).sge(p.mrLocal, base, 8);
+            case FETCH_ADD -> wr.fetchAdd(reply.counterAddr(), reply.counterRkey(), 1).sge(p.mrLocal, base, 8);
             default -> {
                 long expect = StressTraffic.casStart(p.index) + p.casValue;
                 wr.compareAndSwap(t.casAddr(), t.casRkey(), expect, expect + 1).sge(p.mrLocal, base, 8);

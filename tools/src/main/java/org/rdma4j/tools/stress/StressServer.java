@@ -18,6 +18,7 @@ import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.Device;
 import org.rdma4j.verbs.MemoryRegion;
 import org.rdma4j.verbs.Mtu;
+import org.rdma4j.verbs.PreparedQueuePair;
 import org.rdma4j.verbs.ProtectionDomain;
 import org.rdma4j.verbs.QpCap;
 import org.rdma4j.verbs.QpInitAttr;
@@ -121,14 +122,14 @@ public final class StressServer {
             String bad = check(hello);
             if (bad != null) {
                 try {
-                    ctl.sendReply(new Control.Reply(bad, null, 0, 0, null));
+                    ctl.sendReply(new Control.Reply(bad, 0, 0, null));
                 } catch (Control.Failure ignored) {
                     // the refusal is what matters
                 }
                 return fail("refused the run: " + bad);
             }
             out.printf(Locale.ROOT, "client %s: messages=%d seed=%d qps=%d max_size=%d mtu=%d%n",
-                    hello.gid().toInetAddress().getHostAddress(), hello.messages(), hello.seed(), hello.qps(), hello.maxSize(),
+                    hello.endpoints()[0].gid().toInetAddress().getHostAddress(), hello.messages(), hello.seed(), hello.qps(), hello.maxSize(),
                     hello.mtu());
             out.printf(Locale.ROOT, "  (to repeat this run: give the client --seed %d)%n", hello.seed());
             out.flush();
@@ -193,17 +194,16 @@ public final class StressServer {
                     p.casWord = arena.allocate(8, 8);
                     p.casWord.set(ValueLayout.JAVA_LONG, 0, StressTraffic.casStart(i));
                     p.mrCas = push(resources, pd.regMr(p.casWord, StressTraffic.ALL_ACCESS));
-                    StressTraffic.connect(p.qp, hello.mtu(), hello.gid(), hello.qpns()[i], hello.psns()[i]);
+                    PreparedQueuePair prepared = StressTraffic.prepare(p.qp, hello.mtu());
+                    prepared.handshake(hello.endpoints()[i]);
                     for (int r = 0; r < RECV_DEPTH; r++) {
                         postRecv(p, r);
                     }
-                    targets[i] = new Control.Target(p.qp.qpn(), StressTraffic.firstPsn(p.qp.qpn()),
-                            p.mrTarget.address(), p.mrTarget.rkey(), p.mrRead.address(), p.mrRead.rkey(),
-                            p.mrCas.address(), p.mrCas.rkey());
+                    targets[i] = new Control.Target(prepared.endpoint(), p.mrTarget.address(), p.mrTarget.rkey(),
+                            p.mrRead.address(), p.mrRead.rkey(), p.mrCas.address(), p.mrCas.rkey());
                 }
                 // Receives are posted and the QPs are at RTS before the client learns where they are.
-                ctl.sendReply(new Control.Reply(null, ctx.queryGid(1, 1), mrCounter.address(), mrCounter.rkey(),
-                        targets));
+                ctl.sendReply(new Control.Reply(null, mrCounter.address(), mrCounter.rkey(), targets));
                 lastHeardNanos = System.nanoTime();
                 Thread.ofPlatform().daemon().name("rdma4j-stress-control").start(() -> listen(ctl, qps));
                 poll(cq, pairs, hello.messages(), start);

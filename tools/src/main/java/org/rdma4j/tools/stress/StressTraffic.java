@@ -4,13 +4,11 @@ import java.util.Arrays;
 import java.util.SplittableRandom;
 import java.util.concurrent.locks.LockSupport;
 import org.rdma4j.verbs.Access;
-import org.rdma4j.verbs.AhAttr;
-import org.rdma4j.verbs.Gid;
 import org.rdma4j.verbs.Mtu;
-import org.rdma4j.verbs.QpAttr;
-import org.rdma4j.verbs.QpAttrMask;
-import org.rdma4j.verbs.QpState;
+import org.rdma4j.verbs.PreparedQueuePair;
+import org.rdma4j.verbs.QpType;
 import org.rdma4j.verbs.QueuePair;
+import org.rdma4j.verbs.QueuePairBuilder;
 
 /**
  * What the two ends of a two-JVM stress run agree on without telling each other: the byte pattern of
@@ -31,8 +29,8 @@ final class StressTraffic {
     /** No progress for this long is a stall, on either side. */
     static final long STALL_NANOS = 60_000_000_000L;
     /** Every access right, for the server's regions and both sides' QPs. */
-    static final int ALL_ACCESS = Access.LOCAL_WRITE_BIT | Access.REMOTE_WRITE_BIT | Access.REMOTE_READ_BIT
-            | Access.REMOTE_ATOMIC_BIT;
+    static final int ALL_ACCESS = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ
+            | Access.REMOTE_ATOMIC;
 
     private StressTraffic() {
     }
@@ -105,17 +103,14 @@ final class StressTraffic {
      */
     static final int ACK_TIMEOUT = 14;
 
-    /** RESET to RTS against the peer's queue pair {@code peerQpn} at {@code peerGid} (GID index 1 here). */
-    static void connect(QueuePair q, int mtu, Gid peerGid, int peerQpn, int peerPsn) {
-        q.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(1).accessFlags(ALL_ACCESS),
-                QpAttrMask.STATE | QpAttrMask.PKEY_INDEX | QpAttrMask.PORT | QpAttrMask.ACCESS_FLAGS);
-        q.modify(new QpAttr().state(QpState.RTR).pathMtu(Mtu.ofBytes(mtu)).destQpNum(peerQpn).rqPsn(peerPsn)
-                        .maxDestRdAtomic(DEPTH).minRnrTimer(1).ahAttr(AhAttr.roce(peerGid, 1)),
-                QpAttrMask.STATE | QpAttrMask.AV | QpAttrMask.PATH_MTU | QpAttrMask.DEST_QPN | QpAttrMask.RQ_PSN
-                        | QpAttrMask.MAX_DEST_RD_ATOMIC | QpAttrMask.MIN_RNR_TIMER);
-        q.modify(new QpAttr().state(QpState.RTS).sqPsn(firstPsn(q.qpn())).timeout(ACK_TIMEOUT).retryCnt(7).rnrRetry(7)
-                        .maxRdAtomic(DEPTH),
-                QpAttrMask.STATE | QpAttrMask.SQ_PSN | QpAttrMask.TIMEOUT | QpAttrMask.RETRY_CNT
-                        | QpAttrMask.RNR_RETRY | QpAttrMask.MAX_QP_RD_ATOMIC);
+    /**
+     * The guided bring-up of every stress queue pair, on both ends: GID index 1 (the bound address),
+     * the run's MTU, {@link #DEPTH} READs/atomics each way, RNR timer 1, {@link #ACK_TIMEOUT}, and
+     * the first PSN {@link #firstPsn} of {@code qp}. Moves {@code qp} (in RESET) to INIT.
+     */
+    static PreparedQueuePair prepare(QueuePair qp, int mtu) {
+        return new QueuePairBuilder(qp.pd(), QpType.RC, qp.sendCq(), qp.recvCq()).gidIndex(1).mtu(Mtu.ofBytes(mtu))
+                .access(ALL_ACCESS).maxRdAtomic(DEPTH).maxDestRdAtomic(DEPTH).minRnrTimer(1).timeout(ACK_TIMEOUT)
+                .retryCnt(7).rnrRetry(7).psn(firstPsn(qp.qpn())).prepare(qp);
     }
 }

@@ -15,21 +15,19 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketException;
 import org.rdma4j.verbs.Access;
-import org.rdma4j.verbs.AhAttr;
 import org.rdma4j.verbs.CompletionQueue;
 import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.Device;
 import org.rdma4j.verbs.DeviceSpec;
 import org.rdma4j.verbs.MemoryRegion;
 import org.rdma4j.verbs.Mtu;
+import org.rdma4j.verbs.PreparedQueuePair;
 import org.rdma4j.verbs.ProtectionDomain;
-import org.rdma4j.verbs.QpAttr;
-import org.rdma4j.verbs.QpAttrMask;
 import org.rdma4j.verbs.QpCap;
 import org.rdma4j.verbs.QpInitAttr;
-import org.rdma4j.verbs.QpState;
 import org.rdma4j.verbs.QpType;
 import org.rdma4j.verbs.QueuePair;
+import org.rdma4j.verbs.QueuePairBuilder;
 import org.rdma4j.verbs.RecvWorkRequest;
 import org.rdma4j.verbs.SendFlag;
 import org.rdma4j.verbs.SendWorkRequest;
@@ -181,8 +179,8 @@ public final class StressWorkload {
             ProtectionDomain pb = b.allocPd();
             CompletionQueue cqa = a.createCq(cfg.qps() * DEPTH * 2 + 16);
             CompletionQueue cqb = b.createCq(cfg.qps() * DEPTH * 2 + 16);
-            int all = Access.LOCAL_WRITE_BIT | Access.REMOTE_WRITE_BIT | Access.REMOTE_READ_BIT
-                    | Access.REMOTE_ATOMIC_BIT;
+            int all = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ
+                    | Access.REMOTE_ATOMIC;
             MemorySegment counter = arena.allocate(8, 8);
             counter.set(ValueLayout.JAVA_LONG, 0, 1000);
             MemoryRegion mrCounter = pb.regMr(counter, all);
@@ -193,8 +191,10 @@ public final class StressWorkload {
                 pairs[i] = p;
                 p.qa = pa.createQp(new QpInitAttr(QpType.RC, cqa, cqa).cap(new QpCap(DEPTH, DEPTH, 4, 4, 0)));
                 p.qb = pb.createQp(new QpInitAttr(QpType.RC, cqb, cqb).cap(new QpCap(DEPTH, DEPTH * 2, 4, 4, 0)));
-                connect(p.qa, b, p.qb);
-                connect(p.qb, a, p.qa);
+                PreparedQueuePair qa = prepare(p.qa);
+                PreparedQueuePair qb = prepare(p.qb);
+                qa.handshake(qb.endpoint());
+                qb.handshake(qa.endpoint());
                 p.local = arena.allocate(slotBytes * DEPTH, 8);
                 p.recv = arena.allocate(slotBytes * DEPTH * 2, 8);
                 p.target = arena.allocate(slotBytes * DEPTH, 8);
@@ -330,20 +330,14 @@ public final class StressWorkload {
         return a.counters(1).get("retransmits") + b.counters(1).get("retransmits");
     }
 
-    private void connect(QueuePair q, Context peerCtx, QueuePair peer) {
-        q.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(1).accessFlags(Access.REMOTE_WRITE_BIT
-                        | Access.REMOTE_READ_BIT | Access.REMOTE_ATOMIC_BIT | Access.LOCAL_WRITE_BIT),
-                QpAttrMask.STATE | QpAttrMask.PKEY_INDEX | QpAttrMask.PORT | QpAttrMask.ACCESS_FLAGS);
-        q.modify(new QpAttr().state(QpState.RTR).pathMtu(Mtu.ofBytes(cfg.mtu())).destQpNum(peer.qpn())
-                        .rqPsn(0xFFFFF0 + peer.qpn() % 8).maxDestRdAtomic(DEPTH).minRnrTimer(1)
-                        .ahAttr(AhAttr.roce(peerCtx.queryGid(1, 1), 1)),
-                QpAttrMask.STATE | QpAttrMask.AV | QpAttrMask.PATH_MTU | QpAttrMask.DEST_QPN | QpAttrMask.RQ_PSN
-                        | QpAttrMask.MAX_DEST_RD_ATOMIC | QpAttrMask.MIN_RNR_TIMER);
+    /** The guided bring-up to INIT: GID index 1, the run's MTU, {@link #DEPTH} READs/atomics each way. */
+    private PreparedQueuePair prepare(QueuePair q) {
         // PSNs start just below the 24-bit wrap so every run crosses it.
-        q.modify(new QpAttr().state(QpState.RTS).sqPsn(0xFFFFF0 + q.qpn() % 8).timeout(12).retryCnt(7).rnrRetry(7)
-                        .maxRdAtomic(DEPTH),
-                QpAttrMask.STATE | QpAttrMask.SQ_PSN | QpAttrMask.TIMEOUT | QpAttrMask.RETRY_CNT
-                        | QpAttrMask.RNR_RETRY | QpAttrMask.MAX_QP_RD_ATOMIC);
+        return new QueuePairBuilder(q.pd(), QpType.RC, q.sendCq(), q.recvCq()).gidIndex(1)
+                .mtu(Mtu.ofBytes(cfg.mtu())).access(Access.REMOTE_WRITE | Access.REMOTE_READ | Access.REMOTE_ATOMIC
+                        | Access.LOCAL_WRITE)
+                .maxRdAtomic(DEPTH).maxDestRdAtomic(DEPTH).minRnrTimer(1).timeout(12).retryCnt(7).rnrRetry(7)
+                .psn(0xFFFFF0 + q.qpn() % 8).prepare(q);
     }
 
     /** Byte {@code offset} of message {@code seq} in a stress run (also used by the two-JVM run in tools). */
@@ -428,7 +422,7 @@ public final class StressWorkload {
                 p.qa.postSend(wr);
                 return true;
             }
-            case FETCH_ADD -> wr.fetchAndAdd(counter.address(), counter.rkey(), 1).sge(p.mrLocal, base, 8);
+            case FETCH_ADD -> wr.fetchAdd(counter.address(), counter.rkey(), 1).sge(p.mrLocal, base, 8);
             case CMP_SWAP -> {
                 long expect = 500_000L * (p.index + 1) + p.casValue;
                 wr.compareAndSwap(p.mrCas.address(), p.mrCas.rkey(), expect, expect + 1).sge(p.mrLocal, base, 8);

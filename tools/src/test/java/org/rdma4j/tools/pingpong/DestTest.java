@@ -9,6 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 import org.rdma4j.verbs.Gid;
+import org.rdma4j.verbs.Mtu;
+import org.rdma4j.verbs.QpEndpoint;
+import org.rdma4j.verbs.QpType;
 import picocli.CommandLine.TypeConversionException;
 
 /** The 52-byte address message and the C-style number parsing. */
@@ -62,6 +65,15 @@ class DestTest {
         assertTrue(new Dest(0, 1, 1, Gid.parse("::ffff:10.0.0.1")).hasInterfaceId());
         assertFalse(new Dest(0, 1, 1, Gid.ZERO).hasInterfaceId());
         assertFalse(new Dest(0, 1, 1, Gid.parse("fd00:1:2:3::")).hasInterfaceId());
+    }
+
+    @Test
+    void aDestIsAnEndpointWithoutTheFieldsTheFlagsGive() {
+        QpEndpoint e = new QpEndpoint(QpType.UC, 0x12, 0xABCDEF, 0x123456, LINK_LOCAL, Mtu.MTU_2048, 0);
+        Dest d = Dest.of(e);
+        assertEquals(new Dest(0x12, 0xABCDEF, 0x123456, LINK_LOCAL), d);
+        assertEquals(e, Dest.parse(d.toWire()).toEndpoint(QpType.UC, Mtu.MTU_2048, 0));
+        assertEquals(0x11111111, d.toEndpoint(QpType.UD, Mtu.MTU_1024, 0x11111111).qkey());
     }
 
     @Test

@@ -30,15 +30,15 @@ public final class MrAccessRules {
      *     EOPNOTSUPP for a feature the device does not have
      */
     public static void check(int access, boolean zeroBased, boolean onDemand) {
-        if ((access & ~Access.ALL_BITS) != 0) {
+        if ((access & ~Access.ALL) != 0) {
             throw new VerbsException(Errno.EINVAL, "unknown access bits 0x" + Integer.toHexString(access));
         }
-        if ((access & (Access.REMOTE_WRITE_BIT | Access.REMOTE_ATOMIC_BIT)) != 0
-                && (access & Access.LOCAL_WRITE_BIT) == 0) {
+        if ((access & (Access.REMOTE_WRITE | Access.REMOTE_ATOMIC)) != 0
+                && (access & Access.LOCAL_WRITE) == 0) {
             // the responder writes the region on the peer's behalf: the owner must allow writing at all
             throw new VerbsException(Errno.EINVAL, "REMOTE_WRITE and REMOTE_ATOMIC need LOCAL_WRITE");
         }
-        int unsupported = (zeroBased ? 0 : Access.ZERO_BASED_BIT) | (onDemand ? 0 : Access.ON_DEMAND_BIT);
+        int unsupported = (zeroBased ? 0 : Access.ZERO_BASED) | (onDemand ? 0 : Access.ON_DEMAND);
         if ((access & unsupported) != 0) {
             throw new VerbsException(Errno.EOPNOTSUPP, "zero-based and on-demand regions are not supported");
         }

@@ -30,8 +30,8 @@ import org.rdma4j.verbs.VerbsException;
  */
 public final class QpAttrRanges {
     /** The access bits a QP takes (a region's ZERO_BASED and ON_DEMAND are not QP access). */
-    public static final int QP_ACCESS_BITS = Access.LOCAL_WRITE_BIT | Access.REMOTE_WRITE_BIT
-            | Access.REMOTE_READ_BIT | Access.REMOTE_ATOMIC_BIT | Access.MW_BIND_BIT;
+    public static final int QP_ACCESS_BITS = Access.LOCAL_WRITE | Access.REMOTE_WRITE
+            | Access.REMOTE_READ | Access.REMOTE_ATOMIC | Access.MW_BIND;
 
     private QpAttrRanges() {}
 

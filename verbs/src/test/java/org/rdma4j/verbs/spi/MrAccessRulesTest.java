@@ -16,10 +16,10 @@ class MrAccessRulesTest {
 
     @Test
     void remoteWriteOrAtomicWithoutLocalWriteIsEinval() {
-        assertEquals(Errno.EINVAL, errno(() -> MrAccessRules.check(Access.REMOTE_WRITE_BIT)));
-        assertEquals(Errno.EINVAL, errno(() -> MrAccessRules.check(Access.REMOTE_ATOMIC_BIT | Access.REMOTE_READ_BIT)));
-        assertDoesNotThrow(() -> MrAccessRules.check(Access.REMOTE_WRITE_BIT | Access.LOCAL_WRITE_BIT));
-        assertDoesNotThrow(() -> MrAccessRules.check(Access.REMOTE_READ_BIT));
+        assertEquals(Errno.EINVAL, errno(() -> MrAccessRules.check(Access.REMOTE_WRITE)));
+        assertEquals(Errno.EINVAL, errno(() -> MrAccessRules.check(Access.REMOTE_ATOMIC | Access.REMOTE_READ)));
+        assertDoesNotThrow(() -> MrAccessRules.check(Access.REMOTE_WRITE | Access.LOCAL_WRITE));
+        assertDoesNotThrow(() -> MrAccessRules.check(Access.REMOTE_READ));
         assertDoesNotThrow(() -> MrAccessRules.check(0));
     }
 
@@ -32,16 +32,16 @@ class MrAccessRulesTest {
 
     @Test
     void featuresTheDeviceLacksAreEopnotsupp() {
-        assertEquals(Errno.EOPNOTSUPP, errno(() -> MrAccessRules.check(Access.ZERO_BASED_BIT)));
-        assertEquals(Errno.EOPNOTSUPP, errno(() -> MrAccessRules.check(Access.ON_DEMAND_BIT)));
-        assertDoesNotThrow(() -> MrAccessRules.check(Access.ZERO_BASED_BIT, true, false));
-        assertEquals(Errno.EOPNOTSUPP, errno(() -> MrAccessRules.check(Access.ON_DEMAND_BIT, true, false)));
-        assertDoesNotThrow(() -> MrAccessRules.check(Access.ON_DEMAND_BIT, false, true));
+        assertEquals(Errno.EOPNOTSUPP, errno(() -> MrAccessRules.check(Access.ZERO_BASED)));
+        assertEquals(Errno.EOPNOTSUPP, errno(() -> MrAccessRules.check(Access.ON_DEMAND)));
+        assertDoesNotThrow(() -> MrAccessRules.check(Access.ZERO_BASED, true, false));
+        assertEquals(Errno.EOPNOTSUPP, errno(() -> MrAccessRules.check(Access.ON_DEMAND, true, false)));
+        assertDoesNotThrow(() -> MrAccessRules.check(Access.ON_DEMAND, false, true));
     }
 
     @Test
     void theLocalWriteRuleComesBeforeTheFeatureCheck() {
         // ib_check_mr_access: EINVAL for the missing LOCAL_WRITE even when the feature is also missing
-        assertEquals(Errno.EINVAL, errno(() -> MrAccessRules.check(Access.REMOTE_WRITE_BIT | Access.ON_DEMAND_BIT)));
+        assertEquals(Errno.EINVAL, errno(() -> MrAccessRules.check(Access.REMOTE_WRITE | Access.ON_DEMAND)));
     }
 }

@@ -37,7 +37,7 @@ class QpAttrRangesTest {
 
     @Test
     void regionOnlyAccessBitsAreNotQpAccess() {
-        refusal(new QpAttr().accessFlags(Access.ZERO_BASED_BIT), QpAttrMask.ACCESS_FLAGS);
+        refusal(new QpAttr().accessFlags(Access.ZERO_BASED), QpAttrMask.ACCESS_FLAGS);
         assertDoesNotThrow(() -> QpAttrRanges.check(new QpAttr().accessFlags(QpAttrRanges.QP_ACCESS_BITS),
                 QpAttrMask.ACCESS_FLAGS, 2, 4, 16));
     }
