@@ -86,6 +86,7 @@ public final class ScaleBenchmark {
             List<QueuePair> live = new ArrayList<>(qps);
             List<Double> idle = new ArrayList<>();
             idle.add(idleCpu(0));
+            double deregEmpty = deregCost(pd, arena);
             long heapBefore = usedHeap();
             fillQps(pd, cq, ctx, live, qps, idle);
             long heapAfter = usedHeap();
@@ -99,6 +100,8 @@ public final class ScaleBenchmark {
                 idle.add(idleCpu(live.size()));
             }
             System.out.printf("idle CPU of the device threads: %s%n", idle);
+            System.out.printf("MR deregistration (%d MRs, one at a time): %.2f us each at 0 QPs, %.2f us at %d QPs%n",
+                    DEREG_MRS, deregEmpty, deregCost(pd, arena), live.size());
             long t0 = System.nanoTime();
             for (QueuePair q : live) {
                 q.close();
@@ -210,6 +213,22 @@ public final class ScaleBenchmark {
             mr.close();
         }
         System.out.printf("deregistered %d MRs in %.2f s%n", live.size(), (System.nanoTime() - t0) / 1e9);
+    }
+
+    private static final int DEREG_MRS = 4096;
+
+    /** Microseconds per ibv_dereg_mr: registers {@link #DEREG_MRS} MRs, then times deregistering them. */
+    private static double deregCost(ProtectionDomain pd, Arena arena) {
+        MemorySegment buf = arena.allocate(4096, 4096);
+        List<MemoryRegion> mrs = new ArrayList<>(DEREG_MRS);
+        for (int i = 0; i < DEREG_MRS; i++) {
+            mrs.add(pd.regMr(buf, ALL_ACCESS));
+        }
+        long t0 = System.nanoTime();
+        for (MemoryRegion mr : mrs) {
+            mr.close();
+        }
+        return (System.nanoTime() - t0) / 1e3 / DEREG_MRS;
     }
 
     /** The heap's largest classes (HotSpot's GC.class_histogram), to see what an idle QP is made of. */

@@ -3,7 +3,6 @@ package org.rdma4j.soft;
 import java.lang.foreign.MemorySegment;
 import org.rdma4j.soft.engine.KeyHolder;
 import org.rdma4j.soft.engine.MemKey;
-import org.rdma4j.soft.engine.QpEngine;
 import org.rdma4j.verbs.Access;
 import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.MemoryRegion;
@@ -87,13 +86,9 @@ final class SoftMr extends AbstractResource implements MemoryRegion, KeyHolder {
         return usedByAWorkRequest() ? Errno.EBUSY : 0;
     }
 
+    /** Posted work requests name it (counted as they are posted and retired: no walk over the QPs). */
     private boolean usedByAWorkRequest() {
-        for (QpEngine qp : pd.context.hca.allQps()) {
-            if (qp.uses(key.key)) {
-                return true;
-            }
-        }
-        return false;
+        return key.postedSges.get() > 0;
     }
 
     @Override

@@ -5,12 +5,14 @@ import static org.rdma4j.verbs.QpAttrMask.*;
 import org.rdma4j.soft.engine.AsyncEventSink;
 import org.rdma4j.soft.engine.QpEngine;
 import org.rdma4j.soft.engine.RecvQueue;
+import org.rdma4j.verbs.AhAttr;
 import org.rdma4j.verbs.AsyncEvent;
 import org.rdma4j.verbs.CompletionQueue;
 import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.Gid;
 import org.rdma4j.verbs.GlobalRoute;
+import org.rdma4j.verbs.Mtu;
 import org.rdma4j.verbs.ProtectionDomain;
 import org.rdma4j.verbs.QpAttr;
 import org.rdma4j.verbs.QpCap;
@@ -39,8 +41,22 @@ final class SoftQp extends AbstractResource implements QueuePair {
     private final QpCap cap;
     private final boolean sqSigAll;
     final QpEngine engine;
-    /** The attributes as last modified, for query. */
-    private final QpAttr attrs = new QpAttr();
+    // The attributes as last modified, for query (guarded by this): fields, not a QpAttr with its own
+    // QpCap, as 256k idle QPs keep them; the PSNs query reports are the engine's live ones.
+    private Mtu pathMtu;
+    private AhAttr ahAttr;
+    private int qkey;
+    private int destQpNum;
+    private int accessFlags;
+    private short pkeyIndex;
+    private byte portNum;
+    private boolean enSqdAsyncNotify;
+    private byte maxRdAtomic;
+    private byte maxDestRdAtomic;
+    private byte minRnrTimer;
+    private byte timeout;
+    private byte retryCnt;
+    private byte rnrRetry;
     /** Set once the QP is being destroyed: its async events are no longer queued. */
     volatile boolean dying;
 
@@ -64,7 +80,6 @@ final class SoftQp extends AbstractResource implements QueuePair {
                 Math.max(1, c.maxSendSge), srq == null ? Math.max(1, c.maxRecvSge) : 0, c.maxInlineData);
         RecvQueue rq = srq != null ? srq.queue : new RecvQueue(cap.maxRecvWr, cap.maxRecvSge, false, null);
         AsyncEventSink events = t -> ctx.postEvent(AsyncEvent.ofQp(t, this));
-        attrs.cap = cap.copy();
         ctx.device.claim(ResourceLimits.Kind.QP);
         try {
             uses(pd, sendCq, recvCq == sendCq ? null : recvCq, srq);
@@ -100,7 +115,8 @@ final class SoftQp extends AbstractResource implements QueuePair {
     }
 
     /** Multicast attachments as uverbs keeps them: (GID, LID) pairs (guarded by this). */
-    private final java.util.List<McastAttachment> mcast = new java.util.ArrayList<>();
+    /** Multicast groups (UD only): a list once the first is attached. */
+    private java.util.List<McastAttachment> mcast = java.util.List.of();
 
     private record McastAttachment(Gid gid, int lid) {
     }
@@ -117,6 +133,9 @@ final class SoftQp extends AbstractResource implements QueuePair {
             pd.context.hca.attachMcast(gid, engine, SoftLimits.MAX_MCAST_GRP, SoftLimits.MAX_TOTAL_MCAST_QP_ATTACH,
                     SoftLimits.MAX_MCAST_QP_ATTACH);
         }
+        if (!(mcast instanceof java.util.ArrayList)) {
+            mcast = new java.util.ArrayList<>();
+        }
         mcast.add(a);
     }
 
@@ -124,7 +143,7 @@ final class SoftQp extends AbstractResource implements QueuePair {
     public synchronized void detachMcast(Gid gid, int lid) {
         ensureOpen();
         checkMcast(gid);
-        if (!mcast.remove(new McastAttachment(gid, lid & 0xFFFF))) {
+        if (mcast.isEmpty() || !mcast.remove(new McastAttachment(gid, lid & 0xFFFF))) {
             throw new VerbsException(Errno.EINVAL, describe() + " is not attached to " + gid + " with LID " + lid);
         }
         if (mcast.stream().noneMatch(m -> m.gid().equals(gid))) {
@@ -250,52 +269,46 @@ final class SoftQp extends AbstractResource implements QueuePair {
 
     private void remember(QpAttr a, int mask) {
         if ((mask & PATH_MTU) != 0) {
-            attrs.pathMtu = a.pathMtu;
+            pathMtu = a.pathMtu;
         }
         if ((mask & QKEY) != 0) {
-            attrs.qkey = a.qkey;
-        }
-        if ((mask & RQ_PSN) != 0) {
-            attrs.rqPsn = a.rqPsn & 0xFFFFFF;
-        }
-        if ((mask & SQ_PSN) != 0) {
-            attrs.sqPsn = a.sqPsn & 0xFFFFFF;
+            qkey = a.qkey;
         }
         if ((mask & DEST_QPN) != 0) {
-            attrs.destQpNum = a.destQpNum;
+            destQpNum = a.destQpNum;
         }
         if ((mask & ACCESS_FLAGS) != 0) {
-            attrs.qpAccessFlags = a.qpAccessFlags;
+            accessFlags = a.qpAccessFlags;
         }
         if ((mask & AV) != 0) {
-            attrs.ahAttr = a.ahAttr;
+            ahAttr = a.ahAttr;
         }
         if ((mask & PKEY_INDEX) != 0) {
-            attrs.pkeyIndex = a.pkeyIndex;
+            pkeyIndex = (short) a.pkeyIndex;
         }
         if ((mask & PORT) != 0) {
-            attrs.portNum = a.portNum;
+            portNum = (byte) a.portNum;
         }
         if ((mask & EN_SQD_ASYNC_NOTIFY) != 0) {
-            attrs.enSqdAsyncNotify = a.enSqdAsyncNotify;
+            enSqdAsyncNotify = a.enSqdAsyncNotify;
         }
         if ((mask & MAX_QP_RD_ATOMIC) != 0) {
-            attrs.maxRdAtomic = a.maxRdAtomic;
+            maxRdAtomic = (byte) a.maxRdAtomic;
         }
         if ((mask & MAX_DEST_RD_ATOMIC) != 0) {
-            attrs.maxDestRdAtomic = a.maxDestRdAtomic;
+            maxDestRdAtomic = (byte) a.maxDestRdAtomic;
         }
         if ((mask & MIN_RNR_TIMER) != 0) {
-            attrs.minRnrTimer = a.minRnrTimer;
+            minRnrTimer = (byte) a.minRnrTimer;
         }
         if ((mask & TIMEOUT) != 0) {
-            attrs.timeout = a.timeout;
+            timeout = (byte) a.timeout;
         }
         if ((mask & RETRY_CNT) != 0) {
-            attrs.retryCnt = a.retryCnt;
+            retryCnt = (byte) a.retryCnt;
         }
         if ((mask & RNR_RETRY) != 0) {
-            attrs.rnrRetry = a.rnrRetry;
+            rnrRetry = (byte) a.rnrRetry;
         }
     }
 
@@ -313,27 +326,27 @@ final class SoftQp extends AbstractResource implements QueuePair {
         QpState s = engine.state();
         out.qpState = s;
         out.curQpState = s;
-        out.pathMtu = attrs.pathMtu;
-        out.qkey = attrs.qkey;
+        out.pathMtu = pathMtu;
+        out.qkey = qkey;
         // the live PSNs, as rxe_qp_to_attr reports them: the responder's expected PSN and the PSN of the
         // requester's next packet, not the values modify last wrote
         long psns = engine.livePsns();
         out.rqPsn = (int) (psns >>> 32);
         out.sqPsn = (int) psns;
-        out.destQpNum = attrs.destQpNum;
-        out.qpAccessFlags = attrs.qpAccessFlags;
+        out.destQpNum = destQpNum;
+        out.qpAccessFlags = accessFlags;
         out.cap = cap.copy();
-        out.ahAttr = attrs.ahAttr;
-        out.pkeyIndex = attrs.pkeyIndex;
-        out.enSqdAsyncNotify = attrs.enSqdAsyncNotify;
+        out.ahAttr = ahAttr;
+        out.pkeyIndex = pkeyIndex & 0xFFFF;
+        out.enSqdAsyncNotify = enSqdAsyncNotify;
         out.sqDraining = engine.sqDraining();
-        out.maxRdAtomic = attrs.maxRdAtomic;
-        out.maxDestRdAtomic = attrs.maxDestRdAtomic;
-        out.minRnrTimer = attrs.minRnrTimer;
-        out.portNum = attrs.portNum;
-        out.timeout = attrs.timeout;
-        out.retryCnt = attrs.retryCnt;
-        out.rnrRetry = attrs.rnrRetry;
+        out.maxRdAtomic = maxRdAtomic;
+        out.maxDestRdAtomic = maxDestRdAtomic;
+        out.minRnrTimer = minRnrTimer;
+        out.portNum = portNum & 0xFF;
+        out.timeout = timeout;
+        out.retryCnt = retryCnt;
+        out.rnrRetry = rnrRetry;
         return out;
     }
 

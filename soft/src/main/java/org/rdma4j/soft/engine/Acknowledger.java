@@ -19,9 +19,6 @@ final class Acknowledger {
     static final int ACK_SYNDROME = Aeth.ACK_CREDITS_INVALID;
 
     private final QpEngine qp;
-    private final Bth bth = new Bth();
-    private final Aeth aeth = new Aeth();
-    private final AtomicAckEth atomicAck = new AtomicAckEth();
     private int msn;
     /** A positive ACK waits for the end of the task's pass over its inbound packets. */
     private boolean ackPending;
@@ -72,7 +69,7 @@ final class Acknowledger {
 
     private void send(int syndrome, int psn) {
         Packet p = responsePacket(Opcode.RC_ACKNOWLEDGE, psn, 0);
-        aeth.wrap(p.buffer, Opcode.offsetOf(Opcode.RC_ACKNOWLEDGE, Opcode.HEADER_AETH)).write(syndrome, msn);
+        Aeth.writeAt(p.buffer, Opcode.offsetOf(Opcode.RC_ACKNOWLEDGE, Opcode.HEADER_AETH), syndrome, msn);
         qp.hca.send(p);
     }
 
@@ -80,8 +77,8 @@ final class Acknowledger {
         flush();
         int op = Opcode.RC_ATOMIC_ACKNOWLEDGE;
         Packet p = responsePacket(op, psn, 0);
-        aeth.wrap(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_AETH)).write(ACK_SYNDROME, msn);
-        atomicAck.wrap(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_ATOMIC_ACK_ETH)).originalValue(original);
+        Aeth.writeAt(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_AETH), ACK_SYNDROME, msn);
+        AtomicAckEth.writeAt(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_ATOMIC_ACK_ETH), original);
         qp.hca.send(p);
     }
 
@@ -103,7 +100,7 @@ final class Acknowledger {
             int op = Opcode.readResponseOpcode(pos);
             Packet p = responsePacket(op, Psn.add(psn, i), len);
             if (Opcode.hasAeth(op)) {
-                aeth.wrap(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_AETH)).write(ACK_SYNDROME, msn);
+                Aeth.writeAt(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_AETH), ACK_SYNDROME, msn);
             }
             if (len > 0) {
                 p.addPiece(k.segment, k.offsetOf(va + off), len);
@@ -115,7 +112,7 @@ final class Acknowledger {
 
     private Packet responsePacket(int op, int psn, int payload) {
         Packet p = qp.hca.packets.acquire();
-        bth.wrap(p.buffer, 0).write(op, false, Bth.padCountFor(payload), qp.pkey, qp.destQpn, false, psn);
+        Bth.writeAt(p.buffer, 0, op, false, Bth.padCountFor(payload), qp.pkey, qp.destQpn, false, psn);
         p.headerLength = Opcode.headerLength(op);
         p.srcGid = qp.sgid;
         p.dstGid = qp.dgid;

@@ -28,10 +28,9 @@ final class Completer {
 
     private final QpEngine qp;
     private final SendQueue sq;
-    private final Aeth aeth = new Aeth();
-    private final AtomicAckEth atomicAck = new AtomicAckEth();
     /** Where an atomic's original value is scattered from (RC QPs only: no other type runs atomics). */
-    private final MemorySegment scratch;
+    /** Where an atomic's original value is scattered from; created by the first atomic ACK. */
+    private MemorySegment scratch;
     /** The highest PSN acknowledged so far. */
     private int lastAckedPsn;
     private boolean rnrWaiting;
@@ -52,7 +51,6 @@ final class Completer {
     Completer(QpEngine qp, SendQueue sq) {
         this.qp = qp;
         this.sq = sq;
-        this.scratch = qp.type == org.rdma4j.verbs.QpType.RC ? MemorySegment.ofArray(new byte[8]) : null;
     }
 
     /** modify(SQ_PSN): everything before {@code sqPsn} counts as acknowledged. */
@@ -123,7 +121,7 @@ final class Completer {
         int psn = Bth.psnOf(b);
         switch (op) {
             case Opcode.RC_ACKNOWLEDGE -> {
-                int syndrome = aeth.wrap(b, Opcode.offsetOf(op, Opcode.HEADER_AETH)).syndrome();
+                int syndrome = Aeth.syndromeAt(b, Opcode.offsetOf(op, Opcode.HEADER_AETH));
                 if (Aeth.isAck(syndrome)) {
                     ack(psn);
                     return;
@@ -336,8 +334,11 @@ final class Completer {
             return;
         }
         ack(Psn.add(psn, -1));
-        long original = atomicAck.wrap(p.buffer, Opcode.offsetOf(Opcode.RC_ATOMIC_ACKNOWLEDGE,
-                Opcode.HEADER_ATOMIC_ACK_ETH)).originalValue();
+        long original = AtomicAckEth.originalValueAt(p.buffer, Opcode.offsetOf(Opcode.RC_ATOMIC_ACKNOWLEDGE,
+                Opcode.HEADER_ATOMIC_ACK_ETH));
+        if (scratch == null) {
+            scratch = MemorySegment.ofArray(new byte[8]);
+        }
         scratch.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, original);
         advanceAcked(psn);
         w.done = true;

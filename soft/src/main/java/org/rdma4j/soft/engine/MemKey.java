@@ -43,6 +43,12 @@ public final class MemKey {
     public volatile QpEngine boundQp;
     /** For an MR: the number of windows bound to it. */
     public final AtomicInteger boundWindows = new AtomicInteger();
+    /**
+     * Scatter/gather entries of posted, not yet retired work requests (send queues, and receive queues
+     * that are not shared) that name this key: deregistration is refused while any does (EBUSY),
+     * without walking every QP of the device.
+     */
+    public final AtomicInteger postedSges = new AtomicInteger();
 
     /** What a key is used for, which decides the rules {@link #check} applies. */
     public enum Use {
@@ -204,6 +210,31 @@ public final class MemKey {
                 boundMr = null;
             }
             boundQp = null; // a freed window holds no QP (it would keep a destroyed one reachable)
+        }
+    }
+
+    /**
+     * Counts the first {@code n} lkeys of a WQE being posted on the keys they name now, remembering
+     * which in {@code refs} (a key registered later under the same number is never uncounted).
+     */
+    static void countPosted(KeyTable keys, int[] lkey, MemKey[] refs, int n) {
+        for (int i = 0; i < n; i++) {
+            MemKey k = keys.lookup(lkey[i]);
+            if (k != null) {
+                k.postedSges.getAndIncrement();
+            }
+            refs[i] = k;
+        }
+    }
+
+    /** Undoes {@link #countPosted} for a WQE leaving its queue. */
+    static void uncountPosted(MemKey[] refs, int n) {
+        for (int i = 0; i < n; i++) {
+            MemKey k = refs[i];
+            if (k != null) {
+                k.postedSges.getAndDecrement();
+                refs[i] = null;
+            }
         }
     }
 }

@@ -122,6 +122,9 @@ public final class QpEngine {
         if (type == QpType.UD) {
             mtuBytes = 4096; // UD has no path MTU attribute: the port's active MTU applies
         }
+        if (!usesSrq) {
+            rq.countKeysIn(hca.keys);
+        }
         requester = new Requester(this, sq);
         responder = new Responder(this);
         completer = new Completer(this, sq);
@@ -275,14 +278,15 @@ public final class QpEngine {
             state = QpState.RESET;
             drainInbound();
             completer.disarmTimers();
+            // what is still posted no longer holds its memory regions (MemKey.postedSges)
+            sq.reset();
+            if (!usesSrq) {
+                rq.drain(r -> { });
+            }
         });
         hca.removeQp(qpn);
     }
 
-    /** True if an outstanding send or posted receive uses {@code lkey} (deregistration check). */
-    public boolean uses(int lkey) {
-        return sq.uses(lkey) || !usesSrq && rq.uses(lkey);
-    }
 
     // ------------------------------------------------------------------ posting
 

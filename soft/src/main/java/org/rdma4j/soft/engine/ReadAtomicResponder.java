@@ -23,8 +23,6 @@ final class ReadAtomicResponder {
     private final QpEngine qp;
     private final Acknowledger acks;
     private final Resource.Ring resources = new Resource.Ring();
-    private final Reth reth = new Reth();
-    private final AtomicEth atomicEth = new AtomicEth();
     /** PSNs the last executed request took: the expected PSN moves past them. */
     private int spanned;
 
@@ -56,15 +54,16 @@ final class ReadAtomicResponder {
         if ((qp.accessFlags & Access.REMOTE_READ) == 0 || qp.maxDestRdAtomic == 0) {
             return Aeth.NAK_INVALID_REQUEST;
         }
-        reth.wrap(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_RETH));
-        long va = reth.virtualAddress();
-        long length = Integer.toUnsignedLong(reth.dmaLength());
+        long at = Opcode.offsetOf(op, Opcode.HEADER_RETH);
+        long va = Reth.virtualAddressAt(p.buffer, at);
+        long length = Integer.toUnsignedLong(Reth.dmaLengthAt(p.buffer, at));
+        int rkey = Reth.rkeyAt(p.buffer, at);
         if (length > Responder.MAX_DMA_BYTES) {
             return Aeth.NAK_INVALID_REQUEST;
         }
         MemKey k = null;
         if (length > 0) {
-            k = MemKey.remote(qp.hca.keys, reth.rkey(), qp, va, length, Access.REMOTE_READ);
+            k = MemKey.remote(qp.hca.keys, rkey, qp, va, length, Access.REMOTE_READ);
             if (k == null) {
                 return Aeth.NAK_REMOTE_ACCESS;
             }
@@ -74,7 +73,7 @@ final class ReadAtomicResponder {
         r.atomic = false;
         r.firstPsn = psn;
         r.lastPsn = Psn.add(psn, packets - 1);
-        r.rkey = reth.rkey();
+        r.rkey = rkey;
         r.va = va;
         r.length = length;
         r.valid = true;
@@ -89,10 +88,10 @@ final class ReadAtomicResponder {
         if ((qp.accessFlags & Access.REMOTE_ATOMIC) == 0 || qp.maxDestRdAtomic == 0) {
             return Aeth.NAK_INVALID_REQUEST;
         }
-        atomicEth.wrap(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_ATOMIC_ETH));
-        long va = atomicEth.virtualAddress();
+        long at = Opcode.offsetOf(op, Opcode.HEADER_ATOMIC_ETH);
+        long va = AtomicEth.virtualAddressAt(p.buffer, at);
         // the rkey first, then the alignment (rxe's order: a bad key is an access error either way)
-        MemKey k = MemKey.remote(qp.hca.keys, atomicEth.rkey(), qp, va, 8, Access.REMOTE_ATOMIC);
+        MemKey k = MemKey.remote(qp.hca.keys, AtomicEth.rkeyAt(p.buffer, at), qp, va, 8, Access.REMOTE_ATOMIC);
         if (k == null) {
             return Aeth.NAK_REMOTE_ACCESS;
         }
@@ -105,11 +104,11 @@ final class ReadAtomicResponder {
             synchronized (qp.hca.atomicLock) {
                 original = k.segment.get(ValueLayout.JAVA_LONG_UNALIGNED, off);
                 if (op == Opcode.RC_COMPARE_SWAP) {
-                    if (original == atomicEth.compare()) {
-                        k.segment.set(ValueLayout.JAVA_LONG_UNALIGNED, off, atomicEth.swapAdd());
+                    if (original == AtomicEth.compareAt(p.buffer, at)) {
+                        k.segment.set(ValueLayout.JAVA_LONG_UNALIGNED, off, AtomicEth.swapAddAt(p.buffer, at));
                     }
                 } else {
-                    k.segment.set(ValueLayout.JAVA_LONG_UNALIGNED, off, original + atomicEth.swapAdd());
+                    k.segment.set(ValueLayout.JAVA_LONG_UNALIGNED, off, original + AtomicEth.swapAddAt(p.buffer, at));
                 }
             }
         } catch (IllegalStateException e) {
@@ -138,17 +137,18 @@ final class ReadAtomicResponder {
             return DONE;
         }
         // Replayed from memory (the data may have changed since: RDMA READ semantics allow it).
-        reth.wrap(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_RETH));
-        long va = reth.virtualAddress();
-        long length = Integer.toUnsignedLong(reth.dmaLength());
+        long at = Opcode.offsetOf(op, Opcode.HEADER_RETH);
+        long va = Reth.virtualAddressAt(p.buffer, at);
+        long length = Integer.toUnsignedLong(Reth.dmaLengthAt(p.buffer, at));
+        int rkey = Reth.rkeyAt(p.buffer, at);
         // only the original request or a part of it is a duplicate (as rxe); anything else is dropped
-        if (reth.rkey() != r.rkey || Long.compareUnsigned(va, r.va) < 0 || length > r.length
+        if (rkey != r.rkey || Long.compareUnsigned(va, r.va) < 0 || length > r.length
                 || Long.compareUnsigned(va - r.va, r.length - length) > 0) {
             return DONE;
         }
         MemKey k = null;
         if (length > 0) {
-            k = MemKey.remote(qp.hca.keys, reth.rkey(), qp, va, length, Access.REMOTE_READ);
+            k = MemKey.remote(qp.hca.keys, rkey, qp, va, length, Access.REMOTE_READ);
             if (k == null) {
                 return Aeth.NAK_REMOTE_ACCESS; // gone since the first answer (deregistered, freed): rxe rechecks
             }

@@ -34,12 +34,6 @@ final class Requester {
 
     private final QpEngine qp;
     private final SendQueue sq;
-    private final Bth bth = new Bth();
-    private final Reth reth = new Reth();
-    private final ImmDt immDt = new ImmDt();
-    private final Ieth ieth = new Ieth();
-    private final Deth deth = new Deth();
-    private final AtomicEth atomicEth = new AtomicEth();
     /** The PSN of the next request packet. */
     private int psn;
     /** READs and atomics started and not yet retired: each holds one of the responder's resources. */
@@ -208,14 +202,13 @@ final class Requester {
             boolean se = last && (w.flags & SendFlag.SOLICITED) != 0;
             header(b, op, se, payload, last, w.nextPsn, w);
             if (Opcode.hasReth(op)) {
-                reth.wrap(b, Opcode.offsetOf(op, Opcode.HEADER_RETH)).virtualAddress(w.remoteAddr).rkey(w.rkey)
-                        .dmaLength((int) w.totalLength);
+                Reth.writeAt(b, Opcode.offsetOf(op, Opcode.HEADER_RETH), w.remoteAddr, w.rkey, (int) w.totalLength);
             }
             if (Opcode.hasImmDt(op)) {
-                immDt.wrap(b, Opcode.offsetOf(op, Opcode.HEADER_IMM_DT)).immediate(w.imm);
+                ImmDt.writeAt(b, Opcode.offsetOf(op, Opcode.HEADER_IMM_DT), w.imm);
             }
             if (Opcode.hasIeth(op)) {
-                ieth.wrap(b, Opcode.offsetOf(op, Opcode.HEADER_IETH)).rkey(w.invRkey);
+                Ieth.writeAt(b, Opcode.offsetOf(op, Opcode.HEADER_IETH), w.invRkey);
             }
             p.headerLength = Opcode.headerLength(op);
             if (!gather(w, p, w.sendOffset, payload)) {
@@ -232,8 +225,8 @@ final class Requester {
             op = Opcode.RC_RDMA_READ_REQUEST;
             long offset = (long) Psn.diff(w.nextPsn, w.firstPsn) * mtu;
             header(b, op, false, 0, true, w.nextPsn, w);
-            reth.wrap(b, Opcode.offsetOf(op, Opcode.HEADER_RETH)).virtualAddress(w.remoteAddr + offset).rkey(w.rkey)
-                    .dmaLength((int) (w.totalLength - offset));
+            Reth.writeAt(b, Opcode.offsetOf(op, Opcode.HEADER_RETH), w.remoteAddr + offset, w.rkey,
+                    (int) (w.totalLength - offset));
             p.headerLength = Opcode.headerLength(op);
             w.sent = true;
             psn = Psn.add(w.lastPsn, 1);
@@ -241,8 +234,8 @@ final class Requester {
             boolean cas = wop == WrOpcode.ATOMIC_CMP_AND_SWP;
             op = cas ? Opcode.RC_COMPARE_SWAP : Opcode.RC_FETCH_ADD;
             header(b, op, false, 0, true, w.firstPsn, w);
-            atomicEth.wrap(b, Opcode.offsetOf(op, Opcode.HEADER_ATOMIC_ETH)).virtualAddress(w.remoteAddr)
-                    .rkey(w.rkey).swapAdd(cas ? w.swap : w.compareAdd).compare(cas ? w.compareAdd : 0);
+            AtomicEth.writeAt(b, Opcode.offsetOf(op, Opcode.HEADER_ATOMIC_ETH), w.remoteAddr, w.rkey,
+                    cas ? w.swap : w.compareAdd, cas ? w.compareAdd : 0);
             p.headerLength = Opcode.headerLength(op);
             w.sent = true;
             psn = Psn.add(w.firstPsn, 1);
@@ -284,12 +277,12 @@ final class Requester {
             }
         }
         boolean ud = qp.transport == Opcode.TRANSPORT_UD;
-        bth.wrap(b, 0).write(op, se, (4 - (payload & 3)) & 3, qp.pkey, ud ? w.remoteQpn : qp.destQpn, ackReq,
+        Bth.writeAt(b, 0, op, se, (4 - (payload & 3)) & 3, qp.pkey, ud ? w.remoteQpn : qp.destQpn, ackReq,
                 packetPsn);
         if (ud) {
             // A Q_Key with the high bit set means "use the QP's own Q_Key" (IBTA 10.2.5).
             int qkey = w.remoteQkey < 0 ? qp.qkey : w.remoteQkey;
-            deth.wrap(b, Opcode.offsetOf(op, Opcode.HEADER_DETH)).qkey(qkey).srcQpn(qp.qpn);
+            Deth.writeAt(b, Opcode.offsetOf(op, Opcode.HEADER_DETH), qkey, qp.qpn);
         }
     }
 

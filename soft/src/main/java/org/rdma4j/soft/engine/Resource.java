@@ -19,34 +19,46 @@ final class Resource {
 
     /** The responder's max_dest_rd_atomic resources, reused oldest first. Runs only inside the QP task. */
     static final class Ring {
-        private Resource[] slots = {new Resource()};
+        /** Created by the first READ or atomic: most QPs of a large table never see one. */
+        private Resource[] slots;
+        private int size = 1;
         private int next;
 
         /** modify(MAX_DEST_RD_ATOMIC): {@code n} fresh resources (at least one). */
         void resize(int n) {
-            Resource[] r = new Resource[Math.max(1, n)];
-            for (int i = 0; i < r.length; i++) {
-                r[i] = new Resource();
-            }
-            slots = r;
+            size = Math.max(1, n);
+            slots = null;
             next = 0;
         }
 
         void clear() {
-            for (Resource r : slots) {
-                r.valid = false;
+            if (slots != null) {
+                for (Resource r : slots) {
+                    r.valid = false;
+                }
             }
         }
 
         /** The resource to record a new READ or atomic in (the oldest is forgotten). */
         Resource next() {
-            Resource r = slots[next];
-            next = (next + 1) % slots.length;
+            Resource[] s = slots;
+            if (s == null) {
+                s = new Resource[size];
+                for (int i = 0; i < s.length; i++) {
+                    s[i] = new Resource();
+                }
+                slots = s;
+            }
+            Resource r = s[next];
+            next = (next + 1) % s.length;
             return r;
         }
 
         /** The remembered READ whose response PSNs include {@code psn}, or null. */
         Resource readContaining(int psn) {
+            if (slots == null) {
+                return null;
+            }
             for (Resource r : slots) {
                 if (r.valid && !r.atomic && Psn.compare(psn, r.firstPsn) >= 0 && Psn.compare(psn, r.lastPsn) <= 0) {
                     return r;
@@ -57,6 +69,9 @@ final class Resource {
 
         /** The remembered atomic sent with PSN {@code psn}, or null. */
         Resource atomicAt(int psn) {
+            if (slots == null) {
+                return null;
+            }
             for (Resource r : slots) {
                 if (r.valid && r.atomic && r.firstPsn == psn) {
                     return r;

@@ -41,15 +41,12 @@ final class Responder {
     private final QpEngine qp;
     private final Acknowledger acks;
     private final UdReceiver ud;
-    private final Bth bth = new Bth();
-    private final Reth reth = new Reth();
-    private final ImmDt immDt = new ImmDt();
-    private final Ieth ieth = new Ieth();
 
     private int ePsn;
     private boolean nakSent;
     private int inProgress = NONE;
-    private final RecvWqe recv;
+    /** The receive WQE of the message in progress; created by the first SEND or WRITE with immediate. */
+    private RecvWqe recv;
     private boolean haveRecv;
     private long recvOffset;
     private MemKey writeKey;
@@ -64,7 +61,15 @@ final class Responder {
         this.acks = new Acknowledger(qp);
         this.ud = qp.type == org.rdma4j.verbs.QpType.UD ? new UdReceiver(qp) : null; // the GRH area only where used
         this.readAtomic = new ReadAtomicResponder(qp, acks);
-        this.recv = new RecvWqe(Math.max(1, qp.rq.maxSge()));
+    }
+
+    private RecvWqe recvScratch() {
+        RecvWqe r = recv;
+        if (r == null) {
+            r = new RecvWqe(Math.max(1, qp.rq.maxSge()));
+            recv = r;
+        }
+        return r;
     }
 
     void setExpectedPsn(int p) {
@@ -108,16 +113,15 @@ final class Responder {
             return;
         }
         MemorySegment b = p.buffer;
-        bth.wrap(b, 0);
-        if (Opcode.transport(op) != qp.transport || bth.tver() != 0) {
+        if (Opcode.transport(op) != qp.transport || Bth.tverOf(b) != 0) {
             qp.hca.counters.inc(Counter.MALFORMED);
             return;
         }
-        if ((bth.pkey() & 0x7FFF) != (qp.pkey & 0x7FFF)) {
+        if ((Bth.pkeyOf(b) & 0x7FFF) != (qp.pkey & 0x7FFF)) {
             qp.hca.counters.inc(Counter.BAD_PKEY);
             return;
         }
-        boolean inSequenceRc = qp.transport == Opcode.TRANSPORT_RC && bth.psn() == ePsn;
+        boolean inSequenceRc = qp.transport == Opcode.TRANSPORT_RC && Bth.psnOf(b) == ePsn;
         if ((p.payloadLength > qp.mtuBytes && !(inSequenceRc && Opcode.isSend(op)))
                 || (!Opcode.hasPayload(op) && p.payloadLength != 0)) {
             // an in-sequence RC SEND too long for the MTU goes on: as in rxe, where the length check
@@ -131,11 +135,11 @@ final class Responder {
             return;
         }
         if (qp.transport == Opcode.TRANSPORT_UD) {
-            ud.receive(p, op, bth);
+            ud.receive(p, op);
             return;
         }
         boolean rc = qp.transport == Opcode.TRANSPORT_RC;
-        int psn = bth.psn();
+        int psn = Bth.psnOf(b);
         int d = Psn.diff(psn, ePsn);
         if (d > 0 || (d < -UC_RECENT_PSNS && !rc)) {
             qp.hca.counters.inc(d > 0 ? Counter.OUT_OF_SEQ_REQUEST : Counter.DUPLICATE_REQUEST);
@@ -207,7 +211,7 @@ final class Responder {
 
     private void send(Packet p, int op, int psn, boolean rc, boolean start) {
         if (start && !haveRecv) {
-            if (!qp.rq.take(recv)) {
+            if (!qp.rq.take(recvScratch())) {
                 if (rc) {
                     qp.hca.counters.inc(Counter.SEND_RNR_ERR);
                     sendAck(Aeth.rnrNak(qp.minRnrTimerCode), psn);
@@ -247,10 +251,10 @@ final class Responder {
             int inv = 0;
             if (Opcode.hasImmDt(op)) {
                 flags |= WcFlag.WITH_IMM;
-                imm = immDt.wrap(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_IMM_DT)).immediate();
+                imm = ImmDt.immediateAt(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_IMM_DT));
             }
             if (Opcode.hasIeth(op)) {
-                inv = ieth.wrap(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_IETH)).rkey();
+                inv = Ieth.rkeyAt(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_IETH));
                 MemKey k = qp.hca.keys.lookup(inv);
                 // Only a type-2 window can be invalidated (rxe_invalidate_mw refuses type 1; an MR from
                 // reg_mr is not a fast-registration MR, rxe_invalidate_mr refuses it): the MR stays valid.
@@ -265,9 +269,9 @@ final class Responder {
             acks.messageDone();
             qp.hca.counters.inc(Counter.RDMA_RECVS);
             qp.pushRecvCompletion(recv.wrId, WcStatus.SUCCESS, WcOpcode.RECV, (int) recvOffset, flags, imm, inv, 0,
-                    bth.solicitedEvent());
+                    Bth.solicitedEventOf(p.buffer));
         }
-        advance(psn, rc);
+        advance(p, psn, rc);
     }
 
     private void write(Packet p, int op, int psn, boolean rc, boolean start) {
@@ -276,16 +280,16 @@ final class Responder {
                 dropOrNak(rc, op, Aeth.NAK_INVALID_REQUEST, psn);
                 return;
             }
-            reth.wrap(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_RETH));
-            long va = reth.virtualAddress();
-            long length = Integer.toUnsignedLong(reth.dmaLength());
+            long rethAt = Opcode.offsetOf(op, Opcode.HEADER_RETH);
+            long va = Reth.virtualAddressAt(p.buffer, rethAt);
+            long length = Integer.toUnsignedLong(Reth.dmaLengthAt(p.buffer, rethAt));
             if (length > MAX_DMA_BYTES) {
                 dropOrNak(rc, op, Aeth.NAK_INVALID_REQUEST, psn);
                 return;
             }
             MemKey k = null;
             if (length > 0) {
-                k = checkKey(reth.rkey(), va, length, Access.REMOTE_WRITE);
+                k = checkKey(Reth.rkeyAt(p.buffer, rethAt), va, length, Access.REMOTE_WRITE);
                 if (k == null) {
                     dropOrNak(rc, op, Aeth.NAK_REMOTE_ACCESS, psn);
                     return;
@@ -303,7 +307,7 @@ final class Responder {
             return;
         }
         if (end && Opcode.hasImmDt(op) && !haveRecv) {
-            if (!qp.rq.take(recv)) {
+            if (!qp.rq.take(recvScratch())) {
                 if (rc) {
                     qp.hca.counters.inc(Counter.SEND_RNR_ERR);
                     sendAck(Aeth.rnrNak(qp.minRnrTimerCode), psn);
@@ -338,18 +342,18 @@ final class Responder {
             writeKey = null;
             acks.messageDone();
             if (Opcode.hasImmDt(op)) {
-                int imm = immDt.wrap(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_IMM_DT)).immediate();
+                int imm = ImmDt.immediateAt(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_IMM_DT));
                 haveRecv = false;
                 qp.pushRecvCompletion(recv.wrId, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, (int) writeLength,
-                        WcFlag.WITH_IMM, imm, 0, 0, bth.solicitedEvent());
+                        WcFlag.WITH_IMM, imm, 0, 0, Bth.solicitedEventOf(p.buffer));
             }
         }
-        advance(psn, rc);
+        advance(p, psn, rc);
     }
 
     private void duplicate(Packet p, int op, int psn) {
         if (Opcode.isSend(op) || Opcode.isWrite(op)) {
-            if (bth.ackReq()) {
+            if (Bth.ackReqOf(p.buffer)) {
                 sendAck(ACK_SYNDROME, Psn.add(ePsn, -1));
             }
             return;
@@ -426,10 +430,10 @@ final class Responder {
         qp.enterError();
     }
 
-    private void advance(int psn, boolean rc) {
+    private void advance(Packet p, int psn, boolean rc) {
         ePsn = Psn.add(psn, 1);
         nakSent = false;
-        if (rc && bth.ackReq()) {
+        if (rc && Bth.ackReqOf(p.buffer)) {
             sendAck(ACK_SYNDROME, psn);
         }
     }

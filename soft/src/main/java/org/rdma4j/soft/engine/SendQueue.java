@@ -93,11 +93,19 @@ final class SendQueue {
 
     /** Frees the oldest slot (its completion, if any, is the completer's to write). */
     void retireOldest() {
+        SendWqe w = at(tail);
+        MemKey.uncountPosted(w.counted, w.countedSges);
+        w.countedSges = 0;
         tail = tail + 1;
     }
 
     /** Drops every posted work request without a completion (modify to RESET). */
     void reset() {
+        for (long i = tail; i < head; i++) {
+            SendWqe w = at(i);
+            MemKey.uncountPosted(w.counted, w.countedSges);
+            w.countedSges = 0;
+        }
         tail = head;
         cursor = head;
     }
@@ -196,19 +204,6 @@ final class SendQueue {
         return n;
     }
 
-    /** True if a posted send uses {@code lkey} (deregistration check, any thread). */
-    boolean uses(int lkey) {
-        for (long i = tail; i < head; i++) {
-            SendWqe w = at(i);
-            for (int s = 0; s < w.numSge; s++) {
-                if (w.lkey[s] == lkey) {
-                    return true;
-                }
-            }
-        }
-        return false;
-    }
-
     // ------------------------------------------------------------------ posting
 
     /**
@@ -294,6 +289,8 @@ final class SendQueue {
             q.bindLength = w.bindLength();
             q.bindAccess = w.bindAccess();
         }
+        MemKey.countPosted(qp.hca.keys, q.lkey, q.counted, q.numSge);
+        q.countedSges = q.numSge;
         return null;
     }
 

@@ -20,22 +20,20 @@ final class UdReceiver {
     private final QpEngine qp;
     private final RecvWqe recv;
     private final UdGrh grh = new UdGrh();
-    private final Deth deth = new Deth();
-    private final ImmDt immDt = new ImmDt();
 
     UdReceiver(QpEngine qp) {
         this.qp = qp;
         this.recv = new RecvWqe(Math.max(1, qp.rq.maxSge()));
     }
 
-    /** A UD packet whose header, P_Key and length the responder has checked; {@code bth} is wrapped on it. */
-    void receive(Packet p, int op, Bth bth) {
+    /** A UD packet whose header, P_Key and length the responder has checked. */
+    void receive(Packet p, int op) {
         if (op != Opcode.UD_SEND_ONLY && op != Opcode.UD_SEND_ONLY_WITH_IMMEDIATE) {
             qp.hca.counters.inc(Counter.MALFORMED);
             return;
         }
-        deth.wrap(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_DETH));
-        if (deth.qkey() != qp.qkey) {
+        int dethAt = Opcode.offsetOf(op, Opcode.HEADER_DETH);
+        if (Deth.qkeyAt(p.buffer, dethAt) != qp.qkey) {
             qp.hca.counters.inc(Counter.BAD_QKEY);
             return;
         }
@@ -77,10 +75,11 @@ final class UdReceiver {
         int imm = 0;
         if (Opcode.hasImmDt(op)) {
             flags |= WcFlag.WITH_IMM;
-            imm = immDt.wrap(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_IMM_DT)).immediate();
+            imm = ImmDt.immediateAt(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_IMM_DT));
         }
         qp.hca.counters.inc(Counter.RDMA_RECVS);
-        qp.pushUdRecvCompletion(recv.wrId, UdGrh.BYTES + len, flags, imm, deth.srcQpn(), bth.solicitedEvent(),
+        qp.pushUdRecvCompletion(recv.wrId, UdGrh.BYTES + len, flags, imm, Deth.srcQpnAt(p.buffer, dethAt),
+                Bth.solicitedEventOf(p.buffer),
                 type);
     }
 }

@@ -52,6 +52,28 @@ public final class Aeth {
     /** NAK: remote operational error. */
     public static final int NAK_REMOTE_OP = 0x63;
 
+    /**
+     * Writes an AETH at {@code offset}.
+     *
+     * @param frame the frame
+     * @param offset the AETH
+     * @param syndrome the syndrome
+     * @param msn the MSN
+     */
+    public static void writeAt(MemorySegment frame, long offset, int syndrome, int msn) {
+        frame.set(INT, offset, (syndrome & 0xFF) << 24 | msn & U24);
+    }
+
+    /**
+     * {@return the syndrome of the AETH at {@code offset}}
+     *
+     * @param frame the frame
+     * @param offset the AETH
+     */
+    public static int syndromeAt(MemorySegment frame, long offset) {
+        return frame.get(BYTE, offset + SYNDROME_OFFSET) & 0xFF;
+    }
+
     private MemorySegment segment;
     private long offset;
 

@@ -25,6 +25,27 @@ public final class AtomicAckEth {
     /** Offset of the 64-bit value the target held before the atomic operation. */
     public static final int ORIGINAL_VALUE_OFFSET = 0;
 
+    /**
+     * Writes the original value at {@code offset}.
+     *
+     * @param frame the frame
+     * @param offset the AtomicAckETH
+     * @param value the value
+     */
+    public static void writeAt(MemorySegment frame, long offset, long value) {
+        frame.set(LONG, offset + ORIGINAL_VALUE_OFFSET, value);
+    }
+
+    /**
+     * {@return the original value at {@code offset}}
+     *
+     * @param frame the frame
+     * @param offset the AtomicAckETH
+     */
+    public static long originalValueAt(MemorySegment frame, long offset) {
+        return frame.get(LONG, offset + ORIGINAL_VALUE_OFFSET);
+    }
+
     private MemorySegment segment;
     private long offset;
 

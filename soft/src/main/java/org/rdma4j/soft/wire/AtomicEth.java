@@ -40,6 +40,64 @@ public final class AtomicEth {
     /** Offset of the 64-bit compare value (COMPARE SWAP only). */
     public static final int COMPARE_OFFSET = 20;
 
+    /**
+     * Writes an AtomicETH at {@code offset} without a flyweight.
+     *
+     * @param frame          the frame
+     * @param offset         where the AtomicETH starts
+     * @param virtualAddress the remote virtual address
+     * @param rkey           the R_Key
+     * @param swapAdd        the swap or add operand
+     * @param compare        the compare operand
+     */
+    public static void writeAt(MemorySegment frame, long offset, long virtualAddress, int rkey, long swapAdd,
+                               long compare) {
+        frame.set(LONG, offset + VIRTUAL_ADDRESS_OFFSET, virtualAddress);
+        frame.set(INT, offset + RKEY_OFFSET, rkey);
+        frame.set(LONG, offset + SWAP_ADD_OFFSET, swapAdd);
+        frame.set(LONG, offset + COMPARE_OFFSET, compare);
+    }
+
+    /**
+     * {@return the virtual address at {@code offset}}
+     *
+     * @param frame the frame
+     * @param offset the AtomicETH
+     */
+    public static long virtualAddressAt(MemorySegment frame, long offset) {
+        return frame.get(LONG, offset + VIRTUAL_ADDRESS_OFFSET);
+    }
+
+    /**
+     * {@return the R_Key at {@code offset}}
+     *
+     * @param frame the frame
+     * @param offset the AtomicETH
+     */
+    public static int rkeyAt(MemorySegment frame, long offset) {
+        return frame.get(INT, offset + RKEY_OFFSET);
+    }
+
+    /**
+     * {@return the swap/add operand at {@code offset}}
+     *
+     * @param frame the frame
+     * @param offset the AtomicETH
+     */
+    public static long swapAddAt(MemorySegment frame, long offset) {
+        return frame.get(LONG, offset + SWAP_ADD_OFFSET);
+    }
+
+    /**
+     * {@return the compare operand at {@code offset}}
+     *
+     * @param frame the frame
+     * @param offset the AtomicETH
+     */
+    public static long compareAt(MemorySegment frame, long offset) {
+        return frame.get(LONG, offset + COMPARE_OFFSET);
+    }
+
     private MemorySegment segment;
     private long offset;
 

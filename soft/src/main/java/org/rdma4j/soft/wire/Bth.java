@@ -98,6 +98,64 @@ public final class Bth {
         return frame.get(INT, ACK_REQ_OFFSET) & U24;
     }
 
+    /**
+     * Writes a whole BTH at {@code offset} of {@code frame} without a flyweight (as {@link #write}).
+     * Stateless; safe for any thread.
+     *
+     * @param frame          the frame
+     * @param offset         where the BTH starts
+     * @param opcode         the opcode, 0..255
+     * @param solicitedEvent the solicited-event bit
+     * @param padCount       pad bytes after the payload, 0..3
+     * @param pkey           the partition key
+     * @param destQpn        the 24-bit destination QP number
+     * @param ackReq         the AckReq bit
+     * @param psn            the 24-bit packet sequence number
+     */
+    public static void writeAt(MemorySegment frame, long offset, int opcode, boolean solicitedEvent, int padCount,
+                               int pkey, int destQpn, boolean ackReq, int psn) {
+        int flags = (solicitedEvent ? SE_BIT : 0) | ((padCount << PAD_SHIFT) & PAD_MASK);
+        frame.set(INT, offset, (opcode & 0xFF) << 24 | flags << 16 | (pkey & 0xFFFF));
+        frame.set(LONG, offset + ECN_OFFSET,
+                (long) (destQpn & U24) << 32 | (ackReq ? (long) ACK_REQ_BIT << 24 : 0L) | (psn & U24));
+    }
+
+    /**
+     * {@return the TVer of the BTH at offset 0 of {@code frame}}; as {@link #opcodeOf}.
+     *
+     * @param frame a frame
+     */
+    public static int tverOf(MemorySegment frame) {
+        return frame.get(BYTE, FLAGS_OFFSET) & TVER_MASK;
+    }
+
+    /**
+     * {@return the P_Key of the BTH at offset 0 of {@code frame}}; as {@link #opcodeOf}.
+     *
+     * @param frame a frame
+     */
+    public static int pkeyOf(MemorySegment frame) {
+        return frame.get(SHORT, PKEY_OFFSET) & 0xFFFF;
+    }
+
+    /**
+     * {@return the SE bit of the BTH at offset 0 of {@code frame}}; as {@link #opcodeOf}.
+     *
+     * @param frame a frame
+     */
+    public static boolean solicitedEventOf(MemorySegment frame) {
+        return (frame.get(BYTE, FLAGS_OFFSET) & SE_BIT) != 0;
+    }
+
+    /**
+     * {@return the AckReq bit of the BTH at offset 0 of {@code frame}}; as {@link #opcodeOf}.
+     *
+     * @param frame a frame
+     */
+    public static boolean ackReqOf(MemorySegment frame) {
+        return (frame.get(BYTE, ACK_REQ_OFFSET) & ACK_REQ_BIT) != 0;
+    }
+
     private MemorySegment segment;
     private long offset;
 

@@ -33,6 +33,39 @@ public final class Deth {
     /** The Q_Key of the general services interface (QP1), used by the IB connection manager. */
     public static final int GSI_QKEY = 0x8001_0000;
 
+    /**
+     * Writes a DETH (reserved byte zero) at {@code offset} without a flyweight.
+     *
+     * @param frame  the frame
+     * @param offset where the DETH starts
+     * @param qkey   the Q_Key
+     * @param srcQpn the 24-bit source QP number
+     */
+    public static void writeAt(MemorySegment frame, long offset, int qkey, int srcQpn) {
+        frame.set(INT, offset + QKEY_OFFSET, qkey);
+        frame.set(INT, offset + RESERVED_OFFSET, srcQpn & U24);
+    }
+
+    /**
+     * {@return the Q_Key of the DETH at {@code offset}}
+     *
+     * @param frame the frame
+     * @param offset the DETH
+     */
+    public static int qkeyAt(MemorySegment frame, long offset) {
+        return frame.get(INT, offset + QKEY_OFFSET);
+    }
+
+    /**
+     * {@return the source QP number of the DETH at {@code offset}}
+     *
+     * @param frame the frame
+     * @param offset the DETH
+     */
+    public static int srcQpnAt(MemorySegment frame, long offset) {
+        return frame.get(INT, offset + RESERVED_OFFSET) & U24;
+    }
+
     private MemorySegment segment;
     private long offset;
 

@@ -24,6 +24,27 @@ public final class Ieth {
     /** Offset of the 32-bit remote key to invalidate. */
     public static final int RKEY_OFFSET = 0;
 
+    /**
+     * Writes the R_Key to invalidate at {@code offset}.
+     *
+     * @param frame the frame
+     * @param offset the IETH
+     * @param rkey the R_Key
+     */
+    public static void writeAt(MemorySegment frame, long offset, int rkey) {
+        frame.set(INT, offset + RKEY_OFFSET, rkey);
+    }
+
+    /**
+     * {@return the R_Key of the IETH at {@code offset}}
+     *
+     * @param frame the frame
+     * @param offset the IETH
+     */
+    public static int rkeyAt(MemorySegment frame, long offset) {
+        return frame.get(INT, offset + RKEY_OFFSET);
+    }
+
     private MemorySegment segment;
     private long offset;
 

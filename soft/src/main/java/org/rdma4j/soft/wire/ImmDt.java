@@ -26,6 +26,27 @@ public final class ImmDt {
     /** Offset of the 32-bit immediate value. */
     public static final int IMMEDIATE_OFFSET = 0;
 
+    /**
+     * Writes the immediate data at {@code offset}.
+     *
+     * @param frame the frame
+     * @param offset the ImmDt
+     * @param immediate the value
+     */
+    public static void writeAt(MemorySegment frame, long offset, int immediate) {
+        frame.set(INT, offset + IMMEDIATE_OFFSET, immediate);
+    }
+
+    /**
+     * {@return the immediate data at {@code offset}}
+     *
+     * @param frame the frame
+     * @param offset the ImmDt
+     */
+    public static int immediateAt(MemorySegment frame, long offset) {
+        return frame.get(INT, offset + IMMEDIATE_OFFSET);
+    }
+
     private MemorySegment segment;
     private long offset;
 

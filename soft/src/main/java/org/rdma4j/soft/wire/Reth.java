@@ -34,6 +34,51 @@ public final class Reth {
     /** Offset of the 32-bit (unsigned) length of the whole transfer. */
     public static final int DMA_LENGTH_OFFSET = 12;
 
+    /**
+     * Writes a RETH at {@code offset} of {@code frame} without a flyweight. Stateless; safe for any thread.
+     *
+     * @param frame          the frame
+     * @param offset         where the RETH starts
+     * @param virtualAddress the remote virtual address
+     * @param rkey           the R_Key
+     * @param dmaLength      the DMA length
+     */
+    public static void writeAt(MemorySegment frame, long offset, long virtualAddress, int rkey, int dmaLength) {
+        frame.set(LONG, offset + VIRTUAL_ADDRESS_OFFSET, virtualAddress);
+        frame.set(INT, offset + RKEY_OFFSET, rkey);
+        frame.set(INT, offset + DMA_LENGTH_OFFSET, dmaLength);
+    }
+
+    /**
+     * {@return the virtual address of the RETH at {@code offset}}
+     *
+     * @param frame the frame
+     * @param offset the RETH
+     */
+    public static long virtualAddressAt(MemorySegment frame, long offset) {
+        return frame.get(LONG, offset + VIRTUAL_ADDRESS_OFFSET);
+    }
+
+    /**
+     * {@return the R_Key of the RETH at {@code offset}}
+     *
+     * @param frame the frame
+     * @param offset the RETH
+     */
+    public static int rkeyAt(MemorySegment frame, long offset) {
+        return frame.get(INT, offset + RKEY_OFFSET);
+    }
+
+    /**
+     * {@return the DMA length of the RETH at {@code offset}}
+     *
+     * @param frame the frame
+     * @param offset the RETH
+     */
+    public static int dmaLengthAt(MemorySegment frame, long offset) {
+        return frame.get(INT, offset + DMA_LENGTH_OFFSET);
+    }
+
     private MemorySegment segment;
     private long offset;
 

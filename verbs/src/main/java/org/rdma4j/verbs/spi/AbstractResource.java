@@ -1,7 +1,6 @@
 package org.rdma4j.verbs.spi;
 
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Arrays;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.rdma4j.verbs.Errno;
@@ -15,8 +14,11 @@ import org.rdma4j.verbs.VerbsResource;
  * an {@link IllegalStateException}. Thread safe.
  */
 public abstract class AbstractResource implements VerbsResource {
-    private final Set<AbstractResource> users = ConcurrentHashMap.newKeySet();
-    private final List<AbstractResource> used = new ArrayList<>(2);
+    private static final AbstractResource[] NONE = {};
+    /** Created by the first claim: most resources of a large table (QPs) are never used by another. */
+    private volatile Set<AbstractResource> users;
+    /** What this resource uses, exactly sized (a QP holds thousands of times over: no list, no spare room). */
+    private AbstractResource[] used = NONE;
     private volatile boolean closed;
 
     /**
@@ -31,7 +33,7 @@ public abstract class AbstractResource implements VerbsResource {
             for (AbstractResource r : resources) {
                 if (r != null) {
                     r.claimBy(this);
-                    used.add(r);
+                    addUsed(r);
                 }
             }
         } catch (RuntimeException e) {
@@ -42,23 +44,49 @@ public abstract class AbstractResource implements VerbsResource {
 
     private synchronized void claimBy(AbstractResource user) {
         ensureOpen();
-        users.add(user);
+        Set<AbstractResource> u = users;
+        if (u == null) {
+            u = ConcurrentHashMap.newKeySet();
+            users = u;
+        }
+        u.add(user);
+    }
+
+    private void addUsed(AbstractResource r) {
+        AbstractResource[] a = Arrays.copyOf(used, used.length + 1);
+        a[a.length - 1] = r;
+        used = a;
+    }
+
+    /** Drops {@code r}'s record that this resource uses it (r's users set exists: this claimed it). */
+    private void unclaim(AbstractResource r) {
+        Set<AbstractResource> u = r.users;
+        if (u != null) {
+            u.remove(this);
+        }
     }
 
     /** Releases the parents {@link #uses} claimed: for a constructor that fails after claiming them. */
     protected final void abandon() {
         for (AbstractResource r : used) {
-            r.users.remove(this);
+            unclaim(r);
         }
-        used.clear();
+        used = NONE;
     }
 
     /** Moves one dependency to another (e.g. rereg of an MR to a new PD). */
     protected final synchronized void replaceUse(AbstractResource from, AbstractResource to) {
         to.claimBy(this);
-        used.add(to);
-        if (used.remove(from)) {
-            from.users.remove(this);
+        addUsed(to);
+        for (int i = 0; i < used.length; i++) {
+            if (used[i] == from) {
+                AbstractResource[] a = new AbstractResource[used.length - 1];
+                System.arraycopy(used, 0, a, 0, i);
+                System.arraycopy(used, i + 1, a, i, a.length - i);
+                used = a;
+                unclaim(from);
+                break;
+            }
         }
     }
 
@@ -86,7 +114,8 @@ public abstract class AbstractResource implements VerbsResource {
 
     /** The resources using this one, for diagnostics. */
     public final Set<AbstractResource> users() {
-        return Set.copyOf(users);
+        Set<AbstractResource> u = users;
+        return u == null ? Set.of() : Set.copyOf(u);
     }
 
     @Override
@@ -94,10 +123,11 @@ public abstract class AbstractResource implements VerbsResource {
         if (closed) {
             return;
         }
-        if (!users.isEmpty()) {
+        Set<AbstractResource> us = users;
+        if (us != null && !us.isEmpty()) {
             StringBuilder sb = new StringBuilder();
             int n = 0;
-            for (AbstractResource u : users) {
+            for (AbstractResource u : us) {
                 if (n++ < 4) {
                     sb.append(n > 1 ? ", " : "").append(u.describe());
                 }
@@ -114,9 +144,9 @@ public abstract class AbstractResource implements VerbsResource {
         destroy();
         closed = true;
         for (AbstractResource r : used) {
-            r.users.remove(this);
+            unclaim(r);
         }
-        used.clear();
+        used = NONE;
     }
 
     @Override
