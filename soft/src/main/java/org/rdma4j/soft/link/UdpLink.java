@@ -36,7 +36,13 @@ import org.rdma4j.verbs.Gid;
  * </ul>
  * Every mode checks the ICRC of what it receives. Over IPv4 the socket hides the Identification the
  * ICRC covers, so {@link org.rdma4j.soft.wire.Ipv4IcrcSolver} solves the ICRC for it: all other covered
- * bits are checked. Multicast ({@link UdpGroups}) needs a libc socket mode. Thread safe.
+ * bits are checked. Multicast ({@link UdpGroups}) needs a libc socket mode.
+ * <p>
+ * A unicast packet for the link's own address (a QP connected to a QP of its own device, or to itself)
+ * does not go through the socket, whose remote port may belong to another device: as rxe loops such a
+ * packet back, the link frames it (ICRC over the headers it would have had, to and from its own port)
+ * and delivers it on the sending thread to its own device's receive path, through the same checks as a
+ * received datagram. Thread safe.
  */
 public final class UdpLink implements Link {
     /** The RoCEv2 UDP port. */
@@ -61,18 +67,18 @@ public final class UdpLink implements Link {
     private final AgentRunner receiver;
     private final AtomicLong sent = new AtomicLong();
     private final AtomicLong dropped = new AtomicLong();
+    private final AtomicLong selfDelivered = new AtomicLong();
+    private final Gid localGid;
+    /** Per sending thread: what delivering a packet to this link's own address needs. */
+    private final ThreadLocal<SelfScratch> selfScratch = ThreadLocal.withInitial(SelfScratch::new);
     /** The last receive filled a whole batch, so more datagrams are probably queued. */
     private volatile boolean backlogged;
 
     // send side (guarded by sendLock)
     private final Object sendLock = new Object();
     private final MemorySegment sendBuf = Arena.ofAuto().allocate(DATAGRAM_MAX + 64, 8);
-    private final MemorySegment pseudo = Arena.ofAuto().allocate(64, 8);
     private final byte[] destBytes;
-    private final Icrc sendIcrc = new Icrc();
-    private final Ipv4Header sendIp4 = new Ipv4Header();
-    private final Ipv6Header sendIp6 = new Ipv6Header();
-    private final UdpHeader sendUdp = new UdpHeader();
+    private final Framer sendFramer = new Framer();
     /** What the socket sends from sendBuf: the whole IP packet (raw mode), or from the BTH on. */
     private final MemorySegment sendDatagram;
 
@@ -99,7 +105,8 @@ public final class UdpLink implements Link {
             case RAW_IPV4 -> new RawIpv4UdpSocket(localBytes, port, interfaceIndex, pool);
             default -> new NativeUdpSocket(localBytes, port, v6, interfaceIndex, pool);
         };
-        this.datagrams = new UdpDatagrams(sink, v6, port, Gid.of(local), localBytes);
+        this.localGid = Gid.of(local);
+        this.datagrams = new UdpDatagrams(sink, v6, port, localGid, localBytes);
         this.groups = mode == Mode.CHANNEL ? null
                 : new UdpGroups(v6, port, localBytes, interfaceIndex, local.getHostAddress(), pool, datagrams);
         sendDatagram = socket.ipHeaderLength() > 0 ? sendBuf : sendBuf.asSlice(UdpHeader.LENGTH);
@@ -151,22 +158,30 @@ public final class UdpLink implements Link {
 
     @Override
     public void send(Packet p) {
+        boolean owned = true;
         try {
             Gid dst = p.dstGid;
             if (closed || dst == null || dst.isIpv4Mapped() == v6) {
                 dropped.incrementAndGet(); // no route: a GID of the other IP version, or none
                 return;
             }
+            if (dst.equals(localGid)) {
+                owned = false; // the receive path owns it now (or it was released)
+                deliverToSelf(p);
+                return;
+            }
             synchronized (sendLock) {
                 sendLocked(p, dst);
             }
         } finally {
-            p.release();
+            if (owned) {
+                p.release();
+            }
         }
     }
 
     private void sendLocked(Packet p, Gid dst) {
-        if (p.hasIcrc && !sendIcrc.verifyBthOnward(p.buffer, 0, p.headerLength + p.payloadLength + Icrc.LENGTH)) {
+        if (p.hasIcrc && !sendFramer.icrc.verifyBthOnward(p.buffer, 0, p.headerLength + p.payloadLength + Icrc.LENGTH)) {
             // Corrupted before it reached us (fault injection in front of this link): a NIC would drop it.
             datagrams.badIcrc.incrementAndGet();
             return;
@@ -189,33 +204,109 @@ public final class UdpLink implements Link {
         for (int i = 0; i < pad; i++) {
             sendBuf.set(ValueLayout.JAVA_BYTE, bth + hl + p.payloadLength + i, (byte) 0);
         }
-        int udpLength = UdpHeader.LENGTH + bthLength;
-        int ttl = p.hopLimit == 0 ? Packet.DEFAULT_HOP_LIMIT : p.hopLimit & 0xFF;
+        int ttl = hopLimitOf(p);
         int tos = p.trafficClass & 0xFF;
         socket.setHopLimitAndClass(dst.isMulticast(), ttl, tos);
-        int icrc;
-        if (v6) {
-            sendIp6.wrap(pseudo, 0).writeUdp(tos, 0, udpLength, ttl).sourceAddress(localBytes, 0)
-                    .destinationAddress(destBytes, 0);
-            sendUdp.wrap(pseudo, Ipv6Header.LENGTH).write(port, remotePort, udpLength, 0);
-            icrc = sendIcrc.compute(pseudo, 0, sendBuf, bth, bthLength);
-        } else {
-            // Raw mode sends this IP header; the others only compute the ICRC over it.
-            Ipv4Header ip = sendIp4.wrap(raw ? sendBuf : pseudo, 0)
-                    .writeUdp(tos, Ipv4Header.LENGTH + udpLength, raw ? IPV4_ID : 0, true, ttl,
-                            UdpDatagrams.toInt(localBytes), UdpDatagrams.toInt(destBytes));
-            ip.updateChecksum();
-            MemorySegment ipSeg = ip.segment();
-            sendUdp.wrap(ipSeg, Ipv4Header.LENGTH).write(port, remotePort, udpLength, 0);
-            icrc = sendIcrc.compute(ipSeg, 0, sendBuf, bth, bthLength);
-        }
-        Icrc.write(sendBuf, bth + bthLength - Icrc.LENGTH, icrc);
+        // Raw mode sends the IP header written here; the others only compute the ICRC over it.
+        sendFramer.frame(raw ? sendBuf : sendFramer.pseudo, destBytes, remotePort, tos, ttl, raw ? IPV4_ID : 0,
+                sendBuf, bth, bthLength);
+        int udpLength = UdpHeader.LENGTH + bthLength;
         long r = socket.send(sendDatagram, raw ? ipLen + udpLength : bthLength, destBytes, remotePort);
         if (r < 0) {
             dropped.incrementAndGet();
         } else {
             sent.incrementAndGet();
         }
+    }
+
+    private static int hopLimitOf(Packet p) {
+        return p.hopLimit == 0 ? Packet.DEFAULT_HOP_LIMIT : p.hopLimit & 0xFF;
+    }
+
+    /**
+     * A unicast packet to this link's own address, as rxe's loopback: framed in place (payload
+     * materialized, pad, the ICRC over the IP and UDP headers it would have had, from and to this
+     * link's port) and handed to the device's receive path on this thread through the checks every
+     * received datagram passes. Nothing is sent. Takes ownership of {@code p}.
+     */
+    private void deliverToSelf(Packet p) {
+        SelfScratch k = selfScratch.get();
+        int bthLength;
+        try {
+            if (p.hasIcrc && !k.framer.icrc.verifyBthOnward(p.buffer, 0,
+                    p.headerLength + p.payloadLength + Icrc.LENGTH)) {
+                datagrams.badIcrc.incrementAndGet(); // corrupted in front of this link, as in sendLocked
+                p.release();
+                return;
+            }
+            int hl = p.headerLength;
+            int pad = (4 - (p.payloadLength & 3)) & 3;
+            bthLength = hl + p.payloadLength + pad + Icrc.LENGTH;
+            if (bthLength > DATAGRAM_MAX) {
+                dropped.incrementAndGet();
+                p.release();
+                return;
+            }
+            p.materialize(); // copies from the sender's memory: fails if it was freed (the caller counts it)
+        } catch (RuntimeException e) {
+            p.release();
+            throw e;
+        }
+        for (int i = p.headerLength + p.payloadLength; i < bthLength - Icrc.LENGTH; i++) {
+            p.buffer.set(ValueLayout.JAVA_BYTE, i, (byte) 0); // the pad
+        }
+        int ttl = hopLimitOf(p);
+        int tos = p.trafficClass & 0xFF;
+        int ipv4Id = socket.ipHeaderLength() > 0 ? IPV4_ID : 0;
+        k.framer.frame(k.framer.pseudo, localBytes, port, tos, ttl, ipv4Id, p.buffer, 0, bthLength);
+        // What a receiver of this datagram reads: the hop limit and class it was sent with (no router
+        // in between), no flow label (not carried over UDP), and no BTH-onward ICRC (the real one is in).
+        p.hopLimit = ttl;
+        p.trafficClass = tos;
+        p.flowLabel = 0;
+        p.hasIcrc = false;
+        LinuxSockets.writeSockaddr(k.source, localBytes, port);
+        selfDelivered.incrementAndGet();
+        datagrams.deliver(p, bthLength, false, k.source, 0, k.receive, localGid, localBytes, false);
+    }
+
+    /**
+     * Writes the IP and UDP headers of a datagram from this link's address and port and computes the
+     * ICRC over them and the BTH-onward bytes (into its place at the end). Not thread safe: one under
+     * the send lock, one per thread delivering to its own address.
+     */
+    private final class Framer {
+        final Icrc icrc = new Icrc();
+        final Ipv4Header ip4 = new Ipv4Header();
+        final Ipv6Header ip6 = new Ipv6Header();
+        final UdpHeader udp = new UdpHeader();
+        /** Where the headers go when they are only for the ICRC. */
+        final MemorySegment pseudo = Arena.ofAuto().allocate(64, 8);
+
+        void frame(MemorySegment ipOut, byte[] dst, int dstPort, int tos, int ttl, int ipv4Id,
+                   MemorySegment bthOnward, long bth, int bthLength) {
+            int udpLength = UdpHeader.LENGTH + bthLength;
+            MemorySegment ipSeg;
+            if (v6) {
+                ipSeg = ip6.wrap(ipOut, 0).writeUdp(tos, 0, udpLength, ttl).sourceAddress(localBytes, 0)
+                        .destinationAddress(dst, 0).segment();
+                udp.wrap(ipSeg, Ipv6Header.LENGTH).write(port, dstPort, udpLength, 0);
+            } else {
+                ipSeg = ip4.wrap(ipOut, 0).writeUdp(tos, Ipv4Header.LENGTH + udpLength, ipv4Id, true, ttl,
+                        UdpDatagrams.toInt(localBytes), UdpDatagrams.toInt(dst)).segment(); // checksum set
+                udp.wrap(ipSeg, Ipv4Header.LENGTH).write(port, dstPort, udpLength, 0);
+            }
+            int crc = icrc.compute(ipSeg, 0, bthOnward, bth, bthLength);
+            Icrc.write(bthOnward, bth + bthLength - Icrc.LENGTH, crc);
+        }
+    }
+
+    /** One thread's scratch for {@link #deliverToSelf}. */
+    private final class SelfScratch {
+        final Framer framer = new Framer();
+        final UdpDatagrams.Scratch receive = new UdpDatagrams.Scratch();
+        /** The packet's source as a sockaddr, as the socket would report it. */
+        final MemorySegment source = Arena.ofAuto().allocate(LinuxSockets.SOCKADDR_SIZE, 8);
     }
 
     // ------------------------------------------------------------------ receive
@@ -277,6 +368,11 @@ public final class UdpLink implements Link {
         return sent.get();
     }
 
+    /** Unicast packets to this link's own address, delivered to its device without the socket. */
+    public long selfDeliveredPackets() {
+        return selfDelivered.get();
+    }
+
     public long malformedDrops() {
         return datagrams.malformed.get();
     }
@@ -316,6 +412,7 @@ public final class UdpLink implements Link {
         m.put("udp_malformed_drops", datagrams.malformed.get());
         m.put("udp_icrc_drops", datagrams.badIcrc.get());
         m.put("udp_sent_datagrams", sent.get());
+        m.put("udp_self_delivered_packets", selfDelivered.get());
         return m;
     }
 
