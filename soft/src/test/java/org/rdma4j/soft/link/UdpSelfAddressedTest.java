@@ -58,7 +58,7 @@ class UdpSelfAddressedTest {
     private static final long WAIT_NANOS = 5_000_000_000L;
     private static final int GID = 1;
     private static final int GRH = 40;
-    private static final int ACCESS = Access.LOCAL_WRITE_BIT | Access.REMOTE_WRITE_BIT | Access.REMOTE_READ_BIT;
+    private static final int ACCESS = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ;
 
     @ParameterizedTest(name = "{0} {1}")
     @CsvSource({"NATIVE, 127.0.0.1, 26511", "NATIVE, ::1, 26531", "CHANNEL, 127.0.0.1, 26551"})
