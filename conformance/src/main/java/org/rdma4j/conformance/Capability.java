@@ -22,7 +22,8 @@ public enum Capability {
     HOP_LIMIT_AND_CLASS,
     /**
      * A QP can be connected to another QP of its own device, or to itself (QP-to-QP loopback: rxe hands
-     * a packet for its own address straight back, and so does the soft UDP link, without its socket).
+     * a packet for its own address straight back). Two UDP devices sharing one IP address and told apart
+     * only by port cannot: a packet to the device's own address goes to the port of its peer.
      */
     SELF_LOOPBACK,
     /** UD multicast: the devices can join groups of the connection GID's family on this link. */

@@ -39,10 +39,11 @@ import org.rdma4j.verbs.Gid;
  * bits are checked. Multicast ({@link UdpGroups}) needs a libc socket mode.
  * <p>
  * A unicast packet for the link's own address (a QP connected to a QP of its own device, or to itself)
- * does not go through the socket, whose remote port may belong to another device: as rxe loops such a
- * packet back, the link frames it (ICRC over the headers it would have had, to and from its own port)
- * and delivers it on the sending thread to its own device's receive path, through the same checks as a
- * received datagram. Thread safe.
+ * does not go through the socket: as rxe loops such a packet back, the link frames it (ICRC over the
+ * headers it would have had, to and from its own port) and delivers it on the sending thread to its own
+ * device's receive path, through the same checks as a received datagram. Not on a link opened with a
+ * remote port other than its own: there the address is shared with the device at the remote port (two
+ * rdma4j devices on one address, told apart by port), so a packet to it goes to that port. Thread safe.
  */
 public final class UdpLink implements Link {
     /** The RoCEv2 UDP port. */
@@ -69,6 +70,8 @@ public final class UdpLink implements Link {
     private final AtomicLong dropped = new AtomicLong();
     private final AtomicLong selfDelivered = new AtomicLong();
     private final Gid localGid;
+    /** Packets to {@link #localGid} are this device's: the address is not shared with the remote port's device. */
+    private final boolean selfLoopback;
     /** Per sending thread: what delivering a packet to this link's own address needs. */
     private final ThreadLocal<SelfScratch> selfScratch = ThreadLocal.withInitial(SelfScratch::new);
     /** The last receive filled a whole batch, so more datagrams are probably queued. */
@@ -106,6 +109,7 @@ public final class UdpLink implements Link {
             default -> new NativeUdpSocket(localBytes, port, v6, interfaceIndex, pool);
         };
         this.localGid = Gid.of(local);
+        this.selfLoopback = remotePort == port;
         this.datagrams = new UdpDatagrams(sink, v6, port, localGid, localBytes);
         this.groups = mode == Mode.CHANNEL ? null
                 : new UdpGroups(v6, port, localBytes, interfaceIndex, local.getHostAddress(), pool, datagrams);
@@ -126,7 +130,11 @@ public final class UdpLink implements Link {
         return new UdpLink(local, port, port, mode, sink);
     }
 
-    /** Like {@link #open(InetAddress, int, Mode, PacketSink)}, sending to {@code remotePort}. */
+    /**
+     * Like {@link #open(InetAddress, int, Mode, PacketSink)}, sending to {@code remotePort}. With a remote
+     * port other than {@code port}, the link's own address also belongs to the device at the remote port
+     * (two rdma4j devices on one address): packets to it go there, not back to this device.
+     */
     public static UdpLink open(InetAddress local, int port, int remotePort, Mode mode, PacketSink sink)
             throws IOException {
         return new UdpLink(local, port, remotePort, mode, sink);
@@ -165,7 +173,7 @@ public final class UdpLink implements Link {
                 dropped.incrementAndGet(); // no route: a GID of the other IP version, or none
                 return;
             }
-            if (dst.equals(localGid)) {
+            if (selfLoopback && dst.equals(localGid)) {
                 owned = false; // the receive path owns it now (or it was released)
                 deliverToSelf(p);
                 return;
@@ -368,7 +376,10 @@ public final class UdpLink implements Link {
         return sent.get();
     }
 
-    /** Unicast packets to this link's own address, delivered to its device without the socket. */
+    /**
+     * Unicast packets to this link's own address, delivered to its device without the socket (always 0
+     * on a link whose remote port is not its own port).
+     */
     public long selfDeliveredPackets() {
         return selfDelivered.get();
     }

@@ -61,9 +61,9 @@ public final class SoftSetups implements SetupProvider {
                         once(() -> udpPair("soft-udp-port", "127.0.0.5", "127.0.0.6", 26791, UdpLink.Mode.AUTO)),
                         null),
                 new SoftSetup("udp6", "RoCEv2 over native IPv6 UDP sockets, two devices on ::1 told apart by their"
-                        + " ports. No multicast (IPv6 groups on lo need host setup)",
-                        EnumSet.of(RELIABLE_LINK, SELF_LOOPBACK, HOP_LIMIT_AND_CLASS, PORT_STATE_CONTROL,
-                                HIDDEN_OBJECT_COUNT),
+                        + " ports. No multicast (IPv6 groups on lo need host setup), no QP-to-QP loopback (a packet"
+                        + " to ::1 goes to the peer's port)",
+                        EnumSet.of(RELIABLE_LINK, HOP_LIMIT_AND_CLASS, PORT_STATE_CONTROL, HIDDEN_OBJECT_COUNT),
                         UDP_GID_INDEX,
                         once(() -> udpPair("soft-udp6", "::1", "::1", 27791, UdpLink.Mode.AUTO)),
                         once(() -> udpPair("soft-udp6-port", "::1", "::1", 28791, UdpLink.Mode.AUTO)),

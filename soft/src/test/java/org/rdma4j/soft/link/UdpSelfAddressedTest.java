@@ -1,7 +1,6 @@
 package org.rdma4j.soft.link;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.Arena;
@@ -48,11 +47,11 @@ import org.rdma4j.verbs.WrOpcode;
 
 /**
  * QP-to-QP loopback on a UDP device (rxe_loopback): packets to the device's own address are handed
- * to its own receive path, never to the socket, whose remote port here belongs to a listener that
- * stands for another device on the same address. Data moves both ways between two RC QPs of the
+ * to its own receive path, never to the socket. Data moves both ways between two RC QPs of the
  * device (SEND, WRITE, READ), a QP connected to itself works, and a UD packet to the device's own
- * address shows the receiver the hop limit and traffic class it was sent with; the listener gets
- * nothing, no datagram is counted as sent, and every packet sent is received once.
+ * address shows the receiver the hop limit and traffic class it was sent with; no datagram is sent,
+ * and every packet sent is received once. A link whose remote port is not its own shares its address
+ * with the device at that port, so there a packet to the address goes out to that port.
  */
 class UdpSelfAddressedTest {
     private static final long WAIT_NANOS = 5_000_000_000L;
@@ -67,17 +66,10 @@ class UdpSelfAddressedTest {
         Assumptions.assumeTrue(mode == UdpLink.Mode.CHANNEL || LinuxSockets.isAvailable(), "libc sockets");
         InetAddress local = InetAddress.getByName(address);
         int port = SoftDevices.freeUdpPort(fromPort, local);
-        int remotePort = SoftDevices.freeUdpPort(port + 1, local);
         List<AutoCloseable> open = new ArrayList<>();
         Device device = null;
-        try (DatagramChannel listener = DatagramChannel.open();
-             Selector selector = Selector.open();
-             Arena arena = Arena.ofShared()) {
-            // Whatever would reach the remote port (the peer device's port, on a shared address).
-            listener.bind(new InetSocketAddress(local, remotePort));
-            listener.configureBlocking(false);
-            listener.register(selector, SelectionKey.OP_READ);
-            device = SoftDevices.createUdp("self-" + mode + "-" + port, local, port, remotePort, mode);
+        try (Arena arena = Arena.ofShared()) {
+            device = SoftDevices.createUdp("self-" + mode + "-" + port, local, port, port, mode);
             Context ctx = device.open();
             open.add(ctx);
             Gid self = ctx.queryGid(1, GID);
@@ -161,8 +153,54 @@ class UdpSelfAddressedTest {
             assertEquals(0L, after.get("udp_sent_datagrams"), "nothing went out of the socket");
             assertEquals(0L, after.get("udp_icrc_drops"), "the looped packets carry a right ICRC");
             assertEquals(0L, after.get("udp_malformed_drops"));
-            assertEquals(0, selector.select(200), "the remote port received nothing");
-            assertNull(listener.receive(ByteBuffer.allocate(8192)), "the remote port received nothing");
+        } finally {
+            for (int i = open.size() - 1; i >= 0; i--) {
+                open.get(i).close();
+            }
+            if (device != null) {
+                SoftDevices.remove(device);
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource({"NATIVE, ::1, 26571", "CHANNEL, 127.0.0.1, 26591"})
+    void onAnAddressSharedByPortAPacketToItGoesToTheRemotePort(UdpLink.Mode mode, String address, int fromPort)
+            throws Exception {
+        Assumptions.assumeTrue(mode == UdpLink.Mode.CHANNEL || LinuxSockets.isAvailable(), "libc sockets");
+        InetAddress local = InetAddress.getByName(address);
+        int port = SoftDevices.freeUdpPort(fromPort, local);
+        int remotePort = SoftDevices.freeUdpPort(port + 1, local);
+        List<AutoCloseable> open = new ArrayList<>();
+        Device device = null;
+        try (DatagramChannel peer = DatagramChannel.open();
+             Selector selector = Selector.open();
+             Arena arena = Arena.ofShared()) {
+            // Stands for the other device on this address (the udp6 conformance pair).
+            peer.bind(new InetSocketAddress(local, remotePort));
+            peer.configureBlocking(false);
+            peer.register(selector, SelectionKey.OP_READ);
+            device = SoftDevices.createUdp("shared-" + mode + "-" + port, local, port, remotePort, mode);
+            Context ctx = device.open();
+            open.add(ctx);
+            ProtectionDomain pd = ctx.allocPd();
+            open.add(pd);
+            CompletionQueue cq = ctx.createCq(8);
+            open.add(cq);
+            MemoryRegion mr = pd.regMr(arena.allocate(4096, 8), ACCESS);
+            open.add(mr);
+            QueuePair u = ud(pd, cq, open);
+            AddressHandle ah = pd.createAh(AhAttr.roce(ctx.queryGid(1, GID), GID));
+            open.add(ah);
+            u.postSend(send(1, WrOpcode.SEND).sge(mr, 0, 16).ud(ah, 0x11, 0x1234));
+            expect(cq, 1);
+            assertEquals(1, selector.select(5_000), "the datagram reached the remote port");
+            ByteBuffer got = ByteBuffer.allocate(8192);
+            assertTrue(peer.receive(got) != null);
+            assertEquals(12 + 8 + 16 + 4, got.position(), "BTH, DETH, payload, ICRC");
+            Map<String, Long> c = ctx.counters(1);
+            assertEquals(1L, c.get("udp_sent_datagrams"), c::toString);
+            assertEquals(0L, c.get("udp_self_delivered_packets"), c::toString);
         } finally {
             for (int i = open.size() - 1; i >= 0; i--) {
                 open.get(i).close();
