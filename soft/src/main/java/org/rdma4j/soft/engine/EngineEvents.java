@@ -27,16 +27,33 @@ final class EngineEvents {
     /** A response is missing: an ACK past an unanswered READ/atomic, or a gap in READ responses. */
     static final String CAUSE_LOST_RESPONSE = "lost response";
 
+    /** What every event names: the device and the QP. */
+    abstract static class QpEvent extends Event {
+        @Label("Device")
+        String device;
+        @Label("QP")
+        int qpn;
+
+        final void on(QpEngine qp) {
+            device = qp.hca.name;
+            qpn = qp.qpn;
+        }
+    }
+
+    /** A NAK and the PSN it names. */
+    abstract static class NakEvent extends QpEvent {
+        @Label("PSN")
+        int psn;
+        @Label("AETH Syndrome")
+        int syndrome;
+    }
+
     @Name("org.rdma4j.soft.Retransmit")
     @Label("Retransmit")
     @Category({"rdma4j", "Soft engine"})
     @Description("A requester goes back to a PSN and sends from there again")
     @StackTrace(false)
-    static final class Retransmit extends Event {
-        @Label("Device")
-        String device;
-        @Label("QP")
-        int qpn;
+    static final class Retransmit extends QpEvent {
         @Label("From PSN")
         int psn;
         @Label("Cause")
@@ -48,15 +65,7 @@ final class EngineEvents {
     @Category({"rdma4j", "Soft engine"})
     @Description("A requester got a NAK (sequence, RNR, invalid request, remote access or operational error)")
     @StackTrace(false)
-    static final class NakReceived extends Event {
-        @Label("Device")
-        String device;
-        @Label("QP")
-        int qpn;
-        @Label("PSN")
-        int psn;
-        @Label("AETH Syndrome")
-        int syndrome;
+    static final class NakReceived extends NakEvent {
     }
 
     @Name("org.rdma4j.soft.NakSent")
@@ -64,26 +73,14 @@ final class EngineEvents {
     @Category({"rdma4j", "Soft engine"})
     @Description("A responder answered a request with a NAK")
     @StackTrace(false)
-    static final class NakSent extends Event {
-        @Label("Device")
-        String device;
-        @Label("QP")
-        int qpn;
-        @Label("PSN")
-        int psn;
-        @Label("AETH Syndrome")
-        int syndrome;
+    static final class NakSent extends NakEvent {
     }
 
     @Name("org.rdma4j.soft.QpError")
     @Label("QP Error")
     @Category({"rdma4j", "Soft engine"})
     @Description("A QP entered the error state (its stack trace says which rule sent it there)")
-    static final class QpError extends Event {
-        @Label("Device")
-        String device;
-        @Label("QP")
-        int qpn;
+    static final class QpError extends QpEvent {
         @Label("From State")
         String fromState;
     }
@@ -93,11 +90,7 @@ final class EngineEvents {
     @Category({"rdma4j", "Soft engine"})
     @Description("A completion did not fit its CQ; the QP goes to the error state")
     @StackTrace(false)
-    static final class CqOverflow extends Event {
-        @Label("Device")
-        String device;
-        @Label("QP")
-        int qpn;
+    static final class CqOverflow extends QpEvent {
     }
 
     private static final Gate RETRANSMIT = new Gate(Retransmit.class);
@@ -109,8 +102,7 @@ final class EngineEvents {
     static void retransmit(QpEngine qp, int psn, String cause) {
         if (RETRANSMIT.on()) {
             Retransmit e = new Retransmit();
-            e.device = qp.hca.name;
-            e.qpn = qp.qpn;
+            e.on(qp);
             e.psn = psn;
             e.cause = cause;
             e.commit();
@@ -120,8 +112,7 @@ final class EngineEvents {
     static void nakReceived(QpEngine qp, int psn, int syndrome) {
         if (NAK_RECEIVED.on()) {
             NakReceived e = new NakReceived();
-            e.device = qp.hca.name;
-            e.qpn = qp.qpn;
+            e.on(qp);
             e.psn = psn;
             e.syndrome = syndrome;
             e.commit();
@@ -131,8 +122,7 @@ final class EngineEvents {
     static void nakSent(QpEngine qp, int psn, int syndrome) {
         if (NAK_SENT.on()) {
             NakSent e = new NakSent();
-            e.device = qp.hca.name;
-            e.qpn = qp.qpn;
+            e.on(qp);
             e.psn = psn;
             e.syndrome = syndrome;
             e.commit();
@@ -142,8 +132,7 @@ final class EngineEvents {
     static void qpError(QpEngine qp, Enum<?> fromState) {
         if (QP_ERROR.on()) {
             QpError e = new QpError();
-            e.device = qp.hca.name;
-            e.qpn = qp.qpn;
+            e.on(qp);
             e.fromState = fromState.name();
             e.commit();
         }
@@ -152,8 +141,7 @@ final class EngineEvents {
     static void cqOverflow(QpEngine qp) {
         if (CQ_OVERFLOW.on()) {
             CqOverflow e = new CqOverflow();
-            e.device = qp.hca.name;
-            e.qpn = qp.qpn;
+            e.on(qp);
             e.commit();
         }
     }
