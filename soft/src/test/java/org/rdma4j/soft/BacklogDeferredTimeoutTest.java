@@ -3,20 +3,11 @@ package org.rdma4j.soft;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.rdma4j.soft.engine.Hca;
-import org.rdma4j.soft.link.Link;
 import org.rdma4j.soft.link.LoopbackFabric;
-import org.rdma4j.soft.link.Packet;
-import org.rdma4j.soft.link.PacketPool;
-import org.rdma4j.soft.wire.Aeth;
-import org.rdma4j.soft.wire.Bth;
-import org.rdma4j.soft.wire.Opcode;
 import org.rdma4j.verbs.*;
 
 /**
@@ -29,88 +20,38 @@ import org.rdma4j.verbs.*;
 class BacklogDeferredTimeoutTest {
     private static final int PEER_QPN = 0x99;
 
-    private final AtomicInteger requests = new AtomicInteger();
     private volatile boolean backlogged;
-    private Device device;
-    private Hca hca;
-    private Context ctx;
-    private ProtectionDomain pd;
-    private CompletionQueue cq;
-    private QueuePair qp;
-    private MemoryRegion mr;
-    private Arena arena;
-    private Gid peerGid;
     private final FakeClock clock = new FakeClock();
+    private ScriptedPeer peer;
+    private AtomicInteger requests;
+    private Context ctx;
 
     @BeforeEach
     void setUp() {
-        device = SoftDevices.createOnClock("backlog-timer", new LoopbackFabric(), clock);
-        hca = ((SoftDevice) device).hca;
-        clock.drive(hca.progressAgent());
-        hca.setLink(new Link() {
-            @Override
-            public void send(Packet p) {
-                if (!Opcode.isResponse(new Bth().wrap(p.buffer, 0).opcode())) {
-                    requests.incrementAndGet();
-                }
-                p.release();
-            }
-
-            @Override
-            public boolean receiveBacklogged() {
-                return backlogged;
-            }
-        });
-        ctx = device.open();
-        pd = ctx.allocPd();
-        cq = ctx.createCq(16);
-        qp = pd.createQp(new QpInitAttr(QpType.RC, cq, cq).cap(new QpCap(4, 4, 1, 1, 0)));
-        peerGid = Gid.parse("::ffff:10.9.9.8");
-        ReceivePathFuzzTest.Connect.bringUp(qp, QpType.RC, peerGid, PEER_QPN); // timeout 14 (67 ms), 7 retries
-        arena = Arena.ofShared();
-        MemorySegment buf = arena.allocate(64, 8);
-        mr = pd.regMr(buf, Access.LOCAL_WRITE);
+        Device device = SoftDevices.createOnClock("backlog-timer", new LoopbackFabric(), clock);
+        clock.drive(((SoftDevice) device).hca.progressAgent());
+        peer = new ScriptedPeer(device, "::ffff:10.9.9.8", PEER_QPN,
+                new ScriptedPeer.Options().backlogged(() -> backlogged)); // timeout 14 (67 ms), 7 retries
+        requests = peer.requests;
+        ctx = peer.ctx;
     }
 
     @AfterEach
     void tearDown() {
-        try {
-            qp.close();
-            mr.close();
-            cq.close();
-            pd.close();
-            ctx.close();
-            arena.close();
-        } finally {
-            SoftDevices.remove(device);
-        }
+        peer.close();
     }
 
     private void postSend() {
-        qp.postSend(new SendWorkRequest().wrId(7).opcode(WrOpcode.SEND).sge(mr, 0, 16).flags(SendFlag.SIGNALED));
+        peer.postSend(7);
     }
 
     private void ack(int psn) {
-        Packet p = new PacketPool().acquire();
-        new Bth().wrap(p.buffer, 0).write(Opcode.RC_ACKNOWLEDGE, false, 0, 0xFFFF, qp.qpn(), false, psn);
-        new Aeth().wrap(p.buffer, Opcode.offsetOf(Opcode.RC_ACKNOWLEDGE, Opcode.HEADER_AETH))
-                .write(Aeth.ACK_CREDITS_INVALID, 1);
-        p.headerLength = Opcode.headerLength(Opcode.RC_ACKNOWLEDGE);
-        p.srcGid = peerGid;
-        p.dstGid = ctx.queryGid(1, 1);
-        hca.receive(p);
+        peer.ack(psn);
     }
 
     /** The next completion, moving the fake clock on by up to {@code timeoutMillis} to get it. */
     private WorkCompletion poll(long timeoutMillis) {
-        WorkCompletion[] wc = WorkCompletion.array(1);
-        for (long ms = 0; ms <= timeoutMillis; ms++) {
-            if (cq.poll(wc) == 1) {
-                return wc[0];
-            }
-            clock.advanceMillis(1);
-        }
-        return null;
+        return peer.poll(clock, timeoutMillis);
     }
 
     @Test

@@ -3,8 +3,6 @@ package org.rdma4j.soft;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,7 +13,6 @@ import org.rdma4j.soft.engine.Hca;
 import org.rdma4j.soft.link.Link;
 import org.rdma4j.soft.link.LoopbackFabric;
 import org.rdma4j.soft.link.Packet;
-import org.rdma4j.soft.link.PacketPool;
 import org.rdma4j.soft.wire.Aeth;
 import org.rdma4j.soft.wire.Bth;
 import org.rdma4j.soft.wire.Opcode;
@@ -37,23 +34,15 @@ class BatchedReceiveTest {
     }
 
     private final List<Sent> sent = new ArrayList<>();
-    private Device device;
+    private ScriptedPeer peer;
     private Hca hca;
     private Context ctx;
-    private Arena arena;
     private CompletionQueue cq;
-    private QueuePair qp;
     private MemoryRegion mr;
-    private ProtectionDomain pd;
-    private Gid peerGid;
-    private Gid localGid;
-    private final PacketPool pool = new PacketPool();
 
     @BeforeEach
     void setUp() {
-        device = SoftDevices.createLoopback("batch-rx", new LoopbackFabric(), null);
-        hca = ((SoftDevice) device).hca;
-        hca.setLink(new Link() {
+        Link capture = new Link() {
             @Override
             public void send(Packet p) {
                 Bth b = new Bth().wrap(p.buffer, 0);
@@ -69,44 +58,28 @@ class BatchedReceiveTest {
                 }
                 p.release();
             }
-        });
-        ctx = device.open();
-        arena = Arena.ofShared();
-        pd = ctx.allocPd();
-        cq = ctx.createCq(64);
-        qp = pd.createQp(new QpInitAttr(QpType.RC, cq, cq).cap(new QpCap(16, 64, 1, 1, 0)));
-        peerGid = Gid.parse("::ffff:10.9.9.9");
-        localGid = ctx.queryGid(1, 1);
-        ReceivePathFuzzTest.Connect.bringUp(qp, QpType.RC, peerGid, PEER_QPN);
-        MemorySegment buf = arena.allocate(PAYLOAD * 64, 8);
-        mr = pd.regMr(buf, Access.LOCAL_WRITE);
+        };
+        peer = new ScriptedPeer(SoftDevices.createLoopback("batch-rx", new LoopbackFabric(), null), "::ffff:10.9.9.9",
+                PEER_QPN, new ScriptedPeer.Options().link(capture).cq(64).cap(new QpCap(16, 64, 1, 1, 0))
+                        .mrBytes(PAYLOAD * 64));
+        hca = peer.hca;
+        ctx = peer.ctx;
+        cq = peer.cq;
+        mr = peer.mr;
         for (int i = 0; i < 64; i++) {
-            qp.postRecv(new RecvWorkRequest().wrId(i).sge(mr, (long) i * PAYLOAD, PAYLOAD));
+            peer.qp.postRecv(new RecvWorkRequest().wrId(i).sge(mr, (long) i * PAYLOAD, PAYLOAD));
         }
     }
 
     @AfterEach
     void tearDown() {
-        try {
-            qp.close();
-            mr.close();
-            cq.close();
-            pd.close();
-            ctx.close();
-            arena.close();
-        } finally {
-            SoftDevices.remove(device);
-        }
+        peer.close();
     }
 
     private Packet send(int psn, byte fill) {
-        Packet p = pool.acquire();
-        new Bth().wrap(p.buffer, 0).write(Opcode.RC_SEND_ONLY, false, 0, 0xFFFF, qp.qpn(), true, psn);
-        p.headerLength = Opcode.headerLength(Opcode.RC_SEND_ONLY);
+        Packet p = peer.request(Opcode.RC_SEND_ONLY, true, psn);
         p.buffer.asSlice(p.headerLength, PAYLOAD).fill(fill);
         p.setFlatPayload(PAYLOAD);
-        p.srcGid = peerGid;
-        p.dstGid = localGid;
         return p;
     }
 

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.lang.foreign.Arena;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -15,14 +14,8 @@ import jdk.jfr.consumer.RecordingFile;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.rdma4j.soft.engine.Hca;
-import org.rdma4j.soft.link.Link;
 import org.rdma4j.soft.link.LoopbackFabric;
-import org.rdma4j.soft.link.Packet;
-import org.rdma4j.soft.link.PacketPool;
 import org.rdma4j.soft.wire.Aeth;
-import org.rdma4j.soft.wire.Bth;
-import org.rdma4j.soft.wire.Opcode;
 import org.rdma4j.verbs.*;
 
 /**
@@ -33,78 +26,29 @@ import org.rdma4j.verbs.*;
 class EngineEventsTest {
     private static final int PEER_QPN = 0x99;
 
-    private final AtomicInteger requests = new AtomicInteger();
-    private Device device;
-    private Hca hca;
-    private Context ctx;
-    private ProtectionDomain pd;
-    private CompletionQueue cq;
+    private ScriptedPeer peer;
     private QueuePair qp;
-    private MemoryRegion mr;
-    private Arena arena;
-    private Gid peerGid;
+    private AtomicInteger requests;
 
     @BeforeEach
     void setUp() {
-        device = SoftDevices.createLoopback("engine-events", new LoopbackFabric(), null);
-        hca = ((SoftDevice) device).hca;
-        hca.setLink(new Link() {
-            @Override
-            public void send(Packet p) {
-                if (!Opcode.isResponse(new Bth().wrap(p.buffer, 0).opcode())) {
-                    requests.incrementAndGet();
-                }
-                p.release();
-            }
-        });
-        ctx = device.open();
-        pd = ctx.allocPd();
-        cq = ctx.createCq(16);
-        qp = pd.createQp(new QpInitAttr(QpType.RC, cq, cq).cap(new QpCap(4, 4, 1, 1, 0)));
-        peerGid = Gid.parse("::ffff:10.9.9.7");
-        ReceivePathFuzzTest.Connect.bringUp(qp, QpType.RC, peerGid, PEER_QPN);
-        arena = Arena.ofShared();
-        mr = pd.regMr(arena.allocate(64, 8), Access.LOCAL_WRITE);
+        peer = new ScriptedPeer(SoftDevices.createLoopback("engine-events", new LoopbackFabric(), null),
+                "::ffff:10.9.9.7", PEER_QPN);
+        qp = peer.qp;
+        requests = peer.requests;
     }
 
     @AfterEach
     void tearDown() {
-        try {
-            qp.close();
-            mr.close();
-            cq.close();
-            pd.close();
-            ctx.close();
-            arena.close();
-        } finally {
-            SoftDevices.remove(device);
-        }
+        peer.close();
     }
 
     private void postSend() {
-        qp.postSend(new SendWorkRequest().wrId(7).opcode(WrOpcode.SEND).sge(mr, 0, 16).flags(SendFlag.SIGNALED));
+        peer.postSend(7);
     }
 
     private void acknowledge(int syndrome, int psn) {
-        Packet p = new PacketPool().acquire();
-        new Bth().wrap(p.buffer, 0).write(Opcode.RC_ACKNOWLEDGE, false, 0, 0xFFFF, qp.qpn(), false, psn);
-        new Aeth().wrap(p.buffer, Opcode.offsetOf(Opcode.RC_ACKNOWLEDGE, Opcode.HEADER_AETH)).write(syndrome, 1);
-        p.headerLength = Opcode.headerLength(Opcode.RC_ACKNOWLEDGE);
-        p.srcGid = peerGid;
-        p.dstGid = ctx.queryGid(1, 1);
-        hca.receive(p);
-    }
-
-    private WorkCompletion poll() {
-        WorkCompletion[] wc = WorkCompletion.array(1);
-        long end = System.nanoTime() + 5_000_000_000L;
-        while (System.nanoTime() < end) {
-            if (cq.poll(wc) == 1) {
-                return wc[0];
-            }
-            Thread.onSpinWait();
-        }
-        return null;
+        peer.acknowledge(psn, syndrome);
     }
 
     /** Runs {@code action} under a recording of the engine's events; returns what it recorded. */
@@ -157,7 +101,7 @@ class EngineEventsTest {
         List<RecordedEvent> events = record(() -> {
             postSend();
             acknowledge(Aeth.NAK_REMOTE_ACCESS, 0);
-            WorkCompletion wc = poll();
+            WorkCompletion wc = peer.poll();
             assertNotNull(wc, "no completion");
             assertEquals(WcStatus.REM_ACCESS_ERR, wc.status());
         });
@@ -170,8 +114,8 @@ class EngineEventsTest {
     void rdmaSendsCountsEveryCompletedSend() {
         postSend();
         acknowledge(Aeth.ACK_CREDITS_INVALID, 0);
-        WorkCompletion wc = poll();
+        WorkCompletion wc = peer.poll();
         assertEquals(WcStatus.SUCCESS, wc == null ? null : wc.status());
-        assertEquals(1L, ctx.counters(1).get("rdma_sends"));
+        assertEquals(1L, peer.ctx.counters(1).get("rdma_sends"));
     }
 }

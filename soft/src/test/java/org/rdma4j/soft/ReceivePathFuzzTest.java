@@ -266,6 +266,11 @@ class ReceivePathFuzzTest {
     /** Minimal QP bring-up for these tests. */
     static final class Connect {
         static void bringUp(QueuePair q, QpType type, Gid peer, int peerQpn) {
+            bringUp(q, type, peer, peerQpn, 7, 7);
+        }
+
+        /** As above, with the RC QP's retry count and RNR retry count given (timeout 14, 67 ms). */
+        static void bringUp(QueuePair q, QpType type, Gid peer, int peerQpn, int retryCnt, int rnrRetry) {
             int access = Access.REMOTE_WRITE | Access.REMOTE_READ | Access.REMOTE_ATOMIC;
             if (type == QpType.UD) {
                 q.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(1).qkey(0x1234),
@@ -288,7 +293,7 @@ class ReceivePathFuzzTest {
             q.modify(a, rtr);
             QpAttr b = new QpAttr().state(QpState.RTS).sqPsn(0);
             if (type == QpType.RC) {
-                b.timeout(14).retryCnt(7).rnrRetry(7).maxRdAtomic(4);
+                b.timeout(14).retryCnt(retryCnt).rnrRetry(rnrRetry).maxRdAtomic(4);
                 rts |= QpAttrMask.TIMEOUT | QpAttrMask.RETRY_CNT | QpAttrMask.RNR_RETRY | QpAttrMask.MAX_QP_RD_ATOMIC;
             }
             q.modify(b, rts);
