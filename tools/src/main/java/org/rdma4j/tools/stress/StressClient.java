@@ -41,7 +41,7 @@ import org.rdma4j.verbs.WrOpcode;
  * the end the client sends the per-pair hash of the receives it caused and takes the server's verdict.
  * One run per instance; not thread safe.
  */
-public final class StressClient {
+public final class StressClient extends StressTally {
     /** Test hook: added to the hashes sent to the server, which must then report a mismatch. */
     static volatile long testHashSkew;
     /** Test hook: added to the sequence number of the READ pattern the client expects, to fail its check. */
@@ -75,10 +75,6 @@ public final class StressClient {
     private final int[] cuts = new int[StressTraffic.MAX_SGES + 1];
 
     private long verified;
-    private long dataErrors;
-    private long duplicates;
-    private long errorCompletions;
-    private String firstError;
     private long[] fetchAddResults = new long[1024];
     private int fetchAdds;
 
@@ -163,7 +159,7 @@ public final class StressClient {
                     ctl.sendHello(new Control.Hello(messages, seed, qps, maxSize, mtu, endpoints));
                     reply = ctl.readReply(qps);
                 } catch (Control.Failure f) {
-                    return fail(f.getMessage()); // nothing has run yet: no report
+                    return fail(err, f.getMessage()); // nothing has run yet: no report
                 }
                 for (int i = 0; i < qps; i++) {
                     Control.Target t = reply.targets()[i];
@@ -210,7 +206,7 @@ public final class StressClient {
             }
             counters = ctx.counters(1);
         } catch (Control.Failure f) {
-            return fail(f.getMessage());
+            return fail(err, f.getMessage());
         }
         if (controlError != null) {
             error(controlError);
@@ -223,8 +219,7 @@ public final class StressClient {
         WorkCompletion[] wcs = WorkCompletion.array(32);
         long posted = 0;
         long lastReport = System.nanoTime();
-        long lastProgress = lastReport;
-        long lastVerified = 0;
+        progressClock(lastReport);
         int idle = 0;
         while (verified < messages && firstError == null) {
             for (Pair p : pairs) {
@@ -237,11 +232,7 @@ public final class StressClient {
                 completion(pairs, wcs[i]);
             }
             long now = System.nanoTime();
-            if (verified != lastVerified) {
-                lastVerified = verified;
-                lastProgress = now;
-            } else if (now - lastProgress > StressTraffic.STALL_NANOS) {
-                error("no progress for 60 s at " + verified + " of " + messages);
+            if (stalled(verified, messages, now)) {
                 break;
             }
             if (verdictF.isDone()) {
@@ -348,14 +339,7 @@ public final class StressClient {
     }
 
     private int randomLength() {
-        int r = random.nextInt(10);
-        if (r < 2) {
-            return random.nextInt(9); // 0..8
-        }
-        if (r < 6) {
-            return random.nextInt(Math.min(maxSize, 4 * mtu) + 1);
-        }
-        return random.nextInt(maxSize + 1);
+        return StressTraffic.randomLength(random, maxSize, mtu);
     }
 
     private void completion(Pair[] pairs, WorkCompletion wc) {
@@ -385,14 +369,15 @@ public final class StressClient {
                 return;
             }
             case READ_BACK -> {
-                if (matches(p.local, base, seq, 0, len)) {
+                if (StressTraffic.matches(p.local, base, seq, 0, len)) {
                     verified++;
                 } else {
                     dataError("RDMA WRITE seq " + seq + " on QP " + p.index + " reads back wrong");
                 }
             }
             case READ -> {
-                if (matches(p.local, base, StressTraffic.readSourceSeq(p.index) + testReadSkew, p.offset[slot], len)) {
+                long readSeq = StressTraffic.readSourceSeq(p.index) + testReadSkew;
+                if (StressTraffic.matches(p.local, base, readSeq, p.offset[slot], len)) {
                     verified++;
                 } else {
                     dataError("RDMA READ data wrong on QP " + p.index + " seq " + seq);
@@ -431,28 +416,11 @@ public final class StressClient {
         }
     }
 
-    private static boolean matches(MemorySegment s, long base, long seq, int offset, int len) {
-        for (int j = 0; j < len; j++) {
-            if (s.get(ValueLayout.JAVA_BYTE, base + j) != StressTraffic.pattern(seq, offset + j)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     private int report(Control.Verdict v, long retransmits, java.util.Map<String, Long> counters,
                        long elapsedNanos) {
         double seconds = elapsedNanos / 1e9;
         out.printf(Locale.ROOT, "elapsed %.2f s, %.0f messages/s%n", seconds, verified / Math.max(seconds, 1e-9));
-        if (counters.containsKey("fault_lost")) {
-            long[] f = Faults.injected(counters);
-            out.printf(Locale.ROOT, "link faults (client's outgoing packets): lost=%d duplicated=%d reordered=%d "
-                    + "corrupted=%d%n", f[0], f[1], f[2], f[3]);
-        }
-        out.println("client device counters (port 1):");
-        for (java.util.Map.Entry<String, Long> e : StressReport.keyCounters(counters).entrySet()) {
-            out.printf(Locale.ROOT, "  %-24s %d%n", e.getKey(), e.getValue());
-        }
+        printDevice(out, "client", counters);
         long totalData = dataErrors;
         long totalDup = duplicates;
         long totalRetransmits = retransmits;
@@ -480,32 +448,9 @@ public final class StressClient {
             }
             out.printf(Locale.ROOT, "  (to repeat: add --seed %d)%n", seed);
         }
-        out.println("stress: messages=" + messages + " delivered=" + verified + " data_errors=" + totalData
-                + " duplicate_executions=" + totalDup + " retransmits=" + totalRetransmits);
+        out.println(summary(messages, verified, totalData, totalDup, totalRetransmits));
         out.flush();
         return ok ? 0 : StressReport.EXIT_FAILED;
-    }
-
-    private int fail(String message) {
-        err.println("rdma4j stress: " + message);
-        err.flush();
-        return StressReport.EXIT_FAILED;
-    }
-
-    private void dataError(String what) {
-        dataErrors++;
-        error(what);
-    }
-
-    private void error(String what) {
-        if (firstError == null) {
-            firstError = what;
-        }
-    }
-
-    private static <T extends AutoCloseable> T push(ArrayDeque<AutoCloseable> resources, T r) {
-        resources.push(r);
-        return r;
     }
 
     /**

@@ -26,7 +26,6 @@ import org.rdma4j.verbs.QpType;
 import org.rdma4j.verbs.QueuePair;
 import org.rdma4j.verbs.RecvWorkRequest;
 import org.rdma4j.verbs.WcOpcode;
-import org.rdma4j.verbs.WcStatus;
 import org.rdma4j.verbs.WorkCompletion;
 
 /**
@@ -39,7 +38,7 @@ import org.rdma4j.verbs.WorkCompletion;
  * words with what the client says it caused, and sends back its verdict. One run per instance; not
  * thread safe.
  */
-public final class StressServer {
+public final class StressServer extends StressTally {
     private static final int EXCHANGE_TIMEOUT_MS = 60_000;
     /** How long the server keeps polling for receives the client's end says it should still see. */
     private static final long DRAIN_NANOS = 10_000_000_000L;
@@ -56,11 +55,7 @@ public final class StressServer {
     private int maxSize;
 
     private long receives;
-    private long dataErrors;
     private long orderErrors;
-    private long duplicates;
-    private long errorCompletions;
-    private String firstError;
 
     /** What the control thread learned from the client; read by the polling thread. */
     private volatile long clientVerified;
@@ -109,15 +104,15 @@ public final class StressServer {
         try (ServerSocket listener = Control.listen(tcpPort)) {
             ctl = Control.accept(listener, EXCHANGE_TIMEOUT_MS);
         } catch (Control.Failure f) {
-            return fail(f.getMessage());
+            return fail(err, f.getMessage());
         } catch (java.io.IOException e) {
-            return fail("closing the TCP listener: " + Control.describe(e));
+            return fail(err, "closing the TCP listener: " + Control.describe(e));
         }
         try (ctl) {
             try {
                 hello = ctl.readHello(maxQps);
             } catch (Control.Failure f) {
-                return fail(f.getMessage());
+                return fail(err, f.getMessage());
             }
             String bad = check(hello);
             if (bad != null) {
@@ -126,7 +121,7 @@ public final class StressServer {
                 } catch (Control.Failure ignored) {
                     // the refusal is what matters
                 }
-                return fail("refused the run: " + bad);
+                return fail(err, "refused the run: " + bad);
             }
             out.printf(Locale.ROOT, "client %s: messages=%d seed=%d qps=%d max_size=%d mtu=%d%n",
                     hello.endpoints()[0].gid().toInetAddress().getHostAddress(), hello.messages(), hello.seed(), hello.qps(), hello.maxSize(),
@@ -248,7 +243,7 @@ public final class StressServer {
                     }
                 }
             } catch (Control.Failure f) {
-                return fail(f.getMessage());
+                return fail(err, f.getMessage());
             } finally {
                 StressClient.closeAll(resources);
             }
@@ -338,9 +333,7 @@ public final class StressServer {
     private void receiveCompletion(Pair[] pairs, WorkCompletion wc) {
         Pair p = pairs[(int) (wc.wrId() >>> 32)];
         int slot = (int) wc.wrId();
-        if (wc.status() != WcStatus.SUCCESS) {
-            errorCompletions++;
-            error("receive on QP " + p.index + " completed with " + wc.status());
+        if (failedReceive(wc, p.index)) {
             return;
         }
         long seq = Integer.toUnsignedLong(wc.immData());
@@ -353,7 +346,7 @@ public final class StressServer {
         } else if (seq < p.lastSeq) {
             orderErrors++;
             error("QP " + p.index + " received message " + seq + " after " + p.lastSeq);
-        } else if (!withWrite && !matches(p.recv, (long) slot * maxSize, seq, wc.byteLen())) {
+        } else if (!withWrite && !StressTraffic.matches(p.recv, (long) slot * maxSize, seq, 0, wc.byteLen())) {
             dataError("SEND seq " + seq + " on QP " + p.index + " arrived wrong (" + wc.byteLen() + " bytes)");
         }
         p.lastSeq = Math.max(p.lastSeq, seq);
@@ -363,28 +356,11 @@ public final class StressServer {
         postRecv(p, slot);
     }
 
-    private static boolean matches(MemorySegment s, long base, long seq, int len) {
-        for (int j = 0; j < len; j++) {
-            if (s.get(ValueLayout.JAVA_BYTE, base + j) != StressTraffic.pattern(seq, j)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     private int report(Control.Hello hello, Control.Verdict v, Control.End e, Map<String, Long> counters,
                        long elapsedNanos) {
         double seconds = elapsedNanos / 1e9;
         out.printf(Locale.ROOT, "elapsed %.2f s, %.0f receives/s%n", seconds, receives / Math.max(seconds, 1e-9));
-        if (counters.containsKey("fault_lost")) {
-            long[] f = Faults.injected(counters);
-            out.printf(Locale.ROOT, "link faults (server's outgoing packets): lost=%d duplicated=%d reordered=%d "
-                    + "corrupted=%d%n", f[0], f[1], f[2], f[3]);
-        }
-        out.println("server device counters (port 1):");
-        for (Map.Entry<String, Long> c : StressReport.keyCounters(counters).entrySet()) {
-            out.printf(Locale.ROOT, "  %-24s %d%n", c.getKey(), c.getValue());
-        }
+        printDevice(out, "server", counters);
         out.println("server: " + v.describe());
         long delivered = e != null ? e.verified() : 0;
         long data = v.dataErrors() + v.orderErrors() + (e != null ? e.dataErrors() : 0);
@@ -401,31 +377,8 @@ public final class StressServer {
                     : !e.firstError().isEmpty() ? "(client) " + e.firstError()
                     : "the client verified " + e.verified() + " of " + hello.messages() + " messages");
         }
-        out.println("stress: messages=" + hello.messages() + " delivered=" + delivered + " data_errors=" + data
-                + " duplicate_executions=" + dup + " retransmits=" + retransmits);
+        out.println(summary(hello.messages(), delivered, data, dup, retransmits));
         out.flush();
         return ok ? 0 : StressReport.EXIT_FAILED;
-    }
-
-    private int fail(String message) {
-        err.println("rdma4j stress: " + message);
-        err.flush();
-        return StressReport.EXIT_FAILED;
-    }
-
-    private void dataError(String what) {
-        dataErrors++;
-        error(what);
-    }
-
-    private void error(String what) {
-        if (firstError == null) {
-            firstError = what;
-        }
-    }
-
-    private static <T extends AutoCloseable> T push(ArrayDeque<AutoCloseable> resources, T r) {
-        resources.push(r);
-        return r;
     }
 }

@@ -1,5 +1,7 @@
 package org.rdma4j.tools.stress;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 import java.util.SplittableRandom;
 import java.util.concurrent.locks.LockSupport;
@@ -38,6 +40,34 @@ final class StressTraffic {
     /** Byte {@code offset} of message {@code seq}: the in-process workload's formula. */
     static byte pattern(long seq, long offset) {
         return StressWorkload.pattern(seq, offset);
+    }
+
+    /**
+     * Whether {@code len} bytes at {@code base} of {@code s} are bytes {@code offset ..} of message
+     * {@code seq}'s pattern.
+     */
+    static boolean matches(MemorySegment s, long base, long seq, int offset, int len) {
+        for (int j = 0; j < len; j++) {
+            if (s.get(ValueLayout.JAVA_BYTE, base + j) != pattern(seq, offset + j)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * A random message length up to {@code maxSize}: a fifth of them 0..8 bytes, two fifths up to four
+     * MTUs, the rest anything.
+     */
+    static int randomLength(SplittableRandom random, int maxSize, int mtu) {
+        int r = random.nextInt(10);
+        if (r < 2) {
+            return random.nextInt(9); // 0..8
+        }
+        if (r < 6) {
+            return random.nextInt(Math.min(maxSize, 4 * mtu) + 1);
+        }
+        return random.nextInt(maxSize + 1);
     }
 
     /**

@@ -46,7 +46,7 @@ import org.rdma4j.verbs.WrOpcode;
  * order of receives and the atomics' arithmetic are verified. Used by {@code rdma4j stress} and by
  * the property tests in tools. Not thread safe (one run per instance; runs may proceed in parallel).
  */
-public final class StressWorkload {
+public final class StressWorkload extends StressTally {
     /** What to run. */
     public record Config(double loss, double reorder, double duplicate, double corrupt, long messages, long seed,
                          int qps, int maxSize, int mtu, boolean udp) {
@@ -73,8 +73,7 @@ public final class StressWorkload {
 
         /** The closing line of {@code rdma4j stress}. */
         public String summary() {
-            return "stress: messages=" + messages + " delivered=" + delivered + " data_errors=" + dataErrors
-                    + " duplicate_executions=" + duplicateExecutions + " retransmits=" + retransmits;
+            return StressTally.summary(messages, delivered, dataErrors, duplicateExecutions, retransmits);
         }
     }
 
@@ -83,9 +82,8 @@ public final class StressWorkload {
         void report(long verified, long total, long retransmits);
     }
 
-    private static final int DEPTH = 8;
+    private static final int DEPTH = StressTraffic.DEPTH;
     private static final AtomicInteger RUNS = new AtomicInteger();
-    private static final long STALL_NANOS = 60_000_000_000L;
 
     private enum Kind { SEND, WRITE, WRITE_IMM, READ, FETCH_ADD, CMP_SWAP }
 
@@ -100,10 +98,6 @@ public final class StressWorkload {
     private final Config cfg;
     private final SplittableRandom random;
     private long verified;
-    private long dataErrors;
-    private long duplicates;
-    private long errorCompletions;
-    private String firstError;
     private final List<Long> fetchAddResults = new ArrayList<>();
 
     private StressWorkload(Config cfg) {
@@ -182,7 +176,7 @@ public final class StressWorkload {
             int all = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ
                     | Access.REMOTE_ATOMIC;
             MemorySegment counter = arena.allocate(8, 8);
-            counter.set(ValueLayout.JAVA_LONG, 0, 1000);
+            counter.set(ValueLayout.JAVA_LONG, 0, StressTraffic.COUNTER_START);
             MemoryRegion mrCounter = pb.regMr(counter, all);
             Pair[] pairs = new Pair[cfg.qps()];
             long slotBytes = cfg.maxSize();
@@ -200,14 +194,14 @@ public final class StressWorkload {
                 p.target = arena.allocate(slotBytes * DEPTH, 8);
                 p.readSource = arena.allocate(slotBytes, 8);
                 for (long j = 0; j < slotBytes; j++) {
-                    p.readSource.set(ValueLayout.JAVA_BYTE, j, pattern(1_000_000 + i, j));
+                    p.readSource.set(ValueLayout.JAVA_BYTE, j, pattern(StressTraffic.readSourceSeq(i), j));
                 }
                 p.mrLocal = pa.regMr(p.local, all);
                 p.mrRecv = pb.regMr(p.recv, all);
                 p.mrTarget = pb.regMr(p.target, all);
                 p.mrRead = pb.regMr(p.readSource, all);
                 p.casWord = arena.allocate(8, 8);
-                p.casWord.set(ValueLayout.JAVA_LONG, 0, 500_000L * (i + 1));
+                p.casWord.set(ValueLayout.JAVA_LONG, 0, StressTraffic.casStart(i));
                 p.mrCas = pb.regMr(p.casWord, all);
                 for (int r = 0; r < DEPTH * 2; r++) {
                     postRecv(p, r);
@@ -216,8 +210,7 @@ public final class StressWorkload {
             WorkCompletion[] wcs = WorkCompletion.array(32);
             long posted = 0;
             long lastReport = System.nanoTime();
-            long lastProgress = lastReport;
-            long lastVerified = 0;
+            progressClock(lastReport);
             int idle = 0;
             outer:
             while (verified < cfg.messages() && firstError == null) {
@@ -238,23 +231,10 @@ public final class StressWorkload {
                     receiverCompletion(pairs, wcs[i]);
                 }
                 long now = System.nanoTime();
-                if (verified != lastVerified) {
-                    lastVerified = verified;
-                    lastProgress = now;
-                } else if (now - lastProgress > STALL_NANOS) {
-                    error("no progress for 60 s at " + verified + " of " + cfg.messages());
+                if (stalled(verified, cfg.messages(), now)) {
                     break outer;
                 }
-                if (n == 0 && m == 0) {
-                    // Idle: leave the CPU to the devices' progress threads (this box may have 2 cores).
-                    if (++idle > 64) {
-                        java.util.concurrent.locks.LockSupport.parkNanos(20_000);
-                    } else {
-                        Thread.onSpinWait();
-                    }
-                } else {
-                    idle = 0;
-                }
+                idle = StressTraffic.idle(idle, n + m);
                 if (progress != null && now - lastReport > 1_000_000_000L) {
                     lastReport = now;
                     progress.report(verified, cfg.messages(), retransmits(a, b));
@@ -357,29 +337,17 @@ public final class StressWorkload {
         void add(long offset, int length);
     }
 
-    /** Splits {@code length} bytes into 1..4 pieces. */
+    /** Splits {@code length} bytes into 1..4 pieces ({@link StressTraffic#split}). */
     private void splitSges(int length, SgeSink sink) {
-        int pieces = length < 4 ? 1 : 1 + random.nextInt(4);
-        int[] cuts = new int[pieces + 1];
-        cuts[pieces] = length;
-        for (int i = 1; i < pieces; i++) {
-            cuts[i] = random.nextInt(length + 1);
-        }
-        Arrays.sort(cuts, 1, pieces);
+        int[] cuts = new int[StressTraffic.MAX_SGES + 1];
+        int pieces = StressTraffic.split(random, length, cuts);
         for (int i = 0; i < pieces; i++) {
             sink.add(cuts[i], cuts[i + 1] - cuts[i]);
         }
     }
 
     private int randomLength() {
-        int r = random.nextInt(10);
-        if (r < 2) {
-            return random.nextInt(9); // 0..8
-        }
-        if (r < 6) {
-            return random.nextInt(Math.min(cfg.maxSize(), 4 * cfg.mtu()) + 1);
-        }
-        return random.nextInt(cfg.maxSize() + 1);
+        return StressTraffic.randomLength(random, cfg.maxSize(), cfg.mtu());
     }
 
     private boolean post(Pair p, MemoryRegion counter) {
@@ -424,7 +392,7 @@ public final class StressWorkload {
             }
             case FETCH_ADD -> wr.fetchAdd(counter.address(), counter.rkey(), 1).sge(p.mrLocal, base, 8);
             case CMP_SWAP -> {
-                long expect = 500_000L * (p.index + 1) + p.casValue;
+                long expect = StressTraffic.casStart(p.index) + p.casValue;
                 wr.compareAndSwap(p.mrCas.address(), p.mrCas.rkey(), expect, expect + 1).sge(p.mrLocal, base, 8);
                 p.casValue++;
             }
@@ -467,12 +435,8 @@ public final class StressWorkload {
             }
             case WRITE_IMM -> verified++;
             case READ -> {
-                boolean ok = true;
-                int off = e.offset();
-                for (int j = 0; j < e.length() && ok; j++) {
-                    ok = p.local.get(ValueLayout.JAVA_BYTE, base + j) == pattern(1_000_000 + p.index, off + j);
-                }
-                if (ok) {
+                if (StressTraffic.matches(p.local, base, StressTraffic.readSourceSeq(p.index), e.offset(),
+                        e.length())) {
                     verified++;
                 } else {
                     dataError("RDMA READ data wrong on QP " + p.index + " seq " + e.seq());
@@ -485,10 +449,10 @@ public final class StressWorkload {
             case CMP_SWAP -> {
                 // Each CAS of this QP expects the value the previous one wrote: all must have matched.
                 long got = p.local.get(ValueLayout.JAVA_LONG, base);
-                if (got == 500_000L * (p.index + 1) + p.casDone) {
+                if (got == StressTraffic.casStart(p.index) + p.casDone) {
                     p.casDone++;
                     verified++;
-                } else if (got < 500_000L * (p.index + 1) + p.casDone) {
+                } else if (got < StressTraffic.casStart(p.index) + p.casDone) {
                     duplicates++;
                     error("CMP_SWAP on QP " + p.index + " saw an old value: executed twice?");
                 } else {
@@ -501,9 +465,7 @@ public final class StressWorkload {
     private void receiverCompletion(Pair[] pairs, WorkCompletion wc) {
         Pair p = pairs[(int) (wc.wrId() >>> 32)];
         int slot = (int) wc.wrId();
-        if (wc.status() != WcStatus.SUCCESS) {
-            errorCompletions++;
-            error("receive on QP " + p.index + " completed with " + wc.status());
+        if (failedReceive(wc, p.index)) {
             return;
         }
         Expect e = p.receives.poll();
@@ -533,13 +495,8 @@ public final class StressWorkload {
         postRecv(p, slot);
     }
 
-    private boolean check(MemorySegment s, long base, long seq, int len) {
-        for (int j = 0; j < len; j++) {
-            if (s.get(ValueLayout.JAVA_BYTE, base + j) != pattern(seq, j)) {
-                return false;
-            }
-        }
-        return true;
+    private static boolean check(MemorySegment s, long base, long seq, int len) {
+        return StressTraffic.matches(s, base, seq, 0, len);
     }
 
     private void checkAtomics(MemorySegment counter) {
@@ -562,14 +519,4 @@ public final class StressWorkload {
         }
     }
 
-    private void dataError(String what) {
-        dataErrors++;
-        error(what);
-    }
-
-    private void error(String what) {
-        if (firstError == null) {
-            firstError = what;
-        }
-    }
 }
