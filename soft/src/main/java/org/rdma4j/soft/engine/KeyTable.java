@@ -59,7 +59,7 @@ public final class KeyTable {
         Table t = table;
         for (int i = 0; i < t.entries.length; i++) {
             MemKey e = (MemKey) SLOT.getAcquire(t.entries, i);
-            if (e != null && e != TOMBSTONE && e.valid && !e.isWindow() && e.covers(addr, len) && e.alive()) {
+            if (e != TOMBSTONE && MemKey.check(e, MemKey.Use.LOCAL, null, addr, len, 0, null) == KeyVerdict.OK) {
                 return e;
             }
         }
