@@ -13,16 +13,6 @@ public final class SoftProvider implements VerbsProvider {
     }
 
     @Override
-    public boolean isAvailable() {
-        return true;
-    }
-
-    @Override
-    public Throwable unavailabilityCause() {
-        return null;
-    }
-
-    @Override
     public List<Device> devices() {
         return SoftDevices.all();
     }

@@ -32,16 +32,6 @@ final class TestProviders {
         }
 
         @Override
-        public boolean isAvailable() {
-            return true;
-        }
-
-        @Override
-        public Throwable unavailabilityCause() {
-            return null;
-        }
-
-        @Override
         public List<Device> devices() {
             List<Device> l = new ArrayList<>();
             l.add(new FakeDevice("fake0", "fake"));
@@ -75,11 +65,6 @@ final class TestProviders {
         @Override
         public String name() {
             return "broken";
-        }
-
-        @Override
-        public boolean isAvailable() {
-            return false;
         }
 
         @Override

@@ -89,8 +89,6 @@ class VerbsDiscoveryTest {
     void aProviderThatCreatesNothingSaysEopnotsupp() {
         VerbsProvider plain = new VerbsProvider() {
             public String name() { return "plain"; }
-            public boolean isAvailable() { return true; }
-            public Throwable unavailabilityCause() { return null; }
             public List<Device> devices() { return List.of(); }
         };
         assertEquals(Errno.EOPNOTSUPP, assertThrows(VerbsException.class,

@@ -18,10 +18,14 @@ public interface VerbsProvider {
     String name();
 
     /** True if the provider works in this process (its devices can be listed and opened). */
-    boolean isAvailable();
+    default boolean isAvailable() {
+        return unavailabilityCause() == null;
+    }
 
-    /** Why {@link #isAvailable()} is false; null when available. */
-    Throwable unavailabilityCause();
+    /** Why the provider cannot work here; null when it can (the default: nothing it needs is missing). */
+    default Throwable unavailabilityCause() {
+        return null;
+    }
 
     /**
      * Returns if the provider is available, else throws.
