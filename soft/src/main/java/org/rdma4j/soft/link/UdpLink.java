@@ -188,10 +188,28 @@ public final class UdpLink implements Link {
         }
     }
 
-    private void sendLocked(Packet p, Gid dst) {
-        if (p.hasIcrc && !sendFramer.icrc.verifyBthOnward(p.buffer, 0, p.headerLength + p.payloadLength + Icrc.LENGTH)) {
-            // Corrupted before it reached us (fault injection in front of this link): a NIC would drop it.
+    /**
+     * The datagram's length from the BTH on (headers, payload, pad, ICRC), or -1 after counting why it
+     * is not sent: corrupted before it reached us (fault injection in front of this link: a NIC would
+     * drop it), or too long for a datagram.
+     */
+    private int bthOnwardLength(Packet p, Icrc icrc) {
+        if (p.hasIcrc && !icrc.verifyBthOnward(p.buffer, 0, p.headerLength + p.payloadLength + Icrc.LENGTH)) {
             datagrams.badIcrc.incrementAndGet();
+            return -1;
+        }
+        int pad = (4 - (p.payloadLength & 3)) & 3;
+        int bthLength = p.headerLength + p.payloadLength + pad + Icrc.LENGTH;
+        if (bthLength > DATAGRAM_MAX) {
+            dropped.incrementAndGet();
+            return -1;
+        }
+        return bthLength;
+    }
+
+    private void sendLocked(Packet p, Gid dst) {
+        int bthLength = bthOnwardLength(p, sendFramer.icrc);
+        if (bthLength < 0) {
             return;
         }
         for (int i = 0; i < destBytes.length; i++) {
@@ -201,12 +219,7 @@ public final class UdpLink implements Link {
         boolean raw = ipLen > 0;
         long bth = ipLen + UdpHeader.LENGTH;
         int hl = p.headerLength;
-        int pad = (4 - (p.payloadLength & 3)) & 3;
-        int bthLength = hl + p.payloadLength + pad + Icrc.LENGTH;
-        if (bthLength > DATAGRAM_MAX) {
-            dropped.incrementAndGet();
-            return;
-        }
+        int pad = bthLength - Icrc.LENGTH - hl - p.payloadLength;
         MemorySegment.copy(p.buffer, 0, sendBuf, bth, hl);
         p.copyPayload(0, sendBuf, bth + hl, p.payloadLength);
         for (int i = 0; i < pad; i++) {
@@ -241,17 +254,8 @@ public final class UdpLink implements Link {
         SelfScratch k = selfScratch.get();
         int bthLength;
         try {
-            if (p.hasIcrc && !k.framer.icrc.verifyBthOnward(p.buffer, 0,
-                    p.headerLength + p.payloadLength + Icrc.LENGTH)) {
-                datagrams.badIcrc.incrementAndGet(); // corrupted in front of this link, as in sendLocked
-                p.release();
-                return;
-            }
-            int hl = p.headerLength;
-            int pad = (4 - (p.payloadLength & 3)) & 3;
-            bthLength = hl + p.payloadLength + pad + Icrc.LENGTH;
-            if (bthLength > DATAGRAM_MAX) {
-                dropped.incrementAndGet();
+            bthLength = bthOnwardLength(p, k.framer.icrc);
+            if (bthLength < 0) {
                 p.release();
                 return;
             }
