@@ -10,6 +10,11 @@ final class NativeQueuePair extends AbstractResource implements QueuePair {
         throw new VerbsException(Errno.EOPNOTSUPP, "native queue pair: not implemented yet");
     }
 
+    /** The {@code struct ibv_qp *}. */
+    public java.lang.foreign.MemorySegment handle() {
+        throw new UnsupportedOperationException();
+    }
+
     @Override
     protected String describe() {
         return "native queue pair";
