@@ -18,7 +18,7 @@ import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
  * A registered memory region ({@code struct ibv_mr}). Only native memory can be registered: the
  * kernel pins the pages at the segment's address, which a heap array does not keep. Thread safe.
  */
-public final class NativeMemoryRegion extends AbstractResource implements MemoryRegion {
+public final class NativeMemoryRegion extends AbstractResource implements MemoryRegion, NativeHandle {
     private static final long MR_ADDR = offset(DeviceLayouts.ibv_mr, "addr");
     private static final long MR_LENGTH = offset(DeviceLayouts.ibv_mr, "length");
     private static final long MR_LKEY = offset(DeviceLayouts.ibv_mr, "lkey");
@@ -78,6 +78,7 @@ public final class NativeMemoryRegion extends AbstractResource implements Memory
     }
 
     /** The {@code struct ibv_mr *}. */
+    @Override
     public MemorySegment handle() {
         return handle;
     }
