@@ -5,6 +5,6 @@ module org.rdma4j.verbs {
     exports org.rdma4j.verbs.spi;
     // FFM plumbing (library lookup, errno capture): it makes downcalls with this module's native access,
     // so only this project's providers may use it; a new native provider adds its module here.
-    exports org.rdma4j.verbs.spi.ffm to org.rdma4j.soft;
+    exports org.rdma4j.verbs.spi.ffm to org.rdma4j.soft, org.rdma4j.nativeverbs;
     uses org.rdma4j.verbs.spi.VerbsProvider;
 }
