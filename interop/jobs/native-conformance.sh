@@ -106,6 +106,11 @@ timeout "${INTEROP_CONFORMANCE_TIMEOUT:-1200}" "$JAVA" ${RDMA4J_INTEROP_JAVA_OPT
 rc=$?
 echo "--- $NAME: console launcher exit $rc after $((SECONDS - t0))s; per-test tree: $tree, XML: $reports"
 
+# NativeSetups offers no setup (and says why) when the provider cannot run: one line, not one per suite.
+if grep -q "^native provider unavailable: " "$tree"; then
+  fail "$(grep -m1 "^native provider unavailable: " "$tree")"
+fi
+
 # One line per test that did not pass: suite, setup, test (and parameters), the reason or the failure.
 awk '
   /ConformanceTest (\[|$)/ || /ConformanceTest$/ { for (i = 1; i <= NF; i++) if ($i ~ /ConformanceTest$/) suite = $i }
@@ -123,9 +128,6 @@ awk '
 
 summary="$(grep -E '^\[ +[0-9]+ (tests|containers) (found|successful|failed|skipped|aborted) +\]$' "$tree")"
 echo "$summary" | sed 's/^/--- /'
-if grep -q "^native provider unavailable: " "$tree"; then
-  fail "$(grep -m1 "^native provider unavailable: " "$tree")"
-fi
 if ((rc != 0)); then
   ((rc == 124)) && fail "timed out after ${INTEROP_CONFORMANCE_TIMEOUT:-1200}s"
   tail -n 30 "$tree"
