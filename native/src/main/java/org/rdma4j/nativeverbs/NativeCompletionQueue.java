@@ -1,29 +1,210 @@
 package org.rdma4j.nativeverbs;
 
-import org.rdma4j.verbs.*;
-import org.rdma4j.verbs.spi.AbstractResource;
+import static org.rdma4j.nativeverbs.abi.QpLayouts.CQ_CQE;
+import static org.rdma4j.nativeverbs.abi.QpLayouts.IBV_CQ;
 
-/** Placeholder: the native completion queue is written by the data-path work; creating one fails with EOPNOTSUPP. */
-@SuppressWarnings("unused")
-final class NativeCompletionQueue extends AbstractResource implements CompletionQueue {
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.rdma4j.nativeverbs.abi.IbvQp;
+import org.rdma4j.nativeverbs.abi.ProviderOps;
+import org.rdma4j.verbs.CompletionChannel;
+import org.rdma4j.verbs.Context;
+import org.rdma4j.verbs.Errno;
+import org.rdma4j.verbs.VerbsException;
+import org.rdma4j.verbs.WorkCompletion;
+import org.rdma4j.verbs.spi.AbstractResource;
+import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
+
+/**
+ * A libibverbs completion queue ({@code ibv_create_cq}). Polling calls the provider's {@code poll_cq}
+ * into a native array of {@code ibv_wc} kept by this CQ and decodes it into the caller's
+ * {@link WorkCompletion}s: nothing is allocated. Events the channel handed out must be acknowledged
+ * before the CQ is destroyed (libibverbs' {@code ibv_destroy_cq} would wait for them forever), so
+ * close refuses with EBUSY until they are. Polling is thread safe (one poller is the fast path).
+ */
+final class NativeCompletionQueue extends AbstractResource implements org.rdma4j.verbs.CompletionQueue, NativeHandle {
+    /** Completions fetched per {@code poll_cq} call at most. */
+    private static final int POLL_BATCH = 64;
+
+    private final NativeContext context;
+    private final NativeCompletionChannel channel;
+    private final MemorySegment cq;
+    private final MemorySegment pollCq;
+    private final MemorySegment reqNotifyCq;
+    private final WcDecoder decoder;
+    /** Events the channel handed out and the application has not acknowledged. */
+    private final AtomicInteger unacked = new AtomicInteger();
+    /** Set (under the decoder's lock) once the CQ is being destroyed: no poll reaches the provider after. */
+    private boolean dead;
+
     NativeCompletionQueue(NativeContext context, int cqe, NativeCompletionChannel channel, int compVector) {
-        throw new VerbsException(Errno.EOPNOTSUPP, "native completion queue: not implemented yet");
+        this.context = context;
+        this.channel = channel;
+        if (cqe < 1) {
+            throw new VerbsException(Errno.EINVAL, "cqe " + cqe + " must be at least 1");
+        }
+        uses(context, channel);
+        MemorySegment created;
+        ErrnoCapture errno = ErrnoCapture.perThread();
+        try {
+            created = (MemorySegment) IbvQp.CREATE_CQ.invokeExact(errno.segment(), context.handle(), cqe,
+                    MemorySegment.NULL, channel == null ? MemorySegment.NULL : channel.handle(), compVector);
+        } catch (Throwable t) {
+            abandon();
+            throw Downcalls.rethrow(t);
+        }
+        if (created.address() == 0) {
+            int e = errno.errno();
+            abandon();
+            throw new VerbsException(e, "ibv_create_cq(cqe=" + cqe + ", comp_vector=" + compVector + ") on "
+                    + context.device().name() + " failed");
+        }
+        this.cq = created.reinterpret(IBV_CQ.byteSize());
+        this.pollCq = ContextOps.function(context, ContextOps.POLL_CQ);
+        this.reqNotifyCq = ContextOps.function(context, ContextOps.REQ_NOTIFY_CQ);
+        this.decoder = new WcDecoder(POLL_BATCH);
+        context.track(cq, this);
+    }
+
+    /** The {@code struct ibv_cq *}. */
+    @Override
+    public MemorySegment handle() {
+        return cq;
     }
 
     @Override
     protected String describe() {
-        return "native completion queue";
+        return "CQ (" + cq.get(ValueLayout.JAVA_INT, CQ_CQE) + " entries) of " + context.device().name();
     }
 
     @Override
-    protected void destroy() {}
+    protected int busyReason() {
+        return unacked.get() > 0 ? Errno.EBUSY : 0;
+    }
 
-    @Override public Context context() { throw new UnsupportedOperationException(); }
-    @Override public int cqe() { throw new UnsupportedOperationException(); }
-    @Override public CompletionChannel channel() { throw new UnsupportedOperationException(); }
-    @Override public int poll(WorkCompletion[] wcs) { throw new UnsupportedOperationException(); }
-    @Override public int poll(WorkCompletion[] wcs, int max) { throw new UnsupportedOperationException(); }
-    @Override public void reqNotify(boolean solicitedOnly) { throw new UnsupportedOperationException(); }
-    @Override public void resize(int cqe) { throw new UnsupportedOperationException(); }
-    @Override public void ackEvents(int n) { throw new UnsupportedOperationException(); }
+    @Override
+    protected void destroy() {
+        synchronized (decoder) {
+            dead = true;
+        }
+        int ret;
+        ErrnoCapture errno = ErrnoCapture.perThread();
+        try {
+            ret = (int) IbvQp.DESTROY_CQ.invokeExact(errno.segment(), cq);
+        } catch (Throwable t) {
+            throw Downcalls.rethrow(t);
+        }
+        if (ret != 0) {
+            synchronized (decoder) {
+                dead = false;
+            }
+            throw new VerbsException(IbvQp.errnoOf(ret, errno.errno()), "ibv_destroy_cq of " + describe() + " failed");
+        }
+        context.untrack(cq);
+        decoder.close();
+    }
+
+    @Override
+    public Context context() {
+        return context;
+    }
+
+    @Override
+    public int cqe() {
+        ensureOpen();
+        return cq.get(ValueLayout.JAVA_INT, CQ_CQE);
+    }
+
+    @Override
+    public CompletionChannel channel() {
+        return channel;
+    }
+
+    @Override
+    public int poll(WorkCompletion[] wcs) {
+        return poll(wcs, wcs.length);
+    }
+
+    @Override
+    public int poll(WorkCompletion[] wcs, int max) {
+        int want = Math.min(Math.min(max, wcs.length), decoder.capacity);
+        if (want <= 0) {
+            ensureOpen();
+            return 0;
+        }
+        synchronized (decoder) {
+            if (dead) {
+                ensureOpen();
+                throw new IllegalStateException(describe() + " is being destroyed");
+            }
+            int n;
+            try {
+                n = (int) ProviderOps.POLL_CQ.invokeExact(pollCq, cq, want, decoder.wcs);
+            } catch (Throwable t) {
+                throw Downcalls.rethrow(t);
+            }
+            if (n < 0) {
+                throw new VerbsException(n == -1 ? Errno.EIO : -n, "poll_cq on " + describe() + " failed");
+            }
+            for (int i = 0; i < n; i++) {
+                decoder.decode(i, wcs[i]);
+            }
+            return n;
+        }
+    }
+
+    @Override
+    public void reqNotify(boolean solicitedOnly) {
+        ensureOpen();
+        int ret;
+        try {
+            ret = (int) ProviderOps.REQ_NOTIFY_CQ.invokeExact(reqNotifyCq, cq, solicitedOnly ? 1 : 0);
+        } catch (Throwable t) {
+            throw Downcalls.rethrow(t);
+        }
+        if (ret != 0) {
+            throw new VerbsException(ret < 0 ? -ret : ret, "req_notify_cq on " + describe() + " failed");
+        }
+    }
+
+    @Override
+    public void resize(int cqe) {
+        ensureOpen();
+        int ret;
+        ErrnoCapture errno = ErrnoCapture.perThread();
+        try {
+            ret = (int) IbvQp.RESIZE_CQ.invokeExact(errno.segment(), cq, cqe);
+        } catch (Throwable t) {
+            throw Downcalls.rethrow(t);
+        }
+        if (ret != 0) {
+            throw new VerbsException(IbvQp.errnoOf(ret, errno.errno()), "ibv_resize_cq(" + cqe + ") of " + describe()
+                    + " failed");
+        }
+    }
+
+    @Override
+    public void ackEvents(int n) {
+        ensureOpen();
+        while (true) {
+            int u = unacked.get();
+            if (n < 0 || n > u) {
+                throw new VerbsException(Errno.EINVAL, "acknowledging " + n + " events, " + u + " are unacknowledged");
+            }
+            if (unacked.compareAndSet(u, u - n)) {
+                break;
+            }
+        }
+        try {
+            IbvQp.ACK_CQ_EVENTS.invokeExact(ErrnoCapture.perThread().segment(), cq, n);
+        } catch (Throwable t) {
+            throw Downcalls.rethrow(t);
+        }
+    }
+
+    /** Called by the channel when {@code ibv_get_cq_event} handed out an event of this CQ. */
+    void eventDelivered() {
+        unacked.incrementAndGet();
+    }
 }

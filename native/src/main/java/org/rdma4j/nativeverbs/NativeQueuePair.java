@@ -1,36 +1,408 @@
 package org.rdma4j.nativeverbs;
 
-import org.rdma4j.verbs.*;
-import org.rdma4j.verbs.spi.AbstractResource;
+import static org.rdma4j.nativeverbs.abi.CStructs.offset;
+import static org.rdma4j.nativeverbs.abi.QpLayouts.IBV_QP;
+import static org.rdma4j.nativeverbs.abi.QpLayouts.IBV_QP_ATTR;
+import static org.rdma4j.nativeverbs.abi.QpLayouts.IBV_QP_INIT_ATTR;
+import static org.rdma4j.nativeverbs.abi.QpLayouts.QP_QP_NUM;
 
-/** Placeholder: the native queue pair is written by the data-path work; creating one fails with EOPNOTSUPP. */
-@SuppressWarnings("unused")
-final class NativeQueuePair extends AbstractResource implements QueuePair {
-    NativeQueuePair(NativeProtectionDomain pd, QpInitAttr attr) {
-        throw new VerbsException(Errno.EOPNOTSUPP, "native queue pair: not implemented yet");
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+import org.rdma4j.nativeverbs.abi.IbvQp;
+import org.rdma4j.nativeverbs.abi.ProviderOps;
+import org.rdma4j.verbs.CompletionQueue;
+import org.rdma4j.verbs.Context;
+import org.rdma4j.verbs.Errno;
+import org.rdma4j.verbs.Gid;
+import org.rdma4j.verbs.PostException;
+import org.rdma4j.verbs.ProtectionDomain;
+import org.rdma4j.verbs.QpAttr;
+import org.rdma4j.verbs.QpAttrMask;
+import org.rdma4j.verbs.QpCap;
+import org.rdma4j.verbs.QpInitAttr;
+import org.rdma4j.verbs.QpState;
+import org.rdma4j.verbs.QpType;
+import org.rdma4j.verbs.QueuePair;
+import org.rdma4j.verbs.RecvWorkRequest;
+import org.rdma4j.verbs.SendWorkRequest;
+import org.rdma4j.verbs.SharedReceiveQueue;
+import org.rdma4j.verbs.VerbsException;
+import org.rdma4j.verbs.spi.AbstractResource;
+import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
+
+/**
+ * A libibverbs queue pair ({@code ibv_create_qp}). {@link #postSend}/{@link #postRecv} encode the Java
+ * work requests into native arrays this QP keeps and call the provider's {@code post_send} /
+ * {@code post_recv} through the context's ops, as verbs.h does: nothing is allocated per post. The
+ * attributes go to {@code ibv_modify_qp} as given, so the kernel and the provider decide, with their
+ * errnos, what C would be told. Posting is thread safe (posts to one queue are serialized); close waits
+ * for a post in progress and then refuses new ones, so a racing post gets an error, never a freed QP.
+ */
+final class NativeQueuePair extends AbstractResource implements QueuePair, NativeHandle {
+    private static final long INIT_SEND_CQ = offset(IBV_QP_INIT_ATTR, "send_cq");
+    private static final long INIT_RECV_CQ = offset(IBV_QP_INIT_ATTR, "recv_cq");
+    private static final long INIT_SRQ = offset(IBV_QP_INIT_ATTR, "srq");
+    private static final long INIT_CAP = offset(IBV_QP_INIT_ATTR, "cap");
+    private static final long INIT_QP_TYPE = offset(IBV_QP_INIT_ATTR, "qp_type");
+    private static final long INIT_SQ_SIG_ALL = offset(IBV_QP_INIT_ATTR, "sq_sig_all");
+    private static final long CAP_MAX_SEND_WR = offset(IBV_QP_INIT_ATTR, "cap.max_send_wr");
+    private static final long CAP_MAX_RECV_WR = offset(IBV_QP_INIT_ATTR, "cap.max_recv_wr");
+    private static final long CAP_MAX_SEND_SGE = offset(IBV_QP_INIT_ATTR, "cap.max_send_sge");
+    private static final long CAP_MAX_RECV_SGE = offset(IBV_QP_INIT_ATTR, "cap.max_recv_sge");
+    private static final long CAP_MAX_INLINE = offset(IBV_QP_INIT_ATTR, "cap.max_inline_data");
+    /** Every bit of ibv_qp_attr_mask rdma4j uses, for a full query. */
+    private static final int QUERY_ALL = (1 << 21) - 1;
+
+    private final NativeProtectionDomain pd;
+    private final NativeContext context;
+    private final QpType type;
+    private final NativeCompletionQueue sendCq;
+    private final NativeCompletionQueue recvCq;
+    private final NativeSharedReceiveQueue srq;
+    private final boolean sqSigAll;
+    private final QpCap cap;
+    private final MemorySegment qp;
+    private final int qpn;
+    private final MemorySegment postSendFn;
+    private final MemorySegment postRecvFn;
+    private final SendWrEncoder sendWrs;
+    private final RecvWrEncoder recvWrs;
+    private final Object recvLock = new Object();
+    /** Set under both post locks once the QP is being destroyed. */
+    private boolean dead;
+    /** Multicast attachments (GID, LID) as uverbs keeps them; guarded by this. */
+    private final List<Object> mcast = new ArrayList<>();
+
+    NativeQueuePair(NativeProtectionDomain pd, QpInitAttr init) {
+        if (init == null || init.type == null) {
+            throw new VerbsException(Errno.EINVAL, "no QP type");
+        }
+        this.pd = pd;
+        this.context = (NativeContext) pd.context();
+        this.type = init.type;
+        this.sendCq = cq(init.sendCq, "send");
+        this.recvCq = cq(init.recvCq, "receive");
+        if (init.srq != null && !(init.srq instanceof NativeSharedReceiveQueue)) {
+            throw new VerbsException(Errno.EINVAL, "the SRQ belongs to another provider");
+        }
+        this.srq = (NativeSharedReceiveQueue) init.srq;
+        this.sqSigAll = init.sqSigAll;
+        QpCap want = init.cap == null ? new QpCap() : init.cap;
+        uses(pd, sendCq, recvCq == sendCq ? null : recvCq, srq);
+        MemorySegment created;
+        ErrnoCapture errno = ErrnoCapture.perThread();
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment attr = a.allocate(IBV_QP_INIT_ATTR);
+            attr.set(ValueLayout.ADDRESS, INIT_SEND_CQ, sendCq.handle());
+            attr.set(ValueLayout.ADDRESS, INIT_RECV_CQ, recvCq.handle());
+            attr.set(ValueLayout.ADDRESS, INIT_SRQ, srq == null ? MemorySegment.NULL : srq.handle());
+            attr.set(ValueLayout.JAVA_INT, CAP_MAX_SEND_WR, want.maxSendWr);
+            attr.set(ValueLayout.JAVA_INT, CAP_MAX_RECV_WR, want.maxRecvWr);
+            attr.set(ValueLayout.JAVA_INT, CAP_MAX_SEND_SGE, want.maxSendSge);
+            attr.set(ValueLayout.JAVA_INT, CAP_MAX_RECV_SGE, want.maxRecvSge);
+            attr.set(ValueLayout.JAVA_INT, CAP_MAX_INLINE, want.maxInlineData);
+            attr.set(ValueLayout.JAVA_INT, INIT_QP_TYPE, type.value());
+            attr.set(ValueLayout.JAVA_INT, INIT_SQ_SIG_ALL, sqSigAll ? 1 : 0);
+            try {
+                created = (MemorySegment) IbvQp.CREATE_QP.invokeExact(errno.segment(), pd.handle(), attr);
+            } catch (Throwable t) {
+                abandon();
+                throw Downcalls.rethrow(t);
+            }
+            if (created.address() == 0) {
+                int e = errno.errno();
+                abandon();
+                throw new VerbsException(e, "ibv_create_qp(" + type + ", " + want + ") on " + context.device().name()
+                        + " failed");
+            }
+            // ibv_create_qp writes back the capacities the QP really has
+            this.cap = new QpCap(attr.get(ValueLayout.JAVA_INT, CAP_MAX_SEND_WR),
+                    attr.get(ValueLayout.JAVA_INT, CAP_MAX_RECV_WR), attr.get(ValueLayout.JAVA_INT, CAP_MAX_SEND_SGE),
+                    attr.get(ValueLayout.JAVA_INT, CAP_MAX_RECV_SGE), attr.get(ValueLayout.JAVA_INT, CAP_MAX_INLINE));
+        }
+        this.qp = created.reinterpret(IBV_QP.byteSize());
+        this.qpn = qp.get(ValueLayout.JAVA_INT, QP_QP_NUM);
+        this.postSendFn = ContextOps.function(context, ContextOps.POST_SEND);
+        this.postRecvFn = ContextOps.function(context, ContextOps.POST_RECV);
+        this.sendWrs = new SendWrEncoder(type, Math.max(cap.maxSendSge, want.maxSendSge),
+                Math.max(cap.maxInlineData, want.maxInlineData));
+        this.recvWrs = srq == null ? new RecvWrEncoder(Math.max(cap.maxRecvSge, want.maxRecvSge)) : null;
+        context.track(qp, this);
+    }
+
+    private NativeCompletionQueue cq(CompletionQueue cq, String which) {
+        if (!(cq instanceof NativeCompletionQueue n) || n.context() != context) {
+            throw new VerbsException(Errno.EINVAL, "the " + which + " CQ is missing or belongs to another context");
+        }
+        n.ensureOpen();
+        return n;
+    }
+
+    /** The {@code struct ibv_qp *}. */
+    @Override
+    public MemorySegment handle() {
+        return qp;
     }
 
     @Override
     protected String describe() {
-        return "native queue pair";
+        return type + " QP 0x" + Integer.toHexString(qpn) + " of " + context.device().name();
     }
 
     @Override
-    protected void destroy() {}
+    protected int busyReason() {
+        // as uverbs: a QP still attached to multicast groups cannot be destroyed
+        synchronized (this) {
+            return mcast.isEmpty() ? 0 : Errno.EBUSY;
+        }
+    }
 
-    @Override public Context context() { throw new UnsupportedOperationException(); }
-    @Override public ProtectionDomain pd() { throw new UnsupportedOperationException(); }
-    @Override public int qpn() { throw new UnsupportedOperationException(); }
-    @Override public QpType type() { throw new UnsupportedOperationException(); }
-    @Override public QpState state() { throw new UnsupportedOperationException(); }
-    @Override public CompletionQueue sendCq() { throw new UnsupportedOperationException(); }
-    @Override public CompletionQueue recvCq() { throw new UnsupportedOperationException(); }
-    @Override public SharedReceiveQueue srq() { throw new UnsupportedOperationException(); }
-    @Override public void modify(QpAttr attr, int mask) { throw new UnsupportedOperationException(); }
-    @Override public QpAttr query(QpAttr out, QpInitAttr initOut) { throw new UnsupportedOperationException(); }
-    @Override public QpCap cap() { throw new UnsupportedOperationException(); }
-    @Override public void postSend(SendWorkRequest wr) { throw new UnsupportedOperationException(); }
-    @Override public void postRecv(RecvWorkRequest wr) { throw new UnsupportedOperationException(); }
-    @Override public void attachMcast(Gid gid, int lid) { throw new UnsupportedOperationException(); }
-    @Override public void detachMcast(Gid gid, int lid) { throw new UnsupportedOperationException(); }
+    @Override
+    protected void destroy() {
+        setDead(true);
+        int ret;
+        ErrnoCapture errno = ErrnoCapture.perThread();
+        try {
+            ret = (int) IbvQp.DESTROY_QP.invokeExact(errno.segment(), qp);
+        } catch (Throwable t) {
+            setDead(false);
+            throw Downcalls.rethrow(t);
+        }
+        if (ret != 0) {
+            setDead(false);
+            throw new VerbsException(IbvQp.errnoOf(ret, errno.errno()), "ibv_destroy_qp of " + describe() + " failed");
+        }
+        context.untrack(qp);
+        sendWrs.close();
+        if (recvWrs != null) {
+            recvWrs.close();
+        }
+    }
+
+    private void setDead(boolean d) {
+        synchronized (sendWrs) {
+            synchronized (recvLock) {
+                dead = d;
+            }
+        }
+    }
+
+    @Override
+    public Context context() {
+        return context;
+    }
+
+    @Override
+    public ProtectionDomain pd() {
+        return pd;
+    }
+
+    @Override
+    public int qpn() {
+        return qpn;
+    }
+
+    @Override
+    public QpType type() {
+        return type;
+    }
+
+    @Override
+    public QpState state() {
+        ensureOpen();
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment attr = a.allocate(IBV_QP_ATTR);
+            MemorySegment init = a.allocate(IBV_QP_INIT_ATTR);
+            query(attr, QpAttrMask.STATE, init);
+            return QpState.of(attr.get(ValueLayout.JAVA_INT, QpAttrCodec.QP_STATE));
+        }
+    }
+
+    @Override
+    public CompletionQueue sendCq() {
+        return sendCq;
+    }
+
+    @Override
+    public CompletionQueue recvCq() {
+        return recvCq;
+    }
+
+    @Override
+    public SharedReceiveQueue srq() {
+        return srq;
+    }
+
+    @Override
+    public QpCap cap() {
+        return cap.copy();
+    }
+
+    @Override
+    public void modify(QpAttr attr, int mask) {
+        ensureOpen();
+        if (attr == null) {
+            throw new VerbsException(Errno.EINVAL, "no attributes");
+        }
+        int ret;
+        ErrnoCapture errno = ErrnoCapture.perThread();
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment m = a.allocate(IBV_QP_ATTR);
+            QpAttrCodec.encode(m, attr, mask);
+            try {
+                ret = (int) IbvQp.MODIFY_QP.invokeExact(errno.segment(), qp, m, mask);
+            } catch (Throwable t) {
+                throw Downcalls.rethrow(t);
+            }
+        }
+        if (ret != 0) {
+            throw new VerbsException(IbvQp.errnoOf(ret, errno.errno()), "ibv_modify_qp of " + describe()
+                    + ((mask & QpAttrMask.STATE) != 0 ? " to " + attr.qpState : "") + " (attr_mask 0x"
+                    + Integer.toHexString(mask) + ") failed");
+        }
+    }
+
+    private void query(MemorySegment attr, int mask, MemorySegment init) {
+        int ret;
+        ErrnoCapture errno = ErrnoCapture.perThread();
+        try {
+            ret = (int) IbvQp.QUERY_QP.invokeExact(errno.segment(), qp, attr, mask, init);
+        } catch (Throwable t) {
+            throw Downcalls.rethrow(t);
+        }
+        if (ret != 0) {
+            throw new VerbsException(IbvQp.errnoOf(ret, errno.errno()), "ibv_query_qp of " + describe() + " failed");
+        }
+    }
+
+    @Override
+    public QpAttr query(QpAttr out, QpInitAttr initOut) {
+        ensureOpen();
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment attr = a.allocate(IBV_QP_ATTR);
+            MemorySegment init = a.allocate(IBV_QP_INIT_ATTR);
+            query(attr, QUERY_ALL, init);
+            QpAttrCodec.decode(attr, out);
+            if (initOut != null) {
+                initOut.type = type;
+                initOut.sendCq = sendCq;
+                initOut.recvCq = recvCq;
+                initOut.srq = srq;
+                initOut.cap = new QpCap(init.get(ValueLayout.JAVA_INT, CAP_MAX_SEND_WR),
+                        init.get(ValueLayout.JAVA_INT, CAP_MAX_RECV_WR), init.get(ValueLayout.JAVA_INT, CAP_MAX_SEND_SGE),
+                        init.get(ValueLayout.JAVA_INT, CAP_MAX_RECV_SGE), init.get(ValueLayout.JAVA_INT, CAP_MAX_INLINE));
+                initOut.sqSigAll = init.get(ValueLayout.JAVA_INT, INIT_SQ_SIG_ALL) != 0;
+            }
+            return out;
+        }
+    }
+
+    @Override
+    public void postSend(SendWorkRequest wr) {
+        synchronized (sendWrs) {
+            if (dead) {
+                ensureOpen();
+                throw new IllegalStateException(describe() + " is being destroyed");
+            }
+            ensureOpen();
+            sendWrs.encode(wr);
+            int ret;
+            try {
+                ret = (int) ProviderOps.POST.invokeExact(postSendFn, qp, sendWrs.head(), sendWrs.badWr);
+            } catch (Throwable t) {
+                throw Downcalls.rethrow(t);
+            }
+            if (ret != 0) {
+                int i = sendWrs.badIndex();
+                throw new PostException(ret < 0 ? -ret : ret, "post_send on " + describe() + " failed", nth(wr, i), i);
+            }
+        }
+    }
+
+    @Override
+    public void postRecv(RecvWorkRequest wr) {
+        if (recvWrs == null) {
+            ensureOpen();
+            // as the providers: a QP whose receives come from an SRQ has no receive queue of its own
+            throw new PostException(Errno.EINVAL, describe() + " takes its receives from an SRQ: post them there", wr, 0);
+        }
+        synchronized (recvLock) {
+            if (dead) {
+                ensureOpen();
+                throw new IllegalStateException(describe() + " is being destroyed");
+            }
+            ensureOpen();
+            recvWrs.encode(wr);
+            int ret;
+            try {
+                ret = (int) ProviderOps.POST.invokeExact(postRecvFn, qp, recvWrs.head(), recvWrs.badWr);
+            } catch (Throwable t) {
+                throw Downcalls.rethrow(t);
+            }
+            if (ret != 0) {
+                int i = recvWrs.badIndex();
+                throw new PostException(ret < 0 ? -ret : ret, "post_recv on " + describe() + " failed", nth(wr, i), i);
+            }
+        }
+    }
+
+    static SendWorkRequest nth(SendWorkRequest head, int i) {
+        SendWorkRequest w = head;
+        for (int k = 0; k < i && w.next() != null; k++) {
+            w = w.next();
+        }
+        return w;
+    }
+
+    static RecvWorkRequest nth(RecvWorkRequest head, int i) {
+        RecvWorkRequest w = head;
+        for (int k = 0; k < i && w.next() != null; k++) {
+            w = w.next();
+        }
+        return w;
+    }
+
+    private record McastAttachment(Gid gid, int lid) {
+    }
+
+    @Override
+    public synchronized void attachMcast(Gid gid, int lid) {
+        ensureOpen();
+        mcastCall(IbvQp.ATTACH_MCAST, "ibv_attach_mcast", gid, lid);
+        McastAttachment a = new McastAttachment(gid, lid & 0xFFFF);
+        if (!mcast.contains(a)) {
+            mcast.add(a);
+        }
+    }
+
+    @Override
+    public synchronized void detachMcast(Gid gid, int lid) {
+        ensureOpen();
+        mcastCall(IbvQp.DETACH_MCAST, "ibv_detach_mcast", gid, lid);
+        mcast.remove(new McastAttachment(gid, lid & 0xFFFF));
+    }
+
+    private void mcastCall(java.lang.invoke.MethodHandle h, String verb, Gid gid, int lid) {
+        if (gid == null) {
+            throw new VerbsException(Errno.EINVAL, verb + ": no GID");
+        }
+        int ret;
+        ErrnoCapture errno = ErrnoCapture.perThread();
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment g = a.allocate(Gid.LENGTH, 8);
+            MemorySegment.copy(gid.bytes(), 0, g, ValueLayout.JAVA_BYTE, 0, Gid.LENGTH);
+            try {
+                ret = (int) h.invokeExact(errno.segment(), qp, g, (short) lid);
+            } catch (Throwable t) {
+                throw Downcalls.rethrow(t);
+            }
+        }
+        if (ret != 0) {
+            throw new VerbsException(IbvQp.errnoOf(ret, errno.errno()), verb + "(" + gid + ", LID " + lid + ") on "
+                    + describe() + " failed");
+        }
+    }
 }

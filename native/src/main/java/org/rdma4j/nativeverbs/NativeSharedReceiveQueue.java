@@ -1,26 +1,193 @@
 package org.rdma4j.nativeverbs;
 
-import org.rdma4j.verbs.*;
-import org.rdma4j.verbs.spi.AbstractResource;
+import static org.rdma4j.nativeverbs.abi.CStructs.offset;
+import static org.rdma4j.nativeverbs.abi.QpLayouts.IBV_SRQ;
+import static org.rdma4j.nativeverbs.abi.QpLayouts.IBV_SRQ_ATTR;
+import static org.rdma4j.nativeverbs.abi.QpLayouts.IBV_SRQ_INIT_ATTR;
 
-/** Placeholder: the native shared receive queue is written by the data-path work; creating one fails with EOPNOTSUPP. */
-@SuppressWarnings("unused")
-final class NativeSharedReceiveQueue extends AbstractResource implements SharedReceiveQueue {
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import org.rdma4j.nativeverbs.abi.IbvQp;
+import org.rdma4j.nativeverbs.abi.ProviderOps;
+import org.rdma4j.verbs.Errno;
+import org.rdma4j.verbs.PostException;
+import org.rdma4j.verbs.ProtectionDomain;
+import org.rdma4j.verbs.RecvWorkRequest;
+import org.rdma4j.verbs.SharedReceiveQueue;
+import org.rdma4j.verbs.SrqAttr;
+import org.rdma4j.verbs.VerbsException;
+import org.rdma4j.verbs.spi.AbstractResource;
+import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
+
+/**
+ * A libibverbs shared receive queue ({@code ibv_create_srq}). Posts go to the provider's
+ * {@code post_srq_recv} through the context's ops, encoded into native arrays this SRQ keeps. Posting
+ * is thread safe; close waits for a post in progress and then refuses new ones.
+ */
+final class NativeSharedReceiveQueue extends AbstractResource implements SharedReceiveQueue, NativeHandle {
+    private static final long INIT_MAX_WR = offset(IBV_SRQ_INIT_ATTR, "attr.max_wr");
+    private static final long INIT_MAX_SGE = offset(IBV_SRQ_INIT_ATTR, "attr.max_sge");
+    private static final long INIT_LIMIT = offset(IBV_SRQ_INIT_ATTR, "attr.srq_limit");
+    private static final long MAX_WR = offset(IBV_SRQ_ATTR, "max_wr");
+    private static final long MAX_SGE = offset(IBV_SRQ_ATTR, "max_sge");
+    private static final long LIMIT = offset(IBV_SRQ_ATTR, "srq_limit");
+    private static final long HANDLE = offset(IBV_SRQ, "handle");
+
+    private final NativeProtectionDomain pd;
+    private final NativeContext context;
+    private final MemorySegment srq;
+    private final MemorySegment postSrqRecvFn;
+    private final RecvWrEncoder recvWrs;
+    /** Set under the post lock once the SRQ is being destroyed. */
+    private boolean dead;
+
     NativeSharedReceiveQueue(NativeProtectionDomain pd, SrqAttr attr) {
-        throw new VerbsException(Errno.EOPNOTSUPP, "native shared receive queue: not implemented yet");
+        if (attr == null) {
+            throw new VerbsException(Errno.EINVAL, "no SRQ attributes");
+        }
+        this.pd = pd;
+        this.context = (NativeContext) pd.context();
+        uses(pd);
+        MemorySegment created;
+        int maxSge;
+        ErrnoCapture errno = ErrnoCapture.perThread();
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment init = a.allocate(IBV_SRQ_INIT_ATTR);
+            init.set(ValueLayout.JAVA_INT, INIT_MAX_WR, attr.maxWr());
+            init.set(ValueLayout.JAVA_INT, INIT_MAX_SGE, attr.maxSge());
+            init.set(ValueLayout.JAVA_INT, INIT_LIMIT, attr.srqLimit());
+            try {
+                created = (MemorySegment) IbvQp.CREATE_SRQ.invokeExact(errno.segment(), pd.handle(), init);
+            } catch (Throwable t) {
+                abandon();
+                throw Downcalls.rethrow(t);
+            }
+            if (created.address() == 0) {
+                int e = errno.errno();
+                abandon();
+                throw new VerbsException(e, "ibv_create_srq(" + attr + ") on " + context.device().name() + " failed");
+            }
+            maxSge = Math.max(attr.maxSge(), init.get(ValueLayout.JAVA_INT, INIT_MAX_SGE));
+        }
+        this.srq = created.reinterpret(IBV_SRQ.byteSize());
+        this.postSrqRecvFn = ContextOps.function(context, ContextOps.POST_SRQ_RECV);
+        this.recvWrs = new RecvWrEncoder(maxSge);
+        context.track(srq, this);
+    }
+
+    /** The {@code struct ibv_srq *}. */
+    @Override
+    public MemorySegment handle() {
+        return srq;
     }
 
     @Override
     protected String describe() {
-        return "native shared receive queue";
+        return "SRQ " + srqn() + " of " + context.device().name();
     }
 
     @Override
-    protected void destroy() {}
+    protected void destroy() {
+        synchronized (recvWrs) {
+            dead = true;
+        }
+        int ret;
+        ErrnoCapture errno = ErrnoCapture.perThread();
+        try {
+            ret = (int) IbvQp.DESTROY_SRQ.invokeExact(errno.segment(), srq);
+        } catch (Throwable t) {
+            throw Downcalls.rethrow(t);
+        }
+        if (ret != 0) {
+            synchronized (recvWrs) {
+                dead = false;
+            }
+            throw new VerbsException(IbvQp.errnoOf(ret, errno.errno()), "ibv_destroy_srq of " + describe() + " failed");
+        }
+        context.untrack(srq);
+        recvWrs.close();
+    }
 
-    @Override public ProtectionDomain pd() { throw new UnsupportedOperationException(); }
-    @Override public int srqn() { throw new UnsupportedOperationException(); }
-    @Override public void postRecv(RecvWorkRequest wr) { throw new UnsupportedOperationException(); }
-    @Override public void modify(SrqAttr attr, int mask) { throw new UnsupportedOperationException(); }
-    @Override public SrqAttr query() { throw new UnsupportedOperationException(); }
+    @Override
+    public ProtectionDomain pd() {
+        return pd;
+    }
+
+    /**
+     * The kernel's handle of this SRQ, unique in its context. libibverbs reports an SRQ number only for
+     * XRC SRQs ({@code ibv_get_srq_num}); a basic SRQ is named by its handle.
+     */
+    @Override
+    public int srqn() {
+        return srq.get(ValueLayout.JAVA_INT, HANDLE);
+    }
+
+    @Override
+    public void postRecv(RecvWorkRequest wr) {
+        synchronized (recvWrs) {
+            if (dead) {
+                ensureOpen();
+                throw new IllegalStateException(describe() + " is being destroyed");
+            }
+            ensureOpen();
+            recvWrs.encode(wr);
+            int ret;
+            try {
+                ret = (int) ProviderOps.POST.invokeExact(postSrqRecvFn, srq, recvWrs.head(), recvWrs.badWr);
+            } catch (Throwable t) {
+                throw Downcalls.rethrow(t);
+            }
+            if (ret != 0) {
+                int i = recvWrs.badIndex();
+                throw new PostException(ret < 0 ? -ret : ret, "post_srq_recv on " + describe() + " failed",
+                        NativeQueuePair.nth(wr, i), i);
+            }
+        }
+    }
+
+    @Override
+    public void modify(SrqAttr attr, int mask) {
+        ensureOpen();
+        if (attr == null) {
+            throw new VerbsException(Errno.EINVAL, "no SRQ attributes");
+        }
+        int ret;
+        ErrnoCapture errno = ErrnoCapture.perThread();
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment m = a.allocate(IBV_SRQ_ATTR);
+            m.set(ValueLayout.JAVA_INT, MAX_WR, attr.maxWr());
+            m.set(ValueLayout.JAVA_INT, MAX_SGE, attr.maxSge());
+            m.set(ValueLayout.JAVA_INT, LIMIT, attr.srqLimit());
+            try {
+                ret = (int) IbvQp.MODIFY_SRQ.invokeExact(errno.segment(), srq, m, mask);
+            } catch (Throwable t) {
+                throw Downcalls.rethrow(t);
+            }
+        }
+        if (ret != 0) {
+            throw new VerbsException(IbvQp.errnoOf(ret, errno.errno()), "ibv_modify_srq(" + attr + ", mask " + mask
+                    + ") of " + describe() + " failed");
+        }
+    }
+
+    @Override
+    public SrqAttr query() {
+        ensureOpen();
+        int ret;
+        ErrnoCapture errno = ErrnoCapture.perThread();
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment m = a.allocate(IBV_SRQ_ATTR);
+            try {
+                ret = (int) IbvQp.QUERY_SRQ.invokeExact(errno.segment(), srq, m);
+            } catch (Throwable t) {
+                throw Downcalls.rethrow(t);
+            }
+            if (ret == 0) {
+                return new SrqAttr(m.get(ValueLayout.JAVA_INT, MAX_WR), m.get(ValueLayout.JAVA_INT, MAX_SGE),
+                        m.get(ValueLayout.JAVA_INT, LIMIT));
+            }
+        }
+        throw new VerbsException(IbvQp.errnoOf(ret, errno.errno()), "ibv_query_srq of " + describe() + " failed");
+    }
 }

@@ -89,6 +89,18 @@ public final class WorkCompletion {
         this.networkHdrType = NetworkHeaderType.IB;
     }
 
+    /**
+     * Sets the addressing fields a provider reports beside {@link #set}: the P_Key index, source LID,
+     * service level and destination LID path bits of the packet (on RoCE the LIDs are 0). Call after
+     * {@code set}, which clears them.
+     */
+    public void path(int pkeyIndex, int slid, int sl, int dlidPathBits) {
+        this.pkeyIndex = pkeyIndex;
+        this.slid = slid;
+        this.sl = sl;
+        this.dlidPathBits = dlidPathBits;
+    }
+
     /** Copies another slot. */
     public void copyFrom(WorkCompletion o) {
         set(o.wrId, o.status, o.opcode, o.byteLen, o.qpNum, o.wcFlags, o.immData, o.invalidatedRkey, o.srcQp,

@@ -14,10 +14,10 @@ import java.util.List;
  */
 public final class Layouts {
     /** Classes whose public static final GroupLayout fields are struct (or union) layouts named with their C tag. */
-    public static final List<Class<?>> LAYOUT_CLASSES = List.of(DeviceLayouts.class);
+    public static final List<Class<?>> LAYOUT_CLASSES = List.of(DeviceLayouts.class, QpLayouts.class);
 
     /** Classes whose public static final int/long fields are C constants named exactly as in C. */
-    public static final List<Class<?>> CONSTANT_CLASSES = List.of(DeviceConstants.class);
+    public static final List<Class<?>> CONSTANT_CLASSES = List.of(DeviceConstants.class, QpConstants.class);
 
     /** Every struct or union layout, from {@link #LAYOUT_CLASSES}. */
     public static final List<GroupLayout> ALL = collect();

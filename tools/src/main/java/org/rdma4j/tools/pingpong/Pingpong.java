@@ -221,6 +221,9 @@ final class Pingpong {
     private void init(Device device) throws PingpongFailure {
         try {
             ctx = device.open();
+            // a device outside this process (libibverbs: a NIC, the kernel's rxe) needs no CPU from this
+            // JVM to make progress: spin on poll_cq as the C tools do
+            spinOnly = !"soft".equals(device.provider());
         } catch (VerbsException e) {
             throw PingpongFailure.of("Couldn't get context for " + device.name(), e);
         }
@@ -476,6 +479,12 @@ final class Pingpong {
                     throw PingpongFailure.of("poll CQ failed -1", e);
                 }
                 if (ne < 1 && !s.events()) {
+                    if (spinOnly) {
+                        if ((++idle & 1023) == 0 && Thread.currentThread().isInterrupted()) {
+                            throw new PingpongFailure("poll CQ failed -1", "rdma4j: interrupted");
+                        }
+                        continue;
+                    }
                     if (idle++ == 0) {
                         idleSince = System.nanoTime();
                     }
@@ -539,6 +548,9 @@ final class Pingpong {
      * an emulated VM a poller that never sleeps takes the core the device's own receive and
      * progress threads need, and every packet waits for a time slice. An interrupt ends the run.
      */
+    /** True on a device whose progress does not need this JVM's threads (see {@link #init}). */
+    private boolean spinOnly;
+
     private static void backOff(int idle, long idleSince) throws PingpongFailure {
         long waited = System.nanoTime() - idleSince;
         if (waited < SPIN_NS) {

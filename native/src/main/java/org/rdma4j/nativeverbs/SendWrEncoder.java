@@ -1,0 +1,216 @@
+package org.rdma4j.nativeverbs;
+
+import static org.rdma4j.nativeverbs.abi.QpLayouts.*;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import org.rdma4j.verbs.Errno;
+import org.rdma4j.verbs.MemoryRegion;
+import org.rdma4j.verbs.MemoryWindow;
+import org.rdma4j.verbs.PostException;
+import org.rdma4j.verbs.QpType;
+import org.rdma4j.verbs.SendFlag;
+import org.rdma4j.verbs.SendWorkRequest;
+import org.rdma4j.verbs.WrOpcode;
+import org.rdma4j.verbs.spi.SendWrRules;
+
+/**
+ * Encodes a chain of {@link SendWorkRequest}s into {@code struct ibv_send_wr} and {@code struct ibv_sge}
+ * arrays in native memory that it keeps for the life of its queue pair, so a post allocates nothing
+ * (the arrays grow, once, when a longer chain or more SGEs than ever before are posted). Inline data
+ * given as a segment of its own ({@link SendWorkRequest#inlineData()}, which may be on the heap) is
+ * copied into a staging area and posted as one SGE with {@code IBV_SEND_INLINE}, as the provider copies
+ * inline SGEs while it posts. Not thread safe: its queue pair serializes posts.
+ */
+final class SendWrEncoder {
+    private static final ValueLayout.OfInt BE_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
+
+    private final QpType type;
+    private final int maxSge;
+    private final int maxInline;
+    private Arena arena;
+    private int capacity;
+    private MemorySegment wrs;
+    private MemorySegment sges;
+    private MemorySegment staging;
+    /** {@code struct ibv_send_wr *bad_wr}: where the provider says which request it refused. */
+    final MemorySegment badWr;
+    private final Arena badWrArena = Arena.ofShared();
+
+    SendWrEncoder(QpType type, int maxSge, int maxInline) {
+        this.type = type;
+        this.maxSge = Math.max(1, maxSge);
+        this.maxInline = maxInline;
+        this.badWr = badWrArena.allocate(ValueLayout.ADDRESS);
+        grow(4);
+    }
+
+    /** The first encoded {@code ibv_send_wr}. */
+    MemorySegment head() {
+        return wrs;
+    }
+
+    /**
+     * Encodes the chain starting at {@code head}, checking each request as {@code ibv_post_send} would
+     * before the provider sees it.
+     *
+     * @throws PostException EINVAL naming the first request the rules refuse (nothing is posted)
+     */
+    void encode(SendWorkRequest head) {
+        int n = 0;
+        for (SendWorkRequest w = head; w != null; w = w.next()) {
+            if (n == capacity) {
+                grow(capacity * 2);
+            }
+            String why = SendWrRules.check(type, w, maxSge, maxInline);
+            if (why != null) {
+                throw new PostException(Errno.EINVAL, why, w, n);
+            }
+            encodeOne(n, w);
+            n++;
+        }
+        wrs.set(LONG, (n - 1) * SEND_WR_SIZE + SWR_NEXT, 0L);
+        badWr.set(LONG, 0, 0L);
+    }
+
+    /** The index in the chain of the request {@link #badWr} points at (0 if it points nowhere we know). */
+    int badIndex() {
+        long bad = badWr.get(LONG, 0);
+        long off = bad - wrs.address();
+        if (bad == 0 || off < 0 || off >= (long) capacity * SEND_WR_SIZE) {
+            return 0;
+        }
+        return (int) (off / SEND_WR_SIZE);
+    }
+
+    private void encodeOne(int i, SendWorkRequest w) {
+        long base = i * SEND_WR_SIZE;
+        MemorySegment m = wrs;
+        WrOpcode op = w.opcode();
+        int flags = w.sendFlags();
+        m.set(LONG, base + SWR_WR_ID, w.wrId());
+        m.set(LONG, base + SWR_NEXT, wrs.address() + base + SEND_WR_SIZE);
+        long sgeBase = (long) i * maxSge * SGE_SIZE;
+        m.set(LONG, base + SWR_SG_LIST, sges.address() + sgeBase);
+        MemorySegment inline = w.inlineData();
+        int numSge;
+        if (inline != null) {
+            long len = inline.byteSize();
+            long at = (long) i * maxInline;
+            MemorySegment.copy(inline, 0, staging, at, len);
+            sges.set(LONG, sgeBase + SGE_ADDR, staging.address() + at);
+            sges.set(INT, sgeBase + SGE_LENGTH, (int) len);
+            sges.set(INT, sgeBase + SGE_LKEY, 0);
+            numSge = 1;
+            flags |= SendFlag.INLINE;
+        } else {
+            numSge = w.numSge();
+            for (int s = 0; s < numSge; s++) {
+                long o = sgeBase + s * SGE_SIZE;
+                sges.set(LONG, o + SGE_ADDR, w.sgeAddr(s));
+                sges.set(INT, o + SGE_LENGTH, w.sgeLength(s));
+                sges.set(INT, o + SGE_LKEY, w.sgeLkey(s));
+            }
+        }
+        m.set(INT, base + SWR_NUM_SGE, numSge);
+        m.set(INT, base + SWR_OPCODE, op.value());
+        m.set(INT, base + SWR_SEND_FLAGS, flags);
+        switch (op) {
+            case SEND_WITH_IMM, RDMA_WRITE_WITH_IMM -> m.set(BE_INT, base + SWR_IMM_DATA, w.immData());
+            case SEND_WITH_INV, LOCAL_INV -> m.set(INT, base + SWR_INVALIDATE_RKEY, w.invalidateRkey());
+            default -> m.set(INT, base + SWR_IMM_DATA, 0);
+        }
+        switch (op) {
+            case RDMA_WRITE, RDMA_WRITE_WITH_IMM, RDMA_READ -> {
+                m.set(LONG, base + SWR_RDMA_REMOTE_ADDR, w.remoteAddr());
+                m.set(INT, base + SWR_RDMA_RKEY, w.rkey());
+            }
+            case ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD -> {
+                m.set(LONG, base + SWR_ATOMIC_REMOTE_ADDR, w.remoteAddr());
+                m.set(LONG, base + SWR_ATOMIC_COMPARE_ADD, w.compareAdd());
+                m.set(LONG, base + SWR_ATOMIC_SWAP, w.swap());
+                m.set(INT, base + SWR_ATOMIC_RKEY, w.rkey());
+            }
+            case BIND_MW -> encodeBind(m, base, w);
+            default -> { }
+        }
+        if (type == QpType.UD) {
+            if (!(w.ah() instanceof NativeAddressHandle ah)) {
+                throw new PostException(Errno.EINVAL, "the address handle is not one of the native provider", w, i);
+            }
+            m.set(LONG, base + SWR_UD_AH, ah.handle().address());
+            m.set(INT, base + SWR_UD_REMOTE_QPN, w.remoteQpn());
+            m.set(INT, base + SWR_UD_REMOTE_QKEY, w.remoteQkey());
+        }
+    }
+
+    private static void encodeBind(MemorySegment m, long base, SendWorkRequest w) {
+        MemoryWindow mw = w.mw();
+        if (!(mw instanceof NativeHandle nmw) || mw.isClosed()) {
+            throw new IllegalStateException("BIND_MW work request " + w.wrId() + ": the window is closed or not native");
+        }
+        MemoryRegion mr = w.bindMr();
+        long mrHandle = 0;
+        if (mr != null) {
+            if (!(mr instanceof NativeHandle nmr) || mr.isClosed()) {
+                throw new IllegalStateException("BIND_MW work request " + w.wrId() + ": the region is closed or not native");
+            }
+            mrHandle = nmr.handle().address();
+        }
+        m.set(LONG, base + SWR_BIND_MW_MW, nmw.handle().address());
+        m.set(INT, base + SWR_BIND_MW_RKEY, w.bindRkey());
+        m.set(LONG, base + SWR_BIND_MW_MR, mrHandle);
+        m.set(LONG, base + SWR_BIND_MW_ADDR, w.bindAddr());
+        m.set(LONG, base + SWR_BIND_MW_LENGTH, w.bindLength());
+        m.set(INT, base + SWR_BIND_MW_ACCESS, w.bindAccess());
+    }
+
+    /** Room for {@code n} requests: new native arrays (the old ones are freed), on the first post of a longer chain. */
+    private void grow(int n) {
+        Arena next = Arena.ofShared();
+        MemorySegment w = next.allocate(n * SEND_WR_SIZE, 8);
+        MemorySegment s = next.allocate((long) n * maxSge * SGE_SIZE, 8);
+        MemorySegment st = maxInline > 0 ? next.allocate((long) n * maxInline, 8) : MemorySegment.NULL;
+        if (wrs != null) {
+            // a chain being encoded keeps its first requests: copy what is there, then re-point the links
+            MemorySegment.copy(wrs, 0, w, 0, capacity * SEND_WR_SIZE);
+            MemorySegment.copy(sges, 0, s, 0, (long) capacity * maxSge * SGE_SIZE);
+            if (maxInline > 0) {
+                MemorySegment.copy(staging, 0, st, 0, (long) capacity * maxInline);
+            }
+            for (int i = 0; i < capacity; i++) {
+                long base = i * SEND_WR_SIZE;
+                w.set(LONG, base + SWR_NEXT, w.address() + base + SEND_WR_SIZE);
+                long sgeBase = (long) i * maxSge * SGE_SIZE;
+                w.set(LONG, base + SWR_SG_LIST, s.address() + sgeBase);
+                int numSge = w.get(INT, base + SWR_NUM_SGE);
+                long oldStaging = staging.address();
+                for (int k = 0; k < numSge && maxInline > 0; k++) {
+                    long a = s.get(LONG, sgeBase + k * SGE_SIZE + SGE_ADDR);
+                    if (a >= oldStaging && a < oldStaging + (long) capacity * maxInline) {
+                        s.set(LONG, sgeBase + k * SGE_SIZE + SGE_ADDR, a - oldStaging + st.address());
+                    }
+                }
+            }
+        }
+        Arena old = arena;
+        arena = next;
+        wrs = w;
+        sges = s;
+        staging = st;
+        capacity = n;
+        if (old != null) {
+            old.close();
+        }
+    }
+
+    /** Frees the native arrays; the encoder cannot be used afterwards. */
+    void close() {
+        arena.close();
+        badWrArena.close();
+    }
+}
