@@ -1,26 +1,76 @@
 package org.rdma4j.nativeverbs;
 
+import static org.rdma4j.nativeverbs.abi.CLayout.offset;
+
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.rdma4j.nativeverbs.abi.DeviceLayouts;
+import org.rdma4j.nativeverbs.abi.Ibv;
 import org.rdma4j.verbs.CompletionChannel;
 import org.rdma4j.verbs.CompletionQueue;
 import org.rdma4j.verbs.Errno;
-import org.rdma4j.verbs.VerbsException;
 import org.rdma4j.verbs.spi.AbstractResource;
+import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
 
-/** A completion event channel ({@code struct ibv_comp_channel}). Thread safe. */
+/**
+ * A completion event channel ({@code struct ibv_comp_channel}). Its fd is made non-blocking;
+ * {@link #getEvent} reads with ibv_get_cq_event and waits with poll(2), so a close wakes it. Thread safe.
+ */
 public final class NativeCompletionChannel extends AbstractResource implements CompletionChannel {
+    private static final long CH_FD = offset(DeviceLayouts.ibv_comp_channel, "fd");
+    private static final ThreadLocal<MemorySegment> TWO_POINTERS =
+            ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(ValueLayout.ADDRESS, 2));
+
     private final NativeContext context;
     private final MemorySegment handle;
+    private final EventSource source;
+    /** Events returned by {@link #getEvent}, per CQ, for the CQ's own count of unacknowledged events. */
+    private final Map<Object, AtomicLong> delivered = new ConcurrentHashMap<>();
 
     NativeCompletionChannel(NativeContext context) {
+        uses(context);
         this.context = context;
-        this.handle = MemorySegment.NULL;
-        throw new VerbsException(Errno.EOPNOTSUPP, "ibv_create_comp_channel: not implemented yet");
+        ErrnoCapture errno = ErrnoCapture.perThread();
+        MemorySegment ch;
+        try {
+            ch = (MemorySegment) Ibv.ibv_create_comp_channel.invokeExact(errno.segment(), context.handle());
+        } catch (Throwable t) {
+            abandon();
+            throw Native.unexpected(t);
+        }
+        if (ch.equals(MemorySegment.NULL)) {
+            abandon();
+            throw Native.fail(0, errno, "ibv_create_comp_channel(" + context.device().name() + ")");
+        }
+        this.handle = Native.at(ch, DeviceLayouts.ibv_comp_channel.byteSize());
+        EventSource s;
+        try {
+            s = new EventSource(handle.get(ValueLayout.JAVA_INT, CH_FD), "completion channel");
+        } catch (RuntimeException e) {
+            destroyChannel();
+            abandon();
+            throw e;
+        }
+        this.source = s;
     }
 
     /** The {@code struct ibv_comp_channel *}. */
     public MemorySegment handle() {
         return handle;
+    }
+
+    EventSource source() {
+        return source;
+    }
+
+    /** How many events of {@code cq} {@link #getEvent} has returned so far (never decreases). */
+    public long eventsDelivered(Object cq) {
+        AtomicLong n = delivered.get(cq);
+        return n == null ? 0 : n.get();
     }
 
     @Override
@@ -30,19 +80,69 @@ public final class NativeCompletionChannel extends AbstractResource implements C
 
     @Override
     public CompletionQueue getEvent(long timeoutMs) throws InterruptedException {
-        throw new VerbsException(Errno.EOPNOTSUPP, "ibv_get_cq_event: not implemented yet");
+        if (!source.enter()) {
+            throw Fds.closed("completion channel");
+        }
+        try {
+            long deadline = EventSource.deadline(timeoutMs);
+            MemorySegment out = TWO_POINTERS.get();
+            ErrnoCapture errno = ErrnoCapture.perThread();
+            while (true) {
+                int rc = (int) Ibv.ibv_get_cq_event.invokeExact(errno.segment(), handle, out,
+                        out.asSlice(ValueLayout.ADDRESS.byteSize()));
+                if (rc == 0) {
+                    Object cq = context.tracked(out.get(ValueLayout.ADDRESS, 0).address());
+                    if (cq instanceof CompletionQueue q) {
+                        delivered.computeIfAbsent(q, k -> new AtomicLong()).incrementAndGet();
+                        return q;
+                    }
+                    continue; // a CQ being destroyed: not returned
+                }
+                if (errno.errno() != Errno.EAGAIN) {
+                    throw Native.fail(rc, errno, "ibv_get_cq_event");
+                }
+                if (!source.await(timeoutMs, deadline)) {
+                    return null;
+                }
+            }
+        } catch (RuntimeException | Error | InterruptedException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw Native.unexpected(t);
+        } finally {
+            source.exit();
+        }
     }
 
     @Override
     public boolean hasEvent() {
-        return false;
+        return source.ready();
     }
 
     @Override
     protected String describe() {
-        return "completion channel";
+        return "completion channel fd " + (handle == null ? -1 : source == null ? -1 : source.fd) + " of "
+                + context.device().name();
     }
 
     @Override
-    protected void destroy() {}
+    protected void destroy() {
+        source.shutdown();
+        destroyChannel();
+        source.release();
+        delivered.clear();
+    }
+
+    private void destroyChannel() {
+        ErrnoCapture errno = ErrnoCapture.perThread();
+        int rc;
+        try {
+            rc = (int) Ibv.ibv_destroy_comp_channel.invokeExact(errno.segment(), handle);
+        } catch (Throwable t) {
+            throw Native.unexpected(t);
+        }
+        if (rc != 0) {
+            throw Native.fail(rc, errno, "ibv_destroy_comp_channel");
+        }
+    }
 }

@@ -1,9 +1,10 @@
 package org.rdma4j.nativeverbs;
 
 import java.lang.foreign.MemorySegment;
+import org.rdma4j.nativeverbs.abi.DeviceLayouts;
+import org.rdma4j.nativeverbs.abi.Ibv;
 import org.rdma4j.verbs.AddressHandle;
 import org.rdma4j.verbs.AhAttr;
-import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.MemoryRegion;
 import org.rdma4j.verbs.MemoryWindow;
 import org.rdma4j.verbs.MwType;
@@ -14,6 +15,7 @@ import org.rdma4j.verbs.SharedReceiveQueue;
 import org.rdma4j.verbs.SrqAttr;
 import org.rdma4j.verbs.VerbsException;
 import org.rdma4j.verbs.spi.AbstractResource;
+import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
 
 /** A protection domain ({@code struct ibv_pd}). Thread safe. */
 public final class NativeProtectionDomain extends AbstractResource implements ProtectionDomain {
@@ -21,9 +23,21 @@ public final class NativeProtectionDomain extends AbstractResource implements Pr
     private final MemorySegment handle;
 
     NativeProtectionDomain(NativeContext context) {
+        uses(context);
         this.context = context;
-        this.handle = MemorySegment.NULL;
-        throw new VerbsException(Errno.EOPNOTSUPP, "ibv_alloc_pd: not implemented yet");
+        ErrnoCapture errno = ErrnoCapture.perThread();
+        MemorySegment pd;
+        try {
+            pd = (MemorySegment) Ibv.ibv_alloc_pd.invokeExact(errno.segment(), context.handle());
+        } catch (Throwable t) {
+            abandon();
+            throw Native.unexpected(t);
+        }
+        if (pd.equals(MemorySegment.NULL)) {
+            abandon();
+            throw Native.fail(0, errno, "ibv_alloc_pd(" + context.device().name() + ")");
+        }
+        this.handle = Native.at(pd, DeviceLayouts.ibv_pd.byteSize());
     }
 
     /** The {@code struct ibv_pd *}. */
@@ -38,7 +52,8 @@ public final class NativeProtectionDomain extends AbstractResource implements Pr
 
     @Override
     public MemoryRegion regMr(MemorySegment segment, int access) {
-        throw new VerbsException(Errno.EOPNOTSUPP, "ibv_reg_mr: not implemented yet");
+        ensureOpen();
+        return new NativeMemoryRegion(this, segment, access);
     }
 
     @Override
@@ -48,7 +63,8 @@ public final class NativeProtectionDomain extends AbstractResource implements Pr
 
     @Override
     public MemoryWindow allocMw(int type) {
-        throw new VerbsException(Errno.EOPNOTSUPP, "ibv_alloc_mw: not implemented yet");
+        ensureOpen();
+        return new NativeMemoryWindow(this, type);
     }
 
     @Override
@@ -68,9 +84,20 @@ public final class NativeProtectionDomain extends AbstractResource implements Pr
 
     @Override
     protected String describe() {
-        return "PD";
+        return "PD of " + context.device().name();
     }
 
     @Override
-    protected void destroy() {}
+    protected void destroy() {
+        ErrnoCapture errno = ErrnoCapture.perThread();
+        int rc;
+        try {
+            rc = (int) Ibv.ibv_dealloc_pd.invokeExact(errno.segment(), handle);
+        } catch (Throwable t) {
+            throw Native.unexpected(t);
+        }
+        if (rc != 0) {
+            throw Native.fail(rc, errno, "ibv_dealloc_pd(" + describe() + ")");
+        }
+    }
 }

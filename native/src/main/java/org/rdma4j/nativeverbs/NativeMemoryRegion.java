@@ -1,0 +1,188 @@
+package org.rdma4j.nativeverbs;
+
+import static org.rdma4j.nativeverbs.abi.CLayout.offset;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import org.rdma4j.nativeverbs.abi.DeviceConstants;
+import org.rdma4j.nativeverbs.abi.DeviceLayouts;
+import org.rdma4j.nativeverbs.abi.Ibv;
+import org.rdma4j.verbs.Errno;
+import org.rdma4j.verbs.MemoryRegion;
+import org.rdma4j.verbs.ProtectionDomain;
+import org.rdma4j.verbs.VerbsException;
+import org.rdma4j.verbs.spi.AbstractResource;
+import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
+
+/**
+ * A registered memory region ({@code struct ibv_mr}). Only native memory can be registered: the
+ * kernel pins the pages at the segment's address, which a heap array does not keep. Thread safe.
+ */
+public final class NativeMemoryRegion extends AbstractResource implements MemoryRegion {
+    private static final long MR_ADDR = offset(DeviceLayouts.ibv_mr, "addr");
+    private static final long MR_LENGTH = offset(DeviceLayouts.ibv_mr, "length");
+    private static final long MR_LKEY = offset(DeviceLayouts.ibv_mr, "lkey");
+    private static final long MR_RKEY = offset(DeviceLayouts.ibv_mr, "rkey");
+
+    private final MemorySegment handle;
+    private volatile NativeProtectionDomain pd;
+    private volatile MemorySegment segment;
+    private volatile int access;
+    // ibv_mr's fields, copied at registration and after rereg (the struct is freed by close)
+    private volatile long address;
+    private volatile long length;
+    private volatile int lkey;
+    private volatile int rkey;
+
+    NativeMemoryRegion(NativeProtectionDomain pd, MemorySegment segment, int access) {
+        checkNative(segment, "ibv_reg_mr");
+        uses(pd);
+        this.pd = pd;
+        ErrnoCapture errno = ErrnoCapture.perThread();
+        MemorySegment mr;
+        try {
+            // the ibv_reg_mr macro of verbs.h calls ibv_reg_mr_iova2 (iova = addr) when access is not a constant
+            mr = (MemorySegment) Ibv.ibv_reg_mr_iova2.invokeExact(errno.segment(), pd.handle(), segment,
+                    segment.byteSize(), segment.address(), access);
+        } catch (Throwable t) {
+            abandon();
+            throw Native.unexpected(t);
+        }
+        if (mr.equals(MemorySegment.NULL)) {
+            abandon();
+            throw Native.fail(0, errno, "ibv_reg_mr(" + pd.context().device().name() + ", 0x"
+                    + Long.toHexString(segment.address()) + ", " + segment.byteSize() + " bytes, access "
+                    + org.rdma4j.verbs.Access.toString(access) + ")");
+        }
+        this.handle = Native.at(mr, DeviceLayouts.ibv_mr.byteSize());
+        this.segment = segment;
+        this.access = access;
+        readBack();
+    }
+
+    private void readBack() {
+        address = handle.get(ValueLayout.JAVA_LONG, MR_ADDR);
+        length = handle.get(ValueLayout.JAVA_LONG, MR_LENGTH);
+        lkey = handle.get(ValueLayout.JAVA_INT, MR_LKEY);
+        rkey = handle.get(ValueLayout.JAVA_INT, MR_RKEY);
+    }
+
+    static void checkNative(MemorySegment segment, String verb) {
+        if (!segment.isNative()) {
+            throw new VerbsException(Errno.EINVAL, verb + ": a heap segment cannot be registered (the kernel "
+                    + "pins memory at a fixed address); allocate it from an Arena, e.g. Arena.ofShared().allocate(n)");
+        }
+        if (!segment.scope().isAlive()) {
+            throw new VerbsException(Errno.EFAULT, verb + ": the segment's arena is closed");
+        }
+    }
+
+    /** The {@code struct ibv_mr *}. */
+    public MemorySegment handle() {
+        return handle;
+    }
+
+    @Override
+    public ProtectionDomain pd() {
+        return pd;
+    }
+
+    @Override
+    public MemorySegment segment() {
+        return segment;
+    }
+
+    @Override
+    public long address() {
+        return address;
+    }
+
+    @Override
+    public long length() {
+        return length;
+    }
+
+    @Override
+    public int lkey() {
+        return lkey;
+    }
+
+    @Override
+    public int rkey() {
+        return rkey;
+    }
+
+    @Override
+    public int access() {
+        return access;
+    }
+
+    @Override
+    public synchronized void rereg(int flags, ProtectionDomain newPd, MemorySegment newSegment, int newAccess) {
+        ensureOpen();
+        if (flags == 0 || (flags & ~DeviceConstants.IBV_REREG_MR_FLAGS_SUPPORTED) != 0) {
+            throw new VerbsException(Errno.EINVAL, "ibv_rereg_mr: bad flags 0x" + Integer.toHexString(flags));
+        }
+        boolean translation = (flags & DeviceConstants.IBV_REREG_MR_CHANGE_TRANSLATION) != 0;
+        boolean changePd = (flags & DeviceConstants.IBV_REREG_MR_CHANGE_PD) != 0;
+        NativeProtectionDomain target = pd;
+        if (changePd) {
+            if (!(newPd instanceof NativeProtectionDomain n) || n.context() != pd.context()) {
+                throw new VerbsException(Errno.EINVAL, "ibv_rereg_mr: the new PD is not of " + pd.context());
+            }
+            n.ensureOpen();
+            target = n;
+        }
+        if (translation) {
+            if (newSegment == null) {
+                throw new VerbsException(Errno.EINVAL, "ibv_rereg_mr: CHANGE_TRANSLATION without memory");
+            }
+            checkNative(newSegment, "ibv_rereg_mr");
+        }
+        ErrnoCapture errno = ErrnoCapture.perThread();
+        int rc;
+        try {
+            rc = (int) Ibv.ibv_rereg_mr.invokeExact(errno.segment(), handle, flags,
+                    changePd ? target.handle() : MemorySegment.NULL,
+                    translation ? newSegment : MemorySegment.NULL, translation ? newSegment.byteSize() : 0L,
+                    (flags & DeviceConstants.IBV_REREG_MR_CHANGE_ACCESS) != 0 ? newAccess : 0);
+        } catch (Throwable t) {
+            throw Native.unexpected(t);
+        }
+        if (rc != 0) {
+            // a negative IBV_REREG_MR_ERR_* code with errno set; the region stays as it was for
+            // ERR_INPUT and ERR_DONT_FORK_NEW, is unusable for the others (the caller should close it)
+            throw Native.fail(0, errno, "ibv_rereg_mr(" + describe() + ", flags " + flags + ") [code " + rc + "]");
+        }
+        if (changePd && target != pd) {
+            replaceUse(pd, target);
+            pd = target;
+        }
+        if (translation) {
+            segment = newSegment;
+        }
+        if ((flags & DeviceConstants.IBV_REREG_MR_CHANGE_ACCESS) != 0) {
+            access = newAccess;
+        }
+        readBack();
+    }
+
+    @Override
+    protected String describe() {
+        return "MR lkey 0x" + Integer.toHexString(lkey);
+    }
+
+    @Override
+    protected void destroy() {
+        ErrnoCapture errno = ErrnoCapture.perThread();
+        int rc;
+        try {
+            rc = (int) Ibv.ibv_dereg_mr.invokeExact(errno.segment(), handle);
+        } catch (Throwable t) {
+            throw Native.unexpected(t);
+        }
+        if (rc != 0) {
+            throw Native.fail(rc, errno, "ibv_dereg_mr(" + describe() + ")");
+        }
+    }
+}
