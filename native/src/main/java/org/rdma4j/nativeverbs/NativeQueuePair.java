@@ -147,11 +147,6 @@ final class NativeQueuePair extends AbstractResource implements QueuePair, Nativ
         return qp;
     }
 
-    /** The {@code struct ibv_qp *}. */
-    public java.lang.foreign.MemorySegment handle() {
-        throw new UnsupportedOperationException();
-    }
-
     @Override
     protected String describe() {
         return type + " QP 0x" + Integer.toHexString(qpn) + " of " + context.device().name();
