@@ -103,6 +103,15 @@ public final class StressCommand implements Callable<Integer> {
     @Mixin
     private DeviceOptions devices;
 
+    @Option(names = {"-d", "--ib-dev"}, paramLabel = "<dev>",
+            description = "a run across two JVMs on this existing device (e.g. rxe0 or a NIC) instead of a --bind "
+                    + "device: no faults are injected on this side; with --bind, the name of the new device")
+    private String deviceName;
+
+    @Option(names = {"-g", "--gid-idx"}, paramLabel = "<gid index>", defaultValue = "1",
+            description = "local GID index of the two-JVM run (default ${DEFAULT-VALUE}: a --bind device's address)")
+    private int gidIndex;
+
     @Option(names = {"-p", "--port"}, paramLabel = "PORT",
             description = "with --bind: the TCP port the server listens on and the client connects to "
                     + "(default " + DEFAULT_TCP_PORT + ")")
@@ -119,7 +128,7 @@ public final class StressCommand implements Callable<Integer> {
     public Integer call() {
         validate();
         out = spec.commandLine().getOut();
-        if (devices.bindAddress() != null) {
+        if (devices.bindAddress() != null || deviceName != null) {
             return remote();
         }
         long s = seed != null ? seed : System.currentTimeMillis();
@@ -167,7 +176,7 @@ public final class StressCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "rdma4j stress: loss=%s reorder=%s dup=%s corrupt=%s%n", num(loss), num(reorder),
                     num(duplicate), num(corrupt));
             return new StressServer(faults, port, MAX_QPS, MAX_SIZE_LIMIT, out, spec.commandLine().getErr())
-                    .run(devices);
+                    .run(devices, deviceName, gidIndex);
         }
         long s = seed != null ? seed : System.currentTimeMillis();
         out.printf(Locale.ROOT,
@@ -175,14 +184,45 @@ public final class StressCommand implements Callable<Integer> {
                 num(loss), num(reorder), num(duplicate), num(corrupt), messages, s, qps, maxSize, mtu);
         out.printf(Locale.ROOT, "  (to repeat this run: add --seed %d)%n", s);
         return new StressClient(faults, messages, s, qps, maxSize, mtu, server, port, out,
-                spec.commandLine().getErr()).run(devices);
+                spec.commandLine().getErr()).run(devices, deviceName, gidIndex);
     }
 
     private void validateRemote() {
         ParseResult parsed = spec.commandLine().getParseResult();
+        if (devices.bindAddress() == null && deviceName != null) {
+            // An existing device (native, e.g. rxe0): this side cannot inject faults.
+            for (String o : List.of("--loss", "--reorder", "--dup", "--corrupt")) {
+                if (parsed.hasMatchedOption(o) && parsed.matchedOptionValue(o, 0.0) != 0.0) {
+                    throw bad(o + " needs --bind: only a --bind device injects faults, not -d " + deviceName);
+                }
+            }
+            loss = reorder = duplicate = corrupt = 0;
+            for (String o : List.of("--udp-port", "--udp-peer-port", "--udp-mode")) {
+                if (parsed.hasMatchedOption(o)) {
+                    throw bad(o + " needs --bind (-d " + deviceName + " is an existing device)");
+                }
+            }
+        }
+        if (devices.bindAddress() == null && deviceName != null && server == null) {
+            for (String o : List.of("--messages", "--seed", "--qps", "--max-size", "--mtu")) {
+                if (parsed.hasMatchedOption(o)) {
+                    throw bad(o + " is the client's to choose: give it to the client, not the server");
+                }
+            }
+        }
+        if (gidIndex < 0 || gidIndex > 255) {
+            throw bad("--gid-idx must be 0..255, not " + gidIndex);
+        }
+        if (devices.bindAddress() == null && deviceName != null) {
+            if (tcpPort != null && (tcpPort < 1 || tcpPort > 65535)) {
+                throw bad("--port " + tcpPort + " is outside 1..65535");
+            }
+            return;
+        }
         if (devices.bindAddress() == null) {
             if (server != null) {
-                throw bad("connecting to a server (" + server + ") needs --bind ADDRESS, this side's own address");
+                throw bad("connecting to a server (" + server + ") needs --bind ADDRESS, this side's own address,"
+                        + " or -d DEVICE");
             }
             for (String o : List.of("--port", "--udp-port", "--udp-peer-port", "--udp-mode")) {
                 if (parsed.hasMatchedOption(o)) {

@@ -61,6 +61,7 @@ public final class StressClient extends StressTally {
         "FETCH_ADD", "CMP_SWAP", "RDMA READ (of a WRITE)"};
 
     private final Faults faults;
+    private int gidIndex = 1;
     private final long messages;
     private final long seed;
     private final int qps;
@@ -117,11 +118,18 @@ public final class StressClient extends StressTally {
     }
 
     /** Runs to the end, prints the report; the exit code (0 only if both sides found everything right). */
-    public int run(DeviceOptions devices) {
-        out.printf(Locale.ROOT, "  client: %s -> server %s, TCP port %d, UDP port %d%n",
-                devices.bindAddress().getHostAddress(), host, tcpPort, devices.udpPort());
+    public int run(DeviceOptions devices, String deviceName, int gidIndex) {
+        if (devices.bindAddress() != null) {
+            out.printf(Locale.ROOT, "  client: %s -> server %s, TCP port %d, UDP port %d%n",
+                    devices.bindAddress().getHostAddress(), host, tcpPort, devices.udpPort());
+        } else {
+            out.printf(Locale.ROOT, "  client: device %s GID index %d -> server %s, TCP port %d%n", deviceName,
+                    gidIndex, host, tcpPort);
+        }
         out.flush();
-        Device dev = devices.resolve("stress-client", faults.specOptions(seed * 31 + 1));
+        this.gidIndex = gidIndex;
+        Device dev = devices.resolve(deviceName != null ? deviceName : "stress-client",
+                faults.specOptions(seed * 31 + 1));
         try {
             return run(dev);
         } finally {
@@ -151,7 +159,7 @@ public final class StressClient extends StressTally {
                             .cap(new QpCap(DEPTH, 1, StressTraffic.MAX_SGES, StressTraffic.MAX_SGES, 0))));
                     p.local = arena.allocate((long) maxSize * DEPTH, 8);
                     p.mrLocal = push(resources, pd.regMr(p.local, StressTraffic.ALL_ACCESS));
-                    prepared[i] = StressTraffic.prepare(p.qp, mtu);
+                    prepared[i] = StressTraffic.prepare(p.qp, mtu, gidIndex);
                     endpoints[i] = prepared[i].endpoint();
                 }
                 Control.Reply reply;
@@ -177,7 +185,7 @@ public final class StressClient extends StressTally {
                     }
                 });
                 drive(ctx, cq, pairs, reply, ctl, verdictF, start);
-                retransmits = ctx.counters(1).get("retransmits");
+                retransmits = ctx.counters(1).getOrDefault("retransmits", 0L);
                 Arrays.sort(fetchAddResults, 0, fetchAdds);
                 for (int i = 0; i < fetchAdds; i++) {
                     if (fetchAddResults[i] != StressTraffic.COUNTER_START + i) {
@@ -244,7 +252,7 @@ public final class StressClient extends StressTally {
                 lastReport = now;
                 ctl.sendProgress(verified);
                 out.printf(Locale.ROOT, "  %d/%d verified (%.1f%%), %d retransmits, %.1f s%n", verified, messages,
-                        100.0 * verified / messages, ctx.counters(1).get("retransmits"), (now - start) / 1e9);
+                        100.0 * verified / messages, ctx.counters(1).getOrDefault("retransmits", 0L), (now - start) / 1e9);
                 out.flush();
             }
         }

@@ -44,6 +44,7 @@ public final class StressServer extends StressTally {
     private static final long DRAIN_NANOS = 10_000_000_000L;
 
     private final Faults faults;
+    private int gidIndex = 1;
     private final int tcpPort;
     private final int maxQps;
     private final int maxSizeLimit;
@@ -95,9 +96,15 @@ public final class StressServer extends StressTally {
     }
 
     /** Serves one client, prints the report; the exit code (0 only if both sides found everything right). */
-    public int run(DeviceOptions devices) {
-        out.printf(Locale.ROOT, "  server: %s, TCP port %d, UDP port %d; waiting for a client%n",
-                devices.bindAddress().getHostAddress(), tcpPort, devices.udpPort());
+    public int run(DeviceOptions devices, String deviceName, int gidIndex) {
+        if (devices.bindAddress() != null) {
+            out.printf(Locale.ROOT, "  server: %s, TCP port %d, UDP port %d; waiting for a client%n",
+                    devices.bindAddress().getHostAddress(), tcpPort, devices.udpPort());
+        } else {
+            out.printf(Locale.ROOT, "  server: device %s GID index %d, TCP port %d; waiting for a client%n",
+                    deviceName, gidIndex, tcpPort);
+        }
+        this.gidIndex = gidIndex;
         out.flush();
         Control.Hello hello;
         Control ctl;
@@ -130,7 +137,8 @@ public final class StressServer extends StressTally {
             out.flush();
             maxSize = hello.maxSize();
             random = new SplittableRandom(hello.seed() * 31 + 3);
-            Device dev = devices.resolve("stress-server", faults.specOptions(hello.seed() * 31 + 2));
+            Device dev = devices.resolve(deviceName != null ? deviceName : "stress-server",
+                    faults.specOptions(hello.seed() * 31 + 2));
             try {
                 return serve(dev, ctl, hello);
             } finally {
@@ -189,7 +197,7 @@ public final class StressServer extends StressTally {
                     p.casWord = arena.allocate(8, 8);
                     p.casWord.set(ValueLayout.JAVA_LONG, 0, StressTraffic.casStart(i));
                     p.mrCas = push(resources, pd.regMr(p.casWord, StressTraffic.ALL_ACCESS));
-                    PreparedQueuePair prepared = StressTraffic.prepare(p.qp, hello.mtu());
+                    PreparedQueuePair prepared = StressTraffic.prepare(p.qp, hello.mtu(), gidIndex);
                     prepared.handshake(hello.endpoints()[i]);
                     for (int r = 0; r < RECV_DEPTH; r++) {
                         postRecv(p, r);
@@ -202,7 +210,7 @@ public final class StressServer extends StressTally {
                 lastHeardNanos = System.nanoTime();
                 Thread.ofPlatform().daemon().name("rdma4j-stress-control").start(() -> listen(ctl, qps));
                 poll(cq, pairs, hello.messages(), start);
-                retransmits = ctx.counters(1).get("retransmits");
+                retransmits = ctx.counters(1).getOrDefault("retransmits", 0L);
                 Control.End e = end;
                 boolean compared = e != null && e.clean() && e.verified() == hello.messages();
                 hashesMatch = compared;

@@ -134,12 +134,13 @@ final class StressTraffic {
     static final int ACK_TIMEOUT = 14;
 
     /**
-     * The guided bring-up of every stress queue pair, on both ends: GID index 1 (the bound address),
+     * The guided bring-up of every stress queue pair, on both ends: the side's GID index (1, a --bind
+     * device's address, unless -g says otherwise),
      * the run's MTU, {@link #DEPTH} READs/atomics each way, RNR timer 1, {@link #ACK_TIMEOUT}, and
      * the first PSN {@link #firstPsn} of {@code qp}. Moves {@code qp} (in RESET) to INIT.
      */
-    static PreparedQueuePair prepare(QueuePair qp, int mtu) {
-        return new QueuePairBuilder(qp.pd(), QpType.RC, qp.sendCq(), qp.recvCq()).gidIndex(1).mtu(Mtu.ofBytes(mtu))
+    static PreparedQueuePair prepare(QueuePair qp, int mtu, int gidIndex) {
+        return new QueuePairBuilder(qp.pd(), QpType.RC, qp.sendCq(), qp.recvCq()).gidIndex(gidIndex).mtu(Mtu.ofBytes(mtu))
                 .access(ALL_ACCESS).maxRdAtomic(DEPTH).maxDestRdAtomic(DEPTH).minRnrTimer(1).timeout(ACK_TIMEOUT)
                 .retryCnt(7).rnrRetry(7).psn(firstPsn(qp.qpn())).prepare(qp);
     }
