@@ -47,9 +47,11 @@ final class NativeCompletionQueue extends AbstractResource implements org.rdma4j
         uses(context, channel);
         MemorySegment created;
         ErrnoCapture errno = ErrnoCapture.perThread();
+        // a local, not a conditional in the call: invokeExact would type a conditional as Object
+        MemorySegment ch = channel == null ? MemorySegment.NULL : channel.handle();
         try {
             created = (MemorySegment) IbvQp.CREATE_CQ.invokeExact(errno.segment(), context.handle(), cqe,
-                    MemorySegment.NULL, channel == null ? MemorySegment.NULL : channel.handle(), compVector);
+                    MemorySegment.NULL, ch, compVector);
         } catch (Throwable t) {
             abandon();
             throw Downcalls.rethrow(t);
