@@ -143,10 +143,12 @@ public final class NativeMemoryRegion extends AbstractResource implements Memory
         ErrnoCapture errno = ErrnoCapture.perThread();
         int rc;
         try {
-            rc = (int) Ibv.ibv_rereg_mr.invokeExact(errno.segment(), handle, flags,
-                    changePd ? target.handle() : MemorySegment.NULL,
-                    translation ? newSegment : MemorySegment.NULL, translation ? newSegment.byteSize() : 0L,
-                    (flags & DeviceConstants.IBV_REREG_MR_CHANGE_ACCESS) != 0 ? newAccess : 0);
+            MemorySegment pdArg = changePd ? target.handle() : MemorySegment.NULL;
+            MemorySegment addrArg = translation ? newSegment : MemorySegment.NULL;
+            long lengthArg = translation ? newSegment.byteSize() : 0L;
+            int accessArg = (flags & DeviceConstants.IBV_REREG_MR_CHANGE_ACCESS) != 0 ? newAccess : 0;
+            rc = (int) Ibv.ibv_rereg_mr.invokeExact(errno.segment(), handle, flags, pdArg, addrArg, lengthArg,
+                    accessArg);
         } catch (Throwable t) {
             throw Native.unexpected(t);
         }
