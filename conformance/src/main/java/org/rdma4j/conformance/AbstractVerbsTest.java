@@ -145,6 +145,7 @@ public abstract class AbstractVerbsTest {
     @BeforeEach
     final void openDevice() {
         lossyLink = !setup.has(Capability.RELIABLE_LINK);
+        Waiters.nativeWaits = setup.has(Capability.WAITS_IN_NATIVE_CODE);
         arena = Arena.ofShared();
         ctx = openContext();
     }

@@ -77,12 +77,14 @@ final class NativeCompletionQueue extends AbstractResource implements org.rdma4j
 
     @Override
     protected String describe() {
-        return "CQ (" + cq.get(ValueLayout.JAVA_INT, CQ_CQE) + " entries) of " + context.device().name();
+        return cq == null ? "CQ (being created) of " + context.device().name()
+                : "CQ (" + cq.get(ValueLayout.JAVA_INT, CQ_CQE) + " entries) of " + context.device().name();
     }
 
     @Override
     protected int busyReason() {
-        return unacked.get() > 0 ? Errno.EBUSY : 0;
+        // libibverbs' ibv_destroy_cq waits until every event it handed out is acknowledged: refuse instead
+        return unacked.get() > 0 || context.unackedAsyncEvents(this) > 0 ? Errno.EBUSY : 0;
     }
 
     @Override

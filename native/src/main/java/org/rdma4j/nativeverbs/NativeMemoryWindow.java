@@ -83,6 +83,14 @@ public final class NativeMemoryWindow extends AbstractResource implements Memory
         return handle.get(ValueLayout.JAVA_INT, MW_RKEY);
     }
 
+    /**
+     * A type 2 window was bound with {@code rkey} by a posted BIND_MW request: the provider does not write
+     * {@code ibv_mw.rkey} for it (a C program keeps the key it chose), so this object records it there.
+     */
+    void boundTo(int rkey) {
+        handle.set(ValueLayout.JAVA_INT, MW_RKEY, rkey);
+    }
+
     @Override
     public int nextRkey() {
         int rkey = rkey();
