@@ -90,6 +90,16 @@ else
   props+=(-Drdma4j.conformance.setups="${INTEROP_CONFORMANCE_SETUPS:-loopback}")
 fi
 
+# What C gets from libibverbs on rxe0 where the suites skip a test as a known rxe deviation
+# (RxeDeviations.java): the native provider passes these verbs through, so the answers must match.
+if [[ $PROVIDER == native ]]; then
+  if gcc -O2 -Wall -o /tmp/deviations "$INTEROP_DIR/native/deviations.c" -libverbs >"$INTEROP_OUT/deviations-gcc.log" 2>&1; then
+    /tmp/deviations rxe0 2>&1 | sed 's/^/--- C on rxe0: /'
+  else
+    echo "--- C on rxe0: could not compile interop/native/deviations.c (see $INTEROP_OUT/deviations-gcc.log)"
+  fi
+fi
+
 select=(--select-package org.rdma4j.conformance)
 [[ -n ${INTEROP_CONFORMANCE_SELECT:-} ]] && read -r -a select <<<"$INTEROP_CONFORMANCE_SELECT"
 
