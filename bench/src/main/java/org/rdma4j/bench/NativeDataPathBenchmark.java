@@ -108,4 +108,51 @@ public class NativeDataPathBenchmark {
         ctx.close();
         arena.close();
     }
+
+    /**
+     * The allocation of the data path on the calling thread alone (JMH's {@code gc.alloc.rate.norm}
+     * divides what every thread of the JVM allocates, its own included, by the operations: at a few
+     * thousand WRITEs a second under emulation that background is tens of bytes per operation).
+     * Prints one line per operation with its bytes per operation; exits 1 if either allocates.
+     * {@code java -cp benchmarks.jar org.rdma4j.bench.NativeDataPathBenchmark <device> <gidIndex>}
+     */
+    public static void main(String[] args) {
+        NativeDataPathBenchmark b = new NativeDataPathBenchmark();
+        b.device = args.length > 0 ? args[0] : "rxe0";
+        b.gidIndex = args.length > 1 ? Integer.parseInt(args[1]) : -1;
+        b.open();
+        com.sun.management.ThreadMXBean mx =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        boolean allocates = false;
+        try {
+            for (String op : new String[] {"pollEmptyCq", "writeAndPoll"}) {
+                int warm = op.equals("pollEmptyCq") ? 200_000 : 20_000;
+                int n = op.equals("pollEmptyCq") ? 1_000_000 : 20_000;
+                for (int i = 0; i < warm; i++) {
+                    run(b, op);
+                }
+                long before = mx.getCurrentThreadAllocatedBytes();
+                long t0 = System.nanoTime();
+                for (int i = 0; i < n; i++) {
+                    run(b, op);
+                }
+                long ns = System.nanoTime() - t0;
+                long bytes = mx.getCurrentThreadAllocatedBytes() - before;
+                System.out.printf(java.util.Locale.ROOT, "alloc-check %s: %d B in %d ops = %.4f B/op (%.0f ns/op)%n",
+                        op, bytes, n, (double) bytes / n, (double) ns / n);
+                allocates |= bytes > 0;
+            }
+        } finally {
+            b.close();
+        }
+        System.exit(allocates ? 1 : 0);
+    }
+
+    private static void run(NativeDataPathBenchmark b, String op) {
+        if (op.equals("pollEmptyCq")) {
+            b.pollEmptyCq();
+        } else {
+            b.writeAndPoll();
+        }
+    }
 }
