@@ -49,7 +49,7 @@ final class NativeCompletionQueue extends AbstractResource implements org.rdma4j
         ErrnoCapture errno = ErrnoCapture.perThread();
         try {
             created = (MemorySegment) IbvQp.CREATE_CQ.invokeExact(errno.segment(), context.handle(), cqe,
-                    MemorySegment.NULL, channel == null ? MemorySegment.NULL : channel.handle(), compVector);
+                    MemorySegment.NULL, (MemorySegment) (channel == null ? MemorySegment.NULL : channel.handle()), compVector);
         } catch (Throwable t) {
             abandon();
             throw Downcalls.rethrow(t);

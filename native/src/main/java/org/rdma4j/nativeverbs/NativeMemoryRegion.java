@@ -143,8 +143,8 @@ public final class NativeMemoryRegion extends AbstractResource implements Memory
         int rc;
         try {
             rc = (int) Ibv.ibv_rereg_mr.invokeExact(errno.segment(), handle, flags,
-                    changePd ? target.handle() : MemorySegment.NULL,
-                    translation ? newSegment : MemorySegment.NULL, translation ? newSegment.byteSize() : 0L,
+                    (MemorySegment) (changePd ? target.handle() : MemorySegment.NULL),
+                    (MemorySegment) (translation ? newSegment : MemorySegment.NULL), translation ? newSegment.byteSize() : 0L,
                     (flags & DeviceConstants.IBV_REREG_MR_CHANGE_ACCESS) != 0 ? newAccess : 0);
         } catch (Throwable t) {
             throw Native.unexpected(t);
