@@ -28,10 +28,11 @@ rdma4j() {
 }
 cping() { timeout 300 ibv_rc_pingpong "$@"; }
 
-wait_listen() { # PORT
+wait_listen() { # PORT PID
   local i
   for ((i = 0; i < 300; i++)); do
     ss -Htln "sport = :$1" 2>/dev/null | grep -q . && return 0
+    kill -0 "$2" 2>/dev/null || return 1
     sleep 0.2
   done
   return 1
@@ -52,7 +53,7 @@ run() {
   local args=(-d rxe0 -g "$RXE_GID_V4" -p "$port" -s "$size" -n "$ITERS")
   "${cmd[@]}" "${args[@]}" >"$log.server.log" 2>&1 &
   spid=$!
-  wait_listen "$port" || { kill "$spid" 2>/dev/null; wait "$spid"; return 1; }
+  wait_listen "$port" "$spid" || { kill "$spid" 2>/dev/null; wait "$spid"; return 1; }
   "${cmd[@]}" "${args[@]}" 10.77.0.1 >"$log.client.log" 2>&1
   crc=$?
   ((crc == 0)) || { sleep 2; kill "$spid" 2>/dev/null; }
