@@ -44,10 +44,9 @@ if ! rdma4j devinfo -d rxe0 >"$INTEROP_OUT/speed-devinfo.txt" 2>&1; then
   exit 1
 fi
 
-# run IMPL SIZE: one server+client pair on rxe0; prints the client's usec/iter, or nothing on failure.
+# run IMPL SIZE PORT: one server+client pair on rxe0; prints the client's usec/iter, or nothing on failure.
 run() {
-  local impl=$1 size=$2 cmd spid src crc
-  port=$((port + 1))
+  local impl=$1 size=$2 port=$3 cmd spid src crc
   local log="$INTEROP_OUT/speed-$impl-$size-$port"
   if [[ $impl == c ]]; then cmd=(cping); else cmd=(rdma4j pingpong rc); fi
   local args=(-d rxe0 -g "$RXE_GID_V4" -p "$port" -s "$size" -n "$ITERS")
@@ -72,7 +71,8 @@ for size in 1 4096; do
   cs=() js=()
   for ((r = 1; r <= REPS; r++)); do
     for impl in c j; do
-      u="$(run "$impl" "$size")"
+      port=$((port + 1)) # here: run is called in a subshell
+      u="$(run "$impl" "$size" "$port")"
       if [[ -z $u ]]; then
         echo "FAIL speed $impl -s $size run $r (see $INTEROP_OUT/speed-$impl-$size-*)"; fail=1; continue
       fi
