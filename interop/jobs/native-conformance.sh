@@ -99,13 +99,17 @@ echo "--- launcher $launcher"
 t0=$SECONDS
 # TieredStopAtLevel=1: under TCG C2 compiles cost more than they win in a run of this length.
 # shellcheck disable=SC2086 # RDMA4J_INTEROP_JAVA_OPTS is a list of options
-# The launcher prints the tree only at the end: a feed line per finished test goes to $feed (and the
+# A test that hangs (a waiter that is never woken) fails after INTEROP_CONFORMANCE_TEST_TIMEOUT
+# (JUnit's default timeout; SEPARATE_THREAD, so even a thread stuck in a downcall is left behind)
+# instead of using up the VM's time. The launcher prints the tree only at the end: a feed line per finished test goes to $feed (and the
 # job's log), so a run stopped by its time limit still shows how far it got.
 feed="$INTEROP_OUT/conformance-feed.txt"
 limit="${INTEROP_CONFORMANCE_TIMEOUT:-$(( ${INTEROP_JOB_TIMEOUT:-875} - 60 ))}"
 timeout "$limit" "$JAVA" ${RDMA4J_INTEROP_JAVA_OPTS:-} -XX:TieredStopAtLevel=1 \
   --enable-native-access=ALL-UNNAMED "${props[@]}" -jar "$launcher" execute \
   --class-path "$CP" "${select[@]}" --exclude-engine=junit-vintage --exclude-engine=junit-platform-suite \
+  --config=junit.jupiter.execution.timeout.default="${INTEROP_CONFORMANCE_TEST_TIMEOUT:-60s}" \
+  --config=junit.jupiter.execution.timeout.thread.mode.default=SEPARATE_THREAD \
   --fail-if-no-tests --disable-banner --disable-ansi-colors --details=testfeed \
   --reports-dir "$reports" 2>&1 | tee "$feed" | grep --line-buffered -v -e ':: SUCCESSFUL' -e ':: STARTED' -e '^$' | cut -c1-400
 rc=${PIPESTATUS[0]}
