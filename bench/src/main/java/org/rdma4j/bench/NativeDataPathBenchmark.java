@@ -67,7 +67,7 @@ public class NativeDataPathBenchmark {
         ctx = Verbs.device(device).open();
         pd = ctx.allocPd();
         arena = Arena.ofShared();
-        mr = pd.regMr(arena.allocate(4096, 4096), Access.ALL);
+        mr = pd.regMr(arena.allocate(4096, 4096), Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ);
         emptyCq = ctx.createCq(64);
         cq = ctx.createCq(64);
         var builder = pd.queuePair(QpType.RC, cq).cap(new QpCap(16, 16, 1, 1, 64));

@@ -142,9 +142,25 @@ public abstract class AbstractVerbsTest {
         throw new AssertionError(c.device().name() + " port 1 has no GID (table of " + len + ")");
     }
 
+    /**
+     * Skips the test when the device cannot re-register memory at all: a no-op {@code rereg} of
+     * {@code mr} (its own access again) answered EOPNOTSUPP, as Linux 6.1's rxe does (librxe has no
+     * rereg_mr; a C program's ibv_rereg_mr gets the same).
+     */
+    protected static void assumeReregSupported(MemoryRegion mr) {
+        try {
+            mr.rereg(MemoryRegion.ReregFlag.CHANGE_ACCESS, null, mr.access());
+        } catch (VerbsException e) {
+            org.junit.jupiter.api.Assumptions.assumeTrue(e.errno() != Errno.EOPNOTSUPP,
+                    "the device has no rereg_mr (ibv_rereg_mr answers EOPNOTSUPP): " + e.getMessage());
+            throw e;
+        }
+    }
+
     @BeforeEach
     final void openDevice() {
         lossyLink = !setup.has(Capability.RELIABLE_LINK);
+        Waiters.nativeWaits = setup.has(Capability.WAITS_IN_NATIVE_CODE);
         arena = Arena.ofShared();
         ctx = openContext();
     }

@@ -38,6 +38,12 @@ public enum Capability {
      * ({@link ConformanceSetup#openSmallLimits}).
      */
     SMALL_LIMITS,
+    /**
+     * A blocked wait ({@code getEvent}, {@code getAsyncEvent}, {@code EventPoller.poll}) sits in
+     * {@code poll(2)} in native code, where Java reports the thread RUNNABLE, not WAITING: the suite
+     * takes a waiter that stays inside the call for {@link Waiters#NATIVE_SETTLE_MS} as waiting.
+     */
+    WAITS_IN_NATIVE_CODE,
     /** The provider can count its hidden objects (keys, QP numbers) for leak checks ({@link ConformanceSetup#hiddenObjects}). */
     HIDDEN_OBJECT_COUNT
 }

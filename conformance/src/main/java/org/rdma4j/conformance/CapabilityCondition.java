@@ -11,7 +11,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * Skips a test whose {@link Requires} (on its method or its suite) names a capability the setup of
- * the running suite lacks. Decided per test, when the test instance (and with it the setup) exists.
+ * the running suite lacks, or where the setup's device is known to differ from the contract
+ * ({@link ConformanceSetup#knownDeviation}). Decided per test, when the test instance (and with it the setup) exists.
  */
 final class CapabilityCondition implements ExecutionCondition {
     @Override
@@ -34,6 +35,12 @@ final class CapabilityCondition implements ExecutionCondition {
                 return ConditionEvaluationResult.disabled(
                         "setup " + t.setup.name() + " lacks " + missing + ": " + r.why());
             }
+        }
+        String method = context.getTestMethod().map(java.lang.reflect.Method::getName).orElse("");
+        String deviation = t.setup.knownDeviation(t.getClass().getSimpleName(), method, context.getDisplayName());
+        if (deviation != null) {
+            return ConditionEvaluationResult.disabled("setup " + t.setup.name() + " is known to differ from the contract"
+                    + " here: " + deviation);
         }
         return ConditionEvaluationResult.enabled("setup " + t.setup.name() + " has what the test needs");
     }

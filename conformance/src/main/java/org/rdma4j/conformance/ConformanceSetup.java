@@ -78,6 +78,16 @@ public interface ConformanceSetup {
         return Faults.NONE;
     }
 
+    /**
+     * Why the device of this setup is known to answer differently from the contract in
+     * {@code suite.method} (the invocation shown as {@code displayName}), or null when it is not. Such a
+     * test is skipped with this reason, so the report shows every place a real device departs from
+     * docs/SEMANTICS.md and why (e.g. what Linux 6.1's rxe does instead, which a C program sees too).
+     */
+    default String knownDeviation(String suite, String method, String displayName) {
+        return null;
+    }
+
     /** Counts of injected faults. */
     record Faults(long lost, long duplicated, long reordered) {
         public static final Faults NONE = new Faults(0, 0, 0);

@@ -97,6 +97,7 @@ public class MemoryRegionConformanceTest extends AbstractVerbsTest {
     void reregChangesAccess() {
         ProtectionDomain pd = allocPd(ctx);
         MemoryRegion mr = register(pd, PAGE_SIZE, LW);
+        assumeReregSupported(mr);
         mr.rereg(ReregFlag.CHANGE_ACCESS, null, MR_ALL);
         assertEquals(MR_ALL, mr.access());
         assertSame(pd, mr.pd());
@@ -108,6 +109,7 @@ public class MemoryRegionConformanceTest extends AbstractVerbsTest {
     void reregToRemoteWriteWithoutLocalWriteFailsEinval() {
         ProtectionDomain pd = allocPd(ctx);
         MemoryRegion mr = register(pd, PAGE_SIZE, LW);
+        assumeReregSupported(mr);
         assertErrno(Errno.EINVAL, () -> mr.rereg(ReregFlag.CHANGE_ACCESS, null, RW));
         assertEquals(LW, mr.access(), "a refused rereg changes nothing");
     }
@@ -117,6 +119,7 @@ public class MemoryRegionConformanceTest extends AbstractVerbsTest {
         ProtectionDomain pd1 = allocPd(ctx);
         ProtectionDomain pd2 = allocPd(ctx);
         MemoryRegion mr = register(pd1, PAGE_SIZE, LW);
+        assumeReregSupported(mr);
         mr.rereg(ReregFlag.CHANGE_PD, pd2, 0);
         assertSame(pd2, mr.pd());
         assertEquals(LW, mr.access(), "CHANGE_PD alone keeps the access");
@@ -131,6 +134,7 @@ public class MemoryRegionConformanceTest extends AbstractVerbsTest {
         MemoryRegion src = register(p.a(), PAGE_SIZE, LW);
         MemoryRegion dst = register(p.b(), PAGE_SIZE, LW);
         fillPattern(src.segment(), 0, 100, 1);
+        assumeReregSupported(dst);
         dst.rereg(ReregFlag.CHANGE_ACCESS, null, LW | RW);
         p.a().qp().postSend(wr(1, WrOpcode.RDMA_WRITE).sge(src, 0, 100).rdma(addr(dst, 8), dst.rkey()));
         expect(p.a().sendCq(), 1, WcOpcode.RDMA_WRITE);
@@ -144,6 +148,7 @@ public class MemoryRegionConformanceTest extends AbstractVerbsTest {
         MemoryRegion src = register(p.a(), PAGE_SIZE, LW);
         MemoryRegion dst = register(other, PAGE_SIZE, LW | RW);
         fillPattern(src.segment(), 0, 64, 2);
+        assumeReregSupported(dst);
         dst.rereg(ReregFlag.CHANGE_PD, p.b().pd(), 0);
         p.a().qp().postSend(wr(1, WrOpcode.RDMA_WRITE).sge(src, 0, 64).rdma(addr(dst, 0), dst.rkey()));
         expect(p.a().sendCq(), 1, WcOpcode.RDMA_WRITE);

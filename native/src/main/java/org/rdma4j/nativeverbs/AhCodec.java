@@ -1,6 +1,6 @@
 package org.rdma4j.nativeverbs;
 
-import static org.rdma4j.nativeverbs.abi.CStructs.offset;
+import static org.rdma4j.nativeverbs.abi.CLayout.offset;
 import static org.rdma4j.nativeverbs.abi.QpLayouts.IBV_AH_ATTR;
 
 import java.lang.foreign.MemorySegment;

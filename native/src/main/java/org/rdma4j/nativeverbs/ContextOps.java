@@ -2,8 +2,8 @@ package org.rdma4j.nativeverbs;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import org.rdma4j.nativeverbs.abi.CStructs;
-import org.rdma4j.nativeverbs.abi.QpLayouts;
+import org.rdma4j.nativeverbs.abi.CLayout;
+import org.rdma4j.nativeverbs.abi.DeviceLayouts;
 import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.VerbsException;
 
@@ -24,8 +24,8 @@ final class ContextOps {
     /** The function pointer {@code ops.<member>} of {@code context}. */
     @SuppressWarnings("restricted")
     static MemorySegment function(NativeContext context, String member) {
-        long offset = CStructs.offset(QpLayouts.IBV_CONTEXT, "ops." + member);
-        MemorySegment ctx = context.handle().reinterpret(QpLayouts.IBV_CONTEXT.byteSize());
+        long offset = CLayout.offset(DeviceLayouts.ibv_context, "ops." + member);
+        MemorySegment ctx = context.handle().reinterpret(DeviceLayouts.ibv_context.byteSize());
         MemorySegment fn = ctx.get(ValueLayout.ADDRESS, offset);
         if (fn.address() == 0) {
             throw new VerbsException(Errno.EOPNOTSUPP, context.device().name() + "'s provider has no " + member);

@@ -52,7 +52,7 @@ final class NativeAddressHandle extends AbstractResource implements AddressHandl
 
     @Override
     protected String describe() {
-        return "AH to " + (attr.grh() != null ? attr.grh().dgid() : "LID " + attr.dlid());
+        return attr == null ? "AH" : "AH to " + (attr.grh() != null ? attr.grh().dgid() : "LID " + attr.dlid());
     }
 
     @Override

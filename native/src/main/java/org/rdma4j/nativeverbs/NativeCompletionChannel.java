@@ -92,8 +92,9 @@ public final class NativeCompletionChannel extends AbstractResource implements C
                         out.asSlice(ValueLayout.ADDRESS.byteSize()));
                 if (rc == 0) {
                     Object cq = context.tracked(out.get(ValueLayout.ADDRESS, 0).address());
-                    if (cq instanceof CompletionQueue q) {
+                    if (cq instanceof NativeCompletionQueue q) {
                         delivered.computeIfAbsent(q, k -> new AtomicLong()).incrementAndGet();
+                        q.eventDelivered(); // to be acknowledged before the CQ may be destroyed
                         return q;
                     }
                     continue; // a CQ being destroyed: not returned

@@ -47,9 +47,15 @@ final class NativeCompletionQueue extends AbstractResource implements org.rdma4j
         uses(context, channel);
         MemorySegment created;
         ErrnoCapture errno = ErrnoCapture.perThread();
+        // a local, not a conditional in the call: invokeExact would type a conditional as Object
+        MemorySegment ch = channel == null ? MemorySegment.NULL : channel.handle();
         try {
             created = (MemorySegment) IbvQp.CREATE_CQ.invokeExact(errno.segment(), context.handle(), cqe,
+<<<<<<< HEAD
                     MemorySegment.NULL, (MemorySegment) (channel == null ? MemorySegment.NULL : channel.handle()), compVector);
+=======
+                    MemorySegment.NULL, ch, compVector);
+>>>>>>> main
         } catch (Throwable t) {
             abandon();
             throw Downcalls.rethrow(t);
@@ -75,12 +81,14 @@ final class NativeCompletionQueue extends AbstractResource implements org.rdma4j
 
     @Override
     protected String describe() {
-        return "CQ (" + cq.get(ValueLayout.JAVA_INT, CQ_CQE) + " entries) of " + context.device().name();
+        return cq == null ? "CQ (being created) of " + context.device().name()
+                : "CQ (" + cq.get(ValueLayout.JAVA_INT, CQ_CQE) + " entries) of " + context.device().name();
     }
 
     @Override
     protected int busyReason() {
-        return unacked.get() > 0 ? Errno.EBUSY : 0;
+        // libibverbs' ibv_destroy_cq waits until every event it handed out is acknowledged: refuse instead
+        return unacked.get() > 0 || context.unackedAsyncEvents(this) > 0 ? Errno.EBUSY : 0;
     }
 
     @Override

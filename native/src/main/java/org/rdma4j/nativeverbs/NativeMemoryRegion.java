@@ -18,7 +18,7 @@ import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
  * A registered memory region ({@code struct ibv_mr}). Only native memory can be registered: the
  * kernel pins the pages at the segment's address, which a heap array does not keep. Thread safe.
  */
-public final class NativeMemoryRegion extends AbstractResource implements MemoryRegion {
+public final class NativeMemoryRegion extends AbstractResource implements MemoryRegion, NativeHandle {
     private static final long MR_ADDR = offset(DeviceLayouts.ibv_mr, "addr");
     private static final long MR_LENGTH = offset(DeviceLayouts.ibv_mr, "length");
     private static final long MR_LKEY = offset(DeviceLayouts.ibv_mr, "lkey");
@@ -78,6 +78,7 @@ public final class NativeMemoryRegion extends AbstractResource implements Memory
     }
 
     /** The {@code struct ibv_mr *}. */
+    @Override
     public MemorySegment handle() {
         return handle;
     }
@@ -142,10 +143,12 @@ public final class NativeMemoryRegion extends AbstractResource implements Memory
         ErrnoCapture errno = ErrnoCapture.perThread();
         int rc;
         try {
-            rc = (int) Ibv.ibv_rereg_mr.invokeExact(errno.segment(), handle, flags,
-                    (MemorySegment) (changePd ? target.handle() : MemorySegment.NULL),
-                    (MemorySegment) (translation ? newSegment : MemorySegment.NULL), translation ? newSegment.byteSize() : 0L,
-                    (flags & DeviceConstants.IBV_REREG_MR_CHANGE_ACCESS) != 0 ? newAccess : 0);
+            MemorySegment pdArg = changePd ? target.handle() : MemorySegment.NULL;
+            MemorySegment addrArg = translation ? newSegment : MemorySegment.NULL;
+            long lengthArg = translation ? newSegment.byteSize() : 0L;
+            int accessArg = (flags & DeviceConstants.IBV_REREG_MR_CHANGE_ACCESS) != 0 ? newAccess : 0;
+            rc = (int) Ibv.ibv_rereg_mr.invokeExact(errno.segment(), handle, flags, pdArg, addrArg, lengthArg,
+                    accessArg);
         } catch (Throwable t) {
             throw Native.unexpected(t);
         }

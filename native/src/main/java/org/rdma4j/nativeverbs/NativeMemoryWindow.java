@@ -20,7 +20,7 @@ import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
  * A memory window ({@code struct ibv_mw}). ibv_alloc_mw, ibv_dealloc_mw and ibv_bind_mw are inline in
  * verbs.h: like them, this calls the provider's {@code ctx->ops} pointers. Thread safe.
  */
-public final class NativeMemoryWindow extends AbstractResource implements MemoryWindow {
+public final class NativeMemoryWindow extends AbstractResource implements MemoryWindow, NativeHandle {
     private static final long MW_RKEY = offset(DeviceLayouts.ibv_mw, "rkey");
     private static final long MW_TYPE = offset(DeviceLayouts.ibv_mw, "type");
     private static final long B_WR_ID = offset(DeviceLayouts.ibv_mw_bind, "wr_id");
@@ -62,6 +62,7 @@ public final class NativeMemoryWindow extends AbstractResource implements Memory
     }
 
     /** The {@code struct ibv_mw *}. */
+    @Override
     public MemorySegment handle() {
         return handle;
     }
@@ -80,6 +81,14 @@ public final class NativeMemoryWindow extends AbstractResource implements Memory
     public int rkey() {
         ensureOpen();
         return handle.get(ValueLayout.JAVA_INT, MW_RKEY);
+    }
+
+    /**
+     * A type 2 window was bound with {@code rkey} by a posted BIND_MW request: the provider does not write
+     * {@code ibv_mw.rkey} for it (a C program keeps the key it chose), so this object records it there.
+     */
+    void boundTo(int rkey) {
+        handle.set(ValueLayout.JAVA_INT, MW_RKEY, rkey);
     }
 
     @Override

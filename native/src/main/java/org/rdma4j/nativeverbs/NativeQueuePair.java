@@ -1,6 +1,6 @@
 package org.rdma4j.nativeverbs;
 
-import static org.rdma4j.nativeverbs.abi.CStructs.offset;
+import static org.rdma4j.nativeverbs.abi.CLayout.offset;
 import static org.rdma4j.nativeverbs.abi.QpLayouts.IBV_QP;
 import static org.rdma4j.nativeverbs.abi.QpLayouts.IBV_QP_ATTR;
 import static org.rdma4j.nativeverbs.abi.QpLayouts.IBV_QP_INIT_ATTR;
@@ -154,9 +154,10 @@ final class NativeQueuePair extends AbstractResource implements QueuePair, Nativ
 
     @Override
     protected int busyReason() {
-        // as uverbs: a QP still attached to multicast groups cannot be destroyed
+        // as uverbs: a QP still attached to multicast groups cannot be destroyed; and libibverbs'
+        // ibv_destroy_qp would wait forever for async events of this QP not yet acknowledged
         synchronized (this) {
-            return mcast.isEmpty() ? 0 : Errno.EBUSY;
+            return mcast.isEmpty() && context.unackedAsyncEvents(this) == 0 ? 0 : Errno.EBUSY;
         }
     }
 
@@ -308,7 +309,7 @@ final class NativeQueuePair extends AbstractResource implements QueuePair, Nativ
                 throw new IllegalStateException(describe() + " is being destroyed");
             }
             ensureOpen();
-            sendWrs.encode(wr);
+            PostException refused = sendWrs.encode(wr);
             int ret;
             try {
                 ret = (int) ProviderOps.POST.invokeExact(postSendFn, qp, sendWrs.head(), sendWrs.badWr);
@@ -318,6 +319,12 @@ final class NativeQueuePair extends AbstractResource implements QueuePair, Nativ
             if (ret != 0) {
                 int i = sendWrs.badIndex();
                 throw new PostException(ret < 0 ? -ret : ret, "post_send on " + describe() + " failed", nth(wr, i), i);
+            }
+            if (sendWrs.binds > 0) {
+                windowsBound(wr, refused == null ? Integer.MAX_VALUE : refused.badIndex());
+            }
+            if (refused != null) {
+                throw refused; // the requests before it were posted
             }
         }
     }
@@ -335,7 +342,7 @@ final class NativeQueuePair extends AbstractResource implements QueuePair, Nativ
                 throw new IllegalStateException(describe() + " is being destroyed");
             }
             ensureOpen();
-            recvWrs.encode(wr);
+            PostException refused = recvWrs.encode(wr);
             int ret;
             try {
                 ret = (int) ProviderOps.POST.invokeExact(postRecvFn, qp, recvWrs.head(), recvWrs.badWr);
@@ -345,6 +352,20 @@ final class NativeQueuePair extends AbstractResource implements QueuePair, Nativ
             if (ret != 0) {
                 int i = recvWrs.badIndex();
                 throw new PostException(ret < 0 ? -ret : ret, "post_recv on " + describe() + " failed", nth(wr, i), i);
+            }
+            if (refused != null) {
+                throw refused; // the requests before it were posted
+            }
+        }
+    }
+
+    /** The type 2 windows of the BIND_MW requests among the first {@code posted} of the chain now carry their new rkeys. */
+    private static void windowsBound(SendWorkRequest head, int posted) {
+        int k = 0;
+        for (SendWorkRequest w = head; w != null && k < posted; w = w.next(), k++) {
+            if (w.opcode() == org.rdma4j.verbs.WrOpcode.BIND_MW && w.mw() instanceof NativeMemoryWindow mw
+                    && mw.type() == org.rdma4j.verbs.MwType.TYPE_2) {
+                mw.boundTo(w.bindRkey());
             }
         }
     }

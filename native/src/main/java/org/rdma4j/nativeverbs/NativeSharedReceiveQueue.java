@@ -1,6 +1,6 @@
 package org.rdma4j.nativeverbs;
 
-import static org.rdma4j.nativeverbs.abi.CStructs.offset;
+import static org.rdma4j.nativeverbs.abi.CLayout.offset;
 import static org.rdma4j.nativeverbs.abi.QpLayouts.IBV_SRQ;
 import static org.rdma4j.nativeverbs.abi.QpLayouts.IBV_SRQ_ATTR;
 import static org.rdma4j.nativeverbs.abi.QpLayouts.IBV_SRQ_INIT_ATTR;
@@ -84,7 +84,14 @@ final class NativeSharedReceiveQueue extends AbstractResource implements SharedR
 
     @Override
     protected String describe() {
-        return "SRQ " + srqn() + " of " + context.device().name();
+        return srq == null ? "SRQ (being created) of " + context.device().name()
+                : "SRQ " + srqn() + " of " + context.device().name();
+    }
+
+    @Override
+    protected int busyReason() {
+        // libibverbs' ibv_destroy_srq would wait forever for async events of this SRQ not yet acknowledged
+        return context.unackedAsyncEvents(this) > 0 ? Errno.EBUSY : 0;
     }
 
     @Override
@@ -131,7 +138,7 @@ final class NativeSharedReceiveQueue extends AbstractResource implements SharedR
                 throw new IllegalStateException(describe() + " is being destroyed");
             }
             ensureOpen();
-            recvWrs.encode(wr);
+            PostException refused = recvWrs.encode(wr);
             int ret;
             try {
                 ret = (int) ProviderOps.POST.invokeExact(postSrqRecvFn, srq, recvWrs.head(), recvWrs.badWr);
@@ -142,6 +149,9 @@ final class NativeSharedReceiveQueue extends AbstractResource implements SharedR
                 int i = recvWrs.badIndex();
                 throw new PostException(ret < 0 ? -ret : ret, "post_srq_recv on " + describe() + " failed",
                         NativeQueuePair.nth(wr, i), i);
+            }
+            if (refused != null) {
+                throw refused; // the requests before it were posted
             }
         }
     }

@@ -40,20 +40,24 @@ final class RecvWrEncoder {
     }
 
     /**
-     * Encodes the chain at {@code head}.
+     * Encodes the chain at {@code head}. A request with more SGEs than the queue's max_recv_sge ends the
+     * chain: the ones before it are encoded (to be posted) and the refusal is returned, to be thrown after.
      *
-     * @throws PostException EINVAL for a request with more SGEs than the queue's max_recv_sge (nothing is posted)
+     * @return null, or the EINVAL refusal of the first request refused
+     * @throws PostException EINVAL when the first request is refused (nothing to post)
      */
-    void encode(RecvWorkRequest head) {
+    PostException encode(RecvWorkRequest head) {
         int n = 0;
+        PostException refused = null;
         for (RecvWorkRequest w = head; w != null; w = w.next()) {
             if (n == capacity) {
                 grow(capacity * 2);
             }
             int numSge = w.numSge();
             if (numSge > maxSge) {
-                throw new PostException(Errno.EINVAL, "receive request has " + numSge + " SGEs, max_recv_sge is "
+                refused = new PostException(Errno.EINVAL, "receive request has " + numSge + " SGEs, max_recv_sge is "
                         + maxSge, w, n);
+                break;
             }
             long base = n * RECV_WR_SIZE;
             long sgeBase = (long) n * maxSge * SGE_SIZE;
@@ -69,8 +73,12 @@ final class RecvWrEncoder {
             }
             n++;
         }
+        if (n == 0) {
+            throw refused;
+        }
         wrs.set(LONG, (n - 1) * RECV_WR_SIZE + RWR_NEXT, 0L);
         badWr.set(LONG, 0, 0L);
+        return refused;
     }
 
     /** The index in the chain of the request {@link #badWr} points at (0 if it points nowhere we know). */

@@ -37,6 +37,8 @@ final class SendWrEncoder {
     private MemorySegment wrs;
     private MemorySegment sges;
     private MemorySegment staging;
+    /** BIND_MW requests in the chain last encoded. */
+    int binds;
     /** {@code struct ibv_send_wr *bad_wr}: where the provider says which request it refused. */
     final MemorySegment badWr;
     private final Arena badWrArena = Arena.ofShared();
@@ -56,25 +58,35 @@ final class SendWrEncoder {
 
     /**
      * Encodes the chain starting at {@code head}, checking each request as {@code ibv_post_send} would
-     * before the provider sees it.
+     * before the provider sees it. A request the rules refuse ends the chain: the ones before it are
+     * encoded (to be posted, as a provider posts the requests before its {@code bad_wr}) and the refusal
+     * is returned, to be thrown after them.
      *
-     * @throws PostException EINVAL naming the first request the rules refuse (nothing is posted)
+     * @return null, or the EINVAL refusal of the first request the rules refuse
+     * @throws PostException EINVAL when the first request of the chain is refused (nothing to post)
      */
-    void encode(SendWorkRequest head) {
+    PostException encode(SendWorkRequest head) {
         int n = 0;
+        binds = 0;
+        PostException refused = null;
         for (SendWorkRequest w = head; w != null; w = w.next()) {
             if (n == capacity) {
                 grow(capacity * 2);
             }
             String why = SendWrRules.check(type, w, maxSge, maxInline);
             if (why != null) {
-                throw new PostException(Errno.EINVAL, why, w, n);
+                refused = new PostException(Errno.EINVAL, why, w, n);
+                break;
             }
             encodeOne(n, w);
             n++;
         }
+        if (n == 0) {
+            throw refused;
+        }
         wrs.set(LONG, (n - 1) * SEND_WR_SIZE + SWR_NEXT, 0L);
         badWr.set(LONG, 0, 0L);
+        return refused;
     }
 
     /** The index in the chain of the request {@link #badWr} points at (0 if it points nowhere we know). */
@@ -135,7 +147,10 @@ final class SendWrEncoder {
                 m.set(LONG, base + SWR_ATOMIC_SWAP, w.swap());
                 m.set(INT, base + SWR_ATOMIC_RKEY, w.rkey());
             }
-            case BIND_MW -> encodeBind(m, base, w);
+            case BIND_MW -> {
+                encodeBind(m, base, w);
+                binds++;
+            }
             default -> { }
         }
         if (type == QpType.UD) {

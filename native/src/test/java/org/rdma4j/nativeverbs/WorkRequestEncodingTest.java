@@ -107,17 +107,23 @@ class WorkRequestEncodingTest {
     }
 
     @Test
-    void aRequestTheRulesRefuseNamesItsIndexAndPostsNothing() {
+    void aRequestTheRulesRefuseEndsTheChainAndTheOnesBeforeItAreEncoded() {
         SendWrEncoder enc = new SendWrEncoder(QpType.UC, 1, 0);
         SendWorkRequest ok = new SendWorkRequest().wrId(1).send().sge(0x1000, 8, 1);
         SendWorkRequest bad = new SendWorkRequest().wrId(2).read(0x2000, 3).sge(0x1000, 8, 1);
+        SendWorkRequest after = new SendWorkRequest().wrId(3).send().sge(0x1000, 8, 1);
         ok.next(bad);
-        PostException e = assertThrows(PostException.class, () -> enc.encode(ok));
-        assertEquals(Errno.EINVAL, e.errno());
+        bad.next(after);
+        PostException e = enc.encode(ok);
+        assertEquals(Errno.EINVAL, e.errno(), "UC has no RDMA READ");
         assertEquals(1, e.badIndex());
         assertEquals(bad, e.badWr());
+        MemorySegment m = all(enc.head());
+        assertEquals(1, m.get(LONG, SWR_WR_ID));
+        assertEquals(0, m.get(LONG, SWR_NEXT), "the chain to post ends before the refused request");
         SendWorkRequest tooMany = new SendWorkRequest().wrId(3).send().sge(1, 1, 1).sge(2, 2, 2);
-        assertEquals(0, assertThrows(PostException.class, () -> enc.encode(tooMany)).badIndex());
+        assertEquals(0, assertThrows(PostException.class, () -> enc.encode(tooMany)).badIndex(),
+                "a refused first request leaves nothing to post");
         enc.close();
     }
 
@@ -137,6 +143,10 @@ class WorkRequestEncodingTest {
         assertEquals(0, enc.badIndex());
         RecvWorkRequest three = new RecvWorkRequest().wrId(3).sge(1, 1, 1).sge(2, 2, 2).sge(3, 3, 3);
         assertEquals(Errno.EINVAL, assertThrows(PostException.class, () -> enc.encode(three)).errno());
+        a.next(three);
+        PostException e = enc.encode(a);
+        assertEquals(1, e.badIndex(), "the first request is posted, the second refused");
+        assertEquals(0, all(enc.head()).get(LONG, RWR_NEXT));
         enc.close();
     }
 

@@ -72,7 +72,7 @@ public final class DeviceLayouts {
             java.util.Arrays.stream(CONTEXT_OPS).map(n -> m(n, PTR)).toArray(MemoryLayout[]::new));
 
     /** {@code pthread_mutex_t} of x86-64 and aarch64 glibc: 40 and 48 bytes, 8-aligned; only its place matters. */
-    private static final MemoryLayout PTHREAD_MUTEX = MemoryLayout.sequenceLayout(
+    static final MemoryLayout PTHREAD_MUTEX = MemoryLayout.sequenceLayout(
             System.getProperty("os.arch", "").equals("aarch64") ? 6 : 5, U64);
 
     public static final StructLayout ibv_context = struct("ibv_context",

@@ -1,17 +1,15 @@
 package org.rdma4j.nativeverbs.abi;
 
-import static org.rdma4j.nativeverbs.abi.CStructs.PTR;
-import static org.rdma4j.nativeverbs.abi.CStructs.U16;
-import static org.rdma4j.nativeverbs.abi.CStructs.U32;
-import static org.rdma4j.nativeverbs.abi.CStructs.U64;
-import static org.rdma4j.nativeverbs.abi.CStructs.U8;
-import static org.rdma4j.nativeverbs.abi.CStructs.anonymous;
-import static org.rdma4j.nativeverbs.abi.CStructs.array;
-import static org.rdma4j.nativeverbs.abi.CStructs.offset;
-import static org.rdma4j.nativeverbs.abi.CStructs.pthreadCond;
-import static org.rdma4j.nativeverbs.abi.CStructs.pthreadMutex;
-import static org.rdma4j.nativeverbs.abi.CStructs.struct;
-import static org.rdma4j.nativeverbs.abi.CStructs.union;
+
+import static org.rdma4j.nativeverbs.abi.CLayout.INT;
+import static org.rdma4j.nativeverbs.abi.CLayout.PTR;
+import static org.rdma4j.nativeverbs.abi.CLayout.U16;
+import static org.rdma4j.nativeverbs.abi.CLayout.U64;
+import static org.rdma4j.nativeverbs.abi.CLayout.U8;
+import static org.rdma4j.nativeverbs.abi.CLayout.array;
+import static org.rdma4j.nativeverbs.abi.CLayout.offset;
+import static org.rdma4j.nativeverbs.abi.CLayout.struct;
+import static org.rdma4j.nativeverbs.abi.CLayout.union;
 
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.StructLayout;
@@ -26,53 +24,56 @@ import java.util.List;
 public final class QpLayouts {
     private QpLayouts() {}
 
+    /** glibc's {@code pthread_cond_t}: 48 bytes, 8-byte aligned, on x86-64 and aarch64; only its place matters. */
+    static final MemoryLayout PTHREAD_COND = MemoryLayout.sequenceLayout(6, U64);
+
     /** {@code union ibv_gid}: 16 raw bytes, or the subnet prefix and interface id (8-byte aligned). */
     static MemoryLayout gid(String member) {
-        return union(array("raw", 16, U8),
-                anonymous(U64.withName("subnet_prefix"), U64.withName("interface_id")).withName("global"))
+        return union(null, array("raw", 16, U8),
+                struct(null, U64.withName("subnet_prefix"), U64.withName("interface_id")).withName("global"))
                 .withName(member);
     }
 
     public static final StructLayout IBV_SGE = struct("ibv_sge",
-            U64.withName("addr"), U32.withName("length"), U32.withName("lkey"));
+            U64.withName("addr"), INT.withName("length"), INT.withName("lkey"));
 
     public static final StructLayout IBV_MW_BIND_INFO = struct("ibv_mw_bind_info",
-            PTR.withName("mr"), U64.withName("addr"), U64.withName("length"), U32.withName("mw_access_flags"));
+            PTR.withName("mr"), U64.withName("addr"), U64.withName("length"), INT.withName("mw_access_flags"));
 
     public static final StructLayout IBV_SEND_WR = struct("ibv_send_wr",
-            U64.withName("wr_id"), PTR.withName("next"), PTR.withName("sg_list"), U32.withName("num_sge"),
-            U32.withName("opcode"), U32.withName("send_flags"),
-            union(U32.withName("imm_data"), U32.withName("invalidate_rkey")),
-            union(anonymous(U64.withName("remote_addr"), U32.withName("rkey")).withName("rdma"),
-                    anonymous(U64.withName("remote_addr"), U64.withName("compare_add"), U64.withName("swap"),
-                            U32.withName("rkey")).withName("atomic"),
-                    anonymous(PTR.withName("ah"), U32.withName("remote_qpn"), U32.withName("remote_qkey"))
+            U64.withName("wr_id"), PTR.withName("next"), PTR.withName("sg_list"), INT.withName("num_sge"),
+            INT.withName("opcode"), INT.withName("send_flags"),
+            union(null, INT.withName("imm_data"), INT.withName("invalidate_rkey")),
+            union(null, struct(null, U64.withName("remote_addr"), INT.withName("rkey")).withName("rdma"),
+                    struct(null, U64.withName("remote_addr"), U64.withName("compare_add"), U64.withName("swap"),
+                            INT.withName("rkey")).withName("atomic"),
+                    struct(null, PTR.withName("ah"), INT.withName("remote_qpn"), INT.withName("remote_qkey"))
                             .withName("ud")).withName("wr"),
-            union(anonymous(U32.withName("remote_srqn")).withName("xrc")).withName("qp_type"),
-            union(anonymous(PTR.withName("mw"), U32.withName("rkey"),
+            union(null, struct(null, INT.withName("remote_srqn")).withName("xrc")).withName("qp_type"),
+            union(null, struct(null, PTR.withName("mw"), INT.withName("rkey"),
                             struct(null, PTR.withName("mr"), U64.withName("addr"), U64.withName("length"),
-                                    U32.withName("mw_access_flags")).withName("bind_info")).withName("bind_mw"),
-                    anonymous(PTR.withName("hdr"), U16.withName("hdr_sz"), U16.withName("mss")).withName("tso")));
+                                    INT.withName("mw_access_flags")).withName("bind_info")).withName("bind_mw"),
+                    struct(null, PTR.withName("hdr"), U16.withName("hdr_sz"), U16.withName("mss")).withName("tso")));
 
     public static final StructLayout IBV_RECV_WR = struct("ibv_recv_wr",
-            U64.withName("wr_id"), PTR.withName("next"), PTR.withName("sg_list"), U32.withName("num_sge"));
+            U64.withName("wr_id"), PTR.withName("next"), PTR.withName("sg_list"), INT.withName("num_sge"));
 
     public static final StructLayout IBV_WC = struct("ibv_wc",
-            U64.withName("wr_id"), U32.withName("status"), U32.withName("opcode"), U32.withName("vendor_err"),
-            U32.withName("byte_len"), union(U32.withName("imm_data"), U32.withName("invalidated_rkey")),
-            U32.withName("qp_num"), U32.withName("src_qp"), U32.withName("wc_flags"), U16.withName("pkey_index"),
+            U64.withName("wr_id"), INT.withName("status"), INT.withName("opcode"), INT.withName("vendor_err"),
+            INT.withName("byte_len"), union(null, INT.withName("imm_data"), INT.withName("invalidated_rkey")),
+            INT.withName("qp_num"), INT.withName("src_qp"), INT.withName("wc_flags"), U16.withName("pkey_index"),
             U16.withName("slid"), U8.withName("sl"), U8.withName("dlid_path_bits"));
 
     public static final StructLayout IBV_QP_CAP = struct("ibv_qp_cap",
-            U32.withName("max_send_wr"), U32.withName("max_recv_wr"), U32.withName("max_send_sge"),
-            U32.withName("max_recv_sge"), U32.withName("max_inline_data"));
+            INT.withName("max_send_wr"), INT.withName("max_recv_wr"), INT.withName("max_send_sge"),
+            INT.withName("max_recv_sge"), INT.withName("max_inline_data"));
 
     public static final StructLayout IBV_QP_INIT_ATTR = struct("ibv_qp_init_attr",
             PTR.withName("qp_context"), PTR.withName("send_cq"), PTR.withName("recv_cq"), PTR.withName("srq"),
-            IBV_QP_CAP.withName("cap"), U32.withName("qp_type"), U32.withName("sq_sig_all"));
+            IBV_QP_CAP.withName("cap"), INT.withName("qp_type"), INT.withName("sq_sig_all"));
 
     public static final StructLayout IBV_GLOBAL_ROUTE = struct("ibv_global_route",
-            gid("dgid"), U32.withName("flow_label"), U8.withName("sgid_index"), U8.withName("hop_limit"),
+            gid("dgid"), INT.withName("flow_label"), U8.withName("sgid_index"), U8.withName("hop_limit"),
             U8.withName("traffic_class"));
 
     public static final StructLayout IBV_AH_ATTR = struct("ibv_ah_attr",
@@ -80,66 +81,46 @@ public final class QpLayouts {
             U8.withName("static_rate"), U8.withName("is_global"), U8.withName("port_num"));
 
     public static final StructLayout IBV_QP_ATTR = struct("ibv_qp_attr",
-            U32.withName("qp_state"), U32.withName("cur_qp_state"), U32.withName("path_mtu"),
-            U32.withName("path_mig_state"), U32.withName("qkey"), U32.withName("rq_psn"), U32.withName("sq_psn"),
-            U32.withName("dest_qp_num"), U32.withName("qp_access_flags"), IBV_QP_CAP.withName("cap"),
+            INT.withName("qp_state"), INT.withName("cur_qp_state"), INT.withName("path_mtu"),
+            INT.withName("path_mig_state"), INT.withName("qkey"), INT.withName("rq_psn"), INT.withName("sq_psn"),
+            INT.withName("dest_qp_num"), INT.withName("qp_access_flags"), IBV_QP_CAP.withName("cap"),
             IBV_AH_ATTR.withName("ah_attr"), IBV_AH_ATTR.withName("alt_ah_attr"), U16.withName("pkey_index"),
             U16.withName("alt_pkey_index"), U8.withName("en_sqd_async_notify"), U8.withName("sq_draining"),
             U8.withName("max_rd_atomic"), U8.withName("max_dest_rd_atomic"), U8.withName("min_rnr_timer"),
             U8.withName("port_num"), U8.withName("timeout"), U8.withName("retry_cnt"), U8.withName("rnr_retry"),
-            U8.withName("alt_port_num"), U8.withName("alt_timeout"), U32.withName("rate_limit"));
+            U8.withName("alt_port_num"), U8.withName("alt_timeout"), INT.withName("rate_limit"));
 
     public static final StructLayout IBV_SRQ_ATTR = struct("ibv_srq_attr",
-            U32.withName("max_wr"), U32.withName("max_sge"), U32.withName("srq_limit"));
+            INT.withName("max_wr"), INT.withName("max_sge"), INT.withName("srq_limit"));
 
     public static final StructLayout IBV_SRQ_INIT_ATTR = struct("ibv_srq_init_attr",
             PTR.withName("srq_context"), IBV_SRQ_ATTR.withName("attr"));
 
     public static final StructLayout IBV_CQ = struct("ibv_cq",
-            PTR.withName("context"), PTR.withName("channel"), PTR.withName("cq_context"), U32.withName("handle"),
-            U32.withName("cqe"), pthreadMutex("mutex"), pthreadCond("cond"), U32.withName("comp_events_completed"),
-            U32.withName("async_events_completed"));
+            PTR.withName("context"), PTR.withName("channel"), PTR.withName("cq_context"), INT.withName("handle"),
+            INT.withName("cqe"), DeviceLayouts.PTHREAD_MUTEX.withName("mutex"), PTHREAD_COND.withName("cond"), INT.withName("comp_events_completed"),
+            INT.withName("async_events_completed"));
 
     public static final StructLayout IBV_QP = struct("ibv_qp",
             PTR.withName("context"), PTR.withName("qp_context"), PTR.withName("pd"), PTR.withName("send_cq"),
-            PTR.withName("recv_cq"), PTR.withName("srq"), U32.withName("handle"), U32.withName("qp_num"),
-            U32.withName("state"), U32.withName("qp_type"), pthreadMutex("mutex"), pthreadCond("cond"),
-            U32.withName("events_completed"));
+            PTR.withName("recv_cq"), PTR.withName("srq"), INT.withName("handle"), INT.withName("qp_num"),
+            INT.withName("state"), INT.withName("qp_type"), DeviceLayouts.PTHREAD_MUTEX.withName("mutex"), PTHREAD_COND.withName("cond"),
+            INT.withName("events_completed"));
 
     public static final StructLayout IBV_SRQ = struct("ibv_srq",
-            PTR.withName("context"), PTR.withName("srq_context"), PTR.withName("pd"), U32.withName("handle"),
-            pthreadMutex("mutex"), pthreadCond("cond"), U32.withName("events_completed"));
+            PTR.withName("context"), PTR.withName("srq_context"), PTR.withName("pd"), INT.withName("handle"),
+            DeviceLayouts.PTHREAD_MUTEX.withName("mutex"), PTHREAD_COND.withName("cond"), INT.withName("events_completed"));
 
     public static final StructLayout IBV_AH = struct("ibv_ah",
-            PTR.withName("context"), PTR.withName("pd"), U32.withName("handle"));
+            PTR.withName("context"), PTR.withName("pd"), INT.withName("handle"));
 
     public static final StructLayout IBV_MW_BIND = struct("ibv_mw_bind",
-            U64.withName("wr_id"), U32.withName("send_flags"), IBV_MW_BIND_INFO.withName("bind_info"));
-
-    /** {@code struct ibv_context_ops}: the provider's functions; the data path calls the live ones. */
-    public static final StructLayout IBV_CONTEXT_OPS = struct("ibv_context_ops",
-            PTR.withName("_compat_query_device"), PTR.withName("_compat_query_port"),
-            PTR.withName("_compat_alloc_pd"), PTR.withName("_compat_dealloc_pd"), PTR.withName("_compat_reg_mr"),
-            PTR.withName("_compat_rereg_mr"), PTR.withName("_compat_dereg_mr"), PTR.withName("alloc_mw"),
-            PTR.withName("bind_mw"), PTR.withName("dealloc_mw"), PTR.withName("_compat_create_cq"),
-            PTR.withName("poll_cq"), PTR.withName("req_notify_cq"), PTR.withName("_compat_cq_event"),
-            PTR.withName("_compat_resize_cq"), PTR.withName("_compat_destroy_cq"), PTR.withName("_compat_create_srq"),
-            PTR.withName("_compat_modify_srq"), PTR.withName("_compat_query_srq"), PTR.withName("_compat_destroy_srq"),
-            PTR.withName("post_srq_recv"), PTR.withName("_compat_create_qp"), PTR.withName("_compat_query_qp"),
-            PTR.withName("_compat_modify_qp"), PTR.withName("_compat_destroy_qp"), PTR.withName("post_send"),
-            PTR.withName("post_recv"), PTR.withName("_compat_create_ah"), PTR.withName("_compat_destroy_ah"),
-            PTR.withName("_compat_attach_mcast"), PTR.withName("_compat_detach_mcast"),
-            PTR.withName("_compat_async_event"));
-
-    /** {@code struct ibv_context}, for the offset of its {@code ops}. */
-    public static final StructLayout IBV_CONTEXT = struct("ibv_context",
-            PTR.withName("device"), IBV_CONTEXT_OPS.withName("ops"), U32.withName("cmd_fd"), U32.withName("async_fd"),
-            U32.withName("num_comp_vectors"), pthreadMutex("mutex"), PTR.withName("abi_compat"));
+            U64.withName("wr_id"), INT.withName("send_flags"), IBV_MW_BIND_INFO.withName("bind_info"));
 
     /** Every layout above, for the probe. */
     public static final List<StructLayout> ALL = List.of(IBV_SGE, IBV_MW_BIND_INFO, IBV_SEND_WR, IBV_RECV_WR,
             IBV_WC, IBV_QP_CAP, IBV_QP_INIT_ATTR, IBV_GLOBAL_ROUTE, IBV_AH_ATTR, IBV_QP_ATTR, IBV_SRQ_ATTR,
-            IBV_SRQ_INIT_ATTR, IBV_CQ, IBV_QP, IBV_SRQ, IBV_AH, IBV_MW_BIND, IBV_CONTEXT_OPS, IBV_CONTEXT);
+            IBV_SRQ_INIT_ATTR, IBV_CQ, IBV_QP, IBV_SRQ, IBV_AH, IBV_MW_BIND);
 
     // ibv_sge
     public static final long SGE_SIZE = IBV_SGE.byteSize();

@@ -195,16 +195,19 @@ final class Pingpong {
             }
         }
 
-        long start = System.nanoTime();
+        warmupLeft = s.warmup();
+        timedFrom = System.nanoTime();
         loop(pending, routs);
         long end = System.nanoTime();
 
-        float usec = (end - start) / 1000;
-        long bytes = (long) s.size() * s.iters() * 2;
+        // with --warmup the clock started when both counts passed it (timedFrom, set in the loop)
+        int timed = s.iters() - s.warmup();
+        float usec = (end - timedFrom) / 1000;
+        long bytes = (long) s.size() * timed * 2;
         out.printf(Locale.ROOT, "%d bytes in %s seconds = %s Mbit/sec\n", bytes, c2f(usec / 1000000.),
                 c2f(bytes * 8. / usec));
-        out.printf(Locale.ROOT, "%d iters in %s seconds = %s usec/iter\n", s.iters(), c2f(usec / 1000000.),
-                c2f(usec / s.iters()));
+        out.printf(Locale.ROOT, "%d iters in %s seconds = %s usec/iter\n", timed, c2f(usec / 1000000.),
+                c2f(usec / timed));
         if (!s.isClient() && s.validate()) {
             for (int i = 0; i < s.size(); i += PAGE_SIZE) {
                 if (buf.get(ValueLayout.JAVA_BYTE, payloadOffset + i) != 0) {
@@ -521,6 +524,10 @@ final class Pingpong {
                         default -> throw new PingpongFailure("Completion for unknown wr_id " + (int) w.wrId());
                     }
                     pending[q] &= ~(int) w.wrId();
+                    if (warmupLeft > 0 && rcnt >= warmupLeft && scnt >= warmupLeft) {
+                        timedFrom = System.nanoTime(); // the warm-up exchanges are done: time from here
+                        warmupLeft = 0;
+                    }
                     if (scnt < iters && pending[q] == 0) {
                         postSend(q);
                         pending[q] = RECV_WRID | SEND_WRID;
@@ -548,6 +555,11 @@ final class Pingpong {
      * an emulated VM a poller that never sleeps takes the core the device's own receive and
      * progress threads need, and every packet waits for a time slice. An interrupt ends the run.
      */
+    /** When the timed part of the run started (after --warmup exchanges). */
+    private long timedFrom;
+    /** The --warmup count until it is reached, then 0. */
+    private int warmupLeft;
+
     /** True on a device whose progress does not need this JVM's threads (see {@link #init}). */
     private boolean spinOnly;
 

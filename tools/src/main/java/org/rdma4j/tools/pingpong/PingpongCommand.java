@@ -105,6 +105,11 @@ public final class PingpongCommand implements Runnable {
         @Option(names = {"-c", "--chk"}, order = 12, description = "validate received buffer")
         boolean validate;
 
+        @Option(names = "--warmup", order = 51, paramLabel = "<iters>", converter = CNumber.class,
+                description = "rdma4j: leave the first <iters> of the -n exchanges out of the timing, so the"
+                        + " JIT has compiled the loop (default 0: time them all, as the C tools)")
+        int warmup;
+
         @Option(names = "--exchange-timeout", order = 50, paramLabel = "<seconds>", converter = CNumber.class,
                 description = "rdma4j: give up the TCP address exchange after this long once connected "
                         + "(default " + DEFAULT_EXCHANGE_TIMEOUT_S + "; the C tools wait forever)")
@@ -154,6 +159,9 @@ public final class PingpongCommand implements Runnable {
             if (iters < 0) {
                 throw usage("-n " + iters + ": the number of exchanges must be 0 or more");
             }
+            if (warmup < 0 || warmup >= Math.max(1, iters)) {
+                throw usage("--warmup " + warmup + " must be 0 or more and less than -n " + iters);
+            }
             if (exchangeTimeout < 1 || exchangeTimeout > Integer.MAX_VALUE / 1000) {
                 throw usage("--exchange-timeout " + exchangeTimeout + " must be a positive number of seconds");
             }
@@ -175,7 +183,7 @@ public final class PingpongCommand implements Runnable {
                 }
             }
             Settings settings = new Settings(transport(), host, port, ibPort, msgSize, mtu(), rxDepth, iters, sl,
-                    events, gidIndex, validate, qpCount, exchangeTimeout * 1000);
+                    events, gidIndex, validate, qpCount, exchangeTimeout * 1000, warmup);
 
             Device device;
             try {

@@ -9,10 +9,11 @@ import org.rdma4j.verbs.Mtu;
  * @param gidIndex the local GID index, or -1 for none (then no GRH, as in the C tools)
  * @param numQp queue pairs (srq; 1 otherwise)
  * @param exchangeTimeoutMs how long the TCP exchange may take once connected
+ * @param warmup exchanges at the start left out of the timing (rdma4j's --warmup; 0 in the C tools)
  */
 record Settings(Transport transport, String server, int port, int ibPort, int size, Mtu mtu, int rxDepth,
                 int iters, int sl, boolean events, int gidIndex, boolean validate, int numQp,
-                int exchangeTimeoutMs) {
+                int exchangeTimeoutMs, int warmup) {
     boolean isClient() {
         return server != null;
     }

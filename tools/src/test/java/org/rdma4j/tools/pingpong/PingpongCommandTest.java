@@ -147,4 +147,23 @@ class PingpongCommandTest {
         assertEquals(1, s.exitCode(), s::toString);
         assertTrue(s.err().startsWith("Could not get local gid for gid index 9\n"), s::toString);
     }
+
+    @Test
+    void warmupExchangesAreLeftOutOfTheTiming() {
+        int port = PingpongRun.freePort();
+        List<String> common = PingpongRun.args("rc", "-p", String.valueOf(port), "-g", "1", "-s", "64", "-n", "30",
+                "--warmup", "10", "-c");
+        List<String> client = new ArrayList<>(common);
+        client.addAll(List.of("-d", PingpongRun.PEER, "localhost"));
+        Pair p = PingpongRun.pair(common, client);
+        assertEquals(0, p.server().exitCode(), p::toString);
+        assertEquals(0, p.client().exitCode(), p::toString);
+        for (PingpongRun r : List.of(p.server(), p.client())) {
+            assertTrue(r.out().contains("\n" + 64L * 20 * 2 + " bytes in "), p::toString);
+            assertTrue(r.out().matches("(?s).*\\n20 iters in \\d+\\.\\d\\d seconds = .*"), p::toString);
+        }
+        PingpongRun bad = PingpongRun.of("pingpong", "rc", "-n", "5", "--warmup", "5");
+        assertEquals(1, bad.exitCode(), bad::toString); // as the C tools exit on a bad option
+        assertTrue(bad.err().contains("--warmup 5 must be 0 or more and less than -n 5"), bad::toString);
+    }
 }
