@@ -45,11 +45,7 @@ if [[ $PROVIDER == native ]]; then
     || fail "native provider unavailable: native/target/test-classes has no NativeSetups (build the project on the host first: ./mvnw -DskipTests install)"
   jars+=("$REPO/native/target/test-classes" "$REPO/native/target/classes")
   if [[ -f $cp_file ]]; then
-<<<<<<< HEAD
     # (no process substitution: the VM has no /dev/fd)
-=======
-    # no process substitution: the VM has no /dev/fd
->>>>>>> main
     for j in $(tr ':' '\n' <"$cp_file" | grep -v -e '/org/junit/' -e '/org/opentest4j/' -e '/org/apiguardian/'); do
       jars+=("$j")
     done
@@ -73,11 +69,7 @@ if [[ $PROVIDER == native ]]; then
        ip link set veth2 up && rdma link add rxe1 type rxe netdev veth2; then
       iso_gid=
       for ((t = 0; t < 150; t++)); do
-<<<<<<< HEAD
         [[ -n $iso_gid ]] && break
-=======
-        [[ -z $iso_gid ]] || break
->>>>>>> main
         for i in 0 1 2 3 4 5 6 7; do
           [[ $(cat /sys/class/infiniband/rxe1/ports/1/gids/$i 2>/dev/null) == 0000:0000:0000:0000:0000:ffff:0a4e:0001 ]] && iso_gid=$i
         done

@@ -51,11 +51,7 @@ final class NativeCompletionQueue extends AbstractResource implements org.rdma4j
         MemorySegment ch = channel == null ? MemorySegment.NULL : channel.handle();
         try {
             created = (MemorySegment) IbvQp.CREATE_CQ.invokeExact(errno.segment(), context.handle(), cqe,
-<<<<<<< HEAD
-                    MemorySegment.NULL, (MemorySegment) (channel == null ? MemorySegment.NULL : channel.handle()), compVector);
-=======
                     MemorySegment.NULL, ch, compVector);
->>>>>>> main
         } catch (Throwable t) {
             abandon();
             throw Downcalls.rethrow(t);
