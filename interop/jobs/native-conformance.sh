@@ -45,7 +45,7 @@ if [[ $PROVIDER == native ]]; then
     || fail "native provider unavailable: native/target/test-classes has no NativeSetups (build the project on the host first: ./mvnw -DskipTests install)"
   jars+=("$REPO/native/target/test-classes" "$REPO/native/target/classes")
   if [[ -f $cp_file ]]; then
-    # no process substitution: the VM has no /dev/fd
+    # (no process substitution: the VM has no /dev/fd)
     for j in $(tr ':' '\n' <"$cp_file" | grep -v -e '/org/junit/' -e '/org/opentest4j/' -e '/org/apiguardian/'); do
       jars+=("$j")
     done
@@ -69,7 +69,7 @@ if [[ $PROVIDER == native ]]; then
        ip link set veth2 up && rdma link add rxe1 type rxe netdev veth2; then
       iso_gid=
       for ((t = 0; t < 150; t++)); do
-        [[ -z $iso_gid ]] || break
+        [[ -n $iso_gid ]] && break
         for i in 0 1 2 3 4 5 6 7; do
           [[ $(cat /sys/class/infiniband/rxe1/ports/1/gids/$i 2>/dev/null) == 0000:0000:0000:0000:0000:ffff:0a4e:0001 ]] && iso_gid=$i
         done
@@ -103,45 +103,48 @@ fi
 select=(--select-package org.rdma4j.conformance)
 [[ -n ${INTEROP_CONFORMANCE_SELECT:-} ]] && read -r -a select <<<"$INTEROP_CONFORMANCE_SELECT"
 
-tree="$INTEROP_OUT/conformance-tree.txt"
 reports="$INTEROP_OUT/conformance-reports"
 echo "--- $NAME: ${props[*]}"
 echo "--- launcher $launcher"
 t0=$SECONDS
 # TieredStopAtLevel=1: under TCG C2 compiles cost more than they win in a run of this length.
 # shellcheck disable=SC2086 # RDMA4J_INTEROP_JAVA_OPTS is a list of options
-timeout "${INTEROP_CONFORMANCE_TIMEOUT:-1200}" "$JAVA" ${RDMA4J_INTEROP_JAVA_OPTS:-} -XX:TieredStopAtLevel=1 \
+# A test that hangs (a waiter that is never woken) fails after INTEROP_CONFORMANCE_TEST_TIMEOUT
+# (JUnit's default timeout; SEPARATE_THREAD, so even a thread stuck in a downcall is left behind)
+# instead of using up the VM's time. The launcher prints the tree only at the end: a feed line per finished test goes to $feed (and the
+# job's log), so a run stopped by its time limit still shows how far it got.
+feed="$INTEROP_OUT/conformance-feed.txt"
+limit="${INTEROP_CONFORMANCE_TIMEOUT:-$(( ${INTEROP_JOB_TIMEOUT:-875} - 60 ))}"
+timeout "$limit" "$JAVA" ${RDMA4J_INTEROP_JAVA_OPTS:-} -XX:TieredStopAtLevel=1 \
   --enable-native-access=ALL-UNNAMED "${props[@]}" -jar "$launcher" execute \
   --class-path "$CP" "${select[@]}" --exclude-engine=junit-vintage --exclude-engine=junit-platform-suite \
-  --fail-if-no-tests --disable-banner --disable-ansi-colors --details=tree --details-theme=ascii \
-  --reports-dir "$reports" >"$tree" 2>&1
-rc=$?
-echo "--- $NAME: console launcher exit $rc after $((SECONDS - t0))s; per-test tree: $tree, XML: $reports"
+  --config=junit.jupiter.execution.timeout.default="${INTEROP_CONFORMANCE_TEST_TIMEOUT:-60s}" \
+  --config=junit.jupiter.execution.timeout.thread.mode.default=SEPARATE_THREAD \
+  --fail-if-no-tests --disable-banner --disable-ansi-colors --details=testfeed \
+  --reports-dir "$reports" 2>&1 | tee "$feed" | grep --line-buffered -v -e ':: SUCCESSFUL' -e ':: STARTED' -e '^$' | cut -c1-400
+rc=${PIPESTATUS[0]}
+tree=$feed
+echo "--- $NAME: console launcher exit $rc after $((SECONDS - t0))s; per-test feed: $tree, XML: $reports"
 
 # NativeSetups offers no setup (and says why) when the provider cannot run: one line, not one per suite.
 if grep -q "^native provider unavailable: " "$tree"; then
   fail "$(grep -m1 "^native provider unavailable: " "$tree")"
 fi
 
-# One line per test that did not pass: suite, setup, test (and parameters), the reason or the failure.
+# One line per test that did not pass: suite > [setup] > test (parameters), the reason or the failure.
 awk '
-  /ConformanceTest (\[|$)/ || /ConformanceTest$/ { for (i = 1; i <= NF; i++) if ($i ~ /ConformanceTest$/) suite = $i }
-  /-- \[[A-Za-z0-9_-]+\] \[/ { for (i = 1; i <= NF; i++) if ($i ~ /^\[[A-Za-z0-9_-]+\]$/) { setup = $i; break } }
-  { name = $0; sub(/^[| +\x27-]*/, "", name); sub(/ \[(OK|X|A|S)\].*/, "", name)
-    if (name ~ /^[A-Za-z_][A-Za-z0-9_]*\(/) method = name; else if (name ~ /^\[/ && setup != name) name = method " " name }
-  /-- .*\[X\]/  { test = name
-                  msg = $0; sub(/.*\[X\] ?/, "", msg); pending = 1; print "FAIL " suite " " setup " " test (msg != "" ? ": " msg : ""); next }
-  /-- .*\[[AS]\]/ { kind = ($0 ~ /\[A\]/) ? "aborted" : "skipped"
-                  test = name; msg = $0; sub(/.*\[[AS]\] ?/, "", msg)
-                  print "SKIP " suite " " setup " " test " (" kind "): " msg; pending = 0; next }
-  /-- / { pending = 0; next }
-  pending && NF > 0 && n[suite test]++ < 4 { l = $0; sub(/^[| ]*/, "", l); print "    " l }
+  function flush() { if (what != "") print what (msg != "" ? ": " msg : ""); what = ""; msg = "" }
+  / :: (FAILED|ABORTED|SKIPPED)$/ { flush(); t = $0; sub(/^JUnit Jupiter > /, "", t); st = t; sub(/.* :: /, "", st); sub(/ :: [A-Z]+$/, "", t)
+                                   what = (st == "FAILED" ? "FAIL " : "SKIP ") t (st == "ABORTED" ? " (aborted)" : st == "SKIPPED" ? " (skipped)" : ""); next }
+  what != "" && /^\t[^\t]/ && msg == "" { msg = $0; sub(/^\t(Reason: |=> )?/, "", msg); sub(/^org\.opentest4j\.[A-Za-z]+: /, "", msg); next }
+  / :: [A-Z]+$/ { flush() }
+  END { flush() }
 ' "$tree"
 
 summary="$(grep -E '^\[ +[0-9]+ (tests|containers) (found|successful|failed|skipped|aborted) +\]$' "$tree")"
 echo "$summary" | sed 's/^/--- /'
 if ((rc != 0)); then
-  ((rc == 124)) && fail "timed out after ${INTEROP_CONFORMANCE_TIMEOUT:-1200}s"
+  ((rc == 124)) && fail "timed out after ${limit}s ($(grep -c ':: SUCCESSFUL' "$feed") tests had passed; last: $(grep ' :: ' "$feed" | tail -n 1 | cut -c1-200))"
   tail -n 30 "$tree"
   fail "console launcher exit $rc (failed tests above)"
 fi

@@ -28,10 +28,11 @@ rdma4j() {
 }
 cping() { timeout 300 ibv_rc_pingpong "$@"; }
 
-wait_listen() { # PORT
+wait_listen() { # PORT PID
   local i
   for ((i = 0; i < 300; i++)); do
     ss -Htln "sport = :$1" 2>/dev/null | grep -q . && return 0
+    kill -0 "$2" 2>/dev/null || return 1
     sleep 0.2
   done
   return 1
@@ -43,16 +44,15 @@ if ! rdma4j devinfo -d rxe0 >"$INTEROP_OUT/speed-devinfo.txt" 2>&1; then
   exit 1
 fi
 
-# run IMPL SIZE: one server+client pair on rxe0; prints the client's usec/iter, or nothing on failure.
+# run IMPL SIZE PORT: one server+client pair on rxe0; prints the client's usec/iter, or nothing on failure.
 run() {
-  local impl=$1 size=$2 cmd spid src crc
-  port=$((port + 1))
+  local impl=$1 size=$2 port=$3 cmd spid src crc
   local log="$INTEROP_OUT/speed-$impl-$size-$port"
   if [[ $impl == c ]]; then cmd=(cping); else cmd=(rdma4j pingpong rc); fi
   local args=(-d rxe0 -g "$RXE_GID_V4" -p "$port" -s "$size" -n "$ITERS")
   "${cmd[@]}" "${args[@]}" >"$log.server.log" 2>&1 &
   spid=$!
-  wait_listen "$port" || { kill "$spid" 2>/dev/null; wait "$spid"; return 1; }
+  wait_listen "$port" "$spid" || { kill "$spid" 2>/dev/null; wait "$spid"; return 1; }
   "${cmd[@]}" "${args[@]}" 10.77.0.1 >"$log.client.log" 2>&1
   crc=$?
   ((crc == 0)) || { sleep 2; kill "$spid" 2>/dev/null; }
@@ -71,7 +71,8 @@ for size in 1 4096; do
   cs=() js=()
   for ((r = 1; r <= REPS; r++)); do
     for impl in c j; do
-      u="$(run "$impl" "$size")"
+      port=$((port + 1)) # here: run is called in a subshell
+      u="$(run "$impl" "$size" "$port")"
       if [[ -z $u ]]; then
         echo "FAIL speed $impl -s $size run $r (see $INTEROP_OUT/speed-$impl-$size-*)"; fail=1; continue
       fi
