@@ -84,7 +84,7 @@ public final class NativeProtectionDomain extends AbstractResource implements Pr
 
     @Override
     protected String describe() {
-        return "PD of " + context.device().name();
+        return context == null ? "PD (being created)" : "PD of " + context.device().name();
     }
 
     @Override
