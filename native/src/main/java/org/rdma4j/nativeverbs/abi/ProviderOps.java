@@ -16,8 +16,10 @@ import java.lang.invoke.MethodHandle;
  * positive errno for the posts and the notify, the number of completions (or a negative value on
  * error) for poll.
  *
- * <p>The calls are short and never call back into Java, so they are linked as critical (no thread
- * state transition), the way a C caller pays only for an indirect call. Thread safe (immutable).
+ * <p>They are ordinary downcalls, not {@code Linker.Option.critical}: a provider's post may enter the
+ * kernel (rxe rings its doorbell with a write(2) that runs the transport inline), which a critical call
+ * must not do, and JVMs in the interop VM died in JIT-compiled code (SIGSEGV, SIGILL) while critical
+ * calls into rxe were hot. Thread safe (immutable).
  */
 public final class ProviderOps {
     private ProviderOps() {}
@@ -35,6 +37,6 @@ public final class ProviderOps {
 
     @SuppressWarnings("restricted") // the module is granted native access by the launchers
     private static MethodHandle downcall(FunctionDescriptor d) {
-        return LINKER.downcallHandle(d, Linker.Option.critical(false));
+        return LINKER.downcallHandle(d);
     }
 }
