@@ -18,8 +18,7 @@ import java.lang.invoke.MethodHandle;
  *
  * <p>They are ordinary downcalls, not {@code Linker.Option.critical}: a provider's post may enter the
  * kernel (rxe rings its doorbell with a write(2) that runs the transport inline), which a critical call
- * must not do, and JVMs in the interop VM died in JIT-compiled code (SIGSEGV, SIGILL) while critical
- * calls into rxe were hot. Thread safe (immutable).
+ * must not do. Thread safe (immutable).
  */
 public final class ProviderOps {
     private ProviderOps() {}
