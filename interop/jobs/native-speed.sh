@@ -15,8 +15,6 @@
 #                         with C2 code has died in JIT code (SIGSEGV, SIGILL) several times; with C1 only
 #                         (the other jobs) or C2 only it has not. An emulation artifact as far as we can
 #                         tell: see docs/PERFORMANCE.md)
-#   INTEROP_JMH_CMD       a command run at the end (e.g. a JMH run of bench's NativeDataPathBenchmark);
-#                         its exit status is reported as a NOTE, not a failure
 set -uo pipefail
 
 . "$INTEROP_DIR/tools-env.sh" native-speed || exit 1
@@ -100,9 +98,4 @@ for size in 1 4096; do
   fi
 done
 
-if [[ -n ${INTEROP_JMH_CMD:-} ]]; then
-  echo "--- INTEROP_JMH_CMD: $INTEROP_JMH_CMD"
-  bash -c "$INTEROP_JMH_CMD"
-  echo "NOTE INTEROP_JMH_CMD exit $?"
-fi
 ((fail == 0))

@@ -5,9 +5,6 @@ import static org.rdma4j.nativeverbs.abi.CLayout.offset;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import org.rdma4j.nativeverbs.abi.DeviceLayouts;
 import org.rdma4j.nativeverbs.abi.Ibv;
 import org.rdma4j.verbs.CompletionChannel;
@@ -29,7 +26,6 @@ public final class NativeCompletionChannel extends AbstractResource implements C
     private final MemorySegment handle;
     private final EventSource source;
     /** Events returned by {@link #getEvent}, per CQ, for the CQ's own count of unacknowledged events. */
-    private final Map<Object, AtomicLong> delivered = new ConcurrentHashMap<>();
 
     NativeCompletionChannel(NativeContext context) {
         uses(context);
@@ -67,12 +63,6 @@ public final class NativeCompletionChannel extends AbstractResource implements C
         return source;
     }
 
-    /** How many events of {@code cq} {@link #getEvent} has returned so far (never decreases). */
-    public long eventsDelivered(Object cq) {
-        AtomicLong n = delivered.get(cq);
-        return n == null ? 0 : n.get();
-    }
-
     @Override
     public NativeContext context() {
         return context;
@@ -93,7 +83,6 @@ public final class NativeCompletionChannel extends AbstractResource implements C
                 if (rc == 0) {
                     Object cq = context.tracked(out.get(ValueLayout.ADDRESS, 0).address());
                     if (cq instanceof NativeCompletionQueue q) {
-                        delivered.computeIfAbsent(q, k -> new AtomicLong()).incrementAndGet();
                         q.eventDelivered(); // to be acknowledged before the CQ may be destroyed
                         return q;
                     }
@@ -131,7 +120,6 @@ public final class NativeCompletionChannel extends AbstractResource implements C
         source.shutdown();
         destroyChannel();
         source.release();
-        delivered.clear();
     }
 
     private void destroyChannel() {
