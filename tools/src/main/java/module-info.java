@@ -7,6 +7,9 @@ module org.rdma4j.tools {
     // at run time with ServiceLoader, and --bind devices are created from a provider-neutral spec.
     requires org.rdma4j.verbs;
     requires info.picocli;
+    // --plot: JFreeChart (an automatic module) draws with AWT, headless
+    requires java.desktop;
+    requires org.jfree.jfreechart;
 
     // picocli fills the annotated command fields reflectively.
     opens org.rdma4j.tools to info.picocli;
