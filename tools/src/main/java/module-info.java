@@ -10,9 +10,13 @@ module org.rdma4j.tools {
     // --plot: JFreeChart (an automatic module) draws with AWT, headless
     requires java.desktop;
     requires org.jfree.jfreechart;
+    // study pingpong: per-thread and process CPU time
+    requires java.management;
+    requires jdk.management;
 
     // picocli fills the annotated command fields reflectively.
     opens org.rdma4j.tools to info.picocli;
     opens org.rdma4j.tools.device to info.picocli;
     opens org.rdma4j.tools.pingpong to info.picocli;
+    opens org.rdma4j.tools.study to info.picocli;
 }

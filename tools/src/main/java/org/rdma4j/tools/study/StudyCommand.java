@@ -1,0 +1,23 @@
+package org.rdma4j.tools.study;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code rdma4j study pingpong|regcost}: the seeds' measurements, reproduced on any device rdma4j sees. */
+@Command(name = "study", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = 2,
+        description = {"The seeds' studies, measured on the devices rdma4j sees.",
+            "pingpong: the four ping-pongs of \"Introduction to RDMA Programming\" (round trip and CPU share).",
+            "regcost: the cost of registering and deregistering memory, 4 KiB to 1 GiB."},
+        subcommands = {PingpongStudyCommand.class, RegcostCommand.class})
+public final class StudyCommand implements Runnable {
+    @Spec
+    private CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw new ParameterException(spec.commandLine(),
+                "Missing study: say which one, pingpong or regcost (e.g. 'rdma4j study pingpong').");
+    }
+}
