@@ -46,6 +46,14 @@ final class Endpoint implements AutoCloseable {
     /** SendFlag.INLINE when the QP takes {@code size} bytes inline, else 0. */
     final int inlineFlag;
     private final WorkCompletion[] wc = WorkCompletion.array(1);
+    /**
+     * How many times this side blocked in getEvent and got an event: a completion that the first
+     * poll (or the poll after arming) already found costs none. Written by the side's own thread only;
+     * volatile so the other side may read it for the table.
+     */
+    volatile long eventWaits;
+    /** The kernel thread id of the thread using this side (for {@link RunQueue}), or -1. */
+    volatile int tid = -1;
     private final List<VerbsResource> owned = new ArrayList<>();
 
     Endpoint(Device device, int ibPort, int gidIndex, int size) {
@@ -185,6 +193,7 @@ final class Endpoint implements AutoCloseable {
                 throw new StudyFailure(what + ": an event for another CQ");
             }
             cq.ackEvents(1);
+            eventWaits = eventWaits + 1; // one writer
         }
     }
 

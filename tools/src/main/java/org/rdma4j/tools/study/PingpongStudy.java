@@ -28,7 +28,8 @@ final class PingpongStudy {
     /** The figures of one variant. */
     record Result(Variant variant, double meanRttUs, double medianRttUs, double p99RttUs,
             CpuSnapshot.Share client, CpuSnapshot.Share server, CpuSnapshot.Share devices, double otherPercent,
-            java.util.Map<String, Long> deviceThreadNs) {}
+            java.util.Map<String, Long> deviceThreadNs, double clientWaitsPerIter, double serverWaitsPerIter,
+            double clientRunQueuePercent, double serverRunQueuePercent) {}
 
     private final Settings s;
     private final Device clientDevice;
@@ -63,9 +64,13 @@ final class PingpongStudy {
             // the server thread lives until the client has taken its last CPU snapshot (a finished
             // thread has no CPU time to read)
             CountDownLatch measured = new CountDownLatch(1);
+            // both threads say their kernel thread id (for the run-queue figures) before they begin
+            CountDownLatch started = new CountDownLatch(2);
             Result[] result = new Result[1];
             Thread serverThread = Thread.ofPlatform().name("study-server").unstarted(() -> {
                 try {
+                    server.tid = RunQueue.currentTid();
+                    rendezvous(started);
                     if (v.sendRecv()) {
                         serveSendRecv(server, serverRecv, v.events);
                     } else {
@@ -80,7 +85,9 @@ final class PingpongStudy {
             });
             Thread clientThread = Thread.ofPlatform().name("study-client").unstarted(() -> {
                 try {
-                    result[0] = v.sendRecv() ? pingSendRecv(v, client, serverThread)
+                    client.tid = RunQueue.currentTid();
+                    rendezvous(started);
+                    result[0] = v.sendRecv() ? pingSendRecv(v, client, server, serverThread)
                             : pingWriteRead(v, client, server, serverThread);
                 } catch (Throwable t) {
                     failure.compareAndSet(null, t);
@@ -99,6 +106,13 @@ final class PingpongStudy {
                 throw e;
             }
             return result[0];
+        }
+    }
+
+    private static void rendezvous(CountDownLatch started) throws InterruptedException {
+        started.countDown();
+        if (!started.await(30, TimeUnit.SECONDS)) {
+            throw new StudyFailure("the other side's thread did not start within 30 s");
         }
     }
 
@@ -147,13 +161,15 @@ final class PingpongStudy {
     }
 
     /** The seed's client: post a receive for the pong, send the ping, wait for both, check the pong. */
-    private Result pingSendRecv(Variant v, Endpoint client, Thread serverThread) {
+    private Result pingSendRecv(Variant v, Endpoint client, Endpoint peerEndpoint, Thread serverThread) {
         SendWorkRequest ping = new SendWorkRequest().wrId(2).send()
                 .flags(SendFlag.SIGNALED | client.inlineFlag).sge(client.pingAddress(), s.size(), client.mr.lkey());
         RecvWorkRequest recv = new RecvWorkRequest().wrId(1).sge(client.pongAddress(), s.size(), client.mr.lkey());
         MemorySegment pingBuf = client.buf.asSlice(0, s.size());
         MemorySegment pongBuf = client.buf.asSlice(s.size(), s.size());
         long[] stamps = new long[s.iters() + 1];
+        long[] waits0 = new long[2];
+        long[] runq0 = new long[2];
         CpuSnapshot start = null;
         long self = Thread.currentThread().threadId();
         long peer = serverThread.threadId();
@@ -162,6 +178,10 @@ final class PingpongStudy {
             int timed = i - s.warmup();
             if (timed == 0) {
                 start = CpuSnapshot.take(self, peer);
+                waits0[0] = client.eventWaits;
+                waits0[1] = peerEndpoint.eventWaits;
+                runq0[0] = RunQueue.waitNs(client.tid);
+                runq0[1] = RunQueue.waitNs(peerEndpoint.tid);
                 stamps[0] = System.nanoTime();
             }
             client.qp.postRecv(recv);
@@ -175,7 +195,11 @@ final class PingpongStudy {
             }
         }
         CpuSnapshot end = CpuSnapshot.take(self, peer);
-        return result(v, stamps, end.usedSince(start, self, peer));
+        double clientWaits = (client.eventWaits - waits0[0]) / (double) s.iters();
+        double serverWaits = (peerEndpoint.eventWaits - waits0[1]) / (double) s.iters();
+        double clientRunq = runQueuePercent(runq0[0], RunQueue.waitNs(client.tid), end.wallNs() - start.wallNs());
+        double serverRunq = runQueuePercent(runq0[1], RunQueue.waitNs(peerEndpoint.tid), end.wallNs() - start.wallNs());
+        return result(v, stamps, end.usedSince(start, self, peer), clientWaits, serverWaits, clientRunq, serverRunq);
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -193,10 +217,10 @@ final class PingpongStudy {
      * variant 3, unsignaled in variant 4), READ it back into the pong buffer and wait for that, check
      * it; after the loop SEND the number of transfers so the server knows it is over.
      */
-    private Result pingWriteRead(Variant v, Endpoint client, Endpoint server, Thread serverThread) {
+    private Result pingWriteRead(Variant v, Endpoint client, Endpoint peerEndpoint, Thread serverThread) {
         boolean signaledWrite = v == Variant.WRITE_READ_EVENTS;
-        long remote = server.pingAddress();
-        int rkey = server.mr.rkey();
+        long remote = peerEndpoint.pingAddress();
+        int rkey = peerEndpoint.mr.rkey();
         SendWorkRequest write = new SendWorkRequest().wrId(3).write(remote, rkey)
                 .flags((signaledWrite ? SendFlag.SIGNALED : 0) | client.inlineFlag)
                 .sge(client.pingAddress(), s.size(), client.mr.lkey());
@@ -205,6 +229,8 @@ final class PingpongStudy {
         MemorySegment pingBuf = client.buf.asSlice(0, s.size());
         MemorySegment pongBuf = client.buf.asSlice(s.size(), s.size());
         long[] stamps = new long[s.iters() + 1];
+        long[] waits0 = new long[2];
+        long[] runq0 = new long[2];
         CpuSnapshot start = null;
         long self = Thread.currentThread().threadId();
         long peer = serverThread.threadId();
@@ -213,6 +239,10 @@ final class PingpongStudy {
             int timed = i - s.warmup();
             if (timed == 0) {
                 start = CpuSnapshot.take(self, peer);
+                waits0[0] = client.eventWaits;
+                waits0[1] = peerEndpoint.eventWaits;
+                runq0[0] = RunQueue.waitNs(client.tid);
+                runq0[1] = RunQueue.waitNs(peerEndpoint.tid);
                 stamps[0] = System.nanoTime();
             }
             stamp(pingBuf, i);
@@ -228,13 +258,17 @@ final class PingpongStudy {
             }
         }
         CpuSnapshot end = CpuSnapshot.take(self, peer);
+        double clientWaits = (client.eventWaits - waits0[0]) / (double) s.iters();
+        double serverWaits = (peerEndpoint.eventWaits - waits0[1]) / (double) s.iters();
+        double clientRunq = runQueuePercent(runq0[0], RunQueue.waitNs(client.tid), end.wallNs() - start.wallNs());
+        double serverRunq = runQueuePercent(runq0[1], RunQueue.waitNs(peerEndpoint.tid), end.wallNs() - start.wallNs());
         // "finished": the number of transfers, so the agent knows the loop is over
         stamp(pingBuf, total);
         SendWorkRequest finished = new SendWorkRequest().wrId(5).send().flags(SendFlag.SIGNALED)
                 .sge(client.pingAddress(), s.size(), client.mr.lkey());
         client.qp.postSend(finished);
         client.awaitSend(true, "client: the finished message");
-        return result(v, stamps, end.usedSince(start, self, peer));
+        return result(v, stamps, end.usedSince(start, self, peer), clientWaits, serverWaits, clientRunq, serverRunq);
     }
 
     private static void expect(org.rdma4j.verbs.WorkCompletion w, WcOpcode op, String what) {
@@ -262,7 +296,12 @@ final class PingpongStudy {
         }
     }
 
-    private Result result(Variant v, long[] stamps, CpuSnapshot.Usage u) {
+    private static double runQueuePercent(long before, long after, long wallNs) {
+        return before < 0 || after < 0 || wallNs <= 0 ? Double.NaN : 100.0 * (after - before) / wallNs;
+    }
+
+    private Result result(Variant v, long[] stamps, CpuSnapshot.Usage u, double clientWaits, double serverWaits,
+            double clientRunq, double serverRunq) {
         int n = stamps.length - 1;
         double[] rtt = new double[n];
         for (int i = 0; i < n; i++) {
@@ -271,6 +310,7 @@ final class PingpongStudy {
         Arrays.sort(rtt);
         double mean = (stamps[n] - stamps[0]) / 1000.0 / n;
         return new Result(v, mean, rtt[(n - 1) / 2], rtt[Math.min(n - 1, (int) Math.ceil(0.99 * n) - 1)],
-                u.named()[0], u.named()[1], u.devices(), u.otherPercent(), u.perDeviceThreadNs());
+                u.named()[0], u.named()[1], u.devices(), u.otherPercent(), u.perDeviceThreadNs(), clientWaits,
+                serverWaits, clientRunq, serverRunq);
     }
 }

@@ -191,7 +191,7 @@ public final class PingpongStudyCommand implements Callable<Integer> {
 
     /** The column names of the table, in order; rows split on whitespace. */
     static final String[] COLUMNS = {"variant", "rtt_us", "p50_us", "p99_us", "cli_usr%", "cli_sys%", "cli_cpu%",
-        "srv_usr%", "srv_sys%", "srv_cpu%", "dev_cpu%", "jvm_other%", "rtt/v1", "seed_rtt_us", "seed_cli%",
+        "srv_usr%", "srv_sys%", "srv_cpu%", "dev_cpu%", "jvm_other%", "cli_runq%", "srv_runq%", "cli_waits", "srv_waits", "rtt/v1", "seed_rtt_us", "seed_cli%",
         "seed_srv%", "seed_rtt/v1"};
 
     private void print(PrintWriter out, List<Result> results, String where, String load, boolean soft) {
@@ -199,7 +199,7 @@ public final class PingpongStudyCommand implements Callable<Integer> {
         out.printf(Locale.ROOT, "%s; %s; %d timed round trips per variant after %d warm-up%n", where,
                 ByteSize.format(size), iters, warmup);
         out.printf(Locale.ROOT, "host: %s%n%n", load);
-        String fmt = "%-24s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s %10s %7s %11s %9s %9s %11s%n";
+        String fmt = "%-24s %8s %7s %8s %8s %8s %8s %8s %8s %8s %8s %10s %9s %9s %9s %9s %7s %11s %9s %9s %11s%n";
         out.printf(Locale.ROOT, fmt, (Object[]) COLUMNS);
         Result base = results.getFirst();
         for (Result r : results) {
@@ -207,7 +207,9 @@ public final class PingpongStudyCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, fmt, v.id, f2(r.meanRttUs()), f2(r.medianRttUs()), f2(r.p99RttUs()),
                     f1(r.client().userPercent()), f1(r.client().kernelPercent()), f1(r.client().totalPercent()),
                     f1(r.server().userPercent()), f1(r.server().kernelPercent()), f1(r.server().totalPercent()),
-                    f1(r.devices().totalPercent()), f1(r.otherPercent()), f2(r.meanRttUs() / base.meanRttUs()),
+                    f1(r.devices().totalPercent()), f1(r.otherPercent()), f1(r.clientRunQueuePercent()),
+                    f1(r.serverRunQueuePercent()), f2(r.clientWaitsPerIter()),
+                    f2(r.serverWaitsPerIter()), f2(r.meanRttUs() / base.meanRttUs()),
                     f1(v.seedRttUs), f1(v.seedClientTotal()), f1(v.seedServerTotal()),
                     f2(v.seedRttUs / base.variant().seedRttUs));
         }
@@ -217,9 +219,9 @@ public final class PingpongStudyCommand implements Callable<Integer> {
         String oursCpu = ranking(results, r -> r.client().totalPercent());
         String seedCpu = ranking(results, r -> r.variant().seedClientTotal());
         out.printf(Locale.ROOT, "round trip, fastest first:    ours %s   seed %s%s%n", oursRtt, seedRtt,
-                oursRtt.equals(seedRtt) ? "   (same order)" : "   (differs, see note 5)");
+                oursRtt.equals(seedRtt) ? "   (same order)" : "   (differs, see note 7)");
         out.printf(Locale.ROOT, "client CPU, least first:      ours %s   seed %s%s%n", oursCpu, seedCpu,
-                oursCpu.equals(seedCpu) ? "   (same order)" : "   (differs, see note 5)");
+                oursCpu.equals(seedCpu) ? "   (same order)" : "   (differs, see note 7)");
         out.println();
         for (String note : notes(results, soft)) {
             out.println(note);
@@ -258,7 +260,13 @@ public final class PingpongStudyCommand implements Callable<Integer> {
                         + "process): the kernel share is a lower bound.");
         n.add(" 4. dev_cpu%: the device's own threads (rdma4j-*: " + deviceThreads(results) + "); jvm_other%: the "
                 + "rest of this process (JIT, GC, ...).");
-        n.add(" 5. Where the order differs from the seed's: " + (soft ? SOFT_RANKING : NATIVE_RANKING));
+        n.add(" 5. cli_runq%, srv_runq%: the share of the time the thread was runnable but waited for a CPU "
+                + "(/proc/self/task/TID/schedstat):");
+        n.add("    on a loaded host a thread that never blocks shows cpu% below 100 by this much.");
+        n.add(" 6. cli_waits, srv_waits: blocking waits for a completion event per round trip (getEvent returned an "
+                + "event); a completion that a");
+        n.add("    poll found first needs none. Variant 1 never waits; the seed's variant 2 waits twice per side.");
+        n.add(" 7. Where the order differs from the seed's: " + (soft ? SOFT_RANKING : NATIVE_RANKING));
         return n;
     }
 
