@@ -279,19 +279,22 @@ public final class PingpongStudyCommand implements Callable<Integer> {
     }
 
     static final String SOFT_RANKING = """
-            on the seed's HCA a one-sided WRITE or READ costs the client one post and one completion,
-                and the server's CPU is off the path, so variants 3 and 4 beat SEND/RECV. On the soft device every
-                operation is CPU work of the posting thread (build, deliver, respond, acknowledge, complete), so a
-                WRITE + READ round trip (two operations, four packets, the READ's response carrying the data) costs
-                about twice a SEND + SEND, and 3 and 4 come after busy-polled SEND/RECV. Waiting for an event
-                costs a futex wake-up of a parked thread (several microseconds, more when the host is loaded),
-                far more than the soft device's sub-microsecond operations, so the busy-polled variant 1 wins by
-                more than in the seed, and 2 (four waits per round trip, two on each side) is slowest. Dropping
-                the WRITE's completion (4) saves one wake-up, as in the seed: 4 < 3 holds.""";
+            on the seed's HCA the one-sided variants (3, 4) run without the
+                server's CPU, and the client sleeps until its HCA reports the READ: ~30 % CPU. On the soft device the
+                in-process fabric runs the whole operation (the server's responder, the ACK or READ response, the
+                completion) on the client's thread inside postSend, so the completion is there at the first poll:
+                the client of 3 and 4 never blocks (cli_waits 0) and its CPU share is ~100 % less what it waited for a
+                CPU (cli_runq%), where the seed's was ~30 %. Their round trip is one thread's work with no hand-off,
+                so 3 and 4 stay fastest, and 4 < 3 as in the seed (one operation's completion less). Variant 1 needs
+                two threads to hand each message across cores; variant 2 adds a futex wake-up of a parked thread for
+                most completions (cli_waits + srv_waits per round trip), several microseconds each, so it is by far
+                the slowest, by much more than the seed's 1.34x, and the cheapest client as in the seed.""";
 
     static final String NATIVE_RANKING = """
-            the device's own latency and the cost of a completion event on this kernel decide; see
-                docs/PERFORMANCE.md for the figures measured on rxe.""";
+            a kernel device runs the transport in system calls, softirqs
+                and its own kernel threads, partly outside this process's accounting (see note 3); the device's
+                latency and this kernel's cost of a completion event decide the order. docs/PERFORMANCE.md discusses
+                the figures measured on rxe.""";
 
     private static String f1(double v) {
         return Double.isFinite(v) ? String.format(Locale.ROOT, "%.1f", v) : "-";
