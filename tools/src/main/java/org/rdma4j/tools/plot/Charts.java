@@ -156,7 +156,9 @@ public final class Charts {
             renderer.setSeriesPaint(i, PALETTE[i % PALETTE.length]);
             renderer.setSeriesStroke(i, new BasicStroke(2f));
         }
-        XYPlot plot = new XYPlot(data, axis(xLabel, logX), axis(yLabel, logY), renderer);
+        XYPlot plot = new XYPlot(data, axis(xLabel, logX, data.getDomainLowerBound(false),
+                data.getDomainUpperBound(false)), axis(yLabel, logY, data.getRangeLowerBound(false),
+                data.getRangeUpperBound(false)), renderer);
         JFreeChart chart = new JFreeChart(title, JFreeChart.DEFAULT_TITLE_FONT, plot, true);
         write(png, chart);
     }
@@ -205,13 +207,15 @@ public final class Charts {
         write(png, chart);
     }
 
-    private static ValueAxis axis(String label, boolean log) {
+    /** A value axis; a logarithmic one labels each decade, or each power of 2 when the data spans under two decades. */
+    private static ValueAxis axis(String label, boolean log, double min, double max) {
         if (log) {
             LogAxis a = new LogAxis(label);
-            a.setBase(10);
+            boolean narrow = !(min > 0) || !Double.isFinite(max) || max / min < 100;
+            a.setBase(narrow ? 2 : 10);
             a.setSmallestValue(1e-12);
             a.setNumberFormatOverride(new CompactFormat());
-            a.setTickUnit(new NumberTickUnit(1), false, true); // one labelled tick per decade
+            a.setTickUnit(new NumberTickUnit(1), false, true); // one labelled tick per power of the base
             a.setMinorTickMarksVisible(true);
             return a;
         }
