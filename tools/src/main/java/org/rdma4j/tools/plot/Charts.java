@@ -165,7 +165,8 @@ public final class Charts {
 
     /**
      * Grouped bars: one group per category, one bar per series in each group, the value printed above
-     * each bar.
+     * each bar. When all values are positive and span a factor of 50 or more, the value axis is
+     * logarithmic (and says so), so the small bars stay visible.
      *
      * @param series name -> one value per category, drawn in the map's order
      */
@@ -199,8 +200,33 @@ public final class Charts {
         CategoryAxis categoryAxis = new CategoryAxis();
         categoryAxis.setMaximumCategoryLabelLines(3);
         categoryAxis.setCategoryLabelPositions(CategoryLabelPositions.STANDARD);
-        NumberAxis valueAxis = new NumberAxis(yLabel);
-        valueAxis.setUpperMargin(0.12); // room for the labels above the tallest bar
+        double min = Double.POSITIVE_INFINITY;
+        double max = 0;
+        for (double[] values : series.values()) {
+            for (double v : values) {
+                if (Double.isFinite(v)) {
+                    min = Math.min(min, v);
+                    max = Math.max(max, v);
+                }
+            }
+        }
+        ValueAxis valueAxis;
+        if (min > 0 && max / min >= 50) {
+            // bars that differ by orders of magnitude: on a linear axis the small ones would vanish
+            LogAxis log = new LogAxis(yLabel + " (log scale)");
+            log.setBase(10);
+            log.setNumberFormatOverride(new CompactFormat());
+            log.setTickUnit(new NumberTickUnit(1), false, true);
+            log.setMinorTickMarksVisible(true);
+            double lower = Math.pow(10, Math.floor(Math.log10(min)));
+            log.setRange(lower, Math.pow(10, Math.ceil(Math.log10(max * 1.5))));
+            renderer.setBase(lower); // bars grow from the axis' bottom, not from 0 (which a log axis lacks)
+            valueAxis = log;
+        } else {
+            NumberAxis linear = new NumberAxis(yLabel);
+            linear.setUpperMargin(0.12); // room for the labels above the tallest bar
+            valueAxis = linear;
+        }
         CategoryPlot plot = new CategoryPlot(data, categoryAxis, valueAxis, renderer);
         plot.setOrientation(PlotOrientation.VERTICAL);
         JFreeChart chart = new JFreeChart(title, JFreeChart.DEFAULT_TITLE_FONT, plot, true);

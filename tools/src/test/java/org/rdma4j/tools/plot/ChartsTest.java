@@ -62,6 +62,16 @@ class ChartsTest {
     }
 
     @Test
+    void barsSpanningOrdersOfMagnitudeStillDraw() throws IOException {
+        SequencedMap<String, double[]> series = new LinkedHashMap<>();
+        series.put("vm", new double[] {14049.8, 5777.6, 692.1, 443.3});
+        series.put("seed", new double[] {15.7, 21.1, 14.3, 8.3});
+        Path png = dir.resolve("logbars.png");
+        Charts.bars(png, "ping-pong", "µs", new String[] {"a", "b", "c", "d"}, series);
+        assertDrawn(png);
+    }
+
+    @Test
     void mismatchedInputIsRejectedBeforeAnythingIsWritten() {
         Path png = dir.resolve("bad.png");
         SequencedMap<String, double[]> bars = new LinkedHashMap<>();
