@@ -55,7 +55,8 @@ class StudyCommandTest {
         assertEquals("0.00", rows.get(0)[14], "busy polling never blocks for an event");
         assertEquals("0.00", rows.get(0)[15], "busy polling never blocks for an event");
         assertEquals("0.00", rows.get(2)[15], "the passive server of variant 3 has nothing to wait for until the end");
-        assertTrue(run.out().contains("round trip, fastest first:"), run::toString);
+        assertTrue(run.out().contains("round trip (mean), fastest first:"), run::toString);
+        assertTrue(run.out().contains("round trip (median), fastest first:"), run::toString);
         assertTrue(run.out().contains("client CPU, least first:"), run::toString);
         assertTrue(run.out().contains("ThreadMXBean"), "the footnote says how CPU was measured");
         assertTrue(run.out().contains("soft1") || run.out().contains("server on "), run::toString);

@@ -215,17 +215,24 @@ public final class PingpongStudyCommand implements Callable<Integer> {
         }
         out.println();
         String oursRtt = ranking(results, Result::meanRttUs);
+        String oursP50 = ranking(results, Result::medianRttUs);
         String seedRtt = ranking(results, r -> r.variant().seedRttUs);
         String oursCpu = ranking(results, r -> r.client().totalPercent());
         String seedCpu = ranking(results, r -> r.variant().seedClientTotal());
-        out.printf(Locale.ROOT, "round trip, fastest first:    ours %s   seed %s%s%n", oursRtt, seedRtt,
-                oursRtt.equals(seedRtt) ? "   (same order)" : "   (differs, see note 7)");
-        out.printf(Locale.ROOT, "client CPU, least first:      ours %s   seed %s%s%n", oursCpu, seedCpu,
-                oursCpu.equals(seedCpu) ? "   (same order)" : "   (differs, see note 7)");
+        out.printf(Locale.ROOT, "round trip (mean), fastest first:    ours %s   seed %s%s%n", oursRtt, seedRtt,
+                same(oursRtt, seedRtt));
+        out.printf(Locale.ROOT, "round trip (median), fastest first:  ours %s   seed %s%s%n", oursP50, seedRtt,
+                same(oursP50, seedRtt));
+        out.printf(Locale.ROOT, "client CPU, least first:             ours %s   seed %s%s%n", oursCpu, seedCpu,
+                same(oursCpu, seedCpu));
         out.println();
         for (String note : notes(results, soft)) {
             out.println(note);
         }
+    }
+
+    private static String same(String ours, String seed) {
+        return ours.equals(seed) ? "   (same order)" : "   (differs, see note 7)";
     }
 
     private static String ranking(List<Result> results, ToDoubleFunction<Result> key) {
@@ -279,16 +286,20 @@ public final class PingpongStudyCommand implements Callable<Integer> {
     }
 
     static final String SOFT_RANKING = """
-            on the seed's HCA the one-sided variants (3, 4) run without the
-                server's CPU, and the client sleeps until its HCA reports the READ: ~30 % CPU. On the soft device the
-                in-process fabric runs the whole operation (the server's responder, the ACK or READ response, the
-                completion) on the client's thread inside postSend, so the completion is there at the first poll:
-                the client of 3 and 4 never blocks (cli_waits 0) and its CPU share is ~100 % less what it waited for a
-                CPU (cli_runq%), where the seed's was ~30 %. Their round trip is one thread's work with no hand-off,
-                so 3 and 4 stay fastest, and 4 < 3 as in the seed (one operation's completion less). Variant 1 needs
-                two threads to hand each message across cores; variant 2 adds a futex wake-up of a parked thread for
-                most completions (cli_waits + srv_waits per round trip), several microseconds each, so it is by far
-                the slowest, by much more than the seed's 1.34x, and the cheapest client as in the seed.""";
+            what moves each variant here.
+                (a) One-sided (3, 4): on the seed's HCA they run without the server's CPU and the client sleeps
+                until its READ completes (~30 % CPU). The soft device's in-process fabric runs the whole operation
+                (the server's responder, the ACK or READ response, the completion) on the client's thread inside
+                postSend, so the completion is there at the first poll: the client never blocks (cli_waits 0) and
+                its CPU share is ~100 % less its run-queue wait, not ~30 %. Their round trip is one thread's work
+                with no hand-off, the cheapest of the four; 4 < 3 as in the seed (one completion less).
+                (b) SEND/RECV with events (2): most completions need a futex wake-up of a parked thread
+                (cli_waits + srv_waits per round trip), several microseconds against sub-microsecond operations,
+                so 2 costs several times 1 when cores are free (the seed: 1.34x); its CPU share is the lowest of
+                the two-sided variants, as in the seed.
+                (c) Busy polling (1) needs a free core per spinning thread. With fewer (cli_runq%, srv_runq% high)
+                a spinner burns its time slice while its peer waits to be scheduled, and the mean round trip,
+                unlike the median, becomes the slowest of all: compare the medians then.""";
 
     static final String NATIVE_RANKING = """
             a kernel device runs the transport in system calls, softirqs
@@ -310,32 +321,43 @@ public final class PingpongStudyCommand implements Callable<Integer> {
     }
 
     private void plot(List<Result> results, String device) {
-        String[] categories = new String[results.size()];
-        double[] ours = new double[results.size()];
-        double[] seed = new double[results.size()];
-        double[] cli = new double[results.size()];
-        double[] srv = new double[results.size()];
-        double[] seedCli = new double[results.size()];
-        double[] seedSrv = new double[results.size()];
-        for (int i = 0; i < results.size(); i++) {
+        int k = results.size();
+        String[] categories = new String[k];
+        double[] mean = new double[k];
+        double[] median = new double[k];
+        double[] seed = new double[k];
+        double[] cli = new double[k];
+        double[] cliRunq = new double[k];
+        double[] srv = new double[k];
+        double[] srvRunq = new double[k];
+        double[] seedCli = new double[k];
+        double[] seedSrv = new double[k];
+        for (int i = 0; i < k; i++) {
             Result r = results.get(i);
             categories[i] = (r.variant().ordinal() + 1) + ". " + r.variant().title;
-            ours[i] = r.meanRttUs();
+            mean[i] = r.meanRttUs();
+            median[i] = r.medianRttUs();
             seed[i] = r.variant().seedRttUs;
             cli[i] = r.client().totalPercent();
+            cliRunq[i] = r.clientRunQueuePercent();
             srv[i] = r.server().totalPercent();
+            srvRunq[i] = r.serverRunQueuePercent();
             seedCli[i] = r.variant().seedClientTotal();
             seedSrv[i] = r.variant().seedServerTotal();
         }
         SequencedMap<String, double[]> rtt = new LinkedHashMap<>();
-        rtt.put("rdma4j, " + device + " (" + ByteSize.format(size) + ")", ours);
-        rtt.put("seed: InfiniBand QDR", seed);
-        Charts.bars(plot, "Ping-pong round trip (mean)", "round trip (µs)", categories, rtt);
+        rtt.put("rdma4j on " + device + ", mean", mean);
+        rtt.put("rdma4j on " + device + ", median", median);
+        rtt.put("seed: InfiniBand QDR (mean)", seed);
+        Charts.bars(plot, "Ping-pong round trip, " + ByteSize.format(size), "round trip (µs)", categories, rtt);
         SequencedMap<String, double[]> cpu = new LinkedHashMap<>();
-        cpu.put("client, rdma4j", cli);
-        cpu.put("server, rdma4j", srv);
-        cpu.put("client, seed", seedCli);
-        cpu.put("server, seed", seedSrv);
-        Charts.bars(cpuPlot(), "Ping-pong CPU share (user + kernel)", "CPU (% of elapsed time)", categories, cpu);
+        cpu.put("client CPU", cli);
+        cpu.put("client waiting for a CPU", cliRunq);
+        cpu.put("server CPU", srv);
+        cpu.put("server waiting for a CPU", srvRunq);
+        cpu.put("client CPU, seed", seedCli);
+        cpu.put("server CPU, seed", seedSrv);
+        Charts.bars(cpuPlot(), "Ping-pong CPU share (user + kernel), and time runnable but waiting for a CPU",
+                "% of elapsed time", categories, cpu);
     }
 }
