@@ -272,7 +272,7 @@ public final class PingpongStudyCommand implements Callable<Integer> {
         n.add("    on a loaded host a thread that never blocks shows cpu% below 100 by this much.");
         n.add(" 6. cli_waits, srv_waits: blocking waits for a completion event per round trip (getEvent returned an "
                 + "event); a completion that a");
-        n.add("    poll found first needs none. Variant 1 never waits; the seed's variant 2 waits twice per side.");
+        n.add("    poll found first needs none. Variant 1 never waits; in 2 each side may wait twice (send, receive).");
         n.add(" 7. Where the order differs from the seed's: " + (soft ? SOFT_RANKING : NATIVE_RANKING));
         return n;
     }
