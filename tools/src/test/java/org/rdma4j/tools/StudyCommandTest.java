@@ -102,6 +102,7 @@ class StudyCommandTest {
     void badInputEndsWithAMessageAndExitCode() {
         expect(ToolRun.of("study"), 2, "Missing study");
         expect(ToolRun.of("study", "pingpong", "-n", "0"), 2, "-n 0");
+        expect(ToolRun.of("study", "pingpong", "-n", "2000000000"), 2, "-n 2000000000");
         expect(ToolRun.of("study", "pingpong", "--warmup", "-1"), 2, "--warmup -1");
         expect(ToolRun.of("study", "pingpong", "-s", "0"), 2, "-s 0");
         expect(ToolRun.of("study", "pingpong", "-s", "lots"), 2, "'lots' is not a size");
