@@ -42,8 +42,11 @@ import java.util.TreeMap;
  * timed, default 20000), {@code warmup} (round trips before, default 5000), {@code poll} (busy|block),
  * {@code seconds} (stream/rate, default 3), {@code peer} (process|thread), {@code local} (default
  * 127.0.0.2), {@code remote} (127.0.0.1), {@code port} (the measuring side's; the peer's is port+1,
- * default 19870). Prints one {@code key=value} line per figure (a script reads them). Control path only:
- * the loops allocate nothing.
+ * default 19870), {@code stack} ({@code udp}, the default, or {@code rdma}: the latency test as RC
+ * SEND/RECV between two soft devices over RoCEv2/UDP, busy-polling the CQ or, with {@code poll=block},
+ * waiting on a completion channel; see {@link SoftUdpPingPong}), {@code roceport} (the devices' UDP
+ * port, default 4791). Prints one {@code key=value} line per figure (a script reads them). The timed
+ * loops allocate nothing.
  */
 public final class UdpFloor {
     private static final int MAX_DATAGRAM = 65_507;
@@ -57,6 +60,8 @@ public final class UdpFloor {
     private UdpFloor(String[] args) {
         o.putAll(Map.of("test", "latency", "size", "8", "iters", "20000", "warmup", "5000", "poll", "busy",
                 "seconds", "3", "peer", "process", "local", "127.0.0.2", "remote", "127.0.0.1", "port", "19870"));
+        o.put("stack", "udp");
+        o.put("roceport", "4791");
         for (String a : args) {
             String[] kv = a.split("=", 2);
             if (kv.length != 2 || !o.containsKey(kv[0]) && !kv[0].equals("role")) {
@@ -76,6 +81,12 @@ public final class UdpFloor {
         }
         if (o.get("test").equals("rate")) {
             o.put("size", "8");
+        }
+        if (!o.get("stack").equals("udp") && !o.get("stack").equals("rdma")) {
+            throw new IllegalArgumentException("stack=" + o.get("stack") + " is not udp or rdma");
+        }
+        if (o.get("stack").equals("rdma") && (!o.get("test").equals("latency") || !o.get("peer").equals("process"))) {
+            throw new IllegalArgumentException("stack=rdma measures test=latency with peer=process only");
         }
     }
 
@@ -108,6 +119,10 @@ public final class UdpFloor {
     // ------------------------------------------------------------------ measuring side
 
     private void measure() throws Exception {
+        if (o.get("stack").equals("rdma")) {
+            measureRdma();
+            return;
+        }
         int port = num("port");
         DatagramChannel ch = open(o.get("local"), port, o.get("remote"), port + 1);
         Process child = null;
@@ -122,10 +137,7 @@ public final class UdpFloor {
                 }
             });
         } else {
-            List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
-                    "-cp", System.getProperty("java.class.path"), UdpFloor.class.getName()));
-            cmd.addAll(List.of(args("peer")));
-            child = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            child = startChild();
             Process p = child;
             Thread.ofPlatform().daemon().start(() -> { // the peer's output, for its errors
                 try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream()))) {
@@ -167,6 +179,109 @@ public final class UdpFloor {
         });
         a.add("role=" + role);
         return a.toArray(String[]::new);
+    }
+
+    private Process startChild() throws IOException {
+        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
+                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+                UdpFloor.class.getName()));
+        cmd.addAll(List.of(args("peer")));
+        return new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    }
+
+    /** stack=rdma: the ping-pong as RC SEND/RECV between two soft UDP devices (see SoftUdpPingPong). */
+    private void measureRdma() throws Exception {
+        boolean events = o.get("poll").equals("block");
+        try (SoftUdpPingPong pp = new SoftUdpPingPong(o.get("local"), num("roceport"), num("size"), events)) {
+            Process child = startChild();
+            try {
+                BufferedReader r = new BufferedReader(new InputStreamReader(child.getInputStream()));
+                java.io.Writer w = new java.io.OutputStreamWriter(child.getOutputStream());
+                String remote = expect(r, "endpoint=");
+                w.write("endpoint=" + pp.endpoint() + "\n");
+                w.flush();
+                pp.connect(remote);
+                expect(r, "ready");
+                Thread.ofPlatform().daemon().start(() -> {
+                    try {
+                        for (String line; (line = r.readLine()) != null; ) {
+                            System.err.println("peer: " + line);
+                        }
+                    } catch (IOException e) {
+                        // gone
+                    }
+                });
+                System.out.printf(Locale.ROOT, "test=latency stack=rdma size=%d poll=%s peer=process local=%s remote=%s%n",
+                        num("size"), o.get("poll"), o.get("local"), o.get("remote"));
+                int iters = num("iters");
+                int warmup = num("warmup");
+                long[] rtt = new long[iters];
+                long start = 0;
+                for (int i = -warmup; i < iters; i++) {
+                    if (i == 0) {
+                        start = System.nanoTime();
+                    }
+                    long t0 = System.nanoTime();
+                    pp.post((byte) 1);
+                    pp.awaitReceive();
+                    if (i >= 0) {
+                        rtt[i] = System.nanoTime() - t0;
+                    }
+                }
+                long total = System.nanoTime() - start;
+                pp.post(SoftUdpPingPong.END);
+                report(rtt, total, iters);
+                Map<String, Long> c = new TreeMap<>(pp.counters());
+                c.entrySet().removeIf(e -> !e.getKey().startsWith("udp_") && !e.getKey().contains("retr")
+                        && !e.getKey().contains("timeout"));
+                System.out.println("counters=" + c);
+            } finally {
+                if (!child.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) {
+                    child.destroyForcibly();
+                }
+            }
+        }
+    }
+
+    /** Reads lines until one starts with {@code prefix} (others go to stderr); returns the rest of it. */
+    private static String expect(BufferedReader r, String prefix) throws IOException {
+        for (String line; (line = r.readLine()) != null; ) {
+            if (line.startsWith(prefix)) {
+                return line.substring(prefix.length());
+            }
+            System.err.println("peer: " + line);
+        }
+        throw new IOException("the peer ended before it said " + prefix);
+    }
+
+    /** The peer of stack=rdma: echoes every message until the end marker. */
+    private void rdmaPeer() throws IOException {
+        boolean events = o.get("poll").equals("block");
+        try (SoftUdpPingPong pp = new SoftUdpPingPong(o.get("remote"), num("roceport"), num("size"), events)) {
+            System.out.println("endpoint=" + pp.endpoint());
+            BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
+            String line = in.readLine();
+            if (line == null || !line.startsWith("endpoint=")) {
+                throw new IOException("no endpoint from the measuring side: " + line);
+            }
+            pp.connect(line.substring("endpoint=".length()));
+            System.out.println("ready");
+            System.out.flush();
+            while (pp.awaitReceive() != SoftUdpPingPong.END) {
+                pp.post((byte) 1);
+            }
+        }
+    }
+
+    private static void report(long[] rtt, long total, int iters) {
+        Arrays.sort(rtt);
+        System.out.printf(Locale.ROOT, "rtt_mean_us=%.2f%n", total / 1e3 / iters);
+        System.out.printf(Locale.ROOT, "rtt_p50_us=%.2f%n", pct(rtt, 50) / 1e3);
+        System.out.printf(Locale.ROOT, "rtt_p90_us=%.2f%n", pct(rtt, 90) / 1e3);
+        System.out.printf(Locale.ROOT, "rtt_p99_us=%.2f%n", pct(rtt, 99) / 1e3);
+        System.out.printf(Locale.ROOT, "rtt_p999_us=%.2f%n", pct(rtt, 99.9) / 1e3);
+        System.out.printf(Locale.ROOT, "rtt_min_us=%.2f%n", rtt[0] / 1e3);
+        System.out.printf(Locale.ROOT, "half_rtt_p50_us=%.2f%n", pct(rtt, 50) / 2e3);
     }
 
     private void pingPong(DatagramChannel ch) throws IOException {
@@ -228,14 +343,7 @@ public final class UdpFloor {
             out.clear();
             ch.write(out);
         }
-        Arrays.sort(rtt);
-        System.out.printf(Locale.ROOT, "rtt_mean_us=%.2f%n", total / 1e3 / iters);
-        System.out.printf(Locale.ROOT, "rtt_p50_us=%.2f%n", pct(rtt, 50) / 1e3);
-        System.out.printf(Locale.ROOT, "rtt_p90_us=%.2f%n", pct(rtt, 90) / 1e3);
-        System.out.printf(Locale.ROOT, "rtt_p99_us=%.2f%n", pct(rtt, 99) / 1e3);
-        System.out.printf(Locale.ROOT, "rtt_p999_us=%.2f%n", pct(rtt, 99.9) / 1e3);
-        System.out.printf(Locale.ROOT, "rtt_min_us=%.2f%n", rtt[0] / 1e3);
-        System.out.printf(Locale.ROOT, "half_rtt_p50_us=%.2f%n", pct(rtt, 50) / 2e3);
+        report(rtt, total, iters);
     }
 
     private static long pct(long[] sorted, double p) {
@@ -302,6 +410,10 @@ public final class UdpFloor {
     // ------------------------------------------------------------------ the peer
 
     private void peer() throws IOException {
+        if (o.get("stack").equals("rdma")) {
+            rdmaPeer();
+            return;
+        }
         int port = num("port");
         try (DatagramChannel ch = open(o.get("remote"), port + 1, o.get("local"), port)) {
             if (o.get("test").equals("latency")) {

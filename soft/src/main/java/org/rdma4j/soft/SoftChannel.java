@@ -38,6 +38,9 @@ final class SoftChannel extends AbstractResource implements CompletionChannel, E
 
     @Override
     public CompletionQueue getEvent(long timeoutMs) throws InterruptedException {
+        if (timeoutMs != 0) {
+            context.hca.pollerBlocks(); // this thread will not poll the link while it waits here
+        }
         return events.take(timeoutMs, SoftCq::eventDelivered);
     }
 

@@ -207,6 +207,17 @@ public final class FaultyLink implements Link {
         return inner.receiveBacklogged();
     }
 
+    /** Receives through the inner link (faults apply to what this link sends). */
+    @Override
+    public int poll() {
+        return inner.poll();
+    }
+
+    @Override
+    public void pollerBlocks() {
+        inner.pollerBlocks();
+    }
+
     @Override
     public void joinGroup(org.rdma4j.verbs.Gid group) throws java.io.IOException {
         inner.joinGroup(group);

@@ -20,6 +20,17 @@ public interface Link extends AutoCloseable {
         return false;
     }
 
+    /** Receives what has arrived, on the calling thread, and hands it to the sink; returns the number of
+     *  packets handled. Never blocks. A link without a receive path of its own for the caller returns 0. */
+    default int poll() { return 0; }
+
+    /**
+     * The thread that has been calling {@link #poll()} is about to block elsewhere (on a completion
+     * channel) and stops polling: a link whose receive agent stands by while threads poll lets it
+     * receive again now rather than after its stand-by period. Nothing by default.
+     */
+    default void pollerBlocks() {}
+
     /** Link-level counters (name to value) that a device shows next to its own; none by default. */
     default java.util.Map<String, Long> counters() {
         return java.util.Map.of();
