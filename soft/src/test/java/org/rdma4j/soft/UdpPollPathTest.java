@@ -179,4 +179,29 @@ class UdpPollPathTest {
             a.pollOne(b);
         }
     }
+
+    @Test
+    void aWaiterInTheLinkIsWokenByAnEventFromAnotherThread() throws Exception {
+        pair();
+        b.qp.qp().postRecv(new RecvWorkRequest().wrId(5).sge(b.mr, 0, 64));
+        b.cq.reqNotify(false);
+        long wakeups = b.ctx.counters(1).get("udp_await_wakeups");
+        // The flush completion of the QP's move to ERR is made on the modifying thread, not by a
+        // packet: it must end the wait of the thread receiving on the link for its event.
+        Thread modifier = Thread.ofPlatform().start(() -> {
+            long end = System.nanoTime() + WAIT_NANOS;
+            while (!b.link.awaiting() && System.nanoTime() - end < 0) {
+                Thread.onSpinWait(); // until the waiter is inside the link's wait
+            }
+            b.qp.qp().modify(new org.rdma4j.verbs.QpAttr().state(org.rdma4j.verbs.QpState.ERR),
+                    org.rdma4j.verbs.QpAttrMask.STATE);
+        });
+        CompletionQueue got = b.channel.getEvent(WAIT_NANOS / 1_000_000);
+        modifier.join();
+        assertSame(b.cq, got, "woken by the flush completion's event");
+        b.cq.ackEvents(1);
+        assertEquals(1, b.cq.poll(b.wc, 1));
+        assertEquals(org.rdma4j.verbs.WcStatus.WR_FLUSH_ERR, b.wc[0].status());
+        assertTrue(b.ctx.counters(1).get("udp_await_wakeups") > wakeups, "the event woke the link's waiter");
+    }
 }

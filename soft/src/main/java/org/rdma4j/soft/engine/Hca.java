@@ -240,6 +240,20 @@ public final class Hca implements PacketSink {
         }
     }
 
+    /** Receives on the calling thread, waiting up to {@code timeoutNs} (see {@link Link#await}); -1: cannot now. */
+    public int awaitLink(long timeoutNs) {
+        Link l = link;
+        return l == null ? -1 : l.await(timeoutNs);
+    }
+
+    /** Ends another thread's {@link #awaitLink} soon. */
+    public void wakeLinkAwait() {
+        Link l = link;
+        if (l != null) {
+            l.wakeAwait();
+        }
+    }
+
     /** Whether the link has received packets it has not delivered yet (see {@link Link#receiveBacklogged()}). */
     public boolean receiveBacklogged() {
         Link l = link;

@@ -219,6 +219,16 @@ public final class FaultyLink implements Link {
     }
 
     @Override
+    public int await(long timeoutNs) {
+        return inner.await(timeoutNs);
+    }
+
+    @Override
+    public void wakeAwait() {
+        inner.wakeAwait();
+    }
+
+    @Override
     public void joinGroup(org.rdma4j.verbs.Gid group) throws java.io.IOException {
         inner.joinGroup(group);
     }

@@ -31,6 +31,19 @@ public interface Link extends AutoCloseable {
      */
     default void pollerBlocks() {}
 
+    /**
+     * Waits on the calling thread, up to {@code timeoutNs}, for packets, and hands what arrives to the
+     * sink (as {@link #poll()} does, but blocking): a thread about to wait for a completion event
+     * receives itself instead of being woken by the link's receive thread. Returns the packets handled
+     * (0: none came in time, or {@link #wakeAwait()} ended the wait), or -1 when this link cannot
+     * receive on the caller's thread now (another thread is receiving, or it has no such path): the
+     * caller then waits its own way. By default -1.
+     */
+    default int await(long timeoutNs) { return -1; }
+
+    /** Ends an {@link #await} in progress on another thread soon (an event came another way). */
+    default void wakeAwait() {}
+
     /** Link-level counters (name to value) that a device shows next to its own; none by default. */
     default java.util.Map<String, Long> counters() {
         return java.util.Map.of();

@@ -35,6 +35,14 @@ class NativeUdpSocket implements UdpSocket {
     private final MemorySegment names;
     private final MemorySegment controls;
     private final Packet[] slots = new Packet[BATCH];
+    private final MemorySegment pollFd = Arena.ofAuto().allocate(8, 8);
+    // The receive agent's wait for readability, outside the token (agent thread only).
+    private final LinuxSockets.Call agentCall = new LinuxSockets.Call();
+    private final MemorySegment agentPollFd = Arena.ofAuto().allocate(8, 8);
+    // Waking a receiver blocked in poll(2) (guarded by wakeCall): an empty datagram to the socket itself.
+    private final LinuxSockets.Call wakeCall = new LinuxSockets.Call();
+    private final MemorySegment wakeAddr = Arena.ofAuto().allocate(LinuxSockets.SOCKADDR_SIZE, 8);
+    private final int wakeAddrLength;
     /** Entries 0..unprepared-1 of the vector need a packet and their fields set before the next receive. */
     private int unprepared = BATCH;
     private final PacketPool pool;
@@ -72,6 +80,7 @@ class NativeUdpSocket implements UdpSocket {
         iovecs = arena.allocate(LinuxSockets.IOVEC_SIZE * BATCH, 8);
         names = arena.allocate(LinuxSockets.SOCKADDR_SIZE * BATCH, 8);
         controls = arena.allocate(UdpDatagrams.CONTROL_SIZE * BATCH, 8);
+        wakeAddrLength = LinuxSockets.writeSockaddr(wakeAddr, local, port);
     }
 
     /** Received datagrams carry their TTL/hop limit and TOS/traffic class as control messages. */
@@ -151,6 +160,35 @@ class NativeUdpSocket implements UdpSocket {
     @Override
     public boolean canReceiveNow() {
         return true;
+    }
+
+    @Override
+    public boolean awaitReadable(int timeoutMs) {
+        return awaitReadable(receiveCall, pollFd, timeoutMs);
+    }
+
+    @Override
+    public boolean agentAwaitReadable(int timeoutMs) {
+        return awaitReadable(agentCall, agentPollFd, timeoutMs);
+    }
+
+    private boolean awaitReadable(LinuxSockets.Call call, MemorySegment fds, int timeoutMs) {
+        if (closed) {
+            return false;
+        }
+        fds.set(ValueLayout.JAVA_INT, 0, fd);
+        fds.set(ValueLayout.JAVA_SHORT, 4, LinuxSockets.POLLIN); // events
+        fds.set(ValueLayout.JAVA_SHORT, 6, (short) 0); // revents
+        return LinuxSockets.poll(call, fds, 1, timeoutMs) > 0;
+    }
+
+    @Override
+    public void wakeReceiver() {
+        synchronized (wakeCall) {
+            if (!closed) {
+                LinuxSockets.sendto(wakeCall, fd, wakeAddr, 0, wakeAddr, wakeAddrLength);
+            }
+        }
     }
 
     private int receive(UdpDatagrams datagrams, UdpDatagrams.Scratch scratch, int flags) {

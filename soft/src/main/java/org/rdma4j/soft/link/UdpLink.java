@@ -67,6 +67,10 @@ public final class UdpLink implements Link {
     static final long POLLING_NS = 50_000;
     /** How long the receive agent parks at a time while threads poll. */
     static final long STANDBY_NS = 100_000;
+    /** The receive agent's longest wait in poll(2): it re-checks for close this often. */
+    static final int AGENT_WAIT_MS = 100;
+    /** The longest single wait of {@link #await}: a waiter re-checks its deadline, interrupts and close. */
+    static final long AWAIT_SLICE_NS = 50_000_000;
     // The receive token's states.
     private static final int FREE = 0;
     private static final int HELD = 1;
@@ -115,6 +119,9 @@ public final class UdpLink implements Link {
     private volatile boolean agentOut;
     private final AtomicLong polledPackets = new AtomicLong();
     private final AtomicLong agentPackets = new AtomicLong();
+    private final AtomicLong awaitWakeups = new AtomicLong();
+    /** A thread is inside {@link #await}'s wait for the socket (tests). */
+    private volatile boolean awaiting;
 
     // send side (guarded by sendLock)
     private final Object sendLock = new Object();
@@ -395,6 +402,55 @@ public final class UdpLink implements Link {
         return n;
     }
 
+    /**
+     * Waits on the calling thread for datagrams (poll(2), at most {@link #AWAIT_SLICE_NS} at a time)
+     * and receives them, holding the receive token meanwhile: the agent and pollers stay out, and a
+     * thread waiting for a completion event receives its own packet instead of being woken by the
+     * agent after it did. -1 in CHANNEL mode, once closed, or while another thread holds the token.
+     */
+    @Override
+    public int await(long timeoutNs) {
+        if (!pollable || closed) {
+            return -1;
+        }
+        if (receiveToken.get() != FREE || !receiveToken.compareAndSet(FREE, HELD)) {
+            return -1;
+        }
+        int n = 0;
+        lastPollNs = System.nanoTime(); // the agent stands by while threads wait here too
+        try {
+            long ns = Math.min(Math.max(timeoutNs, 0), AWAIT_SLICE_NS);
+            int ms = (int) Math.max(1, (ns + 999_999) / 1_000_000);
+            awaiting = true;
+            boolean readable = !closed && socket.awaitReadable(ms);
+            awaiting = false;
+            if (readable) {
+                n = socket.receiveNow(datagrams, receiveScratch);
+                noteBatch(n);
+            }
+        } finally {
+            lastPollNs = System.nanoTime();
+            receiveToken.set(FREE);
+        }
+        if (n > 0) {
+            polledPackets.addAndGet(n);
+        }
+        return n;
+    }
+
+    /** Whether a thread is waiting in {@link #await} now (for tests). */
+    public boolean awaiting() {
+        return awaiting;
+    }
+
+    @Override
+    public void wakeAwait() {
+        if (pollable && !closed) {
+            awaitWakeups.incrementAndGet();
+            socket.wakeReceiver();
+        }
+    }
+
     @Override
     public void pollerBlocks() {
         if (pollable && !closed) {
@@ -459,20 +515,33 @@ public final class UdpLink implements Link {
                     LockSupport.parkNanos(STANDBY_NS); // a thread polls: stand by, out of its way
                     return 0;
                 }
-                if (!receiveToken.compareAndSet(FREE, HELD)) {
-                    Thread.yield(); // a poller holds it for one non-blocking receive
+                // Wait for a datagram without the token, so a poller or an event waiter can take the
+                // socket meanwhile; a waiter that holds it is receiving: stand by.
+                if (receiveToken.get() != FREE) {
+                    LockSupport.parkNanos(STANDBY_NS);
                     return 0;
                 }
-            }
-            int n;
-            try {
-                n = socket.receive(datagrams, receiveScratch);
-                noteBatch(n);
-            } finally {
-                if (pollable) {
+                if (!socket.agentAwaitReadable(AGENT_WAIT_MS)) {
+                    return 0; // the timeout, to re-check for close
+                }
+                if (!receiveToken.compareAndSet(FREE, HELD)) {
+                    LockSupport.parkNanos(STANDBY_NS); // another thread took the socket first
+                    return 0;
+                }
+                int n;
+                try {
+                    n = socket.receiveNow(datagrams, receiveScratch);
+                    noteBatch(n);
+                } finally {
                     receiveToken.set(FREE);
                 }
+                if (n > 0) {
+                    agentPackets.addAndGet(n);
+                }
+                return n;
             }
+            int n = socket.receive(datagrams, receiveScratch); // CHANNEL: blocks, up to its timeout
+            noteBatch(n);
             if (n > 0) {
                 agentPackets.addAndGet(n);
             }
@@ -580,6 +649,7 @@ public final class UdpLink implements Link {
         m.put("udp_self_delivered_packets", selfDelivered.get());
         m.put("udp_polled_packets", polledPackets.get());
         m.put("udp_agent_packets", agentPackets.get());
+        m.put("udp_await_wakeups", awaitWakeups.get());
         return m;
     }
 
@@ -590,6 +660,7 @@ public final class UdpLink implements Link {
         }
         closed = true;
         socket.interruptReceive();
+        socket.wakeReceiver(); // a thread waiting in await returns now, not after its slice
         receiver.close(2_000); // the socket closes on the receive thread, after its last receive
         if (groups != null) {
             groups.close();

@@ -44,6 +44,29 @@ interface UdpSocket {
         return 0;
     }
 
+    /**
+     * Waits up to {@code timeoutMs} until a datagram is queued (poll(2)); true when one is (or the wait
+     * was woken by {@link #wakeReceiver()}). Only where {@link #canReceiveNow()}.
+     */
+    default boolean awaitReadable(int timeoutMs) {
+        return false;
+    }
+
+    /**
+     * Like {@link #awaitReadable}, for the link's receive agent, which waits without the receive token
+     * (so a poller or an event waiter can take the socket meanwhile): state of its own.
+     */
+    default boolean agentAwaitReadable(int timeoutMs) {
+        return false;
+    }
+
+    /**
+     * Makes an {@link #awaitReadable} in progress return soon: a datagram of length 0 to the socket's
+     * own address, which the link's receive path ignores. Any thread.
+     */
+    default void wakeReceiver() {
+    }
+
     /** Whether {@link #receiveNow} works in this mode (a caller may then receive on its own thread). */
     default boolean canReceiveNow() {
         return false;
