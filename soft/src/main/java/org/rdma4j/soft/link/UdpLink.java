@@ -65,8 +65,8 @@ public final class UdpLink implements Link {
     private static final int IPV4_ID = 0x1234;
     /** A {@link #poll()} at most this long ago means a thread is polling the link now. */
     static final long POLLING_NS = 50_000;
-    /** How long the receive agent parks at a time while threads poll. */
-    static final long STANDBY_NS = 100_000;
+    /** How long the receive agent parks at a time while threads poll (-Drdma4j.udp.standbyMicros, default 100). */
+    static final long STANDBY_NS = Math.max(10, Long.getLong("rdma4j.udp.standbyMicros", 100)) * 1_000;
     /** The receive agent's longest wait in poll(2): it re-checks for close this often. */
     static final int AGENT_WAIT_MS = 100;
     /** The longest single wait of {@link #await}: a waiter re-checks its deadline, interrupts and close. */
