@@ -60,6 +60,8 @@ final class SoftUdpPingPong implements AutoCloseable {
     private int sendsOutstanding;
     private int recvsDone;
     private int eventsToAck;
+    private static final boolean DIAG = Boolean.getBoolean("rdma4j.bench.diag");
+    private boolean dumped;
 
     SoftUdpPingPong(String bind, int udpPort, int size, boolean events) throws IOException {
         this.events = events;
@@ -155,6 +157,17 @@ final class SoftUdpPingPong implements AutoCloseable {
                     giveUp = now + GIVE_UP_NS;
                 } else if (now - giveUp > 0) {
                     throw new IOException("no completion in 10 s");
+                } else if (DIAG && !dumped && now - (giveUp - GIVE_UP_NS) > 300_000_000L) {
+                    dumped = true;
+                    System.err.println("stall 300 ms: " + counters());
+                    Thread.getAllStackTraces().forEach((t, st) -> {
+                        if (t.getName().startsWith("rdma4j") || t.getName().equals("main")) {
+                            System.err.println(t.getName() + " " + t.getState());
+                            for (int i = 0; i < Math.min(12, st.length); i++) {
+                                System.err.println("    " + st[i]);
+                            }
+                        }
+                    });
                 }
             }
         }

@@ -185,6 +185,11 @@ public final class UdpFloor {
         List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
                 "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
                 UdpFloor.class.getName()));
+        for (String k : System.getProperties().stringPropertyNames()) {
+            if (k.startsWith("rdma4j.")) { // the device's tuning, for the peer's device too
+                cmd.add(cmd.size() - 1, "-D" + k + "=" + System.getProperty(k));
+            }
+        }
         cmd.addAll(List.of(args("peer")));
         return new ProcessBuilder(cmd).redirectErrorStream(true).start();
     }

@@ -52,10 +52,11 @@ import org.rdma4j.verbs.Gid;
  * receiver at a time per socket holds the link's receive token (so packets reach the device in the
  * order the socket queued them, and the device's receive batch has one user): the agent while it
  * receives, a poller for one non-blocking receive. While threads poll (one did within the last
- * {@link #POLLING_NS} ns) the agent stands by: it parks {@link #STANDBY_NS} ns at a time instead of
- * waiting in the socket, so it neither takes datagrams from the poller nor wakes for them. When polling
- * stops the agent receives again, at once when the poller says so ({@link #pollerBlocks()}: it is about
- * to wait on a completion channel), else within a stand-by period. CHANNEL mode has no non-blocking
+ * {@link #POLLING_NS} ns) the agent stands by: it parks (from {@link #STANDBY_NS} ns, doubling up to
+ * {@link #MAX_STANDBY_NS}) instead of waiting in the socket, so it neither takes datagrams from the
+ * poller nor wakes for them. When polling stops the agent receives again, at once when the poller says
+ * so ({@link #pollerBlocks()}: it is about to wait on a completion channel), else within its current
+ * park. CHANNEL mode has no non-blocking
  * receive next to a blocking one: there only the agent receives. Thread safe.
  */
 public final class UdpLink implements Link {
@@ -65,8 +66,20 @@ public final class UdpLink implements Link {
     private static final int IPV4_ID = 0x1234;
     /** A {@link #poll()} at most this long ago means a thread is polling the link now. */
     static final long POLLING_NS = 50_000;
-    /** How long the receive agent parks at a time while threads poll (-Drdma4j.udp.standbyMicros, default 100). */
+    /**
+     * How long the receive agent first parks while threads poll (-Drdma4j.udp.standbyMicros, default
+     * 100); each further park in a row is twice as long, up to {@link #MAX_STANDBY_NS}.
+     */
     static final long STANDBY_NS = Math.max(10, Long.getLong("rdma4j.udp.standbyMicros", 100)) * 1_000;
+    /**
+     * The longest stand-by park (-Drdma4j.udp.maxStandbyMicros, default: {@link #STANDBY_NS}, no
+     * doubling): how late the agent may notice that polling stopped. Long parks save the agent's
+     * wake-ups, but on a loaded machine a spinning poller that lost its core for a time slice leaves
+     * the socket unread until the agent comes back; measured with 5 ms, the round trip's median went
+     * from about 0.1 ms to 3 ms under load (docs/PERFORMANCE.md).
+     */
+    static final long MAX_STANDBY_NS = Math.max(STANDBY_NS,
+            Long.getLong("rdma4j.udp.maxStandbyMicros", 0) * 1_000);
     /** The receive agent's longest wait in poll(2): it re-checks for close this often. */
     static final int AGENT_WAIT_MS = 100;
     /** The longest single wait of {@link #await}: a waiter re-checks its deadline, interrupts and close. */
@@ -492,6 +505,15 @@ public final class UdpLink implements Link {
      * the receive token; while threads poll, a stand-by park instead.
      */
     private final class Receiver implements Agent {
+        /** The next stand-by park: doubles while threads keep polling, back to the first after a receive. */
+        private long standbyNs = STANDBY_NS;
+
+        private int standBy() {
+            LockSupport.parkNanos(standbyNs);
+            standbyNs = Math.min(standbyNs * 2, MAX_STANDBY_NS);
+            return 0;
+        }
+
         @Override
         public String roleName() {
             return "udp-" + local.getHostAddress() + "-" + port;
@@ -511,22 +533,21 @@ public final class UdpLink implements Link {
                 agentOut = false;
                 if (agentWanted) {
                     agentWanted = false;
+                    standbyNs = STANDBY_NS;
                 } else if (System.nanoTime() - lastPollNs < POLLING_NS) {
-                    LockSupport.parkNanos(STANDBY_NS); // a thread polls: stand by, out of its way
-                    return 0;
+                    return standBy(); // a thread polls: stand by, out of its way
                 }
                 // Wait for a datagram without the token, so a poller or an event waiter can take the
                 // socket meanwhile; a waiter that holds it is receiving: stand by.
                 if (receiveToken.get() != FREE) {
-                    LockSupport.parkNanos(STANDBY_NS);
-                    return 0;
+                    return standBy();
                 }
+                standbyNs = STANDBY_NS;
                 if (!socket.agentAwaitReadable(AGENT_WAIT_MS)) {
                     return 0; // the timeout, to re-check for close
                 }
                 if (!receiveToken.compareAndSet(FREE, HELD)) {
-                    LockSupport.parkNanos(STANDBY_NS); // another thread took the socket first
-                    return 0;
+                    return standBy(); // another thread took the socket first
                 }
                 int n;
                 try {

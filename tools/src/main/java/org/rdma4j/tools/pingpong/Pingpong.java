@@ -550,11 +550,11 @@ final class Pingpong {
     }
 
     /**
-     * The C tools spin on ibv_poll_cq. Spinning here too (on the soft device an empty poll receives
-     * what its link has queued, so spinning makes progress: the reply to a ping comes within tens of
-     * microseconds), then yielding, then parking briefly: on a small machine or an emulated VM a
-     * poller that never sleeps takes the core the device's own threads need (its receive agent in
-     * CHANNEL mode, its timers), and every packet waits for a time slice. An interrupt ends the run.
+     * The C tools spin on ibv_poll_cq. Spinning here too for a short while (the reply to a ping on a
+     * fast path comes within microseconds), then yielding (still polling: on the soft device an empty
+     * poll receives what its link has queued), then parking briefly: on a small machine or an emulated
+     * VM a poller that never sleeps takes the core the device's own threads and its peer need, and
+     * every packet waits for a time slice. An interrupt ends the run.
      */
     /** When the timed part of the run started (after --warmup exchanges). */
     private long timedFrom;
@@ -578,8 +578,8 @@ final class Pingpong {
         }
     }
 
-    private static final long SPIN_NS = 200_000;
-    private static final long YIELD_NS = 2_000_000;
+    private static final long SPIN_NS = 20_000;
+    private static final long YIELD_NS = 200_000;
     private static final long PARK_NS = 20_000;
 
     /** printf's %.2f, with C's spelling of the non-finite values. */
