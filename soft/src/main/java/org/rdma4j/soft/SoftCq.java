@@ -82,14 +82,22 @@ final class SoftCq extends AbstractResource implements CompletionQueue, CqRing.L
 
     @Override
     public int poll(WorkCompletion[] wcs) {
-        ensureOpen();
-        return ring.poll(wcs, wcs.length);
+        return poll(wcs, wcs.length);
     }
 
+    /**
+     * Polls the ring; when it is empty, receives on this thread what the device's link has queued
+     * (which may complete work here) and polls again: a busy-polling application needs no hand-off from
+     * the link's receive thread.
+     */
     @Override
     public int poll(WorkCompletion[] wcs, int max) {
         ensureOpen();
-        return ring.poll(wcs, max);
+        int n = ring.poll(wcs, max);
+        if (n == 0 && Math.min(max, wcs.length) > 0 && context.hca.pollLink() > 0) {
+            n = ring.poll(wcs, max);
+        }
+        return n;
     }
 
     @Override

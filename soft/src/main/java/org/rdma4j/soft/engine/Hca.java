@@ -61,7 +61,11 @@ public final class Hca implements PacketSink {
             new java.util.concurrent.ConcurrentHashMap<>();
     /** QP attachments over all groups (guarded by {@code groups}). */
     private int attachments;
-    /** QPs with packets queued in the current receive batch (used by the link's receive thread only). */
+    /**
+     * QPs with packets queued in the current receive batch: used by one receiving thread at a time (a
+     * link's receive agent, or a thread polling it: the link hands its receive token from one to the
+     * other, which orders their accesses).
+     */
     private final QpEngine[] batch = new QpEngine[64];
     private int batchSize;
 
@@ -216,6 +220,38 @@ public final class Hca implements PacketSink {
                 return q;
             }
         };
+    }
+
+    /**
+     * Receives on the calling thread what the link has queued ({@link Link#poll()}): an empty CQ poll
+     * calls this, so a polling application needs no hand-off from the link's receive thread. Returns the
+     * packets handled; never blocks.
+     */
+    public int pollLink() {
+        Link l = link;
+        return l == null ? 0 : l.poll();
+    }
+
+    /** The thread that polled the link is about to block on a completion channel (see {@link Link#pollerBlocks()}). */
+    public void pollerBlocks() {
+        Link l = link;
+        if (l != null) {
+            l.pollerBlocks();
+        }
+    }
+
+    /** Receives on the calling thread, waiting up to {@code timeoutNs} (see {@link Link#await}); -1: cannot now. */
+    public int awaitLink(long timeoutNs) {
+        Link l = link;
+        return l == null ? -1 : l.await(timeoutNs);
+    }
+
+    /** Ends another thread's {@link #awaitLink} soon. */
+    public void wakeLinkAwait() {
+        Link l = link;
+        if (l != null) {
+            l.wakeAwait();
+        }
     }
 
     /** Whether the link has received packets it has not delivered yet (see {@link Link#receiveBacklogged()}). */

@@ -207,6 +207,27 @@ public final class FaultyLink implements Link {
         return inner.receiveBacklogged();
     }
 
+    /** Receives through the inner link (faults apply to what this link sends). */
+    @Override
+    public int poll() {
+        return inner.poll();
+    }
+
+    @Override
+    public void pollerBlocks() {
+        inner.pollerBlocks();
+    }
+
+    @Override
+    public int await(long timeoutNs) {
+        return inner.await(timeoutNs);
+    }
+
+    @Override
+    public void wakeAwait() {
+        inner.wakeAwait();
+    }
+
     @Override
     public void joinGroup(org.rdma4j.verbs.Gid group) throws java.io.IOException {
         inner.joinGroup(group);

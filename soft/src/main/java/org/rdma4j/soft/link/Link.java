@@ -20,6 +20,30 @@ public interface Link extends AutoCloseable {
         return false;
     }
 
+    /** Receives what has arrived, on the calling thread, and hands it to the sink; returns the number of
+     *  packets handled. Never blocks. A link without a receive path of its own for the caller returns 0. */
+    default int poll() { return 0; }
+
+    /**
+     * The thread that has been calling {@link #poll()} is about to block elsewhere (on a completion
+     * channel) and stops polling: a link whose receive agent stands by while threads poll lets it
+     * receive again now rather than after its stand-by period. Nothing by default.
+     */
+    default void pollerBlocks() {}
+
+    /**
+     * Waits on the calling thread, up to {@code timeoutNs}, for packets, and hands what arrives to the
+     * sink (as {@link #poll()} does, but blocking): a thread about to wait for a completion event
+     * receives itself instead of being woken by the link's receive thread. Returns the packets handled
+     * (0: none came in time, or {@link #wakeAwait()} ended the wait), or -1 when this link cannot
+     * receive on the caller's thread now (another thread is receiving, or it has no such path): the
+     * caller then waits its own way. By default -1.
+     */
+    default int await(long timeoutNs) { return -1; }
+
+    /** Ends an {@link #await} in progress on another thread soon (an event came another way). */
+    default void wakeAwait() {}
+
     /** Link-level counters (name to value) that a device shows next to its own; none by default. */
     default java.util.Map<String, Long> counters() {
         return java.util.Map.of();

@@ -276,14 +276,21 @@ final class LinuxSockets {
 
     /** Return after the first datagram instead of waiting to fill the whole vector. */
     static final int MSG_WAITFORONE = 0x10000;
+    /** Never block: take what is queued (EAGAIN when nothing is). */
+    static final int MSG_DONTWAIT = 0x40;
 
     /**
      * recvmmsg into a prepared mmsghdr vector: blocks for the first datagram (up to SO_RCVTIMEO), then
      * takes whatever else is queued. Returns datagrams received or -errno. Allocation free.
      */
     static int recvmmsg(Call c, int fd, MemorySegment vector, int count) {
+        return recvmmsg(c, fd, vector, count, MSG_WAITFORONE);
+    }
+
+    /** As above with {@code flags}: {@link #MSG_DONTWAIT} takes only what is queued now, never blocks. */
+    static int recvmmsg(Call c, int fd, MemorySegment vector, int count, int flags) {
         try {
-            int r = (int) RECVMMSG.invokeExact(c.state, fd, vector, count, MSG_WAITFORONE, MemorySegment.NULL);
+            int r = (int) RECVMMSG.invokeExact(c.state, fd, vector, count, flags, MemorySegment.NULL);
             return r < 0 ? -c.errno() : r;
         } catch (Throwable t) {
             throw new IllegalStateException(t);

@@ -28,13 +28,23 @@ class NativeUdpSocket implements UdpSocket {
     private volatile long drops;
     private volatile boolean closed;
 
-    // Receive thread only.
+    // The receive token's holder only (see UdpSocket).
     private final LinuxSockets.Call receiveCall = new LinuxSockets.Call();
     private final MemorySegment vector;
     private final MemorySegment iovecs;
     private final MemorySegment names;
     private final MemorySegment controls;
     private final Packet[] slots = new Packet[BATCH];
+    private final MemorySegment pollFd = Arena.ofAuto().allocate(8, 8);
+    // The receive agent's wait for readability, outside the token (agent thread only).
+    private final LinuxSockets.Call agentCall = new LinuxSockets.Call();
+    private final MemorySegment agentPollFd = Arena.ofAuto().allocate(8, 8);
+    // Waking a receiver blocked in poll(2) (guarded by wakeCall): an empty datagram to the socket itself.
+    private final LinuxSockets.Call wakeCall = new LinuxSockets.Call();
+    private final MemorySegment wakeAddr = Arena.ofAuto().allocate(LinuxSockets.SOCKADDR_SIZE, 8);
+    private final int wakeAddrLength;
+    /** Entries 0..unprepared-1 of the vector need a packet and their fields set before the next receive. */
+    private int unprepared = BATCH;
     private final PacketPool pool;
 
     NativeUdpSocket(byte[] local, int port, boolean v6, int interfaceIndex, PacketPool pool) throws IOException {
@@ -70,6 +80,7 @@ class NativeUdpSocket implements UdpSocket {
         iovecs = arena.allocate(LinuxSockets.IOVEC_SIZE * BATCH, 8);
         names = arena.allocate(LinuxSockets.SOCKADDR_SIZE * BATCH, 8);
         controls = arena.allocate(UdpDatagrams.CONTROL_SIZE * BATCH, 8);
+        wakeAddrLength = LinuxSockets.writeSockaddr(wakeAddr, local, port);
     }
 
     /** Received datagrams carry their TTL/hop limit and TOS/traffic class as control messages. */
@@ -138,7 +149,55 @@ class NativeUdpSocket implements UdpSocket {
 
     @Override
     public int receive(UdpDatagrams datagrams, UdpDatagrams.Scratch scratch) {
-        for (int i = 0; i < BATCH; i++) {
+        return receive(datagrams, scratch, LinuxSockets.MSG_WAITFORONE);
+    }
+
+    @Override
+    public int receiveNow(UdpDatagrams datagrams, UdpDatagrams.Scratch scratch) {
+        return receive(datagrams, scratch, LinuxSockets.MSG_DONTWAIT);
+    }
+
+    @Override
+    public boolean canReceiveNow() {
+        return true;
+    }
+
+    @Override
+    public boolean awaitReadable(int timeoutMs) {
+        return awaitReadable(receiveCall, pollFd, timeoutMs);
+    }
+
+    @Override
+    public boolean agentAwaitReadable(int timeoutMs) {
+        return awaitReadable(agentCall, agentPollFd, timeoutMs);
+    }
+
+    private boolean awaitReadable(LinuxSockets.Call call, MemorySegment fds, int timeoutMs) {
+        if (closed) {
+            return false;
+        }
+        fds.set(ValueLayout.JAVA_INT, 0, fd);
+        fds.set(ValueLayout.JAVA_SHORT, 4, LinuxSockets.POLLIN); // events
+        fds.set(ValueLayout.JAVA_SHORT, 6, (short) 0); // revents
+        return LinuxSockets.poll(call, fds, 1, timeoutMs) > 0;
+    }
+
+    @Override
+    public void wakeReceiver() {
+        synchronized (wakeCall) {
+            if (!closed) {
+                LinuxSockets.sendto(wakeCall, fd, wakeAddr, 0, wakeAddr, wakeAddrLength);
+            }
+        }
+    }
+
+    private int receive(UdpDatagrams datagrams, UdpDatagrams.Scratch scratch, int flags) {
+        if (closed) {
+            return 0;
+        }
+        // Only the entries the last call filled need new packets (a receive fills a prefix): a poll
+        // that finds nothing costs one recvmmsg, not a rebuilt vector.
+        for (int i = 0; i < unprepared; i++) {
             if (slots[i] == null) {
                 slots[i] = pool.acquire();
             }
@@ -154,19 +213,21 @@ class NativeUdpSocket implements UdpSocket {
             vector.set(ValueLayout.JAVA_LONG, m + 40, UdpDatagrams.CONTROL_SIZE);
             vector.set(ValueLayout.JAVA_LONG, m + 48, 0); // flags, msg_len
         }
-        int n = LinuxSockets.recvmmsg(receiveCall, fd, vector, BATCH);
+        unprepared = 0;
+        int n = LinuxSockets.recvmmsg(receiveCall, fd, vector, BATCH, flags);
         if (n <= 0) {
-            return 0; // timeout (EAGAIN) to re-check for close, or EINTR
+            return 0; // nothing queued (EAGAIN), the timeout to re-check for close, or EINTR
         }
+        unprepared = n;
         for (int i = 0; i < n; i++) {
             long m = LinuxSockets.MMSGHDR_SIZE * i;
             int len = vector.get(ValueLayout.JAVA_INT, m + 56);
-            int flags = vector.get(ValueLayout.JAVA_INT, m + 48);
+            int msgFlags = vector.get(ValueLayout.JAVA_INT, m + 48);
             Packet p = slots[i];
             slots[i] = null;
             UdpDatagrams.readHopLimitAndClass(controls, UdpDatagrams.CONTROL_SIZE * i,
                     vector.get(ValueLayout.JAVA_LONG, m + 40), p);
-            datagrams.deliver(p, len, (flags & 0x20) != 0, names, LinuxSockets.SOCKADDR_SIZE * i, scratch); // MSG_TRUNC
+            datagrams.deliver(p, len, (msgFlags & 0x20) != 0, names, LinuxSockets.SOCKADDR_SIZE * i, scratch); // MSG_TRUNC
         }
         datagrams.endBatch();
         return n;

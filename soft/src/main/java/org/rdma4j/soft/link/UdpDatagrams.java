@@ -65,6 +65,10 @@ final class UdpDatagrams {
     void deliver(Packet p, int len, boolean truncated, MemorySegment names, long at, Scratch k,
                  Gid dst, byte[] dstBytes, boolean batched) {
         try {
+            if (len == 0 && !truncated) {
+                p.release(); // an empty datagram: a wake-up (UdpSocket#wakeReceiver), or nothing to check
+                return;
+            }
             if (truncated || len < Bth.LENGTH + Icrc.LENGTH || len > Packet.BUFFER_SIZE) {
                 drop(p, malformed);
                 return;

@@ -8,7 +8,9 @@ import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import org.rdma4j.soft.agent.Agent;
 import org.rdma4j.soft.agent.AgentRunner;
 import org.rdma4j.soft.agent.IdleStrategy;
@@ -43,13 +45,49 @@ import org.rdma4j.verbs.Gid;
  * headers it would have had, to and from its own port) and delivers it on the sending thread to its own
  * device's receive path, through the same checks as a received datagram. Not on a link opened with a
  * remote port other than its own: there the address is shared with the device at the remote port (two
- * rdma4j devices on one address, told apart by port), so a packet to it goes to that port. Thread safe.
+ * rdma4j devices on one address, told apart by port), so a packet to it goes to that port.
+ * <p>
+ * Receiving: in the libc socket modes a thread that polls the device (an empty CQ poll calls
+ * {@link #poll()}) reads the socket itself, without a hand-off to the receive agent and a wake-up. One
+ * receiver at a time per socket holds the link's receive token (so packets reach the device in the
+ * order the socket queued them, and the device's receive batch has one user): the agent while it
+ * receives, a poller for one non-blocking receive. While threads poll (one did within the last
+ * {@link #POLLING_NS} ns) the agent stands by: it parks (from {@link #STANDBY_NS} ns, doubling up to
+ * {@link #MAX_STANDBY_NS}) instead of waiting in the socket, so it neither takes datagrams from the
+ * poller nor wakes for them. When polling stops the agent receives again, at once when the poller says
+ * so ({@link #pollerBlocks()}: it is about to wait on a completion channel), else within its current
+ * park. CHANNEL mode has no non-blocking
+ * receive next to a blocking one: there only the agent receives. Thread safe.
  */
 public final class UdpLink implements Link {
     /** The RoCEv2 UDP port. */
     public static final int ROCE_PORT = UdpHeader.ROCE_V2_PORT;
     private static final int DATAGRAM_MAX = Packet.BUFFER_SIZE;
     private static final int IPV4_ID = 0x1234;
+    /** A {@link #poll()} at most this long ago means a thread is polling the link now. */
+    static final long POLLING_NS = 50_000;
+    /**
+     * How long the receive agent first parks while threads poll (-Drdma4j.udp.standbyMicros, default
+     * 100); each further park in a row is twice as long, up to {@link #MAX_STANDBY_NS}.
+     */
+    static final long STANDBY_NS = Math.max(10, Long.getLong("rdma4j.udp.standbyMicros", 100)) * 1_000;
+    /**
+     * The longest stand-by park (-Drdma4j.udp.maxStandbyMicros, default: {@link #STANDBY_NS}, no
+     * doubling): how late the agent may notice that polling stopped. Long parks save the agent's
+     * wake-ups, but on a loaded machine a spinning poller that lost its core for a time slice leaves
+     * the socket unread until the agent comes back; measured with 5 ms, the round trip's median went
+     * from about 0.1 ms to 3 ms under load (docs/PERFORMANCE.md).
+     */
+    static final long MAX_STANDBY_NS = Math.max(STANDBY_NS,
+            Long.getLong("rdma4j.udp.maxStandbyMicros", 0) * 1_000);
+    /** The receive agent's longest wait in poll(2): it re-checks for close this often. */
+    static final int AGENT_WAIT_MS = 100;
+    /** The longest single wait of {@link #await}: a waiter re-checks its deadline, interrupts and close. */
+    static final long AWAIT_SLICE_NS = 50_000_000;
+    // The receive token's states.
+    private static final int FREE = 0;
+    private static final int HELD = 1;
+    private static final int CLOSED = 2;
 
     /** How datagrams are sent and received. */
     public enum Mode { AUTO, NATIVE, RAW_IPV4, CHANNEL }
@@ -76,6 +114,27 @@ public final class UdpLink implements Link {
     private final ThreadLocal<SelfScratch> selfScratch = ThreadLocal.withInitial(SelfScratch::new);
     /** The last receive filled a whole batch, so more datagrams are probably queued. */
     private volatile boolean backlogged;
+
+    // receive side
+    /** Who may read the socket: FREE, HELD by the agent or a poller, or CLOSED (see the class comment). */
+    private final AtomicInteger receiveToken = new AtomicInteger(FREE);
+    /** What a receive needs; used only by the token's holder. */
+    private final UdpDatagrams.Scratch receiveScratch = new UdpDatagrams.Scratch();
+    /** Whether the socket has a non-blocking receive, so callers may poll it. */
+    private final boolean pollable;
+    /** When a thread last called {@link #poll()} (System.nanoTime()). */
+    private volatile long lastPollNs = System.nanoTime() - 3_600_000_000_000L;
+    /** A poller is about to block: the agent receives now, whatever {@link #lastPollNs} says. */
+    private volatile boolean agentWanted;
+    /** Tests: the agent stays out of the socket; only {@link #poll()} receives. */
+    private volatile boolean agentHeld;
+    /** The agent has seen {@link #agentHeld} and is out of the socket. */
+    private volatile boolean agentOut;
+    private final AtomicLong polledPackets = new AtomicLong();
+    private final AtomicLong agentPackets = new AtomicLong();
+    private final AtomicLong awaitWakeups = new AtomicLong();
+    /** A thread is inside {@link #await}'s wait for the socket (tests). */
+    private volatile boolean awaiting;
 
     // send side (guarded by sendLock)
     private final Object sendLock = new Object();
@@ -114,6 +173,7 @@ public final class UdpLink implements Link {
         this.groups = mode == Mode.CHANNEL ? null
                 : new UdpGroups(v6, port, localBytes, interfaceIndex, local.getHostAddress(), pool, datagrams);
         sendDatagram = socket.ipHeaderLength() > 0 ? sendBuf : sendBuf.asSlice(UdpHeader.LENGTH);
+        pollable = socket.canReceiveNow();
         receiver = AgentRunner.start(new Receiver(), IdleStrategy.NO_OP, t -> {
             if (!closed) {
                 datagrams.malformed.incrementAndGet();
@@ -138,6 +198,11 @@ public final class UdpLink implements Link {
     public static UdpLink open(InetAddress local, int port, int remotePort, Mode mode, PacketSink sink)
             throws IOException {
         return new UdpLink(local, port, remotePort, mode, sink);
+    }
+
+    /** Whether the libc socket modes (NATIVE, RAW_IPV4), and with them {@link #poll()}, work here. */
+    public static boolean libcSocketsAvailable() {
+        return LinuxSockets.isAvailable();
     }
 
     private static int interfaceIndex(InetAddress local) {
@@ -323,9 +388,131 @@ public final class UdpLink implements Link {
 
     // ------------------------------------------------------------------ receive
 
-    /** The receive agent: one socket receive (blocking up to the socket's timeout) per round. */
+    /**
+     * Receives what has arrived, on the calling thread, if no other thread is receiving on this link
+     * right now; returns the packets handled (0 also in CHANNEL mode, or closed). Never blocks. Marks
+     * the link as polled, so the receive agent stands by (see the class comment).
+     */
+    @Override
+    public int poll() {
+        if (!pollable) {
+            return 0;
+        }
+        lastPollNs = System.nanoTime();
+        if (receiveToken.get() != FREE || !receiveToken.compareAndSet(FREE, HELD)) {
+            return 0; // another thread is receiving: what it takes it hands to the device
+        }
+        int n;
+        try {
+            n = socket.receiveNow(datagrams, receiveScratch);
+            noteBatch(n);
+        } finally {
+            receiveToken.set(FREE);
+        }
+        if (n > 0) {
+            polledPackets.addAndGet(n);
+        }
+        return n;
+    }
+
+    /**
+     * Waits on the calling thread for datagrams (poll(2), at most {@link #AWAIT_SLICE_NS} at a time)
+     * and receives them, holding the receive token meanwhile: the agent and pollers stay out, and a
+     * thread waiting for a completion event receives its own packet instead of being woken by the
+     * agent after it did. -1 in CHANNEL mode, once closed, or while another thread holds the token.
+     */
+    @Override
+    public int await(long timeoutNs) {
+        if (!pollable || closed) {
+            return -1;
+        }
+        if (receiveToken.get() != FREE || !receiveToken.compareAndSet(FREE, HELD)) {
+            return -1;
+        }
+        int n = 0;
+        lastPollNs = System.nanoTime(); // the agent stands by while threads wait here too
+        try {
+            long ns = Math.min(Math.max(timeoutNs, 0), AWAIT_SLICE_NS);
+            int ms = (int) Math.max(1, (ns + 999_999) / 1_000_000);
+            awaiting = true;
+            boolean readable = !closed && socket.awaitReadable(ms);
+            awaiting = false;
+            if (readable) {
+                n = socket.receiveNow(datagrams, receiveScratch);
+                noteBatch(n);
+            }
+        } finally {
+            lastPollNs = System.nanoTime();
+            receiveToken.set(FREE);
+        }
+        if (n > 0) {
+            polledPackets.addAndGet(n);
+        }
+        return n;
+    }
+
+    /** Whether a thread is waiting in {@link #await} now (for tests). */
+    public boolean awaiting() {
+        return awaiting;
+    }
+
+    @Override
+    public void wakeAwait() {
+        if (pollable && !closed) {
+            awaitWakeups.incrementAndGet();
+            socket.wakeReceiver();
+        }
+    }
+
+    @Override
+    public void pollerBlocks() {
+        if (pollable && !closed) {
+            agentWanted = true;
+            receiver.wake();
+        }
+    }
+
+    /**
+     * Keeps the receive agent out of the socket ({@code true}), so only {@link #poll()} receives, or
+     * lets it receive again. Waits (up to 2 s, as long as a blocked receive can take) until the agent is
+     * out; false if it is not, or the mode cannot poll. For tests of the poll path.
+     */
+    public boolean holdReceiveAgent(boolean hold) throws InterruptedException {
+        if (!pollable) {
+            return false;
+        }
+        agentHeld = hold;
+        receiver.wake();
+        if (!hold) {
+            return true;
+        }
+        long end = System.nanoTime() + 2_000_000_000L;
+        while (!agentOut && System.nanoTime() - end < 0) {
+            Thread.sleep(1);
+        }
+        return agentOut;
+    }
+
+    private void noteBatch(int n) {
+        boolean full = n == UdpSocket.BATCH;
+        if (backlogged != full) {
+            backlogged = full;
+        }
+    }
+
+    /**
+     * The receive agent: one socket receive (blocking up to the socket's timeout) per round, holding
+     * the receive token; while threads poll, a stand-by park instead.
+     */
     private final class Receiver implements Agent {
-        private final UdpDatagrams.Scratch scratch = new UdpDatagrams.Scratch();
+        /** The next stand-by park: doubles while threads keep polling, back to the first after a receive. */
+        private long standbyNs = STANDBY_NS;
+
+        private int standBy() {
+            LockSupport.parkNanos(standbyNs);
+            standbyNs = Math.min(standbyNs * 2, MAX_STANDBY_NS);
+            return 0;
+        }
 
         @Override
         public String roleName() {
@@ -337,16 +524,59 @@ public final class UdpLink implements Link {
             if (closed) {
                 return 0;
             }
-            int n = socket.receive(datagrams, scratch);
-            boolean full = n == UdpSocket.BATCH;
-            if (backlogged != full) {
-                backlogged = full;
+            if (pollable) {
+                if (agentHeld) {
+                    agentOut = true;
+                    LockSupport.parkNanos(STANDBY_NS);
+                    return 0;
+                }
+                agentOut = false;
+                if (agentWanted) {
+                    agentWanted = false;
+                    standbyNs = STANDBY_NS;
+                } else if (System.nanoTime() - lastPollNs < POLLING_NS) {
+                    return standBy(); // a thread polls: stand by, out of its way
+                }
+                // Wait for a datagram without the token, so a poller or an event waiter can take the
+                // socket meanwhile; a waiter that holds it is receiving: stand by.
+                if (receiveToken.get() != FREE) {
+                    return standBy();
+                }
+                standbyNs = STANDBY_NS;
+                if (!socket.agentAwaitReadable(AGENT_WAIT_MS)) {
+                    return 0; // the timeout, to re-check for close
+                }
+                if (!receiveToken.compareAndSet(FREE, HELD)) {
+                    return standBy(); // another thread took the socket first
+                }
+                int n;
+                try {
+                    n = socket.receiveNow(datagrams, receiveScratch);
+                    noteBatch(n);
+                } finally {
+                    receiveToken.set(FREE);
+                }
+                if (n > 0) {
+                    agentPackets.addAndGet(n);
+                }
+                return n;
+            }
+            int n = socket.receive(datagrams, receiveScratch); // CHANNEL: blocks, up to its timeout
+            noteBatch(n);
+            if (n > 0) {
+                agentPackets.addAndGet(n);
             }
             return n;
         }
 
         @Override
         public void onClose() {
+            // A poller holds the token for one non-blocking receive at most: wait for it, so the socket
+            // never closes under a receive (bounded, should a poller thread be descheduled for long).
+            long end = System.nanoTime() + 1_000_000_000L;
+            while (pollable && !receiveToken.compareAndSet(FREE, CLOSED) && System.nanoTime() - end < 0) {
+                Thread.yield();
+            }
             socket.close();
         }
     }
@@ -378,6 +608,16 @@ public final class UdpLink implements Link {
 
     public long sentDatagrams() {
         return sent.get();
+    }
+
+    /** Datagrams received by threads polling the link ({@link #poll()}). */
+    public long polledPackets() {
+        return polledPackets.get();
+    }
+
+    /** Datagrams received by the link's receive agent. */
+    public long agentPackets() {
+        return agentPackets.get();
     }
 
     /**
@@ -428,6 +668,9 @@ public final class UdpLink implements Link {
         m.put("udp_icrc_drops", datagrams.badIcrc.get());
         m.put("udp_sent_datagrams", sent.get());
         m.put("udp_self_delivered_packets", selfDelivered.get());
+        m.put("udp_polled_packets", polledPackets.get());
+        m.put("udp_agent_packets", agentPackets.get());
+        m.put("udp_await_wakeups", awaitWakeups.get());
         return m;
     }
 
@@ -438,6 +681,7 @@ public final class UdpLink implements Link {
         }
         closed = true;
         socket.interruptReceive();
+        socket.wakeReceiver(); // a thread waiting in await returns now, not after its slice
         receiver.close(2_000); // the socket closes on the receive thread, after its last receive
         if (groups != null) {
             groups.close();

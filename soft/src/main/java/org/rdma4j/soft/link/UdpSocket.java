@@ -6,7 +6,8 @@ import java.lang.foreign.MemorySegment;
  * One of {@link UdpLink}'s socket modes: how its datagrams leave and arrive. The link builds every
  * datagram (and, for a mode that writes its own IP header, the IP header too) and checks every one it
  * receives; the socket only moves them. {@link #send} and {@link #setHopLimitAndClass} are called under
- * the link's send lock, {@link #receive} and {@link #close} on its receive thread only.
+ * the link's send lock, {@link #receive} and {@link #close} by one thread at a time: the holder of the
+ * link's receive token (its receive agent, or a thread polling the link).
  */
 interface UdpSocket {
     /** Batch size of one {@link #receive}: a full batch means more datagrams are probably queued. */
@@ -34,6 +35,42 @@ interface UdpSocket {
      * receive batch; returns how many arrived (0: none, or the socket is closing).
      */
     int receive(UdpDatagrams datagrams, UdpDatagrams.Scratch scratch);
+
+    /**
+     * Like {@link #receive}, but never blocks: takes only the datagrams queued now (0 if none). Only
+     * where {@link #canReceiveNow()}.
+     */
+    default int receiveNow(UdpDatagrams datagrams, UdpDatagrams.Scratch scratch) {
+        return 0;
+    }
+
+    /**
+     * Waits up to {@code timeoutMs} until a datagram is queued (poll(2)); true when one is (or the wait
+     * was woken by {@link #wakeReceiver()}). Only where {@link #canReceiveNow()}.
+     */
+    default boolean awaitReadable(int timeoutMs) {
+        return false;
+    }
+
+    /**
+     * Like {@link #awaitReadable}, for the link's receive agent, which waits without the receive token
+     * (so a poller or an event waiter can take the socket meanwhile): state of its own.
+     */
+    default boolean agentAwaitReadable(int timeoutMs) {
+        return false;
+    }
+
+    /**
+     * Makes an {@link #awaitReadable} in progress return soon: a datagram of length 0 to the socket's
+     * own address, which the link's receive path ignores. Any thread.
+     */
+    default void wakeReceiver() {
+    }
+
+    /** Whether {@link #receiveNow} works in this mode (a caller may then receive on its own thread). */
+    default boolean canReceiveNow() {
+        return false;
+    }
 
     /** Datagrams the kernel dropped for a full receive queue, or -1 if the mode cannot tell. */
     long socketDrops();

@@ -8,6 +8,7 @@ import static org.rdma4j.conformance.Capability.PORT_STATE_CONTROL;
 import static org.rdma4j.conformance.Capability.RELIABLE_LINK;
 import static org.rdma4j.conformance.Capability.SELF_LOOPBACK;
 import static org.rdma4j.conformance.Capability.SMALL_LIMITS;
+import static org.rdma4j.conformance.Capability.WAITS_IN_NATIVE_CODE;
 
 import java.net.InetAddress;
 import java.util.EnumSet;
@@ -55,7 +56,7 @@ public final class SoftSetups implements SetupProvider {
                         once(() -> SoftDevices.createLoopback("soft-small-limits", ResourceLimits.uniform(16)))),
                 new SoftSetup("udp4", "RoCEv2 over native UDP sockets (mode AUTO), 127.0.0.1 and 127.0.0.2",
                         EnumSet.of(RELIABLE_LINK, SELF_LOOPBACK, HOP_LIMIT_AND_CLASS, MULTICAST, PORT_STATE_CONTROL,
-                                HIDDEN_OBJECT_COUNT),
+                                HIDDEN_OBJECT_COUNT, WAITS_IN_NATIVE_CODE),
                         UDP_GID_INDEX,
                         once(() -> udpPair("soft-udp", "127.0.0.1", "127.0.0.2", 24791, UdpLink.Mode.AUTO)),
                         once(() -> udpPair("soft-udp-port", "127.0.0.5", "127.0.0.6", 26791, UdpLink.Mode.AUTO)),
@@ -63,7 +64,8 @@ public final class SoftSetups implements SetupProvider {
                 new SoftSetup("udp6", "RoCEv2 over native IPv6 UDP sockets, two devices on ::1 told apart by their"
                         + " ports. No multicast (IPv6 groups on lo need host setup), no QP-to-QP loopback (a packet"
                         + " to ::1 goes to the peer's port)",
-                        EnumSet.of(RELIABLE_LINK, HOP_LIMIT_AND_CLASS, PORT_STATE_CONTROL, HIDDEN_OBJECT_COUNT),
+                        EnumSet.of(RELIABLE_LINK, HOP_LIMIT_AND_CLASS, PORT_STATE_CONTROL, HIDDEN_OBJECT_COUNT,
+                                WAITS_IN_NATIVE_CODE),
                         UDP_GID_INDEX,
                         once(() -> udpPair("soft-udp6", "::1", "::1", 27791, UdpLink.Mode.AUTO)),
                         once(() -> udpPair("soft-udp6-port", "::1", "::1", 28791, UdpLink.Mode.AUTO)),

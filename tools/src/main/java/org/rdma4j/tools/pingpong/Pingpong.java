@@ -551,9 +551,10 @@ final class Pingpong {
 
     /**
      * The C tools spin on ibv_poll_cq. Spinning here too for a short while (the reply to a ping on a
-     * fast path comes within microseconds), then yielding, then parking briefly: on a small machine or
-     * an emulated VM a poller that never sleeps takes the core the device's own receive and
-     * progress threads need, and every packet waits for a time slice. An interrupt ends the run.
+     * fast path comes within microseconds), then yielding (still polling: on the soft device an empty
+     * poll receives what its link has queued), then parking briefly: on a small machine or an emulated
+     * VM a poller that never sleeps takes the core the device's own threads and its peer need, and
+     * every packet waits for a time slice. An interrupt ends the run.
      */
     /** When the timed part of the run started (after --warmup exchanges). */
     private long timedFrom;
