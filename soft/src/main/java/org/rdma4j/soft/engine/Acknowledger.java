@@ -70,7 +70,7 @@ final class Acknowledger {
     private void send(int syndrome, int psn) {
         Packet p = responsePacket(Opcode.RC_ACKNOWLEDGE, psn, 0);
         Aeth.writeAt(p.buffer, Opcode.offsetOf(Opcode.RC_ACKNOWLEDGE, Opcode.HEADER_AETH), syndrome, msn);
-        qp.hca.send(p);
+        qp.send(p);
     }
 
     void atomicAck(int psn, long original) {
@@ -79,7 +79,7 @@ final class Acknowledger {
         Packet p = responsePacket(op, psn, 0);
         Aeth.writeAt(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_AETH), ACK_SYNDROME, msn);
         AtomicAckEth.writeAt(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_ATOMIC_ACK_ETH), original);
-        qp.hca.send(p);
+        qp.send(p);
     }
 
     /**
@@ -106,7 +106,7 @@ final class Acknowledger {
                 p.addPiece(k.segment, k.offsetOf(va + off), len);
             }
             off += len;
-            qp.hca.send(p);
+            qp.send(p);
         }
     }
 

@@ -1,6 +1,8 @@
 package org.rdma4j.soft.engine;
 
+import org.rdma4j.soft.link.DirectLink;
 import org.rdma4j.soft.link.Packet;
+import org.rdma4j.soft.link.Route;
 import org.rdma4j.soft.wire.Bth;
 import org.rdma4j.soft.wire.Opcode;
 import org.rdma4j.soft.wire.Psn;
@@ -82,6 +84,11 @@ public final class QpEngine {
     int pkey = 0xFFFF;
 
     private final SendQueue sq;
+    /**
+     * Where this RC/UC QP's packets go when the link is a {@link DirectLink}: resolved on the first
+     * packet after the address vector was set, then reused while valid (task only; null otherwise).
+     */
+    private Route route;
 
     // Inbound packets, filled by delivering threads, drained by the task (guarded by inboundLock). An idle
     // QP holds no ring at all: most of a large table never receives a burst.
@@ -176,6 +183,7 @@ public final class QpEngine {
             destQpn = c.destQpn();
         }
         if ((m & QpAttrMask.AV) != 0) {
+            route = null;
             dgid = c.dgid();
             sgid = c.sgid();
             avHopLimit = hopLimitOrDefault(c.grh().hopLimit());
@@ -300,6 +308,33 @@ public final class QpEngine {
                 task.run();
             }
         }
+    }
+
+    /** Sends one of this QP's packets (task only): on its resolved route when there is one. */
+    void send(Packet p) {
+        Route r = directRoute();
+        if (r != null) {
+            hca.send(p, r);
+        } else {
+            hca.send(p);
+        }
+    }
+
+    /**
+     * The route to the connected peer on an in-process fabric ({@link DirectLink}), or null (UD,
+     * another link, no such device). Task only.
+     */
+    Route directRoute() {
+        Route r = route;
+        if (r != null && r.valid()) {
+            return r;
+        }
+        if (type == QpType.UD) {
+            return null;
+        }
+        r = hca.resolve(dgid);
+        route = r;
+        return r;
     }
 
     /** {@code ibv_post_recv} on the QP's own receive queue. */

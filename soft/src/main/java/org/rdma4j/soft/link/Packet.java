@@ -46,6 +46,18 @@ public final class Packet {
     public int hopLimit = DEFAULT_HOP_LIMIT;
     public int trafficClass;
     public int flowLabel;
+    /**
+     * How many packets of one message this hand-off stands for. 1 on every real link; more only on the
+     * in-process fabric ({@link DirectLink}), where an RC requester hands a run of WRITE packets over at
+     * once: the BTH is the first packet's (its PSN, opcode and RETH), the payload is the run's, every
+     * packet but the last is {@link #burstMtu} bytes long, and {@link #burstLastOpcode} is the last
+     * packet's opcode. The receiver checks it as the packets it stands for (or splits it into them).
+     */
+    public int burstPackets = 1;
+    /** The path MTU the burst was segmented at. */
+    public int burstMtu;
+    /** The opcode of the burst's last packet. */
+    public int burstLastOpcode;
     /** The hop limit of a packet whose sender did not choose one (the usual kernel default). */
     public static final int DEFAULT_HOP_LIMIT = 64;
     private final PacketPool pool;
@@ -71,6 +83,7 @@ public final class Packet {
         hopLimit = DEFAULT_HOP_LIMIT;
         trafficClass = 0;
         flowLabel = 0;
+        burstPackets = 1;
         return this;
     }
 
@@ -114,6 +127,29 @@ public final class Packet {
 
     public int pieceLength(int i) {
         return pieceLength[i];
+    }
+
+    /**
+     * Appends payload bytes {@code [from, from + length)} of {@code src} as slices of the same memory
+     * (splitting a burst into its packets); false if this packet cannot take more pieces.
+     */
+    public boolean addPayloadOf(Packet src, int from, int length) {
+        int skip = from;
+        int left = length;
+        for (int i = 0; i < src.pieces && left > 0; i++) {
+            int len = src.pieceLength[i];
+            if (skip >= len) {
+                skip -= len;
+                continue;
+            }
+            int n = Math.min(len - skip, left);
+            if (!addPiece(src.pieceSegment[i], src.pieceOffset[i] + skip, n)) {
+                return false;
+            }
+            left -= n;
+            skip = 0;
+        }
+        return left == 0;
     }
 
     /** False if a payload slice lies in memory freed since it was added (its arena closed). */
