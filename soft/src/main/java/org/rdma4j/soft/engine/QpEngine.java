@@ -94,7 +94,9 @@ public final class QpEngine {
     // QP holds no ring at all: most of a large table never receives a burst.
     private final Object inboundLock = new Object();
     private Packet[] inbound;
-    private long inHead;
+    /** Advanced by producers under inboundLock; volatile so the task may see an empty queue without it. */
+    private volatile long inHead;
+    /** Advanced by the task only (under inboundLock, which producers read it under). */
     private long inTail;
 
     // The device's timer heap (see TimerHeap): slot guarded by it, the queued deadline read without lock.
@@ -354,8 +356,31 @@ public final class QpEngine {
 
     // ------------------------------------------------------------------ delivery and the task
 
-    /** A packet for this QP arrived (any thread). */
+    /**
+     * A packet for this QP arrived (any thread). When this thread may run the task (not nested too
+     * deep), the task is idle and nothing is queued before the packet, the packet is handled at once
+     * inside the task, without going through the inbound queue; otherwise it is queued for the task.
+     */
     void inbound(Packet p) {
+        int[] depth = DEPTH.get();
+        if (depth[0] < MAX_INLINE_DEPTH && task.tryAcquire()) {
+            depth[0]++;
+            try {
+                if (inTail == inHead) { // the task is ours: only producers move inHead, and we saw it empty
+                    handle(p);
+                    responder.flushAck();
+                } else {
+                    enqueueInbound(p);
+                }
+            } finally {
+                try {
+                    task.runAcquired();
+                } finally {
+                    depth[0]--;
+                }
+            }
+            return;
+        }
         if (enqueueInbound(p)) {
             schedule();
         }
@@ -401,7 +426,9 @@ public final class QpEngine {
                 }
                 ring = growInbound(ring, queued);
             }
-            ring[(int) (inHead++ & (ring.length - 1))] = p;
+            long h = inHead;
+            ring[(int) (h & (ring.length - 1))] = p;
+            inHead = h + 1;
         }
         return true;
     }
@@ -409,11 +436,10 @@ public final class QpEngine {
     /** A ring twice as large (the first one {@link #INBOUND_INITIAL}) with the queued packets in order. */
     private Packet[] growInbound(Packet[] old, int queued) {
         Packet[] ring = new Packet[old == null ? INBOUND_INITIAL : old.length * 2];
-        for (int i = 0; i < queued; i++) {
-            ring[i] = old[(int) ((inTail + i) & (old.length - 1))];
+        for (int i = 0; i < queued; i++) { // the positions stay: only the task moves inTail
+            long at = inTail + i;
+            ring[(int) (at & (ring.length - 1))] = old[(int) (at & (old.length - 1))];
         }
-        inTail = 0;
-        inHead = queued;
         inbound = ring;
         return ring;
     }
@@ -438,10 +464,10 @@ public final class QpEngine {
     }
 
     private Packet nextInbound() {
+        if (inTail == inHead) {
+            return null; // the common case, without the lock
+        }
         synchronized (inboundLock) {
-            if (inTail == inHead) {
-                return null;
-            }
             Packet[] ring = inbound;
             int i = (int) (inTail++ & (ring.length - 1));
             Packet p = ring[i];
@@ -478,21 +504,7 @@ public final class QpEngine {
         Packet p;
         while ((p = nextInbound()) != null) {
             progress = true;
-            try {
-                int op = Bth.opcodeOf(p.buffer);
-                if (!Opcode.isValid(op) || p.headerLength < Opcode.headerLength(op)) {
-                    hca.counters.inc(Counter.MALFORMED);
-                } else if (Opcode.isResponse(op)) {
-                    completer.receive(p, op);
-                } else {
-                    responder.receive(p, op);
-                }
-            } catch (IllegalStateException | IndexOutOfBoundsException e) {
-                // registered memory went away under us (a closed arena) or a hostile length: drop
-                hca.counters.inc(Counter.MALFORMED);
-            } finally {
-                p.release();
-            }
+            handle(p);
         }
         if (progress) {
             responder.flushAck(); // one acknowledgement for everything this pass took in
@@ -515,6 +527,25 @@ public final class QpEngine {
         progress |= requester.step();
         progress |= completer.retire();
         return progress;
+    }
+
+    /** Takes one arrived packet in (inside the task) and releases it. */
+    private void handle(Packet p) {
+        try {
+            int op = Bth.opcodeOf(p.buffer);
+            if (!Opcode.isValid(op) || p.headerLength < Opcode.headerLength(op)) {
+                hca.counters.inc(Counter.MALFORMED);
+            } else if (Opcode.isResponse(op)) {
+                completer.receive(p, op);
+            } else {
+                responder.receive(p, op);
+            }
+        } catch (IllegalStateException | IndexOutOfBoundsException e) {
+            // registered memory went away under us (a closed arena) or a hostile length: drop
+            hca.counters.inc(Counter.MALFORMED);
+        } finally {
+            p.release();
+        }
     }
 
     // ------------------------------------------------------------------ completions

@@ -44,6 +44,20 @@ public final class Task {
     }
 
     /**
+     * Takes the task if it is idle, for a caller that has one piece of work to do inside it first
+     * (a delivering thread handing over a packet without queueing it); true when taken, and then the
+     * caller must call {@link #runAcquired()}, which runs the pending work and releases the task.
+     */
+    public boolean tryAcquire() {
+        return state.get() == IDLE && state.compareAndSet(IDLE, BUSY);
+    }
+
+    /** Runs the work and releases the task, after {@link #tryAcquire()} returned true. */
+    public void runAcquired() {
+        loop();
+    }
+
+    /**
      * Waits until the task is idle, runs {@code action} exclusively (no work runs concurrently), then
      * the pending work. For control-path changes such as QP state transitions.
      */

@@ -2,6 +2,7 @@ package org.rdma4j.soft.link;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import org.rdma4j.verbs.Gid;
 
 /**
@@ -195,10 +196,44 @@ public final class Packet {
                 continue;
             }
             int n = Math.min(len - skip, left);
-            MemorySegment.copy(pieceSegment[i], pieceOffset[i] + skip, dst, at, n);
+            copyBytes(pieceSegment[i], pieceOffset[i] + skip, dst, at, n);
             at += n;
             left -= n;
             skip = 0;
+        }
+    }
+
+    /** Up to this many bytes are copied with a few loads and stores rather than the bulk copy. */
+    static final int SMALL_COPY = 16;
+
+    /**
+     * {@link MemorySegment#copy(MemorySegment, long, MemorySegment, long, long)} for any length, with
+     * payloads of up to {@value #SMALL_COPY} bytes (an 8-byte WRITE, a small SEND) moved by a few
+     * unaligned loads and stores: the bulk copy's per-call checks cost more than such a payload. All
+     * loads come before the stores, so overlapping ranges behave as with the bulk copy.
+     */
+    public static void copyBytes(MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset, int n) {
+        if (n > SMALL_COPY) {
+            MemorySegment.copy(src, srcOffset, dst, dstOffset, n);
+        } else if (n >= 8) {
+            long first = src.get(ValueLayout.JAVA_LONG_UNALIGNED, srcOffset);
+            long last = src.get(ValueLayout.JAVA_LONG_UNALIGNED, srcOffset + n - 8);
+            dst.set(ValueLayout.JAVA_LONG_UNALIGNED, dstOffset, first);
+            dst.set(ValueLayout.JAVA_LONG_UNALIGNED, dstOffset + n - 8, last);
+        } else if (n >= 4) {
+            int first = src.get(ValueLayout.JAVA_INT_UNALIGNED, srcOffset);
+            int last = src.get(ValueLayout.JAVA_INT_UNALIGNED, srcOffset + n - 4);
+            dst.set(ValueLayout.JAVA_INT_UNALIGNED, dstOffset, first);
+            dst.set(ValueLayout.JAVA_INT_UNALIGNED, dstOffset + n - 4, last);
+        } else if (n > 0) {
+            byte first = src.get(ValueLayout.JAVA_BYTE, srcOffset);
+            byte mid = src.get(ValueLayout.JAVA_BYTE, srcOffset + n / 2);
+            byte last = src.get(ValueLayout.JAVA_BYTE, srcOffset + n - 1);
+            dst.set(ValueLayout.JAVA_BYTE, dstOffset, first);
+            dst.set(ValueLayout.JAVA_BYTE, dstOffset + n / 2, mid);
+            dst.set(ValueLayout.JAVA_BYTE, dstOffset + n - 1, last);
+        } else if (n < 0) {
+            throw new IndexOutOfBoundsException("negative length " + n);
         }
     }
 
