@@ -362,6 +362,14 @@ public final class QpEngine {
      * inside the task, without going through the inbound queue; otherwise it is queued for the task.
      */
     void inbound(Packet p) {
+        if (task.runningHere()) {
+            // this thread runs the task further up its stack (the peer answered inside our send): queue
+            // it, the running pass takes it next
+            if (enqueueInbound(p)) {
+                task.again();
+            }
+            return;
+        }
         int[] depth = DEPTH.get();
         if (depth[0] < MAX_INLINE_DEPTH && task.tryAcquire()) {
             depth[0]++;
@@ -382,7 +390,7 @@ public final class QpEngine {
             return;
         }
         if (enqueueInbound(p)) {
-            schedule();
+            schedule(depth);
         }
     }
 
@@ -450,7 +458,10 @@ public final class QpEngine {
      * runs ...); then the device's progress thread runs it, so stacks stay shallow.
      */
     void schedule() {
-        int[] depth = DEPTH.get();
+        schedule(DEPTH.get());
+    }
+
+    private void schedule(int[] depth) {
         if (depth[0] >= MAX_INLINE_DEPTH) {
             hca.defer(this);
             return;
