@@ -100,6 +100,67 @@ class BurstWriteTest {
         }
     }
 
+    @Test
+    void unsignaledWritesOnTheFabricAreAcknowledgedTogetherOrAfterADelay() {
+        long delayedAckNs = 100_000; // Acknowledger.DELAYED_ACK_NS
+        FakeClock clock = new FakeClock();
+        LoopbackFabric fabric = new LoopbackFabric();
+        Device da = SoftDevices.createOnClock("lazy-ack-a", fabric, clock);
+        Device db = SoftDevices.createOnClock("lazy-ack-b", fabric, clock);
+        clock.drive(((SoftDevice) db).hca.progressAgent()); // A's timers never run: nothing may time out
+        boolean ok = false;
+        try (Arena arena = Arena.ofShared(); Context a = da.open(); Context b = db.open()) {
+            ProtectionDomain pa = a.allocPd();
+            ProtectionDomain pb = b.allocPd();
+            CompletionQueue ca = a.createCq(16);
+            CompletionQueue cb = b.createCq(16);
+            QueuePair qa = pa.createQp(new QpInitAttr(QpType.RC, ca, ca).cap(new QpCap(16, 1, 1, 1, 0)));
+            QueuePair qb = pb.createQp(new QpInitAttr(QpType.RC, cb, cb).cap(new QpCap(16, 1, 1, 1, 0)));
+            ReceivePathFuzzTest.Connect.bringUp(qa, QpType.RC, b.queryGid(1, 1), qb.qpn()); // timeout 14
+            ReceivePathFuzzTest.Connect.bringUp(qb, QpType.RC, a.queryGid(1, 1), qa.qpn());
+            MemorySegment src = arena.allocate(64, 8);
+            MemorySegment dst = arena.allocate(64, 8);
+            MemoryRegion ma = pa.regMr(src, ALL);
+            MemoryRegion mb = pb.regMr(dst, ALL);
+            long acks = b.counters(1).get("sent_pkts");
+            for (int i = 1; i <= 3; i++) {
+                src.set(ValueLayout.JAVA_LONG, 8 * i, i);
+                qa.postSend(new SendWorkRequest().wrId(i).sge(ma, 8 * i, 8).write(mb.address() + 8 * i, mb.rkey()));
+                assertEquals(i, dst.get(ValueLayout.JAVA_LONG, 8 * i), "WRITE " + i + " executed");
+            }
+            assertEquals(acks, b.counters(1).get("sent_pkts"), "unsignaled WRITEs asked for no ACK");
+            clock.advance(delayedAckNs - 2_000, 1_000);
+            assertEquals(acks, b.counters(1).get("sent_pkts"), "not before the delay");
+            clock.advance(4_000, 1_000);
+            assertEquals(acks + 1, b.counters(1).get("sent_pkts"), "one ACK for the three, after the delay");
+            clock.advance(10 * delayedAckNs, 10_000);
+            assertEquals(acks + 1, b.counters(1).get("sent_pkts"), "and no more");
+
+            // a signaled WRITE asks at once; its ACK also covers an unsignaled one before it
+            qa.postSend(new SendWorkRequest().wrId(4).sge(ma, 0, 8).write(mb.address(), mb.rkey()));
+            qa.postSend(new SendWorkRequest().wrId(5).flags(SendFlag.SIGNALED).sge(ma, 0, 8)
+                    .write(mb.address(), mb.rkey()));
+            WorkCompletion[] wc = WorkCompletion.array(2);
+            assertEquals(1, ca.poll(wc), "completed at once");
+            assertEquals(5L, wc[0].wrId());
+            assertEquals(acks + 2, b.counters(1).get("sent_pkts"));
+            clock.advance(10 * delayedAckNs, 10_000);
+            assertEquals(acks + 2, b.counters(1).get("sent_pkts"), "nothing owed any more");
+            assertEquals(0L, a.counters(1).get("retransmits"));
+            for (AutoCloseable c : new AutoCloseable[] {qa, qb, ma, mb, ca, cb, pa, pb}) {
+                c.close();
+            }
+            ok = true;
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        } finally {
+            if (ok) {
+                SoftDevices.remove(db);
+                SoftDevices.remove(da);
+            }
+        }
+    }
+
     /** Responses the scripted QP sent: opcode, PSN and AETH syndrome per packet. */
     private static final class Responses implements Link {
         final List<int[]> sent = new ArrayList<>();

@@ -496,12 +496,16 @@ public final class QpEngine {
 
     /** Runs the QP task (progress thread). */
     void runTask() {
+        timerRun = true;
         schedule();
     }
 
-    /** The earliest timer deadline (ACK timeout or RNR wait), or Long.MAX_VALUE. */
+    /** Set by the progress agent before it runs the task: the task looks at the responder's owed ACK. */
+    private volatile boolean timerRun;
+
+    /** The earliest timer deadline (ACK timeout, RNR wait, an owed ACK), or Long.MAX_VALUE. */
     long nextDeadlineNs() {
-        return completer.nextDeadlineNs();
+        return Math.min(completer.nextDeadlineNs(), responder.owedAckDeadlineNs());
     }
 
     private boolean doWork() {
@@ -519,6 +523,10 @@ public final class QpEngine {
         }
         if (progress) {
             responder.flushAck(); // one acknowledgement for everything this pass took in
+        }
+        if (timerRun) {
+            timerRun = false;
+            responder.sendOwedAck();
         }
         QpState s = state;
         if (s == QpState.ERR) {

@@ -10,6 +10,7 @@ import org.rdma4j.soft.wire.ImmDt;
 import org.rdma4j.soft.wire.Opcode;
 import org.rdma4j.soft.wire.Psn;
 import org.rdma4j.soft.wire.Reth;
+import org.rdma4j.soft.wire.RnrTimer;
 import org.rdma4j.verbs.QpState;
 import org.rdma4j.verbs.QpType;
 import org.rdma4j.verbs.SendFlag;
@@ -305,7 +306,7 @@ final class Requester {
         int payload = last ? (int) remaining : k * mtu;
         int op = Opcode.writeOpcode(Opcode.TRANSPORT_RC, first ? Opcode.FIRST : Opcode.MIDDLE, false);
         int lastOp = Opcode.writeOpcode(Opcode.TRANSPORT_RC, last ? Opcode.LAST : Opcode.MIDDLE, false);
-        boolean ackReq = last || sinceAckReq + k >= ACK_EVERY;
+        boolean ackReq = (last && lastAsksForAck(w)) || sinceAckReq + k >= ACK_EVERY;
         sinceAckReq = ackReq ? 0 : sinceAckReq + k;
         boolean se = last && (w.flags & SendFlag.SOLICITED) != 0;
         Bth.writeAt(b, 0, op, se, 0, qp.pkey, qp.destQpn, ackReq, w.nextPsn);
@@ -339,7 +340,7 @@ final class Requester {
     private void header(MemorySegment b, int op, boolean se, int payload, boolean last, int packetPsn, SendWqe w) {
         boolean ackReq = false;
         if (qp.transport == Opcode.TRANSPORT_RC) {
-            if (last || ++sinceAckReq >= ACK_EVERY) {
+            if ((last && lastAsksForAck(w)) || ++sinceAckReq >= ACK_EVERY) {
                 ackReq = true;
                 sinceAckReq = 0;
             }
@@ -353,6 +354,27 @@ final class Requester {
             Deth.writeAt(b, Opcode.offsetOf(op, Opcode.HEADER_DETH), qkey, qp.qpn);
         }
     }
+
+    /**
+     * Whether the last packet of {@code w} asks for an ACK. Always, except on the in-process fabric
+     * ({@link org.rdma4j.soft.link.DirectLink}, whose responder is this engine): there an unsignaled
+     * SEND or WRITE need not be acknowledged on its own, so the requester coalesces ACKs. It still
+     * asks on every signaled WR, when a quarter of the send queue or half of the send window waits for
+     * retirement, and the responder acknowledges an owed message {@value Acknowledger#DELAYED_ACK_NS} ns
+     * later anyway; only with an ACK timeout far above that delay (or none), so a late ACK can never
+     * look like a lost one.
+     */
+    private boolean lastAsksForAck(SendWqe w) {
+        if (w.signaled || w.isReadOrAtomic() || qp.directRoute() == null
+                || (qp.timeoutCode != 0 && RnrTimer.ackTimeoutNanos(qp.timeoutCode) < LAZY_ACK_MIN_TIMEOUT_NS)) {
+            return true;
+        }
+        return sq.head() - sq.tail() >= Math.max(1, qp.maxSendWr / 4)
+                || Psn.diff(w.lastPsn, qp.completer.lastAckedPsn()) >= WINDOW_PSNS / 2;
+    }
+
+    /** ACKs are coalesced only under an ACK timeout of at least this (timeout code 13, 33.6 ms). */
+    static final long LAZY_ACK_MIN_TIMEOUT_NS = 30_000_000L;
 
     /** Adds the payload bytes [offset, offset + len) of {@code w} to {@code p}; false on a bad lkey. */
     private boolean gather(SendWqe w, Packet p, long offset, int len) {

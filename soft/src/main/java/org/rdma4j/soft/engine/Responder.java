@@ -265,6 +265,8 @@ final class Responder {
         nakSent = false;
         if (Bth.ackReqOf(b)) {
             sendAck(ACK_SYNDROME, Psn.add(psn, k - 1));
+        } else if (end) {
+            acks.owe(Psn.add(psn, k - 1));
         }
         return true;
     }
@@ -565,9 +567,23 @@ final class Responder {
     private void advance(Packet p, int psn, boolean rc) {
         ePsn = Psn.add(psn, 1);
         nakSent = false;
-        if (rc && Bth.ackReqOf(p.buffer)) {
-            sendAck(ACK_SYNDROME, psn);
+        if (rc) {
+            if (Bth.ackReqOf(p.buffer)) {
+                sendAck(ACK_SYNDROME, psn);
+            } else if (Opcode.isEnd(Bth.opcodeOf(p.buffer))) {
+                acks.owe(psn); // a requester coalescing ACKs (in-process fabric): acknowledged soon anyway
+            }
         }
+    }
+
+    /** When an owed ACK is due (see {@link Acknowledger#owe}), or Long.MAX_VALUE. */
+    long owedAckDeadlineNs() {
+        return acks.owedDeadlineNs();
+    }
+
+    /** Sends the owed ACK if it is due (the progress agent's run of the task). */
+    void sendOwedAck() {
+        acks.sendOwed();
     }
 
     /** A positive ACK is coalesced until {@link #flushAck()}; a NAK goes at once. */
