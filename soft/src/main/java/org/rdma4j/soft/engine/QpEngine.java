@@ -500,7 +500,7 @@ public final class QpEngine {
         schedule();
     }
 
-    /** Set by the progress agent before it runs the task: the task looks at the responder's owed ACK. */
+    /** Set by the progress agent before it runs the task: the task looks at its timers and owed ACK. */
     private volatile boolean timerRun;
 
     /** The earliest timer deadline (ACK timeout, RNR wait, an owed ACK), or Long.MAX_VALUE. */
@@ -524,7 +524,8 @@ public final class QpEngine {
         if (progress) {
             responder.flushAck(); // one acknowledgement for everything this pass took in
         }
-        if (timerRun) {
+        boolean timers = timerRun;
+        if (timers) {
             timerRun = false;
             responder.sendOwedAck();
         }
@@ -542,7 +543,11 @@ public final class QpEngine {
         if (s == QpState.RESET || s == QpState.INIT) {
             return progress;
         }
-        progress |= completer.checkTimers();
+        if (timers) {
+            // Deadlines are the progress agent's: it runs the task when one is due (or pushed back),
+            // so the other passes need not read the clock.
+            progress |= completer.checkTimers();
+        }
         progress |= requester.step();
         progress |= completer.retire();
         return progress;
