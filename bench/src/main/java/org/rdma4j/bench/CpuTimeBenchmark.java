@@ -23,7 +23,9 @@ import org.rdma4j.verbs.WorkCompletion;
  *   <li>{@code bw SIZE}: {@link BaselineBenchmark#memcpy} and {@link RdmaWriteBandwidthBenchmark} of
  *       SIZE bytes (16 in flight, every 8th signaled), one after the other in the same JVM.</li>
  * </ul>
- * Each test runs twice per round (the first pass warms up and is not printed).
+ * Each test runs twice per round (the first pass warms up and is not printed). Each line also gives
+ * what the posting thread allocated per operation (the data path must allocate nothing; this count,
+ * unlike JMH's {@code gc.alloc.rate.norm}, excludes the JVM's other threads).
  * {@snippet :
  * java --enable-native-access=ALL-UNNAMED -cp bench/target/benchmarks.jar org.rdma4j.bench.CpuTimeBenchmark lat 3
  * java --enable-native-access=ALL-UNNAMED -cp bench/target/benchmarks.jar org.rdma4j.bench.CpuTimeBenchmark bw 3 65536
@@ -31,6 +33,10 @@ import org.rdma4j.verbs.WorkCompletion;
  */
 public final class CpuTimeBenchmark {
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+    /** The posting thread's allocation counter (HotSpot's ThreadMXBean). */
+    private static final com.sun.management.ThreadMXBean ALLOC =
+            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    private static long allocated0;
 
     private CpuTimeBenchmark() {}
 
@@ -53,7 +59,15 @@ public final class CpuTimeBenchmark {
     private static void report(String name, long ops, long cpu0, long wall0) {
         long cpu = THREADS.getCurrentThreadCpuTime() - cpu0;
         long wall = System.nanoTime() - wall0;
-        System.out.printf("%-16s cpu %8.1f ns/op   wall %8.1f ns/op%n", name, (double) cpu / ops, (double) wall / ops);
+        long bytes = ALLOC.getCurrentThreadAllocatedBytes() - allocated0;
+        System.out.printf("%-16s cpu %8.1f ns/op   wall %8.1f ns/op   thread allocation %.4f B/op%n", name,
+                (double) cpu / ops, (double) wall / ops, (double) bytes / ops);
+    }
+
+    /** Starts a measured pass: the time and allocation counters {@link #report} subtracts. */
+    private static long start() {
+        allocated0 = ALLOC.getCurrentThreadAllocatedBytes();
+        return THREADS.getCurrentThreadCpuTime();
     }
 
     private static void pollOne(org.rdma4j.verbs.CompletionQueue cq, WorkCompletion[] wc) {
@@ -76,7 +90,7 @@ public final class CpuTimeBenchmark {
             WorkCompletion[] wc = WorkCompletion.array(1);
             int n = 1_000_000;
             for (int pass = 0; pass < 2; pass++) {
-                long c0 = THREADS.getCurrentThreadCpuTime();
+                long c0 = start();
                 long w0 = System.nanoTime();
                 for (int i = 0; i < n; i++) {
                     p.a.qp.postSend(w);
@@ -97,7 +111,7 @@ public final class CpuTimeBenchmark {
             WorkCompletion[] wc = WorkCompletion.array(depth / every + 1);
             int n = 4_000_000;
             for (int pass = 0; pass < 2; pass++) {
-                long c0 = THREADS.getCurrentThreadCpuTime();
+                long c0 = start();
                 long w0 = System.nanoTime();
                 stream(p, w, wc, n, depth, every, SendFlag.INLINE);
                 if (pass == 1) {
@@ -115,7 +129,7 @@ public final class CpuTimeBenchmark {
             WorkCompletion[] wc = WorkCompletion.array(4);
             int n = (int) Math.max(2000, 2_000_000_000L / size);
             for (int pass = 0; pass < 2; pass++) {
-                long c0 = THREADS.getCurrentThreadCpuTime();
+                long c0 = start();
                 long w0 = System.nanoTime();
                 for (int i = 0; i < n; i++) {
                     MemorySegment.copy(src, 0, dst, 0, size);
@@ -123,7 +137,7 @@ public final class CpuTimeBenchmark {
                 if (pass == 1) {
                     report("memcpy" + size, n, c0, w0);
                 }
-                c0 = THREADS.getCurrentThreadCpuTime();
+                c0 = start();
                 w0 = System.nanoTime();
                 stream(p, w, wc, n, 16, 8, 0);
                 if (pass == 1) {
