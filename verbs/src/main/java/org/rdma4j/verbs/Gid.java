@@ -17,9 +17,12 @@ public final class Gid {
     public static final Gid ZERO = new Gid(new byte[LENGTH]);
 
     private final byte[] raw;
+    /** Computed once: GIDs key the soft device's routes and groups. */
+    private final int hash;
 
     private Gid(byte[] raw) {
         this.raw = raw;
+        this.hash = Arrays.hashCode(raw);
     }
 
     /** A GID from its 16 bytes in wire order. */
@@ -121,11 +124,11 @@ public final class Gid {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof Gid g && Arrays.equals(raw, g.raw);
+        return o == this || o instanceof Gid g && g.hash == hash && Arrays.equals(raw, g.raw);
     }
 
     @Override
     public int hashCode() {
-        return Arrays.hashCode(raw);
+        return hash;
     }
 }

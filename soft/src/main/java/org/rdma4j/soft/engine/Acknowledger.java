@@ -23,6 +23,16 @@ final class Acknowledger {
     /** A positive ACK waits for the end of the task's pass over its inbound packets. */
     private boolean ackPending;
     private int ackPendingPsn;
+    /**
+     * The PSN of the latest message executed whose last packet asked for no ACK (a requester that
+     * coalesces ACKs on the in-process fabric): acknowledged by the next ACK or NAK, or when
+     * {@link #owedDeadlineNs} passes, whichever comes first.
+     */
+    private int owedPsn;
+    private volatile long owedDeadlineNs = NEVER;
+    private static final long NEVER = Long.MAX_VALUE;
+    /** How long an owed ACK waits for a later packet that asks for one. */
+    static final long DELAYED_ACK_NS = 100_000;
 
     Acknowledger(QpEngine qp) {
         this.qp = qp;
@@ -30,7 +40,36 @@ final class Acknowledger {
 
     void reset() {
         ackPending = false;
+        owedDeadlineNs = NEVER;
         msn = 0;
+    }
+
+    /**
+     * A message ended with a packet that asked for no ACK: one is owed. It goes with the next ACK or
+     * NAK this QP sends, else {@value #DELAYED_ACK_NS} ns from the first owed message (the device's
+     * progress agent runs the QP then, see {@link #sendOwed}).
+     */
+    void owe(int psn) {
+        owedPsn = psn;
+        if (owedDeadlineNs == NEVER) {
+            long d = qp.hca.nanoTime() + DELAYED_ACK_NS;
+            owedDeadlineNs = d;
+            qp.hca.timerArmed(qp, d);
+        }
+    }
+
+    /** When the owed ACK is due, or Long.MAX_VALUE. */
+    long owedDeadlineNs() {
+        return owedDeadlineNs;
+    }
+
+    /** Sends the owed ACK if its time has come (the progress agent's run of the task). */
+    void sendOwed() {
+        if (owedDeadlineNs != NEVER && qp.hca.nanoTime() >= owedDeadlineNs) {
+            ack(owedPsn);
+            flush();
+            owedDeadlineNs = NEVER;
+        }
     }
 
     /** A request message completed (SEND, WRITE, READ or atomic): the MSN advances. */
@@ -68,18 +107,20 @@ final class Acknowledger {
     }
 
     private void send(int syndrome, int psn) {
+        owedDeadlineNs = NEVER; // an ACK or NAK acknowledges every message before it
         Packet p = responsePacket(Opcode.RC_ACKNOWLEDGE, psn, 0);
         Aeth.writeAt(p.buffer, Opcode.offsetOf(Opcode.RC_ACKNOWLEDGE, Opcode.HEADER_AETH), syndrome, msn);
-        qp.hca.send(p);
+        qp.send(p);
     }
 
     void atomicAck(int psn, long original) {
         flush();
+        owedDeadlineNs = NEVER;
         int op = Opcode.RC_ATOMIC_ACKNOWLEDGE;
         Packet p = responsePacket(op, psn, 0);
         Aeth.writeAt(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_AETH), ACK_SYNDROME, msn);
         AtomicAckEth.writeAt(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_ATOMIC_ACK_ETH), original);
-        qp.hca.send(p);
+        qp.send(p);
     }
 
     /**
@@ -89,6 +130,7 @@ final class Acknowledger {
      */
     void readResponses(MemKey k, long va, long length, int psn, boolean fromStart) {
         flush();
+        owedDeadlineNs = NEVER;
         int mtu = qp.mtuBytes;
         int packets = (int) Math.max(1, (length + mtu - 1) / mtu);
         long off = 0;
@@ -106,7 +148,7 @@ final class Acknowledger {
                 p.addPiece(k.segment, k.offsetOf(va + off), len);
             }
             off += len;
-            qp.hca.send(p);
+            qp.send(p);
         }
     }
 

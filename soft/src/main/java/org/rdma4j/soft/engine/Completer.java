@@ -36,6 +36,8 @@ final class Completer {
     private boolean rnrWaiting;
     private volatile long retransmitDeadlineNs = NEVER;
     private volatile long rnrDeadlineNs = NEVER;
+    /** A request packet went out since the ACK timer was last set (see {@link #armRetransmit}). */
+    private boolean sentSinceArmed;
     private int retriesLeft;
     /** A sequence NAK started a retry and nothing has been acknowledged since (rxe: started_retry). */
     private boolean nakRetryStarted;
@@ -82,6 +84,7 @@ final class Completer {
     }
 
     void disarmTimers() {
+        sentSinceArmed = false;
         deferLimitNs = NEVER;
         retransmitDeadlineNs = NEVER;
         rnrDeadlineNs = NEVER;
@@ -99,11 +102,17 @@ final class Completer {
      */
     void armRetransmit() {
         if (qp.timeoutCode != 0) {
-            boolean idle = retransmitDeadlineNs == NEVER;
-            long d = qp.hca.nanoTime() + RnrTimer.ackTimeoutNanos(qp.timeoutCode);
-            retransmitDeadlineNs = d;
-            if (idle) {
+            if (retransmitDeadlineNs == NEVER) {
+                sentSinceArmed = false;
+                long d = qp.hca.nanoTime() + RnrTimer.ackTimeoutNanos(qp.timeoutCode);
+                retransmitDeadlineNs = d;
                 qp.hca.timerArmed(qp, d);
+            } else {
+                // Restarted lazily (no clock read per packet): when the deadline comes, a packet sent
+                // since it was set starts one more full period instead of a retry. The responder so
+                // gets between one and two timeouts from the latest packet (IBTA lets the timer run
+                // up to four times the timeout).
+                sentSinceArmed = true;
             }
         }
     }
@@ -229,6 +238,7 @@ final class Completer {
         nakRetryStarted = false;
         retriesLeft = qp.retryCnt;
         rnrRetriesLeft = qp.rnrRetry;
+        sentSinceArmed = false;
         if (sq.hasOutstanding() && qp.timeoutCode != 0) {
             long d = qp.hca.nanoTime() + RnrTimer.ackTimeoutNanos(qp.timeoutCode);
             retransmitDeadlineNs = d;
@@ -372,7 +382,12 @@ final class Completer {
             rnrWaiting = false;
             progress = true;
         }
-        if (now >= retransmitDeadlineNs) {
+        if (now >= retransmitDeadlineNs && sentSinceArmed) {
+            sentSinceArmed = false;
+            long d = now + RnrTimer.ackTimeoutNanos(qp.timeoutCode);
+            retransmitDeadlineNs = d;
+            qp.hca.timerArmed(qp, d);
+        } else if (now >= retransmitDeadlineNs) {
             retransmitDeadlineNs = NEVER;
             SendWqe w = sq.oldestPending();
             if (w == null) {

@@ -23,6 +23,11 @@ public final class Counters {
         values[c.ordinal()].increment();
     }
 
+    /** Adds {@code n} (a burst counts as the packets it stands for). */
+    public void add(Counter c, long n) {
+        values[c.ordinal()].add(n);
+    }
+
     public long get(Counter c) {
         return values[c.ordinal()].sum();
     }

@@ -7,8 +7,9 @@ import org.rdma4j.verbs.WorkCompletion;
 
 /**
  * A completion queue's ring of preallocated completion slots plus its notification state. Producers
- * (QP engines) push under the ring's lock; the consumer polls under the same lock. Overflow is
- * sticky: the ring stops accepting entries and the listener raises IBV_EVENT_CQ_ERR. Thread safe.
+ * (QP engines) push under the ring's lock; the consumer polls under the same lock, except that it sees
+ * an empty ring without it. Overflow is sticky: the ring stops accepting entries and the listener
+ * raises IBV_EVENT_CQ_ERR. Thread safe.
  */
 public final class CqRing {
     /** Receives the CQ's event notifications; called outside the ring lock. */
@@ -26,14 +27,27 @@ public final class CqRing {
 
     private final Listener listener;
     private WorkCompletion[] slots;
-    private long head;
-    private long tail;
+    /** slots.length - 1 when that is a power of two, else -1 (then a division). */
+    private int mask;
+    /** Entries ever pushed / polled; volatile so a poll of an empty ring needs no lock. */
+    private volatile long head;
+    private volatile long tail;
     private int armed;
     private boolean overflowed;
 
     public CqRing(int capacity, Listener listener) {
         this.listener = listener;
         slots = WorkCompletion.array(capacity);
+        mask = maskFor(capacity);
+    }
+
+    private static int maskFor(int length) {
+        return Integer.bitCount(length) == 1 ? length - 1 : -1;
+    }
+
+    private WorkCompletion slot(long index) {
+        int m = mask;
+        return slots[m >= 0 ? (int) index & m : (int) (index % slots.length)];
     }
 
     public synchronized int capacity() {
@@ -69,10 +83,10 @@ public final class CqRing {
             if (head - tail == slots.length) {
                 overflowed = true;
             } else {
-                slots[(int) (head % slots.length)].set(wrId, status, opcode, byteLen, qpNum, wcFlags, immData,
-                        invRkey, srcQp, 0);
-                slots[(int) (head % slots.length)].networkHdrType(headerType);
-                head++;
+                WorkCompletion wc = slot(head);
+                wc.set(wrId, status, opcode, byteLen, qpNum, wcFlags, immData, invRkey, srcQp, 0);
+                wc.networkHdrType(headerType);
+                head = head + 1;
             }
             event = armed == ARM_NEXT || (armed == ARM_SOLICITED && (solicited || status != WcStatus.SUCCESS));
             if (event) {
@@ -93,14 +107,22 @@ public final class CqRing {
     }
 
     /** Moves up to {@code max} completions into {@code out}; returns how many. */
-    public synchronized int poll(WorkCompletion[] out, int max) {
-        int n = 0;
-        int limit = Math.min(max, out.length);
-        while (n < limit && tail < head) {
-            out[n++].copyFrom(slots[(int) (tail % slots.length)]);
-            tail++;
+    public int poll(WorkCompletion[] out, int max) {
+        if (tail == head) {
+            return 0; // empty: no lock, so a spinning poller leaves the producers' lock alone
         }
-        return n;
+        synchronized (this) {
+            int n = 0;
+            int limit = Math.min(max, out.length);
+            long t = tail;
+            long h = head;
+            while (n < limit && t < h) {
+                out[n++].copyFrom(slot(t));
+                t++;
+            }
+            tail = t;
+            return n;
+        }
     }
 
     /** Arms the ring for one event. */
@@ -119,9 +141,10 @@ public final class CqRing {
         }
         WorkCompletion[] n = WorkCompletion.array(capacity);
         for (int i = 0; i < queued; i++) {
-            n[i].copyFrom(slots[(int) ((tail + i) % slots.length)]);
+            n[i].copyFrom(slot(tail + i));
         }
         slots = n;
+        mask = maskFor(capacity);
         tail = 0;
         head = queued;
         return true;

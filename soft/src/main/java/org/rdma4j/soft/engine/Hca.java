@@ -5,10 +5,12 @@ import java.util.NoSuchElementException;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.rdma4j.soft.agent.AgentRunner;
 import org.rdma4j.soft.agent.NanoClock;
+import org.rdma4j.soft.link.DirectLink;
 import org.rdma4j.soft.link.Link;
 import org.rdma4j.soft.link.Packet;
 import org.rdma4j.soft.link.PacketPool;
 import org.rdma4j.soft.link.PacketSink;
+import org.rdma4j.soft.link.Route;
 import org.rdma4j.soft.wire.Bth;
 import org.rdma4j.soft.wire.Icrc;
 import org.rdma4j.verbs.Errno;
@@ -353,7 +355,7 @@ public final class Hca implements PacketSink {
      * rxe's packets are when its netdev has no carrier (the transmit itself succeeds).
      */
     public void send(Packet p) {
-        counters.inc(Counter.SENT_PKTS);
+        counters.add(Counter.SENT_PKTS, p.burstPackets);
         Link l = link;
         if (l == null || !portUp) {
             p.release();
@@ -371,6 +373,28 @@ public final class Hca implements PacketSink {
         } catch (IllegalStateException e) {
             counters.inc(Counter.FREED_MEMORY); // freed while the link copied it: lost, as above
         }
+    }
+
+    /**
+     * Where unicast packets to {@code dst} go, resolved once, when the link is a {@link DirectLink}
+     * (the in-process fabric); null otherwise (then {@link #send} finds the way per packet).
+     */
+    public Route resolve(Gid dst) {
+        return link instanceof DirectLink d ? d.resolve(dst) : null;
+    }
+
+    /**
+     * {@link #send}, straight to a resolved route's device. The payload's memory is not checked here:
+     * the receiving engine's copy meets memory freed meanwhile and drops the packet as lost (counted
+     * as {@link Counter#FREED_MEMORY}), as {@link #send} does for the links that copy.
+     */
+    public void send(Packet p, Route r) {
+        counters.add(Counter.SENT_PKTS, p.burstPackets);
+        if (!portUp) {
+            p.release();
+            return;
+        }
+        r.sink.receive(p);
     }
 
     /** The receive path: validate the BTH basics and dispatch on the destination QPN. */
@@ -458,7 +482,7 @@ public final class Hca implements PacketSink {
             p.release();
             return false;
         }
-        counters.inc(Counter.RCVD_PKTS);
+        counters.add(Counter.RCVD_PKTS, p.burstPackets);
         if (p.headerLength < 12 || p.buffer.byteSize() < 12) {
             counters.inc(Counter.MALFORMED);
             p.release();

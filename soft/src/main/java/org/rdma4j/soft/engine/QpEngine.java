@@ -1,6 +1,8 @@
 package org.rdma4j.soft.engine;
 
+import org.rdma4j.soft.link.DirectLink;
 import org.rdma4j.soft.link.Packet;
+import org.rdma4j.soft.link.Route;
 import org.rdma4j.soft.wire.Bth;
 import org.rdma4j.soft.wire.Opcode;
 import org.rdma4j.soft.wire.Psn;
@@ -82,12 +84,19 @@ public final class QpEngine {
     int pkey = 0xFFFF;
 
     private final SendQueue sq;
+    /**
+     * Where this RC/UC QP's packets go when the link is a {@link DirectLink}: resolved on the first
+     * packet after the address vector was set, then reused while valid (task only; null otherwise).
+     */
+    private Route route;
 
     // Inbound packets, filled by delivering threads, drained by the task (guarded by inboundLock). An idle
     // QP holds no ring at all: most of a large table never receives a burst.
     private final Object inboundLock = new Object();
     private Packet[] inbound;
-    private long inHead;
+    /** Advanced by producers under inboundLock; volatile so the task may see an empty queue without it. */
+    private volatile long inHead;
+    /** Advanced by the task only (under inboundLock, which producers read it under). */
     private long inTail;
 
     // The device's timer heap (see TimerHeap): slot guarded by it, the queued deadline read without lock.
@@ -176,6 +185,7 @@ public final class QpEngine {
             destQpn = c.destQpn();
         }
         if ((m & QpAttrMask.AV) != 0) {
+            route = null;
             dgid = c.dgid();
             sgid = c.sgid();
             avHopLimit = hopLimitOrDefault(c.grh().hopLimit());
@@ -302,6 +312,33 @@ public final class QpEngine {
         }
     }
 
+    /** Sends one of this QP's packets (task only): on its resolved route when there is one. */
+    void send(Packet p) {
+        Route r = directRoute();
+        if (r != null) {
+            hca.send(p, r);
+        } else {
+            hca.send(p);
+        }
+    }
+
+    /**
+     * The route to the connected peer on an in-process fabric ({@link DirectLink}), or null (UD,
+     * another link, no such device). Task only.
+     */
+    Route directRoute() {
+        Route r = route;
+        if (r != null && r.valid()) {
+            return r;
+        }
+        if (type == QpType.UD) {
+            return null;
+        }
+        r = hca.resolve(dgid);
+        route = r;
+        return r;
+    }
+
     /** {@code ibv_post_recv} on the QP's own receive queue. */
     public void postRecv(RecvWorkRequest wr) {
         if (usesSrq) {
@@ -319,10 +356,41 @@ public final class QpEngine {
 
     // ------------------------------------------------------------------ delivery and the task
 
-    /** A packet for this QP arrived (any thread). */
+    /**
+     * A packet for this QP arrived (any thread). When this thread may run the task (not nested too
+     * deep), the task is idle and nothing is queued before the packet, the packet is handled at once
+     * inside the task, without going through the inbound queue; otherwise it is queued for the task.
+     */
     void inbound(Packet p) {
+        if (task.runningHere()) {
+            // this thread runs the task further up its stack (the peer answered inside our send): queue
+            // it, the running pass takes it next
+            if (enqueueInbound(p)) {
+                task.again();
+            }
+            return;
+        }
+        int[] depth = DEPTH.get();
+        if (depth[0] < MAX_INLINE_DEPTH && task.tryAcquire()) {
+            depth[0]++;
+            try {
+                if (inTail == inHead) { // the task is ours: only producers move inHead, and we saw it empty
+                    handle(p);
+                    responder.flushAck();
+                } else {
+                    enqueueInbound(p);
+                }
+            } finally {
+                try {
+                    task.runAcquired();
+                } finally {
+                    depth[0]--;
+                }
+            }
+            return;
+        }
         if (enqueueInbound(p)) {
-            schedule();
+            schedule(depth);
         }
     }
 
@@ -366,7 +434,9 @@ public final class QpEngine {
                 }
                 ring = growInbound(ring, queued);
             }
-            ring[(int) (inHead++ & (ring.length - 1))] = p;
+            long h = inHead;
+            ring[(int) (h & (ring.length - 1))] = p;
+            inHead = h + 1;
         }
         return true;
     }
@@ -374,11 +444,10 @@ public final class QpEngine {
     /** A ring twice as large (the first one {@link #INBOUND_INITIAL}) with the queued packets in order. */
     private Packet[] growInbound(Packet[] old, int queued) {
         Packet[] ring = new Packet[old == null ? INBOUND_INITIAL : old.length * 2];
-        for (int i = 0; i < queued; i++) {
-            ring[i] = old[(int) ((inTail + i) & (old.length - 1))];
+        for (int i = 0; i < queued; i++) { // the positions stay: only the task moves inTail
+            long at = inTail + i;
+            ring[(int) (at & (ring.length - 1))] = old[(int) (at & (old.length - 1))];
         }
-        inTail = 0;
-        inHead = queued;
         inbound = ring;
         return ring;
     }
@@ -389,7 +458,10 @@ public final class QpEngine {
      * runs ...); then the device's progress thread runs it, so stacks stay shallow.
      */
     void schedule() {
-        int[] depth = DEPTH.get();
+        schedule(DEPTH.get());
+    }
+
+    private void schedule(int[] depth) {
         if (depth[0] >= MAX_INLINE_DEPTH) {
             hca.defer(this);
             return;
@@ -403,10 +475,10 @@ public final class QpEngine {
     }
 
     private Packet nextInbound() {
+        if (inTail == inHead) {
+            return null; // the common case, without the lock
+        }
         synchronized (inboundLock) {
-            if (inTail == inHead) {
-                return null;
-            }
             Packet[] ring = inbound;
             int i = (int) (inTail++ & (ring.length - 1));
             Packet p = ring[i];
@@ -424,12 +496,16 @@ public final class QpEngine {
 
     /** Runs the QP task (progress thread). */
     void runTask() {
+        timerRun = true;
         schedule();
     }
 
-    /** The earliest timer deadline (ACK timeout or RNR wait), or Long.MAX_VALUE. */
+    /** Set by the progress agent before it runs the task: the task looks at its timers and owed ACK. */
+    private volatile boolean timerRun;
+
+    /** The earliest timer deadline (ACK timeout, RNR wait, an owed ACK), or Long.MAX_VALUE. */
     long nextDeadlineNs() {
-        return completer.nextDeadlineNs();
+        return Math.min(completer.nextDeadlineNs(), responder.owedAckDeadlineNs());
     }
 
     private boolean doWork() {
@@ -443,24 +519,15 @@ public final class QpEngine {
         Packet p;
         while ((p = nextInbound()) != null) {
             progress = true;
-            try {
-                int op = Bth.opcodeOf(p.buffer);
-                if (!Opcode.isValid(op) || p.headerLength < Opcode.headerLength(op)) {
-                    hca.counters.inc(Counter.MALFORMED);
-                } else if (Opcode.isResponse(op)) {
-                    completer.receive(p, op);
-                } else {
-                    responder.receive(p, op);
-                }
-            } catch (IllegalStateException | IndexOutOfBoundsException e) {
-                // registered memory went away under us (a closed arena) or a hostile length: drop
-                hca.counters.inc(Counter.MALFORMED);
-            } finally {
-                p.release();
-            }
+            handle(p);
         }
         if (progress) {
             responder.flushAck(); // one acknowledgement for everything this pass took in
+        }
+        boolean timers = timerRun;
+        if (timers) {
+            timerRun = false;
+            responder.sendOwedAck();
         }
         QpState s = state;
         if (s == QpState.ERR) {
@@ -476,10 +543,33 @@ public final class QpEngine {
         if (s == QpState.RESET || s == QpState.INIT) {
             return progress;
         }
-        progress |= completer.checkTimers();
+        if (timers) {
+            // Deadlines are the progress agent's: it runs the task when one is due (or pushed back),
+            // so the other passes need not read the clock.
+            progress |= completer.checkTimers();
+        }
         progress |= requester.step();
         progress |= completer.retire();
         return progress;
+    }
+
+    /** Takes one arrived packet in (inside the task) and releases it. */
+    private void handle(Packet p) {
+        try {
+            int op = Bth.opcodeOf(p.buffer);
+            if (!Opcode.isValid(op) || p.headerLength < Opcode.headerLength(op)) {
+                hca.counters.inc(Counter.MALFORMED);
+            } else if (Opcode.isResponse(op)) {
+                completer.receive(p, op);
+            } else {
+                responder.receive(p, op);
+            }
+        } catch (IllegalStateException | IndexOutOfBoundsException e) {
+            // registered memory went away under us (a closed arena) or a hostile length: drop
+            hca.counters.inc(Counter.MALFORMED);
+        } finally {
+            p.release();
+        }
     }
 
     // ------------------------------------------------------------------ completions

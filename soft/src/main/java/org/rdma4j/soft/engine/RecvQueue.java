@@ -41,6 +41,13 @@ public final class RecvQueue {
         }
     }
 
+    /** The slot of position {@code index}: a mask for the usual power-of-two depths, else a division. */
+    private RecvWqe slot(long index) {
+        RecvWqe[] r = ring;
+        int n = r.length;
+        return r[(n & (n - 1)) == 0 ? (int) index & (n - 1) : (int) (index % n)];
+    }
+
     public boolean isShared() {
         return shared;
     }
@@ -81,7 +88,7 @@ public final class RecvQueue {
             if (head - tail >= maxWr) {
                 throw new PostException(Errno.ENOMEM, "receive queue full (" + maxWr + " WRs)", w, index);
             }
-            RecvWqe q = ring[(int) (head % ring.length)];
+            RecvWqe q = slot(head);
             q.wrId = w.wrId();
             q.numSge = w.numSge();
             long total = 0;
@@ -110,7 +117,7 @@ public final class RecvQueue {
             if (head == tail) {
                 return false;
             }
-            RecvWqe q = ring[(int) (tail % ring.length)];
+            RecvWqe q = slot(tail);
             into.wrId = q.wrId;
             into.numSge = q.numSge;
             into.totalLength = q.totalLength;
@@ -133,7 +140,7 @@ public final class RecvQueue {
 
     /** The total length of the oldest posted receive, or -1 when none is posted. */
     public synchronized long headTotalLength() {
-        return head == tail ? -1 : ring[(int) (tail % ring.length)].totalLength;
+        return head == tail ? -1 : slot(tail).totalLength;
     }
 
     /** Removes every posted receive, handing each to {@code sink} (flush). */
@@ -157,7 +164,7 @@ public final class RecvQueue {
         }
         RecvWqe[] n = new RecvWqe[Math.max(1, newMax)];
         for (int i = 0; i < queued; i++) {
-            n[i] = ring[(int) ((tail + i) % ring.length)];
+            n[i] = slot(tail + i);
         }
         for (int i = queued; i < n.length; i++) {
             n[i] = new RecvWqe(maxSge);

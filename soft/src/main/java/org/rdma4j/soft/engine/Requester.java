@@ -10,6 +10,7 @@ import org.rdma4j.soft.wire.ImmDt;
 import org.rdma4j.soft.wire.Opcode;
 import org.rdma4j.soft.wire.Psn;
 import org.rdma4j.soft.wire.Reth;
+import org.rdma4j.soft.wire.RnrTimer;
 import org.rdma4j.verbs.QpState;
 import org.rdma4j.verbs.QpType;
 import org.rdma4j.verbs.SendFlag;
@@ -191,6 +192,12 @@ final class Requester {
         WrOpcode wop = w.opcode;
         if (wop.isSend() || wop.isWrite()) {
             long remaining = w.totalLength - w.sendOffset;
+            if (wop.isWrite() && remaining > mtu && qp.transport == Opcode.TRANSPORT_RC) {
+                int burst = burstPackets(w, remaining, mtu);
+                if (burst > 1) {
+                    return sendBurst(p, w, burst, remaining, mtu);
+                }
+            }
             payload = (int) Math.min(mtu, remaining);
             boolean first = w.sendOffset == 0;
             last = remaining <= mtu;
@@ -264,14 +271,76 @@ final class Requester {
                 return false;
             }
         }
-        qp.hca.send(p);
+        qp.send(p);
+        return true;
+    }
+
+    /**
+     * How many packets of {@code w}'s WRITE go as one burst (see {@link Packet#burstPackets}): on an
+     * in-process fabric, as many as the send window takes, the last one of a WRITE with immediate
+     * excepted (it consumes a receive and may meet an RNR NAK: it goes alone); 1 on any other link.
+     */
+    private int burstPackets(SendWqe w, long remaining, int mtu) {
+        if (qp.directRoute() == null) {
+            return 1;
+        }
+        long left = (remaining + mtu - 1) / mtu;
+        int room = WINDOW_PSNS - Psn.diff(psn, Psn.add(qp.completer.lastAckedPsn(), 1));
+        int k = (int) Math.min(left, room);
+        if (k == left && w.opcode == WrOpcode.RDMA_WRITE_WITH_IMM) {
+            k--;
+        }
+        return k;
+    }
+
+    /**
+     * Sends the next {@code k} packets of {@code w}'s WRITE as one hand-off: the first packet's headers
+     * (BTH with its PSN, the RETH when it is the first of the message), the payload of all {@code k}
+     * (still slices of the source: the responder's copy is the only one), AckReq when the last of the
+     * {@code k} would carry it. The requester's state moves as if {@code k} packets went out.
+     */
+    private boolean sendBurst(Packet p, SendWqe w, int k, long remaining, int mtu) {
+        MemorySegment b = p.buffer;
+        boolean first = w.sendOffset == 0;
+        boolean last = (remaining + mtu - 1) / mtu == k;
+        int payload = last ? (int) remaining : k * mtu;
+        int op = Opcode.writeOpcode(Opcode.TRANSPORT_RC, first ? Opcode.FIRST : Opcode.MIDDLE, false);
+        int lastOp = Opcode.writeOpcode(Opcode.TRANSPORT_RC, last ? Opcode.LAST : Opcode.MIDDLE, false);
+        boolean ackReq = (last && lastAsksForAck(w)) || sinceAckReq + k >= ACK_EVERY;
+        sinceAckReq = ackReq ? 0 : sinceAckReq + k;
+        boolean se = last && (w.flags & SendFlag.SOLICITED) != 0;
+        Bth.writeAt(b, 0, op, se, 0, qp.pkey, qp.destQpn, ackReq, w.nextPsn);
+        if (first) {
+            Reth.writeAt(b, Opcode.offsetOf(op, Opcode.HEADER_RETH), w.remoteAddr, w.rkey, (int) w.totalLength);
+        }
+        p.headerLength = Opcode.headerLength(op);
+        p.burstPackets = k;
+        p.burstMtu = mtu;
+        p.burstLastOpcode = lastOp;
+        if (!gather(w, p, w.sendOffset, payload)) {
+            p.release();
+            return false;
+        }
+        w.sendOffset += payload;
+        w.nextPsn = Psn.add(w.nextPsn, k);
+        psn = w.nextPsn;
+        if (last) {
+            w.sent = true;
+        }
+        p.srcGid = qp.sgid;
+        p.dstGid = qp.dgid;
+        p.hopLimit = qp.avHopLimit;
+        p.trafficClass = qp.avTrafficClass;
+        p.flowLabel = qp.avFlowLabel;
+        qp.completer.armRetransmit();
+        qp.send(p);
         return true;
     }
 
     private void header(MemorySegment b, int op, boolean se, int payload, boolean last, int packetPsn, SendWqe w) {
         boolean ackReq = false;
         if (qp.transport == Opcode.TRANSPORT_RC) {
-            if (last || ++sinceAckReq >= ACK_EVERY) {
+            if ((last && lastAsksForAck(w)) || ++sinceAckReq >= ACK_EVERY) {
                 ackReq = true;
                 sinceAckReq = 0;
             }
@@ -285,6 +354,27 @@ final class Requester {
             Deth.writeAt(b, Opcode.offsetOf(op, Opcode.HEADER_DETH), qkey, qp.qpn);
         }
     }
+
+    /**
+     * Whether the last packet of {@code w} asks for an ACK. Always, except on the in-process fabric
+     * ({@link org.rdma4j.soft.link.DirectLink}, whose responder is this engine): there an unsignaled
+     * SEND or WRITE need not be acknowledged on its own, so the requester coalesces ACKs. It still
+     * asks on every signaled WR, when a quarter of the send queue or half of the send window waits for
+     * retirement, and the responder acknowledges an owed message {@value Acknowledger#DELAYED_ACK_NS} ns
+     * later anyway; only with an ACK timeout far above that delay (or none), so a late ACK can never
+     * look like a lost one.
+     */
+    private boolean lastAsksForAck(SendWqe w) {
+        if (w.signaled || w.isReadOrAtomic() || qp.directRoute() == null
+                || (qp.timeoutCode != 0 && RnrTimer.ackTimeoutNanos(qp.timeoutCode) < LAZY_ACK_MIN_TIMEOUT_NS)) {
+            return true;
+        }
+        return sq.head() - sq.tail() >= Math.max(1, qp.maxSendWr / 4)
+                || Psn.diff(w.lastPsn, qp.completer.lastAckedPsn()) >= WINDOW_PSNS / 2;
+    }
+
+    /** ACKs are coalesced only under an ACK timeout of at least this (timeout code 13, 33.6 ms). */
+    static final long LAZY_ACK_MIN_TIMEOUT_NS = 30_000_000L;
 
     /** Adds the payload bytes [offset, offset + len) of {@code w} to {@code p}; false on a bad lkey. */
     private boolean gather(SendWqe w, Packet p, long offset, int len) {

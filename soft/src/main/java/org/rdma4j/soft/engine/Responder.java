@@ -108,6 +108,12 @@ final class Responder {
     }
 
     void receive(Packet p, int op) {
+        if (p.burstPackets > 1) {
+            if (!burst(p, op)) {
+                split(p, op);
+            }
+            return;
+        }
         QpState s = qp.state;
         if (s == QpState.RESET || s == QpState.INIT || s == QpState.ERR) {
             return;
@@ -179,6 +185,134 @@ final class Responder {
             ucDropping = false;
         }
         execute(p, op, psn, rc);
+    }
+
+    /**
+     * A burst of WRITE packets (in-process fabric, see {@link Packet#burstPackets}), taken in one step
+     * when every packet of it would pass the per-packet checks: the QP's state, transport and P_Key,
+     * the first PSN the expected one, the right place in a WRITE, each packet's length as the MTU
+     * demands, the rkey good for the whole WRITE. Then one copy, one ACK (if the burst asks for one)
+     * and the expected PSN moves past the burst. Returns false with nothing changed otherwise: the
+     * caller then takes the burst in packet by packet ({@link #split}), so every unusual case (a
+     * duplicate, a gap, a bad key, a NAK) behaves exactly as for the packets themselves.
+     */
+    private boolean burst(Packet p, int op) {
+        QpState s = qp.state;
+        if (s == QpState.RESET || s == QpState.INIT || s == QpState.ERR) {
+            return false;
+        }
+        MemorySegment b = p.buffer;
+        int k = p.burstPackets;
+        int lastOp = p.burstLastOpcode;
+        if (qp.transport != Opcode.TRANSPORT_RC || Opcode.transport(op) != Opcode.TRANSPORT_RC
+                || !Opcode.isWrite(op) || Opcode.isEnd(op) || Opcode.transport(lastOp) != Opcode.TRANSPORT_RC
+                || !Opcode.isWrite(lastOp) || Opcode.isStart(lastOp) || Opcode.hasImmDt(lastOp)
+                || p.burstMtu != qp.mtuBytes || Bth.tverOf(b) != 0
+                || (Bth.pkeyOf(b) & 0x7FFF) != (qp.pkey & 0x7FFF)) {
+            return false;
+        }
+        int psn = Bth.psnOf(b);
+        if (psn != ePsn) {
+            return false;
+        }
+        boolean start = Opcode.isStart(op);
+        if (start ? inProgress != NONE : inProgress != WRITE) {
+            return false;
+        }
+        int len = p.payloadLength;
+        if (!sizeOk(lastOp, len - (k - 1) * qp.mtuBytes)) {
+            return false;
+        }
+        MemKey key;
+        long va;
+        long remaining;
+        long length = writeLength;
+        if (start) {
+            if ((qp.accessFlags & Access.REMOTE_WRITE) == 0) {
+                return false;
+            }
+            long rethAt = Opcode.offsetOf(op, Opcode.HEADER_RETH);
+            va = Reth.virtualAddressAt(b, rethAt);
+            length = Integer.toUnsignedLong(Reth.dmaLengthAt(b, rethAt));
+            if (length > MAX_DMA_BYTES) {
+                return false;
+            }
+            key = checkKey(Reth.rkeyAt(b, rethAt), va, length, Access.REMOTE_WRITE);
+            remaining = length;
+        } else {
+            key = writeKey;
+            va = writeVa;
+            remaining = writeRemaining;
+        }
+        boolean end = Opcode.isEnd(lastOp);
+        if (key == null || len > remaining || (end && len != remaining)) {
+            return false;
+        }
+        try {
+            p.copyPayload(0, key.segment, key.offsetOf(va), len);
+        } catch (IllegalStateException e) {
+            return false; // memory went away: the packets say how (split)
+        }
+        writeKey = end ? null : key;
+        writeVa = va + len;
+        writeRemaining = remaining - len;
+        writeLength = length;
+        inProgress = end ? NONE : WRITE;
+        if (end) {
+            acks.messageDone();
+        }
+        ePsn = Psn.add(psn, k);
+        nakSent = false;
+        if (Bth.ackReqOf(b)) {
+            sendAck(ACK_SYNDROME, Psn.add(psn, k - 1));
+        } else if (end) {
+            acks.owe(Psn.add(psn, k - 1));
+        }
+        return true;
+    }
+
+    /**
+     * Takes a burst in as the packets it stands for, one after the other: the same headers the
+     * requester would have written for each (PSN, opcode, RETH on the first of a message, SE and
+     * AckReq on the last) and the matching slice of the payload.
+     */
+    private void split(Packet p, int op) {
+        MemorySegment b = p.buffer;
+        if (!Opcode.isWrite(op)) {
+            qp.hca.counters.inc(Counter.MALFORMED); // only WRITEs travel in bursts
+            return;
+        }
+        int k = p.burstPackets;
+        int mtu = p.burstMtu;
+        int psn = Bth.psnOf(b);
+        boolean se = Bth.solicitedEventOf(b);
+        boolean ackReq = Bth.ackReqOf(b);
+        int pkey = Bth.pkeyOf(b);
+        int destQpn = Bth.destQpnOf(b);
+        int middle = Opcode.writeOpcode(Opcode.transport(op), Opcode.MIDDLE, false);
+        int at = 0;
+        for (int i = 0; i < k; i++) {
+            boolean lastOne = i == k - 1;
+            int subOp = i == 0 ? op : lastOne ? p.burstLastOpcode : middle;
+            int len = lastOne ? p.payloadLength - at : Math.min(mtu, p.payloadLength - at);
+            Packet sub = qp.hca.packets.acquire();
+            try {
+                Bth.writeAt(sub.buffer, 0, subOp, se && lastOne, Bth.padCountFor(len), pkey, destQpn,
+                        ackReq && lastOne, Psn.add(psn, i));
+                if (Opcode.hasReth(subOp) && Opcode.hasReth(op)) {
+                    MemorySegment.copy(b, Opcode.offsetOf(op, Opcode.HEADER_RETH), sub.buffer,
+                            Opcode.offsetOf(subOp, Opcode.HEADER_RETH), Reth.LENGTH);
+                }
+                sub.headerLength = Opcode.headerLength(subOp);
+                sub.addPayloadOf(p, at, len);
+                sub.srcGid = p.srcGid;
+                sub.dstGid = p.dstGid;
+                receive(sub, subOp);
+            } finally {
+                sub.release();
+            }
+            at += len;
+        }
     }
 
     private void execute(Packet p, int op, int psn, boolean rc) {
@@ -433,9 +567,23 @@ final class Responder {
     private void advance(Packet p, int psn, boolean rc) {
         ePsn = Psn.add(psn, 1);
         nakSent = false;
-        if (rc && Bth.ackReqOf(p.buffer)) {
-            sendAck(ACK_SYNDROME, psn);
+        if (rc) {
+            if (Bth.ackReqOf(p.buffer)) {
+                sendAck(ACK_SYNDROME, psn);
+            } else if (Opcode.isEnd(Bth.opcodeOf(p.buffer))) {
+                acks.owe(psn); // a requester coalescing ACKs (in-process fabric): acknowledged soon anyway
+            }
         }
+    }
+
+    /** When an owed ACK is due (see {@link Acknowledger#owe}), or Long.MAX_VALUE. */
+    long owedAckDeadlineNs() {
+        return acks.owedDeadlineNs();
+    }
+
+    /** Sends the owed ACK if it is due (the progress agent's run of the task). */
+    void sendOwedAck() {
+        acks.sendOwed();
     }
 
     /** A positive ACK is coalesced until {@link #flushAck()}; a NAK goes at once. */

@@ -2,6 +2,7 @@ package org.rdma4j.soft.engine;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import org.rdma4j.soft.link.Packet;
 import org.rdma4j.verbs.AhAttr;
 import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.PostException;
@@ -29,6 +30,8 @@ import org.rdma4j.verbs.spi.SendWrRules;
 final class SendQueue {
     private final QpEngine qp;
     private final SendWqe[] ring;
+    /** ring.length - 1 when that is a power of two (the usual depths), else -1: then a division. */
+    private final int mask;
     private final Object postLock = new Object();
     private volatile long head;
     private volatile long tail;
@@ -39,6 +42,7 @@ final class SendQueue {
         int n = qp.maxSendWr;
         MemorySegment inlineSlab = qp.maxInline > 0 ? Arena.ofAuto().allocate((long) qp.maxInline * n, 8) : null;
         ring = new SendWqe[n];
+        mask = Integer.bitCount(n) == 1 ? n - 1 : -1;
         for (int i = 0; i < n; i++) {
             ring[i] = new SendWqe(qp.maxSendSge,
                     inlineSlab == null ? null : inlineSlab.asSlice((long) i * qp.maxInline, qp.maxInline));
@@ -48,7 +52,8 @@ final class SendQueue {
     // ------------------------------------------------------------------ positions
 
     SendWqe at(long index) {
-        return ring[(int) (index % ring.length)];
+        int m = mask;
+        return ring[m >= 0 ? (int) index & m : (int) (index % ring.length)];
     }
 
     long head() {
@@ -256,7 +261,7 @@ final class SendQueue {
         q.isInline = (w.inlineData() != null || (w.sendFlags() & SendFlag.INLINE) != 0)
                 && (q.opcode.isSend() || q.opcode.isWrite());
         if (w.inlineData() != null) {
-            MemorySegment.copy(w.inlineData(), 0, q.inlineData, 0, q.totalLength);
+            Packet.copyBytes(w.inlineData(), 0, q.inlineData, 0, (int) q.totalLength);
             q.numSge = 0;
         } else if (q.isInline && q.totalLength > 0) {
             String err = copyInline(q);
@@ -313,7 +318,7 @@ final class SendQueue {
                 return "inline data at 0x" + Long.toHexString(q.addr[i]) + " is not in memory registered on "
                         + qp.hca.name + "; pass unregistered data with SendWorkRequest.inlineData(MemorySegment)";
             }
-            MemorySegment.copy(k.segment, k.offsetOf(q.addr[i]), q.inlineData, at, q.length[i]);
+            Packet.copyBytes(k.segment, k.offsetOf(q.addr[i]), q.inlineData, at, q.length[i]);
             at += q.length[i];
         }
         q.numSge = 0;

@@ -18,6 +18,10 @@ public final class Task {
     private static final int ARMED = 2;
 
     private final AtomicInteger state = new AtomicInteger(IDLE);
+    /** The thread inside {@link #loop()}, or null; written only by that thread. */
+    private Thread runner;
+    /** Set by the running thread itself when it queued more work for itself (no CAS needed). */
+    private boolean again;
     private final Work work;
 
     public Task(Work work) {
@@ -44,6 +48,20 @@ public final class Task {
     }
 
     /**
+     * Takes the task if it is idle, for a caller that has one piece of work to do inside it first
+     * (a delivering thread handing over a packet without queueing it); true when taken, and then the
+     * caller must call {@link #runAcquired()}, which runs the pending work and releases the task.
+     */
+    public boolean tryAcquire() {
+        return state.get() == IDLE && state.compareAndSet(IDLE, BUSY);
+    }
+
+    /** Runs the work and releases the task, after {@link #tryAcquire()} returned true. */
+    public void runAcquired() {
+        loop();
+    }
+
+    /**
      * Waits until the task is idle, runs {@code action} exclusively (no work runs concurrently), then
      * the pending work. For control-path changes such as QP state transitions.
      */
@@ -64,19 +82,43 @@ public final class Task {
     }
 
     private void loop() {
+        Thread self = Thread.currentThread();
+        runner = self;
         for (;;) {
             try {
                 while (work.doWork()) {
                     // keep going while there is progress
                 }
             } catch (RuntimeException | Error e) {
+                again = false;
+                runner = null;
                 state.set(IDLE);
                 throw e;
             }
+            if (again) {
+                again = false;
+                continue;
+            }
+            runner = null;
             if (state.compareAndSet(BUSY, IDLE)) {
                 return;
             }
+            runner = self;
             state.set(BUSY); // was ARMED: someone scheduled more work while we ran
         }
+    }
+
+    /**
+     * True when the calling thread is the one running the work (further up its stack). Exact for the
+     * caller: only the running thread writes {@link #runner}, and another thread's stale view of it
+     * never names the caller.
+     */
+    public boolean runningHere() {
+        return runner == Thread.currentThread();
+    }
+
+    /** From the thread running the work ({@link #runningHere()}): go round once more before going idle. */
+    public void again() {
+        again = true;
     }
 }

@@ -19,6 +19,8 @@ public final class LoopbackFabric {
     /** Copies of multicast packets for all members but the last (who gets the original). */
     private final PacketPool copies = new PacketPool();
     private final AtomicLong dropped = new AtomicLong();
+    /** Advances whenever a device attaches or detaches: every {@link Route} resolved before is stale. */
+    private final java.util.concurrent.atomic.AtomicInteger epoch = new java.util.concurrent.atomic.AtomicInteger();
 
     /** The fabric the default devices share. */
     public static LoopbackFabric defaultFabric() {
@@ -38,7 +40,15 @@ public final class LoopbackFabric {
                 throw new IllegalArgumentException("GID " + g + " is already on this fabric");
             }
         }
-        return new Link() {
+        epoch.incrementAndGet();
+        return new DirectLink() {
+            @Override
+            public Route resolve(Gid dst) {
+                int e = epoch.get();
+                PacketSink to = dst == null || dst.isMulticast() ? null : routes.get(dst);
+                return to == null ? null : new Route(LoopbackFabric.this, e, to);
+            }
+
             @Override
             public void send(Packet packet) {
                 if (packet.dstGid != null && packet.dstGid.isMulticast()) {
@@ -90,6 +100,7 @@ public final class LoopbackFabric {
                 for (Gid g : gids) {
                     routes.remove(g, sink);
                 }
+                epoch.incrementAndGet();
                 for (Gid g : groups.keySet()) {
                     leaveGroup(g);
                 }
@@ -110,6 +121,10 @@ public final class LoopbackFabric {
             members[i].receive(packet.copyTo(copies.acquire()));
         }
         members[members.length - 1].receive(packet);
+    }
+
+    int epoch() {
+        return epoch.get();
     }
 
     /** True if some device owns {@code gid}. */

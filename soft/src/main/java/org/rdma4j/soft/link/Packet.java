@@ -2,6 +2,7 @@ package org.rdma4j.soft.link;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import org.rdma4j.verbs.Gid;
 
 /**
@@ -46,6 +47,18 @@ public final class Packet {
     public int hopLimit = DEFAULT_HOP_LIMIT;
     public int trafficClass;
     public int flowLabel;
+    /**
+     * How many packets of one message this hand-off stands for. 1 on every real link; more only on the
+     * in-process fabric ({@link DirectLink}), where an RC requester hands a run of WRITE packets over at
+     * once: the BTH is the first packet's (its PSN, opcode and RETH), the payload is the run's, every
+     * packet but the last is {@link #burstMtu} bytes long, and {@link #burstLastOpcode} is the last
+     * packet's opcode. The receiver checks it as the packets it stands for (or splits it into them).
+     */
+    public int burstPackets = 1;
+    /** The path MTU the burst was segmented at. */
+    public int burstMtu;
+    /** The opcode of the burst's last packet. */
+    public int burstLastOpcode;
     /** The hop limit of a packet whose sender did not choose one (the usual kernel default). */
     public static final int DEFAULT_HOP_LIMIT = 64;
     private final PacketPool pool;
@@ -71,6 +84,7 @@ public final class Packet {
         hopLimit = DEFAULT_HOP_LIMIT;
         trafficClass = 0;
         flowLabel = 0;
+        burstPackets = 1;
         return this;
     }
 
@@ -116,6 +130,29 @@ public final class Packet {
         return pieceLength[i];
     }
 
+    /**
+     * Appends payload bytes {@code [from, from + length)} of {@code src} as slices of the same memory
+     * (splitting a burst into its packets); false if this packet cannot take more pieces.
+     */
+    public boolean addPayloadOf(Packet src, int from, int length) {
+        int skip = from;
+        int left = length;
+        for (int i = 0; i < src.pieces && left > 0; i++) {
+            int len = src.pieceLength[i];
+            if (skip >= len) {
+                skip -= len;
+                continue;
+            }
+            int n = Math.min(len - skip, left);
+            if (!addPiece(src.pieceSegment[i], src.pieceOffset[i] + skip, n)) {
+                return false;
+            }
+            left -= n;
+            skip = 0;
+        }
+        return left == 0;
+    }
+
     /** False if a payload slice lies in memory freed since it was added (its arena closed). */
     public boolean payloadAlive() {
         for (int i = 0; i < pieces; i++) {
@@ -159,10 +196,44 @@ public final class Packet {
                 continue;
             }
             int n = Math.min(len - skip, left);
-            MemorySegment.copy(pieceSegment[i], pieceOffset[i] + skip, dst, at, n);
+            copyBytes(pieceSegment[i], pieceOffset[i] + skip, dst, at, n);
             at += n;
             left -= n;
             skip = 0;
+        }
+    }
+
+    /** Up to this many bytes are copied with a few loads and stores rather than the bulk copy. */
+    static final int SMALL_COPY = 16;
+
+    /**
+     * {@link MemorySegment#copy(MemorySegment, long, MemorySegment, long, long)} for any length, with
+     * payloads of up to {@value #SMALL_COPY} bytes (an 8-byte WRITE, a small SEND) moved by a few
+     * unaligned loads and stores: the bulk copy's per-call checks cost more than such a payload. All
+     * loads come before the stores, so overlapping ranges behave as with the bulk copy.
+     */
+    public static void copyBytes(MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset, int n) {
+        if (n > SMALL_COPY) {
+            MemorySegment.copy(src, srcOffset, dst, dstOffset, n);
+        } else if (n >= 8) {
+            long first = src.get(ValueLayout.JAVA_LONG_UNALIGNED, srcOffset);
+            long last = src.get(ValueLayout.JAVA_LONG_UNALIGNED, srcOffset + n - 8);
+            dst.set(ValueLayout.JAVA_LONG_UNALIGNED, dstOffset, first);
+            dst.set(ValueLayout.JAVA_LONG_UNALIGNED, dstOffset + n - 8, last);
+        } else if (n >= 4) {
+            int first = src.get(ValueLayout.JAVA_INT_UNALIGNED, srcOffset);
+            int last = src.get(ValueLayout.JAVA_INT_UNALIGNED, srcOffset + n - 4);
+            dst.set(ValueLayout.JAVA_INT_UNALIGNED, dstOffset, first);
+            dst.set(ValueLayout.JAVA_INT_UNALIGNED, dstOffset + n - 4, last);
+        } else if (n > 0) {
+            byte first = src.get(ValueLayout.JAVA_BYTE, srcOffset);
+            byte mid = src.get(ValueLayout.JAVA_BYTE, srcOffset + n / 2);
+            byte last = src.get(ValueLayout.JAVA_BYTE, srcOffset + n - 1);
+            dst.set(ValueLayout.JAVA_BYTE, dstOffset, first);
+            dst.set(ValueLayout.JAVA_BYTE, dstOffset + n / 2, mid);
+            dst.set(ValueLayout.JAVA_BYTE, dstOffset + n - 1, last);
+        } else if (n < 0) {
+            throw new IndexOutOfBoundsException("negative length " + n);
         }
     }
 
