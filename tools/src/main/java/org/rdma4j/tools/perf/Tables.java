@@ -1,6 +1,8 @@
 package org.rdma4j.tools.perf;
 
 import java.math.BigDecimal;
+import java.math.MathContext;
+import java.math.RoundingMode;
 import java.util.Locale;
 
 /**
@@ -55,7 +57,7 @@ final class Tables {
         } else if (Double.isInfinite(v)) {
             body = v > 0 ? "inf" : "-inf";
         } else {
-            body = String.format(Locale.ROOT, "%." + precision + "f", v);
+            body = fixed(v, precision);
         }
         int w = Math.abs(width);
         if (body.length() >= w) {
@@ -63,6 +65,20 @@ final class Tables {
         }
         String pad = " ".repeat(w - body.length());
         return width < 0 ? body + pad : pad + body;
+    }
+
+    /**
+     * printf's %.Pf: the exact binary value rounded half-even, as glibc does (Java's %f rounds the
+     * decimal shortcut half-up: 1.125 is "1.13" there and "1.12" in C).
+     */
+    static String fixed(double v, int precision) {
+        String t = new BigDecimal(v).setScale(precision, RoundingMode.HALF_EVEN).toPlainString();
+        if (v < 0 || (v == 0 && 1 / v < 0)) {
+            if (!t.startsWith("-")) {
+                t = "-" + t;
+            }
+        }
+        return t;
     }
 
     /** C's {@code %g}: 6 significant digits, exponent form below 1e-4 or from 1e6, no trailing zeros. */
@@ -76,16 +92,16 @@ final class Tables {
         if (v == 0) {
             return (1 / v < 0) ? "-0" : "0";
         }
-        String e = String.format(Locale.ROOT, "%.5e", v);
-        int exp = Integer.parseInt(e.substring(e.indexOf('e') + 1));
+        BigDecimal r = new BigDecimal(v).round(new MathContext(6, RoundingMode.HALF_EVEN));
+        int exp = r.precision() - r.scale() - 1;
         if (exp < -4 || exp >= 6) {
-            String mant = stripZeros(e.substring(0, e.indexOf('e')));
+            BigDecimal mant = r.movePointLeft(exp);
             String sign = exp < 0 ? "-" : "+";
             int a = Math.abs(exp);
-            return mant + "e" + sign + (a < 10 ? "0" : "") + a;
+            return stripZeros(mant.setScale(5, RoundingMode.HALF_EVEN).toPlainString()) + "e" + sign
+                    + (a < 10 ? "0" : "") + a;
         }
-        return stripZeros(new BigDecimal(e).setScale(Math.max(0, 5 - exp), java.math.RoundingMode.HALF_EVEN)
-                .toPlainString());
+        return stripZeros(r.setScale(Math.max(0, 5 - exp), RoundingMode.HALF_EVEN).toPlainString());
     }
 
     private static String stripZeros(String s) {
