@@ -191,6 +191,8 @@ class LoopbackTest {
             try {
                 List<long[]> rows = rows(BW_LINE, r.out);
                 assertEquals(64, rows.get(0)[1], c + "\n" + r.out);
+                Matcher m = BW_LINE.matcher(r.out);
+                assertTrue(m.find() && Double.parseDouble(m.group(3)) > 0, "the client reports a peak\n" + r.out);
                 List<long[]> serverRows = rows(BW_LINE, r.pair.serverOut.toString());
                 assertEquals(64, serverRows.get(0)[1], c + " server\n" + r.pair.serverOut);
                 long off = recvOffset(r.server(), 0) + (c.equals("UD") ? 64 : 0);
