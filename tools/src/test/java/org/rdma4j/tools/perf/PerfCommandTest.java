@@ -101,6 +101,9 @@ class PerfCommandTest {
         assertFalse(PerfArgs.command("write_bw", "-p", "18516").isLoopback());
         assertFalse(PerfArgs.command("write_bw", "--bind", "127.0.0.1").isLoopback());
         assertFalse(PerfArgs.command("write_bw", "-d", "soft0").isLoopback());
+        PerfParams bound = PerfArgs.params("write_bw", "--bind", "::1");
+        assertEquals(1, bound.gidIndex, "a --bind device's address is GID 1");
+        assertEquals(3, PerfArgs.params("write_bw", "--bind", "::1", "-x", "3").gidIndex);
         PerfParams client = PerfArgs.params("write_bw", "10.0.0.1");
         assertFalse(client.server);
         assertEquals("10.0.0.1", client.host);
