@@ -11,6 +11,8 @@ module org.rdma4j.tools {
     requires HdrHistogram;
     requires org.jfree.jfreechart;
     requires java.desktop;
+    // rdma4j perf: the per-thread allocation counter (the data path's allocation check)
+    requires jdk.management;
 
     // picocli fills the annotated command fields reflectively.
     opens org.rdma4j.tools to info.picocli;

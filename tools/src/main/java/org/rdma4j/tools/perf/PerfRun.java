@@ -28,6 +28,11 @@ final class PerfRun {
     String linkLayerName;
     /** The loops of the run, for the progress bar (set once resources exist). */
     volatile Loops loops;
+    /** Bytes this thread allocated inside the measured loops (all sizes), for the allocation check. */
+    long loopAllocatedBytes;
+    /** Operations those loops ran (messages posted or received). */
+    long loopOps;
+
     /** Set for tests: the resources after the run (null after close). */
     PerfResources resources;
     private boolean keepResources;
@@ -192,11 +197,17 @@ final class PerfRun {
                 l.setRecvWqes();
                 comm.timeoutMs(runWaitMs);
                 comm.handShake(me, g);
+                long a0 = Allocation.ofThisThread();
                 l.latSend();
+                countLoop(a0, p.iters);
             } else if (verb == Verb.WRITE) {
+                long a0 = Allocation.ofThisThread();
                 l.latWrite();
+                countLoop(a0, p.iters);
             } else {
+                long a0 = Allocation.ofThisThread();
                 l.latReadAtomic();
+                countLoop(a0, p.iters);
             }
             reportLat(l);
         }
@@ -204,6 +215,14 @@ final class PerfRun {
         if (verb != Verb.WRITE) {
             comm.timeoutMs(runWaitMs);
             comm.closeConnection(me, g);
+        }
+    }
+
+    private void countLoop(long allocatedBefore, long ops) {
+        long a1 = Allocation.ofThisThread();
+        if (allocatedBefore >= 0 && a1 >= 0) {
+            loopAllocatedBytes += a1 - allocatedBefore;
+            loopOps += ops;
         }
     }
 
@@ -270,7 +289,9 @@ final class PerfRun {
                 comm.timeoutMs(runWaitMs);
                 comm.handShake(me, g);
             }
+            long a0 = Allocation.ofThisThread();
             l.bw();
+            countLoop(a0, (long) p.iters * p.numQps);
             if (p.duplex) {
                 comm.handShake(me, g);
             }
@@ -311,10 +332,14 @@ final class PerfRun {
             comm.handShake(me, g);
             BwReport rep;
             if (p.isClient()) {
+                long a0 = Allocation.ofThisThread();
                 l.bw();
+                countLoop(a0, (long) p.iters * p.numQps);
                 rep = bwReport(l, p.noPeak);
             } else {
+                long a0 = Allocation.ofThisThread();
                 long got = l.bwServer(err);
+                countLoop(a0, got);
                 long n = p.isDuration() ? l.durationIters : got;
                 rep = BwStats.report(p.size, l.tposted, l.tcompleted, n, p.cqMod, 1, true, p.gbits);
             }
