@@ -7,11 +7,12 @@ module org.rdma4j.tools {
     // at run time with ServiceLoader, and --bind devices are created from a provider-neutral spec.
     requires org.rdma4j.verbs;
     requires info.picocli;
-    // rdma4j perf: latency percentiles (an automatic module named after its jar) and PNG charts
-    requires HdrHistogram;
-    requires org.jfree.jfreechart;
+    // --plot: JFreeChart (an automatic module) draws with AWT, headless
     requires java.desktop;
-    // rdma4j perf: the per-thread allocation counter (the data path's allocation check)
+    requires org.jfree.jfreechart;
+    // rdma4j perf: latency percentiles (HdrHistogram, an automatic module named after its jar) and the
+    // per-thread allocation counter (the data path's allocation check)
+    requires HdrHistogram;
     requires jdk.management;
 
     // picocli fills the annotated command fields reflectively.
