@@ -12,6 +12,9 @@ module org.rdma4j.tools {
     requires org.jfree.jfreechart;
     // study pingpong: per-thread and process CPU time
     requires java.management;
+    // rdma4j perf: latency percentiles (HdrHistogram, an automatic module named after its jar) and the
+    // per-thread allocation counter (the data path's allocation check)
+    requires HdrHistogram;
     requires jdk.management;
 
     // picocli fills the annotated command fields reflectively.
@@ -19,4 +22,5 @@ module org.rdma4j.tools {
     opens org.rdma4j.tools.device to info.picocli;
     opens org.rdma4j.tools.pingpong to info.picocli;
     opens org.rdma4j.tools.study to info.picocli;
+    opens org.rdma4j.tools.perf to info.picocli;
 }
