@@ -20,6 +20,10 @@ public interface Link extends AutoCloseable {
         return false;
     }
 
+    /** Receives what has arrived, on the calling thread, and hands it to the sink; returns the number of
+     *  packets handled. Never blocks. A link without a receive path of its own for the caller returns 0. */
+    default int poll() { return 0; }
+
     /** Link-level counters (name to value) that a device shows next to its own; none by default. */
     default java.util.Map<String, Long> counters() {
         return java.util.Map.of();
