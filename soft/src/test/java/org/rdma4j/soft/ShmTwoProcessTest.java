@@ -155,8 +155,9 @@ class ShmTwoProcessTest {
             WorkCompletion r;
             try {
                 r = s.next(); // the parent's SEND, after its WRITE
-            } finally {
-                    System.err.println("shm child: counters " + s.ctx.counters(1));
+            } catch (AssertionError e) {
+                System.err.println("shm child: nothing arrived; counters " + s.ctx.counters(1));
+                throw e;
             }
             int seed = s.mr.segment().get(ValueLayout.JAVA_INT_UNALIGNED, RECV_AT);
             int bad = firstMismatch(s.mr.segment(), seed);
