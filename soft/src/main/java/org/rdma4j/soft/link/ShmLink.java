@@ -51,8 +51,13 @@ public final class ShmLink implements Link {
         SHM
     }
 
-    /** Spin this long after the last packet before sleeping (system property {@code rdma4j.shm.spinUs}). */
-    static final long SPIN_NS = Long.getLong("rdma4j.shm.spinUs", 200) * 1000;
+    /**
+     * After the last packet the receive agent spins for {@link #BUSY_SPIN_NS}, then polls with
+     * {@code Thread.yield()} between looks until {@code SPIN_NS} (system property
+     * {@code rdma4j.shm.spinUs}) has passed, then sleeps until a doorbell.
+     */
+    static final long SPIN_NS = Long.getLong("rdma4j.shm.spinUs", 2000) * 1000;
+    static final long BUSY_SPIN_NS = 50_000;
     /** The longest sleep of the receive agent without a doorbell (bounds any missed wake-up). */
     static final long SLEEP_MS = 50;
     /** Lanes (sending devices) per ring file and slots per lane. */
@@ -537,12 +542,17 @@ public final class ShmLink implements Link {
                 reapAtNs = now + REAP_NS;
                 reap();
             }
-            if (now - lastWorkNs < SPIN_NS) {
+            long idle = now - lastWorkNs;
+            if (idle < BUSY_SPIN_NS) {
                 Thread.onSpinWait();
                 return 0;
             }
+            if (idle < SPIN_NS) {
+                Thread.yield(); // on a busy machine the threads that will send to us need the core
+                return 0;
+            }
             sleep();
-            lastWorkNs = System.nanoTime() - SPIN_NS / 2; // after a wake-up, spin a little before sleeping again
+            lastWorkNs = System.nanoTime(); // after a wake-up the next packet is likely soon: spin again
             return 0;
         }
 
