@@ -69,4 +69,58 @@ class ShmLinkTest {
             assertEquals(0, la.udp().sentDatagrams());
         }
     }
+
+    @Test
+    void autoFallsBackToUdpForALocalPeerWithoutARing() throws Exception {
+        InetAddress a = InetAddress.getByName("127.0.0.19");
+        InetAddress b = InetAddress.getByName("127.0.0.20");
+        int port = SoftDevices.freeUdpPort(34791, a, b);
+        Collect sinkB = new Collect();
+        try (ShmLink la = ShmLink.open(a, port, port, UdpLink.Mode.AUTO, ShmLink.Policy.AUTO, new Collect());
+             UdpLink lb = UdpLink.open(b, port, UdpLink.Mode.AUTO, sinkB)) {
+            assertTrue(java.nio.file.Files.exists(la.ringFile()));
+            la.send(sendOnlyPacket(new PacketPool(), Gid.of(a), Gid.of(b), new byte[] {42}));
+            byte[] got = sinkB.got.poll(10, TimeUnit.SECONDS);
+            assertTrue(got != null && got.length == 1 && got[0] == 42, () -> "counters " + la.counters());
+            assertEquals(0, la.shmSentPackets());
+            assertEquals(1, la.udp().sentDatagrams());
+        }
+    }
+
+    @Test
+    void shmDropsAndCountsWhatHasNoRingInsteadOfFallingBack() throws Exception {
+        InetAddress a = InetAddress.getByName("127.0.0.21");
+        InetAddress b = InetAddress.getByName("127.0.0.22");
+        int port = SoftDevices.freeUdpPort(34891, a, b);
+        try (ShmLink la = ShmLink.open(a, port, port, UdpLink.Mode.AUTO, ShmLink.Policy.SHM, new Collect())) {
+            la.send(sendOnlyPacket(new PacketPool(), Gid.of(a), Gid.of(b), new byte[] {1}));
+            assertEquals(1, la.counters().get("shm_no_ring_drops"));
+            assertEquals(0, la.udp().sentDatagrams());
+        }
+    }
+
+    @Test
+    void theDeviceSpecChoosesTheLink() throws Exception {
+        org.rdma4j.verbs.VerbsException e = org.junit.jupiter.api.Assertions.assertThrows(
+                org.rdma4j.verbs.VerbsException.class,
+                () -> org.rdma4j.verbs.Verbs.createDevice("soft:udp?addr=127.0.0.23&port=34991&link=tcp"));
+        assertTrue(e.getMessage().contains("link=tcp"), e::getMessage);
+        int port = SoftDevices.freeUdpPort(34991, InetAddress.getByName("127.0.0.23"));
+        org.rdma4j.verbs.Device shm = org.rdma4j.verbs.Verbs.createDevice(
+                "soft:udp?addr=127.0.0.23&port=" + port + "&link=shm");
+        java.nio.file.Path ring = ShmLink.fileFor(Gid.of(InetAddress.getByName("127.0.0.23")), port);
+        try {
+            assertTrue(java.nio.file.Files.exists(ring), "link=shm makes the ring file");
+        } finally {
+            org.rdma4j.verbs.Verbs.removeDevice(shm);
+        }
+        assertTrue(!java.nio.file.Files.exists(ring), "removing the device removes it");
+        org.rdma4j.verbs.Device udp = org.rdma4j.verbs.Verbs.createDevice(
+                "soft:udp?addr=127.0.0.23&port=" + port + "&link=udp");
+        try {
+            assertTrue(!java.nio.file.Files.exists(ring), "link=udp makes none");
+        } finally {
+            org.rdma4j.verbs.Verbs.removeDevice(udp);
+        }
+    }
 }
