@@ -127,21 +127,38 @@ public final class CrossProcessBenchmark {
         }
     }
 
+    /** Every wait of the loops ends by then: a lost peer fails the run with the device's counters. */
+    static final long STALL_NS = 30_000_000_000L;
+
+    static void stalled(Side s, long sinceNs, String what) {
+        if (System.nanoTime() - sinceNs > STALL_NS) {
+            throw new IllegalStateException("no progress for " + STALL_NS / 1_000_000_000L + " s waiting for " + what
+                    + "; counters " + s.ctx.counters(1));
+        }
+    }
+
     /** The pong loop of write_lat: wait for value v in LANDING, write v back; until {@code iters} done. */
     static void pong(Side s, Remote r, int iters) {
         SendWorkRequest w = new SendWorkRequest().wrId(2).opcode(WrOpcode.RDMA_WRITE)
                 .flags(SendFlag.SIGNALED | SendFlag.INLINE).sge(s.mr, STAGING, 8).rdma(r.addr() + LANDING, r.rkey());
         int spins = 0;
         for (long v = 1; v <= iters; v++) {
+            long t = System.nanoTime();
             while ((long) LONG.getAcquire(s.buf, LANDING) != v) {
                 spins = Backoff.idle(spins);
-                s.reap(DEPTH);
+                if ((spins & 1023) == 0) {
+                    stalled(s, t, "ping " + v);
+                }
             }
             spins = 0;
             s.buf.set(ValueLayout.JAVA_LONG, STAGING, v);
             s.qp.postSend(w);
+            t = System.nanoTime();
             while (s.reap(1) == 0) {
-                Thread.onSpinWait();
+                spins = Backoff.idle(spins);
+                if ((spins & 1023) == 0) {
+                    stalled(s, t, "the completion of pong " + v);
+                }
             }
         }
     }
@@ -158,10 +175,16 @@ public final class CrossProcessBenchmark {
             s.buf.set(ValueLayout.JAVA_LONG, STAGING, v);
             s.qp.postSend(w);
             while (s.reap(1) == 0) {
-                Thread.onSpinWait();
+                spins = Backoff.idle(spins);
+                if ((spins & 1023) == 0) {
+                    stalled(s, t0, "the completion of ping " + v);
+                }
             }
             while ((long) LONG.getAcquire(s.buf, LANDING) != v) {
                 spins = Backoff.idle(spins);
+                if ((spins & 1023) == 0) {
+                    stalled(s, t0, "pong " + v);
+                }
             }
             spins = 0;
             rtt[i] = System.nanoTime() - t0;
@@ -188,6 +211,7 @@ public final class CrossProcessBenchmark {
             done += n;
             if (n == 0) {
                 Thread.onSpinWait();
+                stalled(s, end, "WRITE completions");
             }
         }
         return done * (double) size / ((System.nanoTime() - t0) / 1e9);
@@ -239,7 +263,7 @@ public final class CrossProcessBenchmark {
             try {
                 pong(s, r, Integer.parseInt(args[4]));
             } catch (RuntimeException e) {
-                System.err.println("child counters " + s.ctx.counters(1));
+                System.err.println("child: " + e.getMessage());
                 throw e;
             }
             out.println("PONGED");
@@ -310,7 +334,7 @@ public final class CrossProcessBenchmark {
                 try {
                     rtt = ping(a, r, total);
                 } catch (RuntimeException e) {
-                    System.out.println("parent counters " + a.ctx.counters(1));
+                    child.destroyForcibly();
                     throw e;
                 }
                 expect(in, "PONGED");

@@ -102,6 +102,7 @@ public final class ShmLink implements Link {
     private final AtomicLong noRingDrops = new AtomicLong();
     private final AtomicLong doorbells = new AtomicLong();
     private final AtomicLong laneDrops = new AtomicLong();
+    private final AtomicLong sendErrors = new AtomicLong();
 
     private ShmLink(InetAddress local, int port, int remotePort, UdpLink.Mode mode, Policy policy, PacketSink sink)
             throws IOException {
@@ -220,7 +221,14 @@ public final class ShmLink implements Link {
         boolean owned = true;
         try {
             synchronized (peer) {
-                r = peer.send(p);
+                try {
+                    r = peer.send(p);
+                } catch (RuntimeException e) {
+                    // never into the engine: count it, forget the ring (it may be unmapped), the transport retries
+                    sendErrors.incrementAndGet();
+                    peer.disconnect();
+                    r = DROPPED;
+                }
             }
             if (r == NO_RING && policy == Policy.AUTO) {
                 owned = false;
@@ -635,7 +643,7 @@ public final class ShmLink implements Link {
     @Override
     public long dropped() {
         return udp.dropped() + datagrams.malformed.get() + datagrams.badIcrc.get() + fullDrops.get()
-                + noRingDrops.get();
+                + noRingDrops.get() + sendErrors.get();
     }
 
     @Override
@@ -649,6 +657,7 @@ public final class ShmLink implements Link {
         m.put("shm_icrc_drops", datagrams.badIcrc.get());
         m.put("shm_doorbells", doorbells.get());
         m.put("shm_lane_failures", laneDrops.get());
+        m.put("shm_send_errors", sendErrors.get());
         m.put("shm_corrupt_slots", own == null ? 0 : own.corruptions());
         return m;
     }

@@ -91,6 +91,20 @@ final class ShmRing implements AutoCloseable {
     private final int mask;
     private final long laneBytes;
     private volatile boolean closed;
+    /** Ring files this process owns: removed at JVM exit even if their device was never closed. */
+    private static final Set<Path> OWNED = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    static {
+        Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().unstarted(() -> {
+            for (Path f : OWNED) {
+                try {
+                    Files.deleteIfExists(f);
+                } catch (IOException e) {
+                    // the next owner's stale check removes it
+                }
+            }
+        }));
+    }
 
     private ShmRing(Path file, Arena arena, MemorySegment map, boolean owner, int lanes, int slots) {
         this.file = file;
@@ -168,6 +182,7 @@ final class ShmRing implements AutoCloseable {
             MemorySegment.copy(self.gid(), 0, m, ValueLayout.JAVA_BYTE, H_GID, 16);
             m.set(ValueLayout.JAVA_INT, H_PORT, self.port());
             LONG.setRelease(m, H_MAGIC, MAGIC); // last: a reader that sees the magic sees the rest
+            OWNED.add(file);
             return new ShmRing(file, arena, m, true, lanes, slots);
         } catch (IOException | RuntimeException e) {
             arena.close();
@@ -588,6 +603,7 @@ final class ShmRing implements AutoCloseable {
         closed = true;
         if (owner) {
             INT.setRelease(map, H_CLOSED, 1);
+            OWNED.remove(file);
             try {
                 Files.deleteIfExists(file);
             } catch (IOException e) {
