@@ -23,6 +23,7 @@ import java.util.Set;
  *   0  magic "RDMA4JSH"      8 version    12 lanes     16 slots (power of 2)   20 slot bytes
  *  24  owner pid            32 owner start (epoch ms)  40 doorbell UDP port (127.0.0.1)
  *  48  owner GID (16)       64 owner UDP port          68 closed (1 once the owner closed)
+ *  72  flags (1: the owner checks ICRCs)
  * 128  sleeping (the consumer is about to wait for a doorbell)
  * 256  claimed-lanes mask (bit i: lane i is ACTIVE or being freed; set by its producer, cleared by the consumer)
  * lane i at 4096 + i * laneBytes
@@ -61,6 +62,9 @@ final class ShmRing implements AutoCloseable {
     private static final long H_GID = 48;
     private static final long H_PORT = 64;
     private static final long H_CLOSED = 68;
+    private static final long H_FLAGS = 72;
+    /** Header flag: the owner checks the ICRC of what it receives (senders then compute it). */
+    static final int FLAG_ICRC = 1;
     private static final long H_SLEEPING = 128;
     private static final long H_CLAIMED = 256;
     // lane offsets
@@ -151,6 +155,12 @@ final class ShmRing implements AutoCloseable {
      * process is gone. IOException if a live process owns it, or it cannot be made.
      */
     static ShmRing create(Path file, Identity self, int doorbellPort, int lanes, int slots) throws IOException {
+        return create(file, self, doorbellPort, lanes, slots, FLAG_ICRC);
+    }
+
+    /** As above, with header {@code flags} ({@link #FLAG_ICRC}). */
+    static ShmRing create(Path file, Identity self, int doorbellPort, int lanes, int slots, int flags)
+            throws IOException {
         if (lanes < 1 || lanes > MAX_LANES || slots < 2 || slots > MAX_SLOTS || Integer.bitCount(slots) != 1) {
             throw new IllegalArgumentException("lanes 1.." + MAX_LANES + ", slots a power of 2 up to " + MAX_SLOTS);
         }
@@ -181,6 +191,7 @@ final class ShmRing implements AutoCloseable {
             m.set(ValueLayout.JAVA_INT, H_DOORBELL, doorbellPort);
             MemorySegment.copy(self.gid(), 0, m, ValueLayout.JAVA_BYTE, H_GID, 16);
             m.set(ValueLayout.JAVA_INT, H_PORT, self.port());
+            m.set(ValueLayout.JAVA_INT, H_FLAGS, flags);
             LONG.setRelease(m, H_MAGIC, MAGIC); // last: a reader that sees the magic sees the rest
             OWNED.add(file);
             return new ShmRing(file, arena, m, true, lanes, slots);
@@ -262,6 +273,11 @@ final class ShmRing implements AutoCloseable {
 
     long ownerStartMs() {
         return map.get(ValueLayout.JAVA_LONG, H_START);
+    }
+
+    /** The owner's header flags as read now (a sender reads them once, at open). */
+    int flags() {
+        return map.get(ValueLayout.JAVA_INT, H_FLAGS);
     }
 
     int doorbellPort() {
