@@ -51,6 +51,7 @@ import org.rdma4j.verbs.WrOpcode;
  * {@snippet lang=sh :
  * java --enable-native-access=ALL-UNNAMED -cp bench/target/benchmarks.jar org.rdma4j.bench.CrossProcessBenchmark
  * # options: iters=20000 warmup=5000 seconds=3 size=65536 modes=inproc,shm,udp
+ * # -Drdma4j.shm.icrc=false (and any other rdma4j.* property) applies to the child too
  * }
  */
 public final class CrossProcessBenchmark {
@@ -319,9 +320,11 @@ public final class CrossProcessBenchmark {
             String javaBin = System.getProperty("java.home") + "/bin/java";
             String port = Integer.toString(SoftDevices.freeUdpPort(35791,
                     InetAddress.getByName("127.0.0.1"), InetAddress.getByName("127.0.0.2")));
-            List<String> cmd = new ArrayList<>(List.of(javaBin, "--enable-native-access=ALL-UNNAMED", "-cp",
-                    System.getProperty("java.class.path"), CrossProcessBenchmark.class.getName(), "child", mode,
-                    "127.0.0.2", port, Integer.toString(total)));
+            List<String> cmd = new ArrayList<>(List.of(javaBin, "--enable-native-access=ALL-UNNAMED"));
+            System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith("rdma4j."))
+                    .forEach(k -> cmd.add("-D" + k + "=" + System.getProperty(k))); // the child runs as we do
+            cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), CrossProcessBenchmark.class.getName(),
+                    "child", mode, "127.0.0.2", port, Integer.toString(total)));
             Process child = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
             Device d = Verbs.createDevice("soft:udp?name=bench-parent&addr=127.0.0.1&port=" + port + "&link=" + mode);
             try (Side a = new Side(d, d, 1 << 20);
