@@ -123,4 +123,69 @@ class ShmLinkTest {
             org.rdma4j.verbs.Verbs.removeDevice(udp);
         }
     }
+
+    /** Counts and releases: allocates nothing itself. */
+    static final class Count implements PacketSink {
+        final java.util.concurrent.atomic.AtomicLong n = new java.util.concurrent.atomic.AtomicLong();
+
+        @Override
+        public void receive(Packet p) {
+            n.incrementAndGet();
+            p.release();
+        }
+    }
+
+    @Test
+    void sendingAndReceivingThroughTheRingAllocatesNothingPerPacket() throws Exception {
+        var threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        org.junit.jupiter.api.Assumptions.assumeTrue(threads instanceof com.sun.management.ThreadMXBean,
+                "needs per-thread allocation counters");
+        var counters = (com.sun.management.ThreadMXBean) threads;
+        InetAddress a = InetAddress.getByName("127.0.0.25");
+        InetAddress b = InetAddress.getByName("127.0.0.26");
+        int port = SoftDevices.freeUdpPort(35091, a, b);
+        Count sinkB = new Count();
+        try (ShmLink la = ShmLink.open(a, port, port, UdpLink.Mode.AUTO, ShmLink.Policy.SHM, new Count());
+             ShmLink lb = ShmLink.open(b, port, port, UdpLink.Mode.AUTO, ShmLink.Policy.SHM, sinkB)) {
+            PacketPool pool = new PacketPool();
+            Gid ga = Gid.of(a);
+            Gid gb = Gid.of(b);
+            byte[] payload = new byte[1000];
+            int warm = 30_000;
+            int measured = 20_000;
+            sendAll(la, pool, ga, gb, payload, warm, sinkB, 0);
+            Thread agent = Thread.getAllStackTraces().keySet().stream()
+                    .filter(t -> t.getName().equals("rdma4j-shm-" + b.getHostAddress() + "-" + port)).findFirst()
+                    .orElseThrow();
+            long senderBefore = counters.getCurrentThreadAllocatedBytes();
+            long agentBefore = counters.getThreadAllocatedBytes(agent.threadId());
+            sendAll(la, pool, ga, gb, payload, measured, sinkB, warm);
+            long sender = counters.getCurrentThreadAllocatedBytes() - senderBefore;
+            long receiver = counters.getThreadAllocatedBytes(agent.threadId()) - agentBefore;
+            System.out.printf("shm allocation for %d packets: sender %d B, receive agent %d B%n", measured, sender,
+                    receiver);
+            // the receive agent's once-a-second look for dead senders (ProcessHandle) may fall in the window
+            assertTrue(sender < 16_384 && receiver < 65_536, () -> "allocated: sender " + sender + " B, receive agent "
+                    + receiver + " B for " + measured + " packets; " + lb.counters());
+            assertEquals(0, lb.counters().get("shm_malformed_drops") + lb.counters().get("shm_icrc_drops"));
+        }
+    }
+
+    private static void sendAll(ShmLink from, PacketPool pool, Gid src, Gid dst, byte[] payload, int n, Count sink,
+                                long already) throws InterruptedException {
+        for (int i = 0; i < n; i++) {
+            Packet p = pool.acquire();
+            Bth.writeAt(p.buffer, 0, Opcode.RC_SEND_ONLY, false, 0, 0xFFFF, 0x11, false, i);
+            p.headerLength = Opcode.headerLength(Opcode.RC_SEND_ONLY);
+            p.setFlatPayload(payload.length);
+            p.srcGid = src;
+            p.dstGid = dst;
+            from.send(p);
+        }
+        long end = System.nanoTime() + 30_000_000_000L;
+        while (sink.n.get() < already + n - from.fullDrops() && System.nanoTime() < end) {
+            Thread.sleep(1);
+        }
+        assertEquals(already + n, sink.n.get() + from.fullDrops(), "every packet arrived or was counted full");
+    }
 }
