@@ -7,6 +7,7 @@ import java.util.Set;
 import java.util.function.UnaryOperator;
 import org.rdma4j.soft.link.FaultyLink;
 import org.rdma4j.soft.link.Link;
+import org.rdma4j.soft.link.ShmLink;
 import org.rdma4j.soft.link.UdpLink;
 import org.rdma4j.verbs.Device;
 import org.rdma4j.verbs.DeviceSpec;
@@ -18,7 +19,9 @@ import org.rdma4j.verbs.VerbsException;
  * <pre>
  * soft[:loopback]?name=N&amp;fabric=F            a device on the in-process fabric F (default: the JVM's)
  * soft:udp?addr=A&amp;port=P&amp;peer-port=Q&amp;mode=M   RoCEv2 over UDP from address A (IPv4 or IPv6), UDP port P
- *                                           (4791), sending to port Q (P); M = auto|native|raw|channel
+ *                                           (4791), sending to port Q (P); M = auto|native|raw|channel;
+ *                            &amp;link=L           L = auto (default: shared memory to devices of other processes
+ *                                           on this host that have a ring file, UDP to the rest), udp, shm
  * either, plus loss=&amp;dup=&amp;reorder=&amp;corrupt= (probabilities 0..1) and seed=S: the device's outgoing
  * packets go through a seeded fault-injecting link, whose faults show as fault_* counters
  * </pre>
@@ -28,7 +31,7 @@ import org.rdma4j.verbs.VerbsException;
 final class SoftDeviceSpecs {
     private static final Set<String> FAULT_KEYS = Set.of("loss", "dup", "reorder", "corrupt", "seed");
     private static final Set<String> LOOPBACK_KEYS = Set.of("name", "fabric");
-    private static final Set<String> UDP_KEYS = Set.of("name", "addr", "port", "peer-port", "mode");
+    private static final Set<String> UDP_KEYS = Set.of("name", "addr", "port", "peer-port", "mode", "link");
 
     private SoftDeviceSpecs() {}
 
@@ -48,7 +51,7 @@ final class SoftDeviceSpecs {
                 int peerPort = port(spec, "peer-port", port);
                 String name = spec.option("name");
                 yield SoftDevices.createUdp(name == null ? SoftDevices.freeName("udp") : name, address(spec, addr),
-                        port, peerPort, mode(spec), faults(spec));
+                        port, peerPort, mode(spec), policy(spec), faults(spec));
             }
             default -> throw bad(spec, "unknown kind '" + spec.kind() + "' (soft has loopback and udp)");
         };
@@ -118,6 +121,16 @@ final class SoftDeviceSpecs {
             case "raw" -> UdpLink.Mode.RAW_IPV4;
             case "channel" -> UdpLink.Mode.CHANNEL;
             default -> throw bad(spec, "mode=" + v + " is not one of auto, native, raw, channel");
+        };
+    }
+
+    private static ShmLink.Policy policy(DeviceSpec spec) {
+        String v = spec.option("link", "auto");
+        return switch (v) {
+            case "auto" -> ShmLink.Policy.AUTO;
+            case "udp" -> ShmLink.Policy.UDP;
+            case "shm" -> ShmLink.Policy.SHM;
+            default -> throw bad(spec, "link=" + v + " is not one of auto, udp, shm");
         };
     }
 

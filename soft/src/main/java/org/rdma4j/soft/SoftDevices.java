@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.function.UnaryOperator;
 import org.rdma4j.soft.link.Link;
 import org.rdma4j.soft.link.LoopbackFabric;
+import org.rdma4j.soft.link.ShmLink;
 import org.rdma4j.soft.link.UdpLink;
 import org.rdma4j.verbs.Device;
 import org.rdma4j.verbs.Errno;
@@ -165,8 +166,20 @@ public final class SoftDevices {
 
     /** As above, with {@code linkWrapper} (may be null) around the UDP link, e.g. a FaultyLink. */
     @SuppressWarnings("exports") // link types: for this module's tests; other callers use a device spec
+    public static Device createUdp(String name, InetAddress bind, int port, int remotePort,
+                                   UdpLink.Mode mode, UnaryOperator<Link> linkWrapper) {
+        return createUdp(name, bind, port, remotePort, mode, ShmLink.Policy.UDP, linkWrapper);
+    }
+
+    /**
+     * As above, choosing how packets reach devices of other processes on this host: {@code policy} UDP
+     * (datagrams only), AUTO (a shared-memory ring to local peers that have one, UDP to the rest) or SHM
+     * (shared memory only for unicast to other devices; see {@link ShmLink}).
+     */
+    @SuppressWarnings("exports") // link types: for this module's tests; other callers use a device spec
     public static synchronized Device createUdp(String name, InetAddress bind, int port, int remotePort,
-                                                UdpLink.Mode mode, UnaryOperator<Link> linkWrapper) {
+                                                UdpLink.Mode mode, ShmLink.Policy policy,
+                                                UnaryOperator<Link> linkWrapper) {
         defaultDevice();
         checkName(name);
         if (port < 1 || port > 65535 || remotePort < 1 || remotePort > 65535) {
@@ -177,7 +190,8 @@ public final class SoftDevices {
         Gid[] gids = {linkLocal(guid), Gid.of(bind)};
         SoftDevice d = new SoftDevice(name, guid, gids, hca -> {
             try {
-                Link link = UdpLink.open(bind, port, remotePort, mode, hca);
+                Link link = policy == ShmLink.Policy.UDP ? UdpLink.open(bind, port, remotePort, mode, hca)
+                        : ShmLink.open(bind, port, remotePort, mode, policy, hca);
                 return linkWrapper == null ? link : linkWrapper.apply(link);
             } catch (IOException e) {
                 int errno = String.valueOf(e.getMessage()).contains("EADDRINUSE") ? Errno.EADDRINUSE : Errno.EIO;

@@ -23,6 +23,7 @@ import org.rdma4j.soft.SoftDevices;
 import org.rdma4j.soft.SoftInternals;
 import org.rdma4j.soft.link.FaultyLink;
 import org.rdma4j.soft.link.LoopbackFabric;
+import org.rdma4j.soft.link.ShmLink;
 import org.rdma4j.soft.link.UdpLink;
 import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.Device;
@@ -78,7 +79,29 @@ public final class SoftSetups implements SetupProvider {
                         once(() -> udpPair("soft-chan", "127.0.0.3", "127.0.0.4", 25791, UdpLink.Mode.CHANNEL)),
                         once(() -> udpPair("soft-chan-port", "127.0.0.7", "127.0.0.8", 29791, UdpLink.Mode.CHANNEL)),
                         null),
+                new SoftSetup("shm", "RoCEv2 packets through shared-memory rings (ShmLink, policy SHM) between two UDP"
+                        + " devices on 127.0.0.9 and 127.0.0.10; multicast and QP-to-QP loopback go through UDP",
+                        EnumSet.of(RELIABLE_LINK, SELF_LOOPBACK, HOP_LIMIT_AND_CLASS, MULTICAST, PORT_STATE_CONTROL,
+                                HIDDEN_OBJECT_COUNT),
+                        UDP_GID_INDEX,
+                        once(() -> shmPair("soft-shm", "127.0.0.9", "127.0.0.10", 30791)),
+                        once(() -> shmPair("soft-shm-port", "127.0.0.11", "127.0.0.12", 31791)),
+                        null),
                 new Faulty());
+    }
+
+    /** Two UDP devices on two addresses with one free port whose unicast goes through shared memory. */
+    static Device[] shmPair(String name, String ipA, String ipB, int fromPort) {
+        try {
+            InetAddress ia = InetAddress.getByName(ipA);
+            InetAddress ib = InetAddress.getByName(ipB);
+            int p = SoftDevices.freeUdpPort(fromPort, ia, ib);
+            return new Device[] {
+                SoftDevices.createUdp(name + "-a", ia, p, p, UdpLink.Mode.AUTO, ShmLink.Policy.SHM, null),
+                SoftDevices.createUdp(name + "-b", ib, p, p, UdpLink.Mode.AUTO, ShmLink.Policy.SHM, null)};
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot set up the shared-memory devices " + name, e);
+        }
     }
 
     /** Two UDP devices that talk to each other: on two addresses with one free port, or on one address with two. */

@@ -62,6 +62,22 @@ public final class DeviceOptions {
         };
     }
 
+    /** The spec's {@code link} option: the --link value, checked here so a typo is a usage error. */
+    private String link = "auto";
+
+    @Option(names = "--link", order = 104, paramLabel = "LINK",
+            description = "how the --bind device reaches devices of other processes on this host: auto (default: "
+                    + "through a shared-memory ring when the peer's address is local and it has one, else UDP), "
+                    + "udp (datagrams only) or shm (shared memory only for unicast to other devices; a peer "
+                    + "without a ring is unreachable)")
+    void link(String text) {
+        link = switch (text) {
+            case "auto", "udp", "shm" -> text;
+            default -> throw new ParameterException(mixee.commandLine(),
+                    "--link " + text + " is not one of auto, udp, shm");
+        };
+    }
+
     private int udpPort = ROCE_V2_PORT;
     private Integer udpPeerPort;
 
@@ -133,12 +149,12 @@ public final class DeviceOptions {
 
     /**
      * The spec of the {@code --bind} device called {@code name}:
-     * {@code soft:udp?name=NAME&addr=ADDRESS&port=N&peer-port=M&mode=MODE}.
+     * {@code soft:udp?name=NAME&addr=ADDRESS&port=N&peer-port=M&mode=MODE&link=LINK}.
      */
     public DeviceSpec spec(String name) {
         return DeviceSpec.of("soft", "udp").with("name", name).with("addr", bind.getHostAddress())
                 .with("port", Integer.toString(udpPort)).with("peer-port", Integer.toString(udpPeerPort()))
-                .with("mode", udpMode);
+                .with("mode", udpMode).with("link", link);
     }
 
     /** Removes the device {@link #resolve} created for {@code --bind}, if any (its contexts must be closed). */

@@ -1,0 +1,778 @@
+package org.rdma4j.soft.link;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.rdma4j.soft.agent.Agent;
+import org.rdma4j.soft.agent.AgentRunner;
+import org.rdma4j.soft.agent.IdleStrategy;
+import org.rdma4j.soft.wire.Bth;
+import org.rdma4j.soft.wire.Icrc;
+import org.rdma4j.soft.wire.Opcode;
+import org.rdma4j.soft.wire.Ipv4Header;
+import org.rdma4j.soft.wire.Ipv6Header;
+import org.rdma4j.soft.wire.UdpHeader;
+import org.rdma4j.verbs.Gid;
+
+/**
+ * RoCEv2 between devices of different processes on one host through shared memory, in front of the
+ * device's {@link UdpLink}: the bytes a datagram would carry (BTH onward, payload, pad, ICRC over the
+ * IP and UDP headers it would have had) go through a {@link ShmRing} the receiving device created in
+ * {@link #directory()}, named for its address and UDP port. Everything else goes through the UDP link:
+ * multicast, packets to this device's own address and port, peers that are not local or have no ring
+ * file (with {@link Policy#AUTO}), and all packets once a peer's ring is gone. Received packets pass the
+ * checks a datagram passes ({@link UdpDatagrams}: lengths, BTH, ICRC) and go to the device on the
+ * link's receive agent, which busy-polls for a while after the last packet and then sleeps until a
+ * sender rings its doorbell (a datagram to a loopback port named in the ring file), or on the thread
+ * that calls {@link #poll()}. See docs/DESIGN.md (2026-11-24, shared memory). Thread safe.
+ */
+public final class ShmLink implements Link {
+    /** How a device's packets travel to local peers. */
+    public enum Policy {
+        /** UDP only (no ring file). */
+        UDP,
+        /** Shared memory to local peers that have a ring file, UDP to the rest. */
+        AUTO,
+        /** Shared memory only for unicast to other devices: no ring for the destination is a counted drop. */
+        SHM
+    }
+
+    /**
+     * After the last packet the receive agent spins for {@link #BUSY_SPIN_NS}, then polls with
+     * {@code Thread.yield()} between looks until {@code SPIN_NS} (system property
+     * {@code rdma4j.shm.spinUs}) has passed, then sleeps until a doorbell.
+     */
+    static final long SPIN_NS = Long.getLong("rdma4j.shm.spinUs", 2000) * 1000;
+    static final long BUSY_SPIN_NS = 50_000;
+    /**
+     * Whether this device's receivers check (and so its senders must compute) the ICRC of ring packets
+     * (system property {@code rdma4j.shm.icrc}, default true). Memory does not flip bits in transit and
+     * a peer that can write the ring can compute a valid ICRC, so the ICRC protects nothing here; off,
+     * every other header check still runs. A sender follows what the receiver's ring file says.
+     */
+    static final boolean CHECK_ICRC = Boolean.parseBoolean(System.getProperty("rdma4j.shm.icrc", "true"));
+    /** The longest sleep of the receive agent without a doorbell (bounds any missed wake-up). */
+    static final long SLEEP_MS = 50;
+    /** Lanes (sending devices) per ring file and slots per lane. */
+    static final int LANES = 8;
+    static final int SLOTS = 256;
+    /** How long a sender waits for room in a full lane before it drops the packet. */
+    static final long FULL_WAIT_NS = 2_000_000;
+    /** ... when the sender is this link's consumer (waiting there can deadlock two devices briefly). */
+    static final long FULL_WAIT_CONSUMER_NS = 20_000;
+    /** How often a destination without a usable ring is looked at again. */
+    static final long RETRY_NS = 1_000_000_000L;
+    private static final long REAP_NS = 1_000_000_000L;
+    private static final int BATCH = 32;
+
+    private final UdpLink udp;
+    private final Policy policy;
+    private final InetAddress local;
+    private final byte[] localBytes;
+    private final Gid localGid;
+    private final int port;
+    private final int remotePort;
+    private final boolean v6;
+    private final ShmRing.Identity self;
+    private final PacketPool pool = new PacketPool();
+    private final UdpDatagrams datagrams;
+    private final PacketSink sink;
+    private final ConcurrentHashMap<Gid, Peer> peers = new ConcurrentHashMap<>();
+    private volatile Peer lastPeer;
+    private volatile boolean closed;
+
+    // receive side (null without an own ring)
+    private final ShmRing own;
+    private final DatagramChannel doorbell;
+    private final Selector selector;
+    private final AgentRunner receiver;
+    /** The thread consuming the ring now (the agent or a poller), or null: the single consumer. */
+    private final AtomicReference<Thread> consumer = new AtomicReference<>();
+    private final Lanes lanes = new Lanes();
+
+    private final AtomicLong shmSent = new AtomicLong();
+    private final AtomicLong shmReceived = new AtomicLong();
+    private final AtomicLong fullDrops = new AtomicLong();
+    private final AtomicLong noRingDrops = new AtomicLong();
+    private final AtomicLong doorbells = new AtomicLong();
+    private final AtomicLong laneDrops = new AtomicLong();
+    private final AtomicLong sendErrors = new AtomicLong();
+
+    private ShmLink(InetAddress local, int port, int remotePort, UdpLink.Mode mode, Policy policy, PacketSink sink)
+            throws IOException {
+        if (policy == Policy.UDP) {
+            throw new IllegalArgumentException("Policy.UDP needs no ShmLink: open a UdpLink");
+        }
+        this.udp = UdpLink.open(local, port, remotePort, mode, sink);
+        this.sink = sink;
+        try {
+            this.policy = policy;
+            this.local = local;
+            this.localBytes = local.getAddress();
+            this.localGid = Gid.of(local);
+            this.port = port;
+            this.remotePort = remotePort;
+            this.v6 = !(local instanceof Inet4Address);
+            ProcessHandle me = ProcessHandle.current();
+            this.self = new ShmRing.Identity(me.pid(), ShmRing.processStartMs(me), localGid.bytes(), port);
+            this.datagrams = new UdpDatagrams(sink, v6, port, localGid, localBytes);
+            ShmRing ring = null;
+            DatagramChannel bell = null;
+            Selector sel = null;
+            try {
+                bell = DatagramChannel.open(java.net.StandardProtocolFamily.INET);
+                bell.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+                bell.configureBlocking(false);
+                sel = Selector.open();
+                bell.register(sel, SelectionKey.OP_READ);
+                int bellPort = ((InetSocketAddress) bell.getLocalAddress()).getPort();
+                ring = ShmRing.create(fileFor(localGid, port), self, bellPort, LANES, SLOTS,
+                        CHECK_ICRC ? ShmRing.FLAG_ICRC : 0);
+            } catch (IOException | RuntimeException e) {
+                closeQuietly(bell);
+                closeQuietly(sel);
+                bell = null;
+                sel = null;
+                if (policy == Policy.SHM) {
+                    throw new IOException("cannot create the shared-memory ring " + fileFor(localGid, port) + ": "
+                            + e.getMessage(), e);
+                }
+                // AUTO: this device receives over UDP only; senders find no ring file and use UDP
+            }
+            this.own = ring;
+            this.doorbell = bell;
+            this.selector = sel;
+            this.receiver = ring == null ? null : AgentRunner.start(new Receiver(), IdleStrategy.NO_OP,
+                    t -> datagrams.malformed.incrementAndGet());
+        } catch (IOException | RuntimeException e) {
+            udp.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Opens the UDP link of {@link UdpLink#open(InetAddress, int, int, UdpLink.Mode, PacketSink)} with a
+     * shared-memory path in front ({@code policy} AUTO or SHM). With SHM, IOException if the ring file
+     * cannot be made.
+     */
+    public static ShmLink open(InetAddress local, int port, int remotePort, UdpLink.Mode mode, Policy policy,
+                               PacketSink sink) throws IOException {
+        return new ShmLink(local, port, remotePort, mode, policy, sink);
+    }
+
+    /** Where ring files live: {@code rdma4j.shm.dir}, else /dev/shm, else the temporary directory. */
+    public static Path directory() {
+        String d = System.getProperty("rdma4j.shm.dir");
+        if (d != null) {
+            return Path.of(d);
+        }
+        Path shm = Path.of("/dev/shm");
+        return Files.isDirectory(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
+    }
+
+    /** The ring file of the device at {@code gid}, UDP port {@code port}. */
+    public static Path fileFor(Gid gid, int port) {
+        StringBuilder b = new StringBuilder("rdma4j-");
+        for (int i = 0; i < 16; i++) {
+            b.append(Character.forDigit((gid.byteAt(i) >> 4) & 0xF, 16)).append(Character.forDigit(gid.byteAt(i) & 0xF, 16));
+        }
+        return directory().resolve(b.append('-').append(port).append(".ring").toString());
+    }
+
+    /** The UDP link behind this one. */
+    public UdpLink udp() {
+        return udp;
+    }
+
+    public Policy policy() {
+        return policy;
+    }
+
+    /** This device's own ring file, or null if it receives over UDP only. */
+    public Path ringFile() {
+        return own == null ? null : own.file();
+    }
+
+    // ------------------------------------------------------------------ send
+
+    /** Why a packet did not go into a ring. */
+    private static final int SENT = 0;
+    private static final int NO_RING = 1;
+    private static final int DROPPED = 2;
+
+    @Override
+    public void send(Packet p) {
+        Gid dst = p.dstGid;
+        if (closed || dst == null || dst.isMulticast() || dst.isIpv4Mapped() == v6
+                || (remotePort == port && dst.equals(localGid))) {
+            udp.send(p); // it drops what has no route, and loops its own address back
+            return;
+        }
+        Peer peer = lastPeer;
+        if (peer == null || peer.gid != dst) {
+            peer = peers.computeIfAbsent(dst, Peer::new);
+            lastPeer = peer;
+        }
+        int r;
+        boolean owned = true;
+        try {
+            synchronized (peer) {
+                try {
+                    r = peer.send(p);
+                } catch (RuntimeException e) {
+                    // never into the engine: count it, forget the ring (it may be unmapped), the transport retries
+                    sendErrors.incrementAndGet();
+                    peer.disconnect();
+                    r = DROPPED;
+                }
+            }
+            if (r == NO_RING && policy == Policy.AUTO) {
+                owned = false;
+                udp.send(p);
+            } else if (r == NO_RING) {
+                noRingDrops.incrementAndGet();
+            }
+        } finally {
+            if (owned) {
+                p.release();
+            }
+        }
+    }
+
+    /** A destination device: its ring file mapped with a claimed lane, or why not (and when to look again). */
+    private final class Peer {
+        final Gid gid;
+        final byte[] dstBytes;
+        final Path file;
+        /** Null: unknown yet; false: its address is not this host's. */
+        private Boolean local;
+        private ShmRing ring;
+        private ShmRing.Producer producer;
+        private InetSocketAddress bellAddress;
+        /** The receiver checks ICRCs: compute them. */
+        private boolean icrc;
+        private long retryAtNs = System.nanoTime();
+        private final Framer framer = new Framer();
+        private final ByteBuffer bell = ByteBuffer.allocateDirect(1);
+
+        Peer(Gid gid) {
+            this.gid = gid;
+            byte[] raw = gid.bytes();
+            this.dstBytes = v6 ? raw : java.util.Arrays.copyOfRange(raw, 12, 16);
+            this.file = fileFor(gid, remotePort);
+        }
+
+        int send(Packet p) {
+            if (producer == null && !connect()) {
+                return NO_RING;
+            }
+            if (ring.ownerClosed()) {
+                disconnect();
+                return NO_RING;
+            }
+            int bthLength = bthOnwardLength(p);
+            if (bthLength < 0) {
+                return DROPPED;
+            }
+            long slot = producer.claimSlot();
+            if (slot == -1) {
+                slot = waitForRoom();
+            }
+            if (slot == -2) {
+                laneDrops.incrementAndGet();
+                disconnect();
+                return NO_RING;
+            }
+            if (slot < 0) {
+                fullDrops.incrementAndGet();
+                return DROPPED;
+            }
+            MemorySegment map = ring.map;
+            int hl = p.headerLength;
+            int len = p.payloadLength;
+            MemorySegment.copy(p.buffer, 0, map, slot, hl);
+            p.copyPayload(0, map, slot + hl, len);
+            for (long i = slot + hl + len, end = slot + bthLength - Icrc.LENGTH; i < end; i++) {
+                map.set(ValueLayout.JAVA_BYTE, i, (byte) 0); // the pad
+            }
+            int ttl = p.hopLimit == 0 ? Packet.DEFAULT_HOP_LIMIT : p.hopLimit & 0xFF;
+            int tos = p.trafficClass & 0xFF;
+            if (icrc) {
+                framer.frame(dstBytes, tos, ttl, map, slot, bthLength);
+            } else {
+                map.set(ValueLayout.JAVA_INT_UNALIGNED, slot + bthLength - Icrc.LENGTH, 0);
+            }
+            producer.publish(bthLength, ttl, tos);
+            shmSent.incrementAndGet();
+            if (ring.takeSleeper()) {
+                ringBell();
+            }
+            return SENT;
+        }
+
+        /** Waits a bounded time for the consumer to make room; the slot, or -1 (still full) or -2. */
+        private long waitForRoom() {
+            long limit = consumer.get() == Thread.currentThread() ? FULL_WAIT_CONSUMER_NS : FULL_WAIT_NS;
+            long start = System.nanoTime();
+            int spins = 0;
+            long slot;
+            while ((slot = producer.claimSlot()) == -1) {
+                if (System.nanoTime() - start > limit) {
+                    if (!ShmRing.alive(ring.ownerPid(), ring.ownerStartMs())) {
+                        return -2; // the receiving process is gone: stop using its ring
+                    }
+                    return -1;
+                }
+                if (ring.takeSleeper()) {
+                    ringBell(); // it slept with a full lane? wake it anyway
+                }
+                if ((++spins & 63) == 0) {
+                    Thread.yield();
+                } else {
+                    Thread.onSpinWait();
+                }
+            }
+            return slot;
+        }
+
+        private void ringBell() {
+            try {
+                bell.clear();
+                doorbellSender().send(bell, bellAddress);
+                doorbells.incrementAndGet();
+            } catch (IOException e) {
+                // the receiver wakes by itself within SLEEP_MS
+            }
+        }
+
+        /** Control path: maps the destination's ring file and claims a lane, if it is local and there. */
+        private boolean connect() {
+            long now = System.nanoTime();
+            if (closed || now - retryAtNs < 0) {
+                return false;
+            }
+            retryAtNs = now + RETRY_NS;
+            if (local == null) {
+                local = isLocalAddress(gid);
+            }
+            if (!local || !Files.exists(file)) {
+                return false;
+            }
+            ShmRing r;
+            try {
+                r = ShmRing.open(file);
+            } catch (IOException | RuntimeException e) {
+                return false;
+            }
+            ShmRing.Producer pr = r.claim(self);
+            if (pr == null) {
+                laneDrops.incrementAndGet(); // every lane taken: UDP (AUTO) for now
+                r.close();
+                return false;
+            }
+            ring = r;
+            producer = pr;
+            icrc = (r.flags() & ShmRing.FLAG_ICRC) != 0;
+            bellAddress = new InetSocketAddress(InetAddress.getLoopbackAddress(), r.doorbellPort());
+            return true;
+        }
+
+        void disconnect() {
+            if (producer != null) {
+                producer.release();
+                producer = null;
+            }
+            if (ring != null) {
+                ring.close();
+                ring = null;
+            }
+            retryAtNs = System.nanoTime() + RETRY_NS;
+        }
+
+        private int bthOnwardLength(Packet p) {
+            if (p.hasIcrc && !framer.icrc.verifyBthOnward(p.buffer, 0, p.headerLength + p.payloadLength + Icrc.LENGTH)) {
+                datagrams.badIcrc.incrementAndGet();
+                return -1;
+            }
+            int pad = (4 - (p.payloadLength & 3)) & 3;
+            int bthLength = p.headerLength + p.payloadLength + pad + Icrc.LENGTH;
+            if (bthLength > Packet.BUFFER_SIZE) {
+                fullDrops.incrementAndGet();
+                return -1;
+            }
+            return bthLength;
+        }
+    }
+
+    private volatile DatagramChannel bellSender;
+
+    /** The channel doorbells are sent from (made on the first one). */
+    private DatagramChannel doorbellSender() throws IOException {
+        DatagramChannel c = bellSender;
+        if (c == null) {
+            synchronized (this) {
+                c = bellSender;
+                if (c == null) {
+                    c = DatagramChannel.open(java.net.StandardProtocolFamily.INET);
+                    c.configureBlocking(false);
+                    bellSender = c;
+                }
+            }
+        }
+        return c;
+    }
+
+    /** Whether {@code gid}'s IP address is one of this host's (loopback included). */
+    static boolean isLocalAddress(Gid gid) {
+        try {
+            InetAddress a = gid.isIpv4Mapped()
+                    ? InetAddress.getByAddress(java.util.Arrays.copyOfRange(gid.bytes(), 12, 16))
+                    : InetAddress.getByAddress(gid.bytes());
+            return a.isLoopbackAddress() || NetworkInterface.getByInetAddress(a) != null;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Writes the IP and UDP headers a datagram from this link to {@code dst} would carry (only for the
+     * ICRC) and the ICRC into its place at the end of the BTH-onward bytes. One per peer, under its lock.
+     */
+    private final class Framer {
+        final Icrc icrc = new Icrc();
+        final Ipv4Header ip4 = new Ipv4Header();
+        final Ipv6Header ip6 = new Ipv6Header();
+        final UdpHeader udpHeader = new UdpHeader();
+        final MemorySegment pseudo = Arena.ofAuto().allocate(64, 8);
+
+        void frame(byte[] dst, int tos, int ttl, MemorySegment bthOnward, long bth, int bthLength) {
+            int udpLength = UdpHeader.LENGTH + bthLength;
+            MemorySegment ipSeg;
+            if (v6) {
+                ipSeg = ip6.wrap(pseudo, 0).writeUdp(tos, 0, udpLength, ttl).sourceAddress(localBytes, 0)
+                        .destinationAddress(dst, 0).segment();
+                udpHeader.wrap(ipSeg, Ipv6Header.LENGTH).write(port, remotePort, udpLength, 0);
+            } else {
+                ipSeg = ip4.wrap(pseudo, 0).writeUdp(tos, Ipv4Header.LENGTH + udpLength, 0, true, ttl,
+                        UdpDatagrams.toInt(localBytes), UdpDatagrams.toInt(dst)).segment();
+                udpHeader.wrap(ipSeg, Ipv4Header.LENGTH).write(port, remotePort, udpLength, 0);
+            }
+            int crc = icrc.compute(ipSeg, 0, bthOnward, bth, bthLength);
+            Icrc.write(bthOnward, bth + bthLength - Icrc.LENGTH, crc);
+        }
+    }
+
+    // ------------------------------------------------------------------ receive
+
+    /**
+     * Receives what is in this device's ring on the calling thread, then what the UDP link has for
+     * the caller. Never blocks: if another thread is consuming the ring, it leaves the ring to it.
+     */
+    @Override
+    public int poll() {
+        return consumeIfFree() + udp.poll();
+    }
+
+    @Override
+    public void pollerBlocks() {
+        udp.pollerBlocks();
+    }
+
+    /**
+     * A completion-channel waiter waits in the UDP socket: what comes through the ring is handled by
+     * this link's receive agent, and an event it raises ends the wait through {@link #wakeAwait()}.
+     */
+    @Override
+    public int await(long timeoutNs) {
+        return udp.await(timeoutNs);
+    }
+
+    @Override
+    public void wakeAwait() {
+        udp.wakeAwait();
+    }
+
+    private int consumeIfFree() {
+        if (own == null || closed) {
+            return 0;
+        }
+        Thread me = Thread.currentThread();
+        if (consumer.get() != null || !consumer.compareAndSet(null, me)) {
+            return 0;
+        }
+        try {
+            return closed ? 0 : own.consume(lanes, BATCH);
+        } finally {
+            consumer.set(null);
+        }
+    }
+
+    /** What the consumer does with each lane's packets: copy out, check as a datagram, hand to the device. */
+    private final class Lanes implements ShmRing.Handler {
+        private final MemorySegment[] sources = new MemorySegment[ShmRing.MAX_LANES];
+        private final UdpDatagrams.Scratch[] scratch = new UdpDatagrams.Scratch[ShmRing.MAX_LANES];
+        private final Gid[] gids = new Gid[ShmRing.MAX_LANES];
+
+        @Override
+        public void onPacket(int lane, MemorySegment ring, long data, int length, int hopLimit, int trafficClass) {
+            MemorySegment source = sources[lane];
+            if (source == null || length > Packet.BUFFER_SIZE) {
+                datagrams.malformed.incrementAndGet(); // a lane of the other IP version, or too long
+                return;
+            }
+            Packet p = pool.acquire();
+            MemorySegment.copy(ring, data, p.buffer, 0, length);
+            p.hopLimit = hopLimit;
+            p.trafficClass = trafficClass;
+            shmReceived.incrementAndGet();
+            if (CHECK_ICRC) {
+                datagrams.deliver(p, length, false, source, 0, scratch[lane], localGid, localBytes, false);
+            } else {
+                deliverUnchecked(p, length, gids[lane]);
+            }
+        }
+
+        /** {@link UdpDatagrams#deliver}'s checks but the ICRC's (see {@link #CHECK_ICRC}). */
+        private void deliverUnchecked(Packet p, int len, Gid from) {
+            try {
+                if (len < Bth.LENGTH + Icrc.LENGTH) {
+                    malformed(p);
+                    return;
+                }
+                int op = Bth.opcodeOf(p.buffer);
+                int hl = Opcode.headerLength(op);
+                int pad = (p.buffer.get(ValueLayout.JAVA_BYTE, 1) >>> 4) & 3;
+                int payload = len - hl - pad - Icrc.LENGTH;
+                if (!Opcode.isValid(op) || Bth.tverOf(p.buffer) != 0 || payload < 0 || payload > Packet.MAX_PAYLOAD
+                        || (!Opcode.hasPayload(op) && payload + pad != 0)) {
+                    malformed(p);
+                    return;
+                }
+                p.headerLength = hl;
+                p.setFlatPayload(payload);
+                p.srcGid = from;
+                p.dstGid = localGid;
+                p.srcPort = 0;
+                sink.receive(p);
+            } catch (Throwable t) {
+                datagrams.malformed.incrementAndGet();
+            }
+        }
+
+        private void malformed(Packet p) {
+            datagrams.malformed.incrementAndGet();
+            p.release();
+        }
+
+        @Override
+        public void onLaneOpened(int lane, byte[] gid, int srcPort) {
+            Gid g = Gid.of(gid);
+            if (g.isIpv4Mapped() == v6) {
+                sources[lane] = null; // packets of the other IP version: dropped, as a socket would not get them
+                return;
+            }
+            MemorySegment sa = Arena.ofAuto().allocate(LinuxSockets.SOCKADDR_SIZE, 8);
+            LinuxSockets.writeSockaddr(sa, v6 ? gid : java.util.Arrays.copyOfRange(gid, 12, 16), srcPort);
+            sources[lane] = sa;
+            scratch[lane] = new UdpDatagrams.Scratch();
+            gids[lane] = g;
+        }
+
+        @Override
+        public void onLaneClosed(int lane) {
+            sources[lane] = null;
+        }
+    }
+
+    /** The receive agent: consume; spin for a while after the last packet; then sleep until a doorbell. */
+    private final class Receiver implements Agent {
+        private long lastWorkNs = System.nanoTime();
+        private long reapAtNs = System.nanoTime() + REAP_NS;
+        private final ByteBuffer drain = ByteBuffer.allocateDirect(64);
+
+        @Override
+        public String roleName() {
+            return "shm-" + local.getHostAddress() + "-" + port;
+        }
+
+        @Override
+        public int doWork() {
+            if (closed) {
+                return 0;
+            }
+            int n = consumeIfFree();
+            long now = System.nanoTime();
+            if (n > 0) {
+                lastWorkNs = now;
+                return n;
+            }
+            if (now - reapAtNs > 0) {
+                reapAtNs = now + REAP_NS;
+                reap();
+            }
+            long idle = now - lastWorkNs;
+            if (idle < BUSY_SPIN_NS) {
+                Thread.onSpinWait();
+                return 0;
+            }
+            if (idle < SPIN_NS) {
+                Thread.yield(); // on a busy machine the threads that will send to us need the core
+                return 0;
+            }
+            sleep();
+            lastWorkNs = System.nanoTime(); // after a wake-up the next packet is likely soon: spin again
+            return 0;
+        }
+
+        private void reap() {
+            Thread me = Thread.currentThread();
+            if (consumer.compareAndSet(null, me)) {
+                try {
+                    if (!closed) {
+                        own.reapDeadProducers(lanes);
+                    }
+                } finally {
+                    consumer.set(null);
+                }
+            }
+        }
+
+        private void sleep() {
+            Thread me = Thread.currentThread();
+            if (!consumer.compareAndSet(null, me)) {
+                return; // a poller is consuming: the ring is being looked at
+            }
+            boolean sleep;
+            try {
+                sleep = !closed && own.prepareToSleep();
+            } finally {
+                consumer.set(null);
+            }
+            if (!sleep) {
+                return;
+            }
+            try {
+                if (selector.select(SLEEP_MS) > 0) {
+                    selector.selectedKeys().clear();
+                    while (doorbell.receive(drain.clear()) != null) {
+                        // empty the socket: one wake-up is enough
+                    }
+                }
+            } catch (IOException | RuntimeException e) {
+                // closed meanwhile, or an I/O error: the next round looks again
+            } finally {
+                if (!closed) {
+                    own.awake();
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ the rest: delegation, counters, close
+
+    @Override
+    public boolean receiveBacklogged() {
+        return udp.receiveBacklogged();
+    }
+
+    @Override
+    public void joinGroup(Gid group) throws IOException {
+        udp.joinGroup(group);
+    }
+
+    @Override
+    public void leaveGroup(Gid group) {
+        udp.leaveGroup(group);
+    }
+
+    /** Packets sent through shared memory. */
+    public long shmSentPackets() {
+        return shmSent.get();
+    }
+
+    /** Packets received through shared memory (before their checks). */
+    public long shmReceivedPackets() {
+        return shmReceived.get();
+    }
+
+    /** Packets dropped because the destination's lane stayed full for the whole wait. */
+    public long fullDrops() {
+        return fullDrops.get();
+    }
+
+    @Override
+    public long dropped() {
+        return udp.dropped() + datagrams.malformed.get() + datagrams.badIcrc.get() + fullDrops.get()
+                + noRingDrops.get() + sendErrors.get();
+    }
+
+    @Override
+    public Map<String, Long> counters() {
+        Map<String, Long> m = new TreeMap<>(udp.counters());
+        m.put("shm_sent_packets", shmSent.get());
+        m.put("shm_received_packets", shmReceived.get());
+        m.put("shm_full_drops", fullDrops.get());
+        m.put("shm_no_ring_drops", noRingDrops.get());
+        m.put("shm_malformed_drops", datagrams.malformed.get());
+        m.put("shm_icrc_drops", datagrams.badIcrc.get());
+        m.put("shm_doorbells", doorbells.get());
+        m.put("shm_lane_failures", laneDrops.get());
+        m.put("shm_send_errors", sendErrors.get());
+        m.put("shm_corrupt_slots", own == null ? 0 : own.corruptions());
+        return m;
+    }
+
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        if (receiver != null) {
+            selector.wakeup();
+            receiver.close(2_000);
+            closeQuietly(selector);
+            closeQuietly(doorbell);
+            long deadline = System.nanoTime() + 1_000_000_000L;
+            while (!consumer.compareAndSet(null, Thread.currentThread()) && System.nanoTime() < deadline) {
+                Thread.onSpinWait(); // a poller is in consume: it sees closed next time
+            }
+            own.close();
+        }
+        for (Peer p : peers.values()) {
+            synchronized (p) {
+                p.disconnect();
+            }
+        }
+        closeQuietly(bellSender);
+        udp.close();
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        if (c != null) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                // closing
+            }
+        }
+    }
+}

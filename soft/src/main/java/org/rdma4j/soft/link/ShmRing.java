@@ -1,0 +1,631 @@
+package org.rdma4j.soft.link;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Set;
+
+/**
+ * One receiving device's shared-memory file: a header and {@link #lanes()} single-producer
+ * single-consumer rings ("lanes"), one per sending device, of fixed-size packet slots. The receiving
+ * device creates the file (mode 0600) and is every lane's consumer; a sending device maps it, claims a
+ * free lane once (a CAS on the lane's state word, the only CAS) and is that lane's only producer.
+ * <pre>
+ * header (4096 bytes)
+ *   0  magic "RDMA4JSH"      8 version    12 lanes     16 slots (power of 2)   20 slot bytes
+ *  24  owner pid            32 owner start (epoch ms)  40 doorbell UDP port (127.0.0.1)
+ *  48  owner GID (16)       64 owner UDP port          68 closed (1 once the owner closed)
+ *  72  flags (1: the owner checks ICRCs)
+ * 128  sleeping (the consumer is about to wait for a doorbell)
+ * 256  claimed-lanes mask (bit i: lane i is ACTIVE or being freed; set by its producer, cleared by the consumer)
+ * lane i at 4096 + i * laneBytes
+ *   0  state: pid &lt;&lt; 8 | FREE/CLAIMED/ACTIVE/CLOSING       8 generation
+ *  16  producer GID (16)    32 producer UDP port       40 producer start (epoch ms)
+ * 128  tail (producer, release)                         256 head (consumer, release)
+ * 512  slots: [length int][hop limit byte][traffic class byte][pad to 16][BTH onward ... ICRC]
+ * </pre>
+ * Head and tail are free-running longs on their own 128-byte lines (the adjacent-line prefetcher pulls
+ * pairs of 64-byte lines). Everything either side reads from the mapping is checked before use against
+ * its own copy of the layout (read once, at create or open): a corrupt or hostile peer can make a lane
+ * unusable, never make this process read or write outside the mapping. Thread safety: a producer
+ * handle is used under its owner's lock; the consume methods by one thread at a time (the link's
+ * consumer lock); the rest is thread safe.
+ */
+final class ShmRing implements AutoCloseable {
+    static final long MAGIC = 0x524D_4134_4A53_4853L; // "RDMA4JSH" read as a big-endian long's bytes
+    static final int VERSION = 1;
+    static final int HEADER_BYTES = 4096;
+    static final int LANE_HEADER_BYTES = 512;
+    static final int SLOT_HEADER_BYTES = 16;
+    /** Room in a slot for the longest datagram (BTH onward, payload, pad, ICRC). */
+    static final int SLOT_BYTES = align(SLOT_HEADER_BYTES + Packet.BUFFER_SIZE, 64);
+    static final int MAX_LANES = 64;
+    static final int MAX_SLOTS = 1 << 14;
+
+    // header offsets
+    private static final long H_MAGIC = 0;
+    private static final long H_VERSION = 8;
+    private static final long H_LANES = 12;
+    private static final long H_SLOTS = 16;
+    private static final long H_SLOT_BYTES = 20;
+    private static final long H_PID = 24;
+    private static final long H_START = 32;
+    private static final long H_DOORBELL = 40;
+    private static final long H_GID = 48;
+    private static final long H_PORT = 64;
+    private static final long H_CLOSED = 68;
+    private static final long H_FLAGS = 72;
+    /** Header flag: the owner checks the ICRC of what it receives (senders then compute it). */
+    static final int FLAG_ICRC = 1;
+    private static final long H_SLEEPING = 128;
+    private static final long H_CLAIMED = 256;
+    // lane offsets
+    private static final long L_STATE = 0;
+    private static final long L_GENERATION = 8;
+    private static final long L_GID = 16;
+    private static final long L_PORT = 32;
+    private static final long L_START = 40;
+    private static final long L_TAIL = 128;
+    private static final long L_HEAD = 256;
+
+    static final int FREE = 0;
+    static final int CLAIMED = 1;
+    static final int ACTIVE = 2;
+    static final int CLOSING = 3;
+    /** The consumer found the lane corrupt and ignores it; its producer (or the reaper, once it is gone) frees it. */
+    static final int BROKEN = 4;
+
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+    private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
+
+    private final Path file;
+    private final Arena arena;
+    final MemorySegment map;
+    private final boolean owner;
+    private final int lanes;
+    private final int slots;
+    private final int mask;
+    private final long laneBytes;
+    private volatile boolean closed;
+    /** Ring files this process owns: removed at JVM exit even if their device was never closed. */
+    private static final Set<Path> OWNED = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    static {
+        Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().unstarted(() -> {
+            for (Path f : OWNED) {
+                try {
+                    Files.deleteIfExists(f);
+                } catch (IOException e) {
+                    // the next owner's stale check removes it
+                }
+            }
+        }));
+    }
+
+    private ShmRing(Path file, Arena arena, MemorySegment map, boolean owner, int lanes, int slots) {
+        this.file = file;
+        this.arena = arena;
+        this.map = map;
+        this.owner = owner;
+        this.lanes = lanes;
+        this.slots = slots;
+        this.mask = slots - 1;
+        this.laneBytes = laneBytes(slots);
+    }
+
+    static int align(int n, int to) {
+        return (n + to - 1) / to * to;
+    }
+
+    static long laneBytes(int slots) {
+        return LANE_HEADER_BYTES + (long) slots * SLOT_BYTES;
+    }
+
+    static long fileBytes(int lanes, int slots) {
+        return HEADER_BYTES + lanes * laneBytes(slots);
+    }
+
+    /** Who a file or lane belongs to: a process (pid and start time) and a device address. */
+    record Identity(long pid, long startMs, byte[] gid, int port) {}
+
+    /** This process's start time in epoch milliseconds (0 if unknown), part of every identity. */
+    static long processStartMs(ProcessHandle p) {
+        return p.info().startInstant().map(java.time.Instant::toEpochMilli).orElse(0L);
+    }
+
+    /** Whether the process {@code pid} that started at {@code startMs} still runs. */
+    static boolean alive(long pid, long startMs) {
+        if (pid <= 0) {
+            return false;
+        }
+        return ProcessHandle.of(pid).filter(ProcessHandle::isAlive)
+                .map(p -> startMs == 0 || processStartMs(p) == 0 || processStartMs(p) == startMs).orElse(false);
+    }
+
+    /**
+     * Creates {@code file} (mode 0600) for the device {@code self}, replacing a stale file whose owner
+     * process is gone. IOException if a live process owns it, or it cannot be made.
+     */
+    static ShmRing create(Path file, Identity self, int doorbellPort, int lanes, int slots) throws IOException {
+        return create(file, self, doorbellPort, lanes, slots, FLAG_ICRC);
+    }
+
+    /** As above, with header {@code flags} ({@link #FLAG_ICRC}). */
+    static ShmRing create(Path file, Identity self, int doorbellPort, int lanes, int slots, int flags)
+            throws IOException {
+        if (lanes < 1 || lanes > MAX_LANES || slots < 2 || slots > MAX_SLOTS || Integer.bitCount(slots) != 1) {
+            throw new IllegalArgumentException("lanes 1.." + MAX_LANES + ", slots a power of 2 up to " + MAX_SLOTS);
+        }
+        long size = fileBytes(lanes, slots);
+        FileChannel created;
+        try {
+            created = newFile(file);
+        } catch (FileAlreadyExistsException e) {
+            Identity other = ownerOf(file);
+            if (other != null && alive(other.pid(), other.startMs())) {
+                throw new IOException(file + " belongs to the running process " + other.pid());
+            }
+            Files.deleteIfExists(file); // stale: its owner is gone
+            created = newFile(file);
+        }
+        Arena arena = Arena.ofShared();
+        try (FileChannel ch = created) {
+            ch.truncate(size);
+            ch.position(size - 1);
+            ch.write(java.nio.ByteBuffer.wrap(new byte[1]));
+            MemorySegment m = ch.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
+            m.set(ValueLayout.JAVA_INT, H_VERSION, VERSION);
+            m.set(ValueLayout.JAVA_INT, H_LANES, lanes);
+            m.set(ValueLayout.JAVA_INT, H_SLOTS, slots);
+            m.set(ValueLayout.JAVA_INT, H_SLOT_BYTES, SLOT_BYTES);
+            m.set(ValueLayout.JAVA_LONG, H_PID, self.pid());
+            m.set(ValueLayout.JAVA_LONG, H_START, self.startMs());
+            m.set(ValueLayout.JAVA_INT, H_DOORBELL, doorbellPort);
+            MemorySegment.copy(self.gid(), 0, m, ValueLayout.JAVA_BYTE, H_GID, 16);
+            m.set(ValueLayout.JAVA_INT, H_PORT, self.port());
+            m.set(ValueLayout.JAVA_INT, H_FLAGS, flags);
+            LONG.setRelease(m, H_MAGIC, MAGIC); // last: a reader that sees the magic sees the rest
+            OWNED.add(file);
+            return new ShmRing(file, arena, m, true, lanes, slots);
+        } catch (IOException | RuntimeException e) {
+            arena.close();
+            Files.deleteIfExists(file);
+            throw e;
+        }
+    }
+
+    private static FileChannel newFile(Path file) throws IOException {
+        return FileChannel.open(file, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                StandardOpenOption.WRITE), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    }
+
+    /** The owner recorded in {@code file}'s header, or null if it is not a ring file (or unreadable). */
+    static Identity ownerOf(Path file) {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(72).order(java.nio.ByteOrder.nativeOrder());
+            if (ch.read(b, 0) < 72 || b.getLong(0) != MAGIC) {
+                return null;
+            }
+            byte[] gid = new byte[16];
+            b.get((int) H_GID, gid);
+            return new Identity(b.getLong((int) H_PID), b.getLong((int) H_START), gid, b.getInt((int) H_PORT));
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /**
+     * Maps a peer's {@code file} as a producer. IOException if it is not a valid ring file of this
+     * version (its header is checked against the file's real size), or its owner is gone or closed.
+     */
+    static ShmRing open(Path file) throws IOException {
+        Arena arena = Arena.ofShared();
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            long size = ch.size();
+            if (size < HEADER_BYTES) {
+                throw new IOException(file + " is too short for a ring file");
+            }
+            MemorySegment m = ch.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
+            long magic = (long) LONG.getAcquire(m, H_MAGIC);
+            int version = m.get(ValueLayout.JAVA_INT, H_VERSION);
+            int lanes = m.get(ValueLayout.JAVA_INT, H_LANES);
+            int slots = m.get(ValueLayout.JAVA_INT, H_SLOTS);
+            int slotBytes = m.get(ValueLayout.JAVA_INT, H_SLOT_BYTES);
+            if (magic != MAGIC || version != VERSION || slotBytes != SLOT_BYTES || lanes < 1 || lanes > MAX_LANES
+                    || slots < 2 || slots > MAX_SLOTS || Integer.bitCount(slots) != 1
+                    || fileBytes(lanes, slots) != size) {
+                throw new IOException(file + " is not a version " + VERSION + " ring file of a consistent size");
+            }
+            ShmRing r = new ShmRing(file, arena, m, false, lanes, slots);
+            if (r.ownerClosed() || !alive(r.ownerPid(), m.get(ValueLayout.JAVA_LONG, H_START))) {
+                throw new IOException(file + " belongs to a device that is gone");
+            }
+            return r;
+        } catch (IOException | RuntimeException e) {
+            arena.close();
+            throw e;
+        }
+    }
+
+    Path file() {
+        return file;
+    }
+
+    int lanes() {
+        return lanes;
+    }
+
+    int slots() {
+        return slots;
+    }
+
+    long ownerPid() {
+        return map.get(ValueLayout.JAVA_LONG, H_PID);
+    }
+
+    long ownerStartMs() {
+        return map.get(ValueLayout.JAVA_LONG, H_START);
+    }
+
+    /** The owner's header flags as read now (a sender reads them once, at open). */
+    int flags() {
+        return map.get(ValueLayout.JAVA_INT, H_FLAGS);
+    }
+
+    int doorbellPort() {
+        return map.get(ValueLayout.JAVA_INT, H_DOORBELL) & 0xFFFF;
+    }
+
+    /** The owner closed the file (it is gone from the directory; a new owner makes a new one). */
+    boolean ownerClosed() {
+        return (int) INT.getAcquire(map, H_CLOSED) != 0;
+    }
+
+    private long lane(int i) {
+        return HEADER_BYTES + i * laneBytes;
+    }
+
+    static long stateWord(long pid, int state) {
+        return pid << 8 | state;
+    }
+
+    // ------------------------------------------------------------------ producer
+
+    /**
+     * A claimed lane: the producer's handle. Not thread safe (its user holds a lock).
+     */
+    final class Producer {
+        final int lane;
+        private final long base;
+        private final long token;
+        private long tail;
+        /** The consumer's head as last read: the free space is known without reading it every time. */
+        private long headSeen;
+        private boolean corrupt;
+
+        private Producer(int lane, long token) {
+            this.lane = lane;
+            this.base = lane(lane);
+            this.token = token;
+        }
+
+        /**
+         * Where the next packet's bytes go ({@link #slotData} of a free slot), or -1 if the lane is full,
+         * or -2 if the consumer's head is impossible (a corrupt peer: stop using the lane).
+         */
+        long claimSlot() {
+            if (corrupt) {
+                return -2;
+            }
+            if (tail - headSeen >= slots) {
+                long h = (long) LONG.getAcquire(map, base + L_HEAD);
+                if (h > tail || tail - h > slots) {
+                    corrupt = true;
+                    return -2;
+                }
+                headSeen = h;
+                if (tail - h >= slots) {
+                    if ((long) LONG.getAcquire(map, base + L_STATE) != stateWord(token, ACTIVE)) {
+                        corrupt = true; // the consumer gave up on the lane
+                        return -2;
+                    }
+                    return -1;
+                }
+            }
+            return base + LANE_HEADER_BYTES + (tail & mask) * (long) SLOT_BYTES + SLOT_HEADER_BYTES;
+        }
+
+        /** Publishes the slot {@link #claimSlot()} gave: {@code length} bytes from the BTH on. */
+        void publish(int length, int hopLimit, int trafficClass) {
+            long slot = base + LANE_HEADER_BYTES + (tail & mask) * (long) SLOT_BYTES;
+            map.set(ValueLayout.JAVA_INT, slot, length);
+            map.set(ValueLayout.JAVA_BYTE, slot + 4, (byte) hopLimit);
+            map.set(ValueLayout.JAVA_BYTE, slot + 5, (byte) trafficClass);
+            LONG.setRelease(map, base + L_TAIL, ++tail);
+        }
+
+        /** Published packets the consumer has not taken yet (as far as this producer knows). */
+        long backlog() {
+            return tail - (long) LONG.getAcquire(map, base + L_HEAD);
+        }
+
+        /** Hands the lane back: the consumer frees it. */
+        void release() {
+            if (!closed && !LONG.compareAndSet(map, base + L_STATE, stateWord(token, ACTIVE),
+                    stateWord(token, CLOSING))) {
+                LONG.compareAndSet(map, base + L_STATE, stateWord(token, BROKEN), stateWord(0, FREE));
+            }
+        }
+    }
+
+    /**
+     * Claims a free lane for the producer {@code self}; null if every lane is taken. The lane becomes
+     * ACTIVE and its bit is set in the claimed mask only after its identity and indices are written.
+     */
+    Producer claim(Identity self) {
+        long pid = self.pid();
+        for (int i = 0; i < lanes; i++) {
+            long b = lane(i);
+            if ((long) LONG.getAcquire(map, b + L_STATE) != stateWord(0, FREE)
+                    || !LONG.compareAndSet(map, b + L_STATE, stateWord(0, FREE), stateWord(pid, CLAIMED))) {
+                continue;
+            }
+            MemorySegment.copy(self.gid(), 0, map, ValueLayout.JAVA_BYTE, b + L_GID, 16);
+            map.set(ValueLayout.JAVA_INT, b + L_PORT, self.port());
+            map.set(ValueLayout.JAVA_LONG, b + L_START, self.startMs());
+            map.set(ValueLayout.JAVA_LONG, b + L_TAIL, 0);
+            map.set(ValueLayout.JAVA_LONG, b + L_HEAD, 0);
+            LONG.getAndAdd(map, b + L_GENERATION, 1L);
+            LONG.setRelease(map, b + L_STATE, stateWord(pid, ACTIVE));
+            setClaimedBit(i, true);
+            return new Producer(i, pid);
+        }
+        return null;
+    }
+
+    private void setClaimedBit(int lane, boolean set) {
+        long bit = 1L << lane;
+        long m;
+        do {
+            m = (long) LONG.getVolatile(map, H_CLAIMED);
+        } while (!LONG.compareAndSet(map, H_CLAIMED, m, set ? m | bit : m & ~bit));
+    }
+
+    /**
+     * Rings the consumer's doorbell if it said it sleeps: true if this caller must send the wake-up
+     * (only one caller wins the flag). Call after {@link Producer#publish}; the full fence orders the
+     * publish before the read, as the consumer's fence orders its flag before its last look (Dekker).
+     */
+    boolean takeSleeper() {
+        VarHandle.fullFence();
+        return (int) INT.getVolatile(map, H_SLEEPING) != 0 && INT.compareAndSet(map, H_SLEEPING, 1, 0);
+    }
+
+    // ------------------------------------------------------------------ consumer
+
+    /** What a consumer does with a packet: copy it out of {@code ring} (the bytes are the peer's to reuse after). */
+    interface Handler {
+        void onPacket(int lane, MemorySegment ring, long data, int length, int hopLimit, int trafficClass);
+
+        /** A lane became ACTIVE for a new producer (control path: the handler may allocate). */
+        default void onLaneOpened(int lane, byte[] gid, int port) {}
+
+        /** A lane's producer left (or died, or corrupted it): the lane is free again. */
+        default void onLaneClosed(int lane) {}
+    }
+
+    /** Consumer-side per-lane state (the owner's own memory). */
+    private long[] heads;
+    private long[] laneTokens;
+    private boolean[] laneOpen;
+    private long corruptions;
+
+    private void consumerState() {
+        if (heads == null) {
+            heads = new long[lanes];
+            laneTokens = new long[lanes];
+            laneOpen = new boolean[lanes];
+        }
+    }
+
+    /** Lanes or slots found corrupt (impossible index or length) and dropped. */
+    long corruptions() {
+        return corruptions;
+    }
+
+    /**
+     * Takes up to {@code max} packets from every claimed lane and hands them to {@code h}; returns how
+     * many. Also opens lanes newly claimed and frees lanes their producer released. One thread at a time.
+     */
+    int consume(Handler h, int max) {
+        consumerState();
+        long claimed = (long) LONG.getAcquire(map, H_CLAIMED);
+        int n = 0;
+        while (claimed != 0) {
+            int i = Long.numberOfTrailingZeros(claimed);
+            claimed &= claimed - 1;
+            if (i >= lanes) {
+                break; // bits past the lanes: corrupt, ignored
+            }
+            long b = lane(i);
+            long state = (long) LONG.getAcquire(map, b + L_STATE);
+            if (!laneOpen[i] || state != laneTokens[i]) {
+                if (!laneChanged(i, state, h)) {
+                    continue;
+                }
+            }
+            n += drainLane(i, b, h, max);
+        }
+        return n;
+    }
+
+    /** Control path for lane {@code i} whose state word is not the one we consume from; true if now open. */
+    private boolean laneChanged(int i, long state, Handler h) {
+        int st = (int) (state & 0xFF);
+        long b = lane(i);
+        if (laneOpen[i]) {
+            laneOpen[i] = false;
+            h.onLaneClosed(i);
+        }
+        if (st == ACTIVE) {
+            byte[] gid = new byte[16];
+            MemorySegment.copy(map, ValueLayout.JAVA_BYTE, b + L_GID, gid, 0, 16);
+            int port = map.get(ValueLayout.JAVA_INT, b + L_PORT);
+            laneTokens[i] = state;
+            heads[i] = (long) LONG.getAcquire(map, b + L_HEAD);
+            laneOpen[i] = true;
+            h.onLaneOpened(i, gid, port & 0xFFFF);
+            return true;
+        }
+        if (st == CLOSING) {
+            freeLane(i);
+        }
+        return false; // CLAIMED: its producer is still writing the identity
+    }
+
+    private void freeLane(int i) {
+        long b = lane(i);
+        setClaimedBit(i, false); // before FREE: a new claimant sets the bit after we cleared it
+        map.set(ValueLayout.JAVA_LONG, b + L_TAIL, 0);
+        map.set(ValueLayout.JAVA_LONG, b + L_HEAD, 0);
+        LONG.setRelease(map, b + L_STATE, stateWord(0, FREE));
+    }
+
+    private int drainLane(int i, long b, Handler h, int max) {
+        long head = heads[i];
+        long tail = (long) LONG.getAcquire(map, b + L_TAIL);
+        long avail = tail - head;
+        if (avail == 0) {
+            return 0;
+        }
+        if (avail < 0 || avail > slots) {
+            corruptLane(i, h);
+            return 0;
+        }
+        int n = (int) Math.min(avail, max);
+        for (int k = 0; k < n; k++) {
+            long slot = b + LANE_HEADER_BYTES + (head & mask) * (long) SLOT_BYTES;
+            int length = map.get(ValueLayout.JAVA_INT, slot);
+            int hop = map.get(ValueLayout.JAVA_BYTE, slot + 4) & 0xFF;
+            int tclass = map.get(ValueLayout.JAVA_BYTE, slot + 5) & 0xFF;
+            head++;
+            if (length <= 0 || length > SLOT_BYTES - SLOT_HEADER_BYTES) {
+                corruptions++;
+                continue;
+            }
+            h.onPacket(i, map, slot + SLOT_HEADER_BYTES, length, hop, tclass);
+        }
+        heads[i] = head;
+        LONG.setRelease(map, b + L_HEAD, head);
+        return n;
+    }
+
+    private void corruptLane(int i, Handler h) {
+        corruptions++;
+        laneOpen[i] = false;
+        h.onLaneClosed(i);
+        long b = lane(i);
+        setClaimedBit(i, false);
+        LONG.setRelease(map, b + L_STATE, stateWord(laneTokens[i] >>> 8, BROKEN));
+    }
+
+    /**
+     * Frees lanes whose producer process is gone (control path: it looks processes up; call it now and
+     * then, e.g. when idle). Returns how many it freed.
+     */
+    int reapDeadProducers(Handler h) {
+        consumerState();
+        int freed = 0;
+        for (int i = 0; i < lanes; i++) {
+            long b = lane(i);
+            long state = (long) LONG.getAcquire(map, b + L_STATE);
+            int st = (int) (state & 0xFF);
+            if (st == FREE) {
+                continue;
+            }
+            long pid = state >>> 8;
+            long start = map.get(ValueLayout.JAVA_LONG, b + L_START);
+            if (st == CLOSING || !alive(pid, st == CLAIMED ? 0 : start)) {
+                if ((long) LONG.getAcquire(map, b + L_STATE) != state) {
+                    continue; // it moved on meanwhile: look again next time
+                }
+                if (laneOpen[i]) {
+                    laneOpen[i] = false;
+                    h.onLaneClosed(i);
+                }
+                freeLane(i);
+                freed++;
+            }
+        }
+        return freed;
+    }
+
+    /**
+     * Says the consumer is about to wait and looks at every lane once more; true if something is
+     * there (then it does not sleep, and clears the flag).
+     */
+    boolean prepareToSleep() {
+        INT.setVolatile(map, H_SLEEPING, 1);
+        VarHandle.fullFence();
+        if (hasWork()) {
+            INT.setVolatile(map, H_SLEEPING, 0);
+            return false;
+        }
+        return true;
+    }
+
+    void awake() {
+        INT.setVolatile(map, H_SLEEPING, 0);
+    }
+
+    /** Whether a claimed lane holds a packet or changed state. */
+    boolean hasWork() {
+        consumerState();
+        long claimed = (long) LONG.getAcquire(map, H_CLAIMED);
+        while (claimed != 0) {
+            int i = Long.numberOfTrailingZeros(claimed);
+            claimed &= claimed - 1;
+            if (i >= lanes) {
+                break;
+            }
+            long b = lane(i);
+            if (!laneOpen[i] || (long) LONG.getAcquire(map, b + L_STATE) != laneTokens[i]
+                    || (long) LONG.getAcquire(map, b + L_TAIL) != heads[i]) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    // ------------------------------------------------------------------ close
+
+    /**
+     * Unmaps. The owner first marks the file closed (producers stop using it) and removes it from the
+     * directory; a producer's mapping stays valid for it until it closes its own.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (owner) {
+            INT.setRelease(map, H_CLOSED, 1);
+            OWNED.remove(file);
+            try {
+                Files.deleteIfExists(file);
+            } catch (IOException e) {
+                // the stale check of the next owner removes it
+            }
+        }
+        arena.close();
+    }
+}

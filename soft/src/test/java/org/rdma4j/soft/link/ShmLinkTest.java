@@ -1,0 +1,191 @@
+package org.rdma4j.soft.link;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.rdma4j.soft.SoftDevices;
+import org.rdma4j.soft.wire.Bth;
+import org.rdma4j.soft.wire.Opcode;
+import org.rdma4j.verbs.Gid;
+
+/** Two ShmLinks in one JVM: what one sends arrives at the other through its ring, checked as a datagram. */
+class ShmLinkTest {
+    /** A sink that keeps what it gets (copies of the payload bytes) for the test thread. */
+    static final class Collect implements PacketSink {
+        final LinkedBlockingQueue<byte[]> got = new LinkedBlockingQueue<>();
+        volatile Gid lastSource;
+
+        @Override
+        public void receive(Packet p) {
+            byte[] b = new byte[p.payloadLength];
+            p.copyPayload(0, java.lang.foreign.MemorySegment.ofArray(b), 0, b.length);
+            lastSource = p.srcGid;
+            got.add(b);
+            p.release();
+        }
+    }
+
+    static Packet sendOnlyPacket(PacketPool pool, Gid src, Gid dst, byte[] payload) {
+        Packet p = pool.acquire();
+        new Bth().wrap(p.buffer, 0).clear().opcode(Opcode.RC_SEND_ONLY).destQpn(0x11).psn(1).pkey(0xFFFF)
+                .padCount((4 - (payload.length & 3)) & 3);
+        p.headerLength = Opcode.headerLength(Opcode.RC_SEND_ONLY);
+        MemorySegmentCopy.copy(payload, p);
+        p.srcGid = src;
+        p.dstGid = dst;
+        return p;
+    }
+
+    static final class MemorySegmentCopy {
+        static void copy(byte[] payload, Packet p) {
+            java.lang.foreign.MemorySegment.copy(payload, 0, p.buffer, ValueLayout.JAVA_BYTE, p.headerLength,
+                    payload.length);
+            p.setFlatPayload(payload.length);
+        }
+    }
+
+    @Test
+    void aPacketToALocalPeerGoesThroughItsRingAndArrivesIntact() throws Exception {
+        InetAddress a = InetAddress.getByName("127.0.0.13");
+        InetAddress b = InetAddress.getByName("127.0.0.14");
+        int port = SoftDevices.freeUdpPort(32791, a, b);
+        Collect sinkA = new Collect();
+        Collect sinkB = new Collect();
+        try (ShmLink la = ShmLink.open(a, port, port, UdpLink.Mode.AUTO, ShmLink.Policy.SHM, sinkA);
+             ShmLink lb = ShmLink.open(b, port, port, UdpLink.Mode.AUTO, ShmLink.Policy.SHM, sinkB)) {
+            PacketPool pool = new PacketPool();
+            byte[] payload = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+            la.send(sendOnlyPacket(pool, Gid.of(a), Gid.of(b), payload));
+            byte[] got = sinkB.got.poll(10, TimeUnit.SECONDS);
+            assertTrue(got != null, () -> "nothing arrived; counters " + la.counters() + " / " + lb.counters());
+            assertEquals(java.util.Arrays.toString(payload), java.util.Arrays.toString(got));
+            assertEquals(Gid.of(a), sinkB.lastSource);
+            assertEquals(1, la.shmSentPackets());
+            assertEquals(0, la.udp().sentDatagrams());
+        }
+    }
+
+    @Test
+    void autoFallsBackToUdpForALocalPeerWithoutARing() throws Exception {
+        InetAddress a = InetAddress.getByName("127.0.0.19");
+        InetAddress b = InetAddress.getByName("127.0.0.20");
+        int port = SoftDevices.freeUdpPort(34791, a, b);
+        Collect sinkB = new Collect();
+        try (ShmLink la = ShmLink.open(a, port, port, UdpLink.Mode.AUTO, ShmLink.Policy.AUTO, new Collect());
+             UdpLink lb = UdpLink.open(b, port, UdpLink.Mode.AUTO, sinkB)) {
+            assertTrue(java.nio.file.Files.exists(la.ringFile()));
+            la.send(sendOnlyPacket(new PacketPool(), Gid.of(a), Gid.of(b), new byte[] {42}));
+            byte[] got = sinkB.got.poll(10, TimeUnit.SECONDS);
+            assertTrue(got != null && got.length == 1 && got[0] == 42, () -> "counters " + la.counters());
+            assertEquals(0, la.shmSentPackets());
+            assertEquals(1, la.udp().sentDatagrams());
+        }
+    }
+
+    @Test
+    void shmDropsAndCountsWhatHasNoRingInsteadOfFallingBack() throws Exception {
+        InetAddress a = InetAddress.getByName("127.0.0.21");
+        InetAddress b = InetAddress.getByName("127.0.0.22");
+        int port = SoftDevices.freeUdpPort(34891, a, b);
+        try (ShmLink la = ShmLink.open(a, port, port, UdpLink.Mode.AUTO, ShmLink.Policy.SHM, new Collect())) {
+            la.send(sendOnlyPacket(new PacketPool(), Gid.of(a), Gid.of(b), new byte[] {1}));
+            assertEquals(1, la.counters().get("shm_no_ring_drops"));
+            assertEquals(0, la.udp().sentDatagrams());
+        }
+    }
+
+    @Test
+    void theDeviceSpecChoosesTheLink() throws Exception {
+        org.rdma4j.verbs.VerbsException e = org.junit.jupiter.api.Assertions.assertThrows(
+                org.rdma4j.verbs.VerbsException.class,
+                () -> org.rdma4j.verbs.Verbs.createDevice("soft:udp?addr=127.0.0.23&port=34991&link=tcp"));
+        assertTrue(e.getMessage().contains("link=tcp"), e::getMessage);
+        int port = SoftDevices.freeUdpPort(34991, InetAddress.getByName("127.0.0.23"));
+        org.rdma4j.verbs.Device shm = org.rdma4j.verbs.Verbs.createDevice(
+                "soft:udp?addr=127.0.0.23&port=" + port + "&link=shm");
+        java.nio.file.Path ring = ShmLink.fileFor(Gid.of(InetAddress.getByName("127.0.0.23")), port);
+        try {
+            assertTrue(java.nio.file.Files.exists(ring), "link=shm makes the ring file");
+        } finally {
+            org.rdma4j.verbs.Verbs.removeDevice(shm);
+        }
+        assertTrue(!java.nio.file.Files.exists(ring), "removing the device removes it");
+        org.rdma4j.verbs.Device udp = org.rdma4j.verbs.Verbs.createDevice(
+                "soft:udp?addr=127.0.0.23&port=" + port + "&link=udp");
+        try {
+            assertTrue(!java.nio.file.Files.exists(ring), "link=udp makes none");
+        } finally {
+            org.rdma4j.verbs.Verbs.removeDevice(udp);
+        }
+    }
+
+    /** Counts and releases: allocates nothing itself. */
+    static final class Count implements PacketSink {
+        final java.util.concurrent.atomic.AtomicLong n = new java.util.concurrent.atomic.AtomicLong();
+
+        @Override
+        public void receive(Packet p) {
+            n.incrementAndGet();
+            p.release();
+        }
+    }
+
+    @Test
+    void sendingAndReceivingThroughTheRingAllocatesNothingPerPacket() throws Exception {
+        var threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        org.junit.jupiter.api.Assumptions.assumeTrue(threads instanceof com.sun.management.ThreadMXBean,
+                "needs per-thread allocation counters");
+        var counters = (com.sun.management.ThreadMXBean) threads;
+        InetAddress a = InetAddress.getByName("127.0.0.25");
+        InetAddress b = InetAddress.getByName("127.0.0.26");
+        int port = SoftDevices.freeUdpPort(35091, a, b);
+        Count sinkB = new Count();
+        try (ShmLink la = ShmLink.open(a, port, port, UdpLink.Mode.AUTO, ShmLink.Policy.SHM, new Count());
+             ShmLink lb = ShmLink.open(b, port, port, UdpLink.Mode.AUTO, ShmLink.Policy.SHM, sinkB)) {
+            PacketPool pool = new PacketPool();
+            Gid ga = Gid.of(a);
+            Gid gb = Gid.of(b);
+            byte[] payload = new byte[1000];
+            int warm = 30_000;
+            int measured = 20_000;
+            sendAll(la, pool, ga, gb, payload, warm, sinkB, 0);
+            Thread agent = Thread.getAllStackTraces().keySet().stream()
+                    .filter(t -> t.getName().equals("rdma4j-shm-" + b.getHostAddress() + "-" + port)).findFirst()
+                    .orElseThrow();
+            long senderBefore = counters.getCurrentThreadAllocatedBytes();
+            long agentBefore = counters.getThreadAllocatedBytes(agent.threadId());
+            sendAll(la, pool, ga, gb, payload, measured, sinkB, warm);
+            long sender = counters.getCurrentThreadAllocatedBytes() - senderBefore;
+            long receiver = counters.getThreadAllocatedBytes(agent.threadId()) - agentBefore;
+            System.out.printf("shm allocation for %d packets: sender %d B, receive agent %d B%n", measured, sender,
+                    receiver);
+            // the receive agent's once-a-second look for dead senders (ProcessHandle) may fall in the window
+            assertTrue(sender < 16_384 && receiver < 65_536, () -> "allocated: sender " + sender + " B, receive agent "
+                    + receiver + " B for " + measured + " packets; " + lb.counters());
+            assertEquals(0, lb.counters().get("shm_malformed_drops") + lb.counters().get("shm_icrc_drops"));
+        }
+    }
+
+    private static void sendAll(ShmLink from, PacketPool pool, Gid src, Gid dst, byte[] payload, int n, Count sink,
+                                long already) throws InterruptedException {
+        for (int i = 0; i < n; i++) {
+            Packet p = pool.acquire();
+            Bth.writeAt(p.buffer, 0, Opcode.RC_SEND_ONLY, false, 0, 0xFFFF, 0x11, false, i);
+            p.headerLength = Opcode.headerLength(Opcode.RC_SEND_ONLY);
+            p.setFlatPayload(payload.length);
+            p.srcGid = src;
+            p.dstGid = dst;
+            from.send(p);
+        }
+        long end = System.nanoTime() + 30_000_000_000L;
+        while (sink.n.get() < already + n - from.fullDrops() && System.nanoTime() < end) {
+            Thread.sleep(1);
+        }
+        assertEquals(already + n, sink.n.get() + from.fullDrops(), "every packet arrived or was counted full");
+    }
+}
