@@ -82,7 +82,7 @@ public final class SoftSetups implements SetupProvider {
                 new SoftSetup("shm", "RoCEv2 packets through shared-memory rings (ShmLink, policy SHM) between two UDP"
                         + " devices on 127.0.0.9 and 127.0.0.10; multicast and QP-to-QP loopback go through UDP",
                         EnumSet.of(RELIABLE_LINK, SELF_LOOPBACK, HOP_LIMIT_AND_CLASS, MULTICAST, PORT_STATE_CONTROL,
-                                HIDDEN_OBJECT_COUNT),
+                                HIDDEN_OBJECT_COUNT, WAITS_IN_NATIVE_CODE),
                         UDP_GID_INDEX,
                         once(() -> shmPair("soft-shm", "127.0.0.9", "127.0.0.10", 30791)),
                         once(() -> shmPair("soft-shm-port", "127.0.0.11", "127.0.0.12", 31791)),

@@ -157,10 +157,12 @@ class ShmLinkTest {
             Thread agent = Thread.getAllStackTraces().keySet().stream()
                     .filter(t -> t.getName().equals("rdma4j-shm-" + b.getHostAddress() + "-" + port)).findFirst()
                     .orElseThrow();
-            long senderBefore = counters.getCurrentThreadAllocatedBytes();
             long agentBefore = counters.getThreadAllocatedBytes(agent.threadId());
-            sendAll(la, pool, ga, gb, payload, measured, sinkB, warm);
+            long senderBefore = counters.getCurrentThreadAllocatedBytes();
+            send(la, pool, ga, gb, payload, measured);
+            // the sender's count stops before the wait for arrival: Thread.sleep may allocate (JFR)
             long sender = counters.getCurrentThreadAllocatedBytes() - senderBefore;
+            awaitArrival(la, measured, sinkB, warm);
             long receiver = counters.getThreadAllocatedBytes(agent.threadId()) - agentBefore;
             System.out.printf("shm allocation for %d packets: sender %d B, receive agent %d B%n", measured, sender,
                     receiver);
@@ -173,6 +175,11 @@ class ShmLinkTest {
 
     private static void sendAll(ShmLink from, PacketPool pool, Gid src, Gid dst, byte[] payload, int n, Count sink,
                                 long already) throws InterruptedException {
+        send(from, pool, src, dst, payload, n);
+        awaitArrival(from, n, sink, already);
+    }
+
+    private static void send(ShmLink from, PacketPool pool, Gid src, Gid dst, byte[] payload, int n) {
         for (int i = 0; i < n; i++) {
             Packet p = pool.acquire();
             Bth.writeAt(p.buffer, 0, Opcode.RC_SEND_ONLY, false, 0, 0xFFFF, 0x11, false, i);
@@ -182,6 +189,9 @@ class ShmLinkTest {
             p.dstGid = dst;
             from.send(p);
         }
+    }
+
+    private static void awaitArrival(ShmLink from, int n, Count sink, long already) throws InterruptedException {
         long end = System.nanoTime() + 30_000_000_000L;
         while (sink.n.get() < already + n - from.fullDrops() && System.nanoTime() < end) {
             Thread.sleep(1);
