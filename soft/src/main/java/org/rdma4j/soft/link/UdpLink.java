@@ -402,6 +402,11 @@ public final class UdpLink implements Link {
         if (receiveToken.get() != FREE || !receiveToken.compareAndSet(FREE, HELD)) {
             return 0; // another thread is receiving: what it takes it hands to the device
         }
+        return receiveHolding(polledPackets);
+    }
+
+    /** Receives what is queued now with the receive token held, gives the token back, counts into {@code tally}. */
+    private int receiveHolding(AtomicLong tally) {
         int n;
         try {
             n = socket.receiveNow(datagrams, receiveScratch);
@@ -410,7 +415,7 @@ public final class UdpLink implements Link {
             receiveToken.set(FREE);
         }
         if (n > 0) {
-            polledPackets.addAndGet(n);
+            tally.addAndGet(n);
         }
         return n;
     }
@@ -549,17 +554,7 @@ public final class UdpLink implements Link {
                 if (!receiveToken.compareAndSet(FREE, HELD)) {
                     return standBy(); // another thread took the socket first
                 }
-                int n;
-                try {
-                    n = socket.receiveNow(datagrams, receiveScratch);
-                    noteBatch(n);
-                } finally {
-                    receiveToken.set(FREE);
-                }
-                if (n > 0) {
-                    agentPackets.addAndGet(n);
-                }
-                return n;
+                return receiveHolding(agentPackets);
             }
             int n = socket.receive(datagrams, receiveScratch); // CHANNEL: blocks, up to its timeout
             noteBatch(n);
