@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# interop: opt-in (measures, 6-16 minutes under TCG: bash interop/run.sh study)
 # Interop job, runs inside the rxe VM: the seeds' studies on the kernel's rxe0 through the native
 # provider. `rdma4j study pingpong -d rxe0` (both QPs on rxe0, client and server threads in one JVM)
 # and `rdma4j study regcost` (every device the VM has: rxe0 and soft0). Tables and plots go to
