@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# Interop job, runs inside the rxe VM: `rdma4j perf TEST` against perftest's `ib_TEST` (the rdma-core
+# perftest package on the host) for the eight tests write_lat, write_bw, read_lat, read_bw, send_lat,
+# send_bw, atomic_lat, atomic_bw, each in both roles (the first named side is the server):
+#   n-c / c-n  rdma4j on the native provider on rxe0 against perftest on rxe0 (GID ::ffff:10.77.0.1)
+#   s-c / c-s  rdma4j's soft device over RoCEv2/UDP in namespace peer (--bind fd77::2 -x 1) against
+#              perftest on rxe0 (GID fd77::1)
+# A run passes when both ends exit 0, the client prints perftest's result table with one row whose
+# #bytes is the test's default size and whose #iterations is -n, the server's row (perftest's servers
+# print one for every test but read_lat and atomic_lat) says the same, both ends print the same MTU,
+# and each end's "local address" lines (QPN, PSN, RKey, VAddr, GID) are the other end's "remote
+# address" lines: the exchange went through unchanged both ways. One PASS/FAIL line per run; on a
+# failure the lines that differ and the tails of both logs.
+#
+#   INTEROP_PERF_TESTS     tests to run (default: all eight)
+#   INTEROP_PERF_MODES     native and/or soft (default: both)
+#   INTEROP_PERF_ITERS     -n of every run (default 100)
+#   INTEROP_PERF_JAVA_OPTS JVM options of the rdma4j runs (default -XX:TieredStopAtLevel=1, as the other
+#                          jobs: see docs/PERFORMANCE.md on tiered compilation under TCG)
+#   INTEROP_PERF_SELFTEST=1  the harness's own check: perftest in place of rdma4j on the native side
+#                          (perftest against itself must pass every check); the soft side is skipped
+set -uo pipefail
+
+. "$INTEROP_DIR/tools-env.sh" perf || exit 1
+TESTS="${INTEROP_PERF_TESTS:-write_lat write_bw read_lat read_bw send_lat send_bw atomic_lat atomic_bw}"
+MODES="${INTEROP_PERF_MODES:-native soft}"
+ITERS="${INTEROP_PERF_ITERS:-100}"
+SELFTEST="${INTEROP_PERF_SELFTEST:-0}"
+pass=0 fail=0 port=18600 mark=$SECONDS failures=()
+
+result() { # NAME STATUS DETAIL
+  local t=$((SECONDS - mark)); mark=$SECONDS
+  if [[ $2 -eq 0 ]]; then echo "PASS $1 [${t}s]: $3"; pass=$((pass + 1))
+  else echo "FAIL $1 [${t}s]: $3"; fail=$((fail + 1)); failures+=("$1: $3"); fi
+}
+
+. "$INTEROP_DIR/net-setup.sh" || { echo "FAIL net-setup"; exit 1; }
+
+ACCESS=--enable-native-access=ALL-UNNAMED,org.rdma4j.verbs,org.rdma4j.soft,org.rdma4j.nativeverbs
+rdma4j() { # the rdma4j tool in the root namespace (rxe0, native provider)
+  # shellcheck disable=SC2086 # option lists
+  timeout 180 "$JAVA" ${RDMA4J_INTEROP_JAVA_OPTS:-} ${INTEROP_PERF_JAVA_OPTS--XX:TieredStopAtLevel=1} "$ACCESS" \
+    -p "$MODULE_PATH" -m org.rdma4j.tools/org.rdma4j.tools.Rdma4j "$@"
+}
+rdma4j_peer() { # the rdma4j tool in namespace peer (soft over UDP)
+  # shellcheck disable=SC2086
+  ip netns exec peer timeout 180 "$JAVA" ${RDMA4J_INTEROP_JAVA_OPTS:-} ${INTEROP_PERF_JAVA_OPTS--XX:TieredStopAtLevel=1} \
+    "$ACCESS" -p "$MODULE_PATH" -m org.rdma4j.tools/org.rdma4j.tools.Rdma4j "$@"
+}
+perftest() { # TEST ARGS...: perftest's binary for TEST
+  local t=$1; shift
+  timeout 180 "ib_$t" "$@"
+}
+
+wait_listen() { # PORT NETNS PID: until the server listens; not once it has exited
+  local i
+  for ((i = 0; i < 600; i++)); do
+    ${2:+ip netns exec "$2"} ss -Htln "sport = :$1" 2>/dev/null | grep -q . && return 0
+    kill -0 "$3" 2>/dev/null || return 1
+    sleep 0.2
+  done
+  return 1
+}
+
+# side KIND TEST: one end's command in CMD, its namespace in NS, the address its server listens on in
+# ADDR, a name in WHO. KIND c (perftest on rxe0), n (rdma4j, native provider, rxe0), s (rdma4j, soft
+# over UDP, namespace peer). Every end gets -F: perftest refuses to run when the VM's CPU frequency
+# readings disagree, which they always do under TCG.
+side() {
+  local kind=$1 t=$2
+  case $kind in
+    c) CMD=(perftest "$t" -d rxe0 -x "$GID" -F); NS=""; ADDR=10.77.0.1; WHO="ib_$t" ;;
+    n) if ((SELFTEST)); then CMD=(perftest "$t" -d rxe0 -x "$GID" -F); WHO="ib_$t (selftest)"
+       else CMD=(rdma4j perf "$t" -d rxe0 -x "$GID" -F); WHO="rdma4j perf -d rxe0"; fi
+       NS=""; ADDR=10.77.0.1 ;;
+    s) CMD=(rdma4j_peer perf "$t" --bind fd77::2 -x 1 -F); NS=peer; ADDR=10.77.0.2
+       WHO="rdma4j perf --bind fd77::2" ;;
+  esac
+}
+
+# The result row of a perftest table: the line after the header that starts with " #bytes".
+row() { awk '/^ #bytes/ { hdr = 1; next } hdr && /^ *[0-9]+ +[0-9]+ / { print; exit }' "$1"; }
+# Each "local address" / "remote address" line with the GID line after it, one line each.
+addr() { # FILE local|remote
+  awk -v want=" $2 address:" 'index($0, want) == 1 { line = $0; getline g; if (g ~ /^ GID:/) line = line " |" g; print line }' "$1" \
+    | sed "s/^ $2 address: //"
+}
+mtu() { sed -n 's/^ Mtu *: *\([0-9]*\).*/\1/p' "$1" | head -n 1; }
+default_size() { case $1 in atomic_*) echo 8 ;; *_lat) echo 2 ;; *) echo 65536 ;; esac; }
+# perftest's servers of read_lat and atomic_lat print no table (the client measures alone).
+server_prints_row() { [[ $1 != read_lat && $1 != atomic_lat ]]; }
+# The latency tests' row: #bytes #iterations t_min t_max t_typical ...; bandwidth: #bytes #iterations peak avg rate
+figure() { # TEST ROW
+  if [[ $1 == *_lat ]]; then awk '{ printf "t_typical %s usec", $5 }' <<<"$2"
+  else awk '{ printf "BW average %s MB/s, %s Mpps", $4, $5 }' <<<"$2"; fi
+}
+
+# check TEST SERVERLOG CLIENTLOG: prints what is wrong, one line each; silent when all is well.
+check() {
+  local t=$1 slog=$2 clog=$3 crow srow want=$(default_size "$1")
+  crow="$(row "$clog")" srow="$(row "$slog")"
+  if [[ -z $crow ]]; then
+    echo "client printed no result row"
+  else
+    read -r cb ci _ <<<"$crow"
+    [[ $cb == "$want" ]] || echo "client #bytes $cb, expected perftest's default $want"
+    [[ $ci == "$ITERS" ]] || echo "client #iterations $ci, expected $ITERS"
+  fi
+  if [[ -n $srow ]]; then
+    read -r sb si _ <<<"$srow"
+    [[ -z $crow || ($sb == "$cb" && $si == "$ci") ]] || echo "server row '$sb $si' and client row '$cb $ci' disagree on #bytes/#iterations"
+  elif server_prints_row "$t"; then
+    echo "server printed no result row (perftest's ib_$t server prints one)"
+  fi
+  local sm cm
+  sm="$(mtu "$slog")" cm="$(mtu "$clog")"
+  [[ -n $sm && $sm == "$cm" ]] || echo "MTU lines differ: server '${sm:-none}', client '${cm:-none}'"
+  local sl sr cl cr
+  sl="$(addr "$slog" local)" sr="$(addr "$slog" remote)" cl="$(addr "$clog" local)" cr="$(addr "$clog" remote)"
+  [[ -n $sl && $sl == "$cr" ]] || echo "server's local address '${sl:-none}' != client's remote address '${cr:-none}'"
+  [[ -n $cl && $cl == "$sr" ]] || echo "client's local address '${cl:-none}' != server's remote address '${sr:-none}'"
+}
+
+# pair SERVER CLIENT TEST: one run, SERVER and CLIENT kinds as for side().
+pair() {
+  local sk=$1 ck=$2 t=$3 scmd ccmd sns saddr swho cwho spid src crc
+  local name="$t $sk-$ck"
+  port=$((port + 1))
+  local log="$INTEROP_OUT/perf-$t-$sk$ck-$port"
+  side "$sk" "$t"; scmd=("${CMD[@]}"); sns=$NS; saddr=$ADDR; swho=$WHO
+  side "$ck" "$t"; ccmd=("${CMD[@]}"); cwho=$WHO
+  local common=(-p "$port" -n "$ITERS")
+  "${scmd[@]}" "${common[@]}" >"$log.server.log" 2>&1 &
+  spid=$!
+  if ! wait_listen "$port" "$sns" "$spid"; then
+    kill "$spid" 2>/dev/null; wait "$spid"; src=$?
+    echo "--- $name: server ($swho, exit $src):"; tail -n 20 "$log.server.log"
+    result "$name" 1 "server ($swho) did not listen on $port (exit $src)"; return
+  fi
+  "${ccmd[@]}" "${common[@]}" "$saddr" >"$log.client.log" 2>&1
+  crc=$?
+  ((crc == 0)) || { sleep 2; kill "$spid" 2>/dev/null; }
+  wait "$spid"; src=$?
+  local problems
+  problems="$(check "$t" "$log.server.log" "$log.client.log")"
+  ((src == 0)) || problems+=$'\n'"server exit $src"
+  ((crc == 0)) || problems+=$'\n'"client exit $crc"
+  problems="$(sed '/^$/d' <<<"$problems")"
+  if [[ -n $problems ]]; then
+    echo "--- $name: server: $swho ${common[*]}"; tail -n 25 "$log.server.log"
+    echo "--- $name: client: $cwho ${common[*]} $saddr"; tail -n 25 "$log.client.log"
+    result "$name" 1 "server $swho, client $cwho: $(paste -sd';' <<<"$problems")"
+  else
+    result "$name" 0 "server $swho, client $cwho: $(row "$log.client.log" | awk '{ print $1 " B x " $2 }'), $(figure "$t" "$(row "$log.client.log")")"
+  fi
+}
+
+for mode in $MODES; do
+  case $mode in
+    native) GID=$RXE_GID_V4; x=n ;;
+    soft) if ((SELFTEST)); then echo "NOTE perf: selftest: the soft side has no perftest stand-in, skipped"; continue; fi
+          GID=$RXE_GID_V6; x=s ;;
+    *) echo "FAIL perf: unknown mode '$mode' in INTEROP_PERF_MODES"; fail=$((fail + 1)); continue ;;
+  esac
+  for t in $TESTS; do
+    pair "$x" c "$t"
+    pair c "$x" "$t"
+  done
+done
+
+echo "--- rxe0 hw_counters: $(grep -H . /sys/class/infiniband/rxe0/ports/1/hw_counters/* 2>/dev/null | sed 's|.*/||' | paste -sd' ')"
+echo "perf: $pass passed, $fail failed"
+for f in "${failures[@]}"; do echo "  failed: $f"; done
+((fail == 0 && pass > 0))
