@@ -23,7 +23,8 @@ import picocli.CommandLine.UnmatchedArgumentException;
         description = "RDMA verbs for Java: tools for the devices rdma4j sees (the embedded soft RoCEv2 "
                 + "device soft0, and more to come).",
         subcommands = {DevicesCommand.class, DevinfoCommand.class, DemoCommand.class, StressCommand.class,
-                org.rdma4j.tools.pingpong.PingpongCommand.class, McastCommand.class, CommandLine.HelpCommand.class})
+                org.rdma4j.tools.pingpong.PingpongCommand.class, org.rdma4j.tools.perf.PerfCommand.class,
+                McastCommand.class, CommandLine.HelpCommand.class})
 public final class Rdma4j implements Runnable {
     /** Exit code of a failed verbs call ({@link VerbsException}). */
     public static final int EXIT_VERBS_ERROR = 1;

@@ -1,0 +1,635 @@
+package org.rdma4j.tools.perf;
+
+import java.lang.invoke.VarHandle;
+import java.lang.foreign.ValueLayout;
+import java.util.concurrent.atomic.AtomicLong;
+import org.rdma4j.verbs.CompletionQueue;
+import org.rdma4j.verbs.RecvWorkRequest;
+import org.rdma4j.verbs.SendFlag;
+import org.rdma4j.verbs.SendWorkRequest;
+import org.rdma4j.verbs.VerbsException;
+import org.rdma4j.verbs.WorkCompletion;
+
+/**
+ * The measured loops, one per perftest function ({@code run_iter_lat_write}, {@code run_iter_lat},
+ * {@code run_iter_lat_send}, {@code run_iter_bw}, {@code run_iter_bw_server}), with perftest's
+ * counters, signaling and address cycling. Everything they touch is allocated before the run: work
+ * requests, completion slots and timestamp arrays; a loop allocates only when it fails. Timestamps
+ * are {@link System#nanoTime()} less a base taken before the run (so 0 means "not recorded"). Every
+ * wait gives up after the exchange timeout without progress. One thread.
+ */
+final class Loops {
+    private static final VarHandle BYTE = ValueLayout.JAVA_BYTE.varHandle();
+    static final int CTX_POLL_BATCH = 16;
+
+    private final PerfParams p;
+    private final PerfResources r;
+    private final long base = System.nanoTime() - 1;
+    private final long stallNs;
+    final SendWorkRequest[] wr;
+    final RecvWorkRequest[] rwr;
+    private final WorkCompletion[] wc = WorkCompletion.array(CTX_POLL_BATCH);
+    private final long[] scnt;
+    private final long[] ccnt;
+    private final long[] myAddr;
+    private final long[] remAddr;
+    private final long[] sendAddr;
+    private final long[] recvAddr;
+    long[] tposted;
+    long[] tcompleted;
+    /** Samples counted in a -D run's sampling window (perftest's iters after a duration run). */
+    long durationIters;
+    DurationClock clock;
+    /** Work done so far, for the progress bar (iterations, or elapsed ns in a -D run). */
+    final AtomicLong progress = new AtomicLong();
+
+    Loops(PerfParams p, PerfResources r) {
+        this.p = p;
+        this.r = r;
+        this.stallNs = p.exchangeTimeoutS * 1_000_000_000L;
+        int q = p.numQps;
+        wr = new SendWorkRequest[q];
+        rwr = new RecvWorkRequest[q];
+        for (int i = 0; i < q; i++) {
+            wr[i] = new SendWorkRequest();
+            rwr[i] = new RecvWorkRequest();
+        }
+        scnt = new long[q];
+        ccnt = new long[q];
+        myAddr = new long[q];
+        remAddr = new long[q];
+        sendAddr = new long[q];
+        recvAddr = new long[q];
+        int n = p.isDuration() ? 1 : (int) Math.min(Integer.MAX_VALUE - 8, (long) p.iters * q);
+        tposted = new long[Math.max(1, n)];
+        tcompleted = new long[Math.max(1, n)];
+    }
+
+    long now() {
+        return System.nanoTime() - base;
+    }
+
+    /** ctx_set_send_reg_wqes for the current size: one work request per QP, aimed at the peer's area. */
+    void setSendWqes(PerfDest[] remote) {
+        long size = p.size;
+        for (int i = 0; i < p.numQps; i++) {
+            SendWorkRequest w = wr[i];
+            w.clear();
+            w.wrId(i);
+            sendAddr[i] = r.sendAddress(i);
+            myAddr[i] = sendAddr[i];
+            w.sge(sendAddr[i], (int) size, r.mr.lkey());
+            remAddr[i] = remote[i].vaddr();
+            switch (p.verb()) {
+                case WRITE -> w.write(remAddr[i], remote[i].rkey());
+                case READ -> w.read(remAddr[i], remote[i].rkey());
+                case ATOMIC -> {
+                    if (p.atomicType == PerfParams.AtomicType.FETCH_AND_ADD) {
+                        w.fetchAdd(remAddr[i], remote[i].rkey(), PerfParams.ATOMIC_ADD_VALUE);
+                    } else {
+                        w.compareAndSwap(remAddr[i], remote[i].rkey(), 0, PerfParams.ATOMIC_SWAP_VALUE);
+                    }
+                }
+                case SEND -> {
+                    w.send();
+                    if (p.connection == Connection.UD) {
+                        w.ud(r.ahs[i], remote[i].qpn(), PerfParams.QKEY);
+                    }
+                }
+            }
+            int flags = p.cqMod == 1 ? SendFlag.SIGNALED : 0;
+            if ((p.verb() == Verb.SEND || p.verb() == Verb.WRITE) && size <= p.inlineSize) {
+                flags |= SendFlag.INLINE;
+            }
+            w.flags(flags);
+            scnt[i] = 0;
+            ccnt[i] = 0;
+        }
+    }
+
+    /** ctx_set_recv_wqes: posts rx_depth receives per QP (cycling through the receive area in BW tests). */
+    void setRecvWqes() throws PerfFailure {
+        long size = p.size;
+        int perQp = p.useSrq ? p.rxDepth / p.numQps : p.rxDepth;
+        boolean ud = p.connection == Connection.UD;
+        long len = ud ? size + PerfParams.UD_ADDITION : size;
+        for (int i = 0; i < p.numQps; i++) {
+            long start = r.recvAddress(i) + (ud ? p.cacheLine - PerfParams.UD_ADDITION : 0);
+            recvAddr[i] = start;
+            RecvWorkRequest w = rwr[i];
+            w.clear();
+            w.wrId(i);
+            w.sge(start, (int) len, r.mr.lkey());
+            long cur = start;
+            for (int j = 0; j < perQp; j++) {
+                postRecv(i);
+                if (p.isBw() && size <= p.cycleBuffer / 2) {
+                    cur = nextAddr(cur, j, start, size);
+                    w.setSge(0, cur, (int) len, r.mr.lkey());
+                }
+            }
+            w.setSge(0, start, (int) len, r.mr.lkey());
+        }
+    }
+
+    /** increase_loc_addr / increase_rem_addr: the next message's address, wrapping in the cycle buffer. */
+    private long nextAddr(long addr, long count, long prim, long size) {
+        long inc = PerfParams.inc(size, p.cacheLine);
+        long next = addr + inc;
+        if ((count + 1) % (p.cycleBuffer / inc) == 0) {
+            next = prim;
+        }
+        return next;
+    }
+
+    private void postRecv(int i) throws PerfFailure {
+        try {
+            if (r.srq != null) {
+                r.srq.postRecv(rwr[i]);
+            } else {
+                r.qps[i].postRecv(rwr[i]);
+            }
+        } catch (VerbsException e) {
+            throw PerfFailure.of("Couldn't post recv Qp = " + i, e);
+        }
+    }
+
+    private void postSend(int i, long count) throws PerfFailure {
+        try {
+            r.qps[i].postSend(wr[i]);
+        } catch (VerbsException e) {
+            throw PerfFailure.of(String.format("Couldn't post send: qp %d scnt=%d", i, count), e);
+        }
+    }
+
+    private int poll(CompletionQueue cq, int max) throws PerfFailure {
+        try {
+            return cq.poll(wc, max);
+        } catch (VerbsException e) {
+            throw PerfFailure.of("poll CQ failed -1", e);
+        }
+    }
+
+    /** ctx_notify_events: waits for the CQ's event (bounded), acknowledges it and re-arms. */
+    private void notifyEvents() throws PerfFailure {
+        try {
+            CompletionQueue cq = r.channel.getEvent(stallNs / 1_000_000);
+            if (cq == null) {
+                throw new PerfFailure("Couldn't get CQ event",
+                        "rdma4j: no completion event for " + p.exchangeTimeoutS + " s");
+            }
+            cq.ackEvents(1);
+            cq.reqNotify(false);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new PerfFailure("Couldn't get CQ event", "rdma4j: interrupted");
+        } catch (VerbsException e) {
+            throw PerfFailure.of("Couldn't request CQ notification", e);
+        }
+    }
+
+    /**
+     * Between two empty polls: spin (as perftest does) for the first {@link #SPIN_NS} of a wait, then
+     * yield, so a peer or device thread that shares the core gets it back within a time slice instead
+     * of after it (on a loaded machine a pure spin turns microsecond waits into milliseconds).
+     */
+    private static void idle(long since) {
+        if (System.nanoTime() - since < SPIN_NS) {
+            Thread.onSpinWait();
+        } else {
+            Thread.yield();
+        }
+    }
+
+    static final long SPIN_NS = 20_000;
+
+    private PerfFailure stalled(String what) {
+        return new PerfFailure(" Completion timeout",
+                "rdma4j: no " + what + " for " + p.exchangeTimeoutS + " s (the peer stopped or packets are lost)");
+    }
+
+    private void checkSendWc(WorkCompletion w, long s, long c) throws PerfFailure {
+        if (!w.isSuccess()) {
+            throw new PerfFailure(" Completion with error at client",
+                    String.format(" Failed status %d: wr_id %d syndrom 0x%x", w.status().value(), (int) w.wrId(),
+                            w.vendorErr()),
+                    String.format("scnt=%d, ccnt=%d", s, c),
+                    "rdma4j: " + w.status().description());
+        }
+    }
+
+    private void checkRecvWc(WorkCompletion w, long rcnt) throws PerfFailure {
+        if (!w.isSuccess()) {
+            throw new PerfFailure(" Completion with error at server",
+                    String.format(" Failed status %d: wr_id %d syndrom 0x%x", w.status().value(), (int) w.wrId(),
+                            w.vendorErr()),
+                    String.format(" rcnt=%d", rcnt), "rdma4j: " + w.status().description());
+        }
+    }
+
+    private void startClock() {
+        if (p.isDuration()) {
+            clock = new DurationClock(now(), p.duration, p.margin);
+            durationIters = 0;
+        }
+    }
+
+    private int clockState() {
+        return clock == null ? DurationClock.SAMPLE : clock.state(now());
+    }
+
+    // ---------------------------------------------------------------------------------------------
+
+    /** run_iter_lat_write: ping-pong of RDMA WRITEs, each side spinning on the last byte of its buffer. */
+    void latWrite() throws PerfFailure {
+        long size = p.size;
+        SendWorkRequest w = wr[0];
+        int flags = SendFlag.SIGNALED | (size <= p.inlineSize ? SendFlag.INLINE : 0);
+        w.flags(flags);
+        w.setSge(0, sendAddr[0], (int) size, r.mr.lkey());
+        long postOff = size - 1;
+        long pollOff = p.numQps * r.area + size - 1;
+        var seg = r.buf;
+        boolean dur = p.isDuration();
+        long iters = dur ? Long.MAX_VALUE : p.iters;
+        long s = 0;
+        long c = 0;
+        long rc = 0;
+        startClock();
+        CompletionQueue cq = r.sendCq;
+        while (s < iters || c < iters || rc < iters) {
+            if ((rc < iters) && !(s < 1 && p.server)) {
+                rc++;
+                byte want = (byte) rc;
+                long since = System.nanoTime();
+                int spins = 0;
+                while ((byte) BYTE.getVolatile(seg, pollOff) != want) {
+                    idle(since);
+                    if ((++spins & 15) == 0) {
+                        // give a device that receives on the polling thread its chance
+                        if (poll(cq, 1) > 0) {
+                            checkSendWc(wc[0], s, c);
+                            c++;
+                        }
+                        if ((spins & 1023) == 0) {
+                            if (dur && clockState() == DurationClock.END) {
+                                break;
+                            }
+                            if (System.nanoTime() - since > stallNs) {
+                                throw stalled("RDMA WRITE from the peer");
+                            }
+                        }
+                    }
+                }
+            }
+            if (dur && clockState() == DurationClock.END) {
+                break;
+            }
+            if (s < iters) {
+                long t = now();
+                if (!dur) {
+                    tposted[(int) s] = t;
+                }
+                seg.set(ValueLayout.JAVA_BYTE, postOff, (byte) ++s);
+                postSend(0, s);
+                progress.lazySet(s);
+            }
+            if (c < s) {
+                long since = System.nanoTime();
+                int spins = 0;
+                int ne;
+                while ((ne = poll(cq, 1)) == 0) {
+                    if ((++spins & 1023) == 0 && System.nanoTime() - since > stallNs) {
+                        throw stalled("send completion");
+                    }
+                    idle(since);
+                }
+                checkSendWc(wc[0], s, c);
+                c += ne;
+                if (dur && clockState() == DurationClock.SAMPLE) {
+                    durationIters++;
+                }
+            }
+        }
+    }
+
+    /** run_iter_lat: READ or ATOMIC round trips from the client, one at a time. */
+    void latReadAtomic() throws PerfFailure {
+        SendWorkRequest w = wr[0];
+        w.flags(SendFlag.SIGNALED);
+        w.setSge(0, sendAddr[0], (int) p.size, r.mr.lkey());
+        boolean dur = p.isDuration();
+        long iters = dur ? Long.MAX_VALUE : p.iters;
+        long s = 0;
+        startClock();
+        CompletionQueue cq = r.sendCq;
+        while (s < iters) {
+            if (dur && clockState() == DurationClock.END) {
+                break;
+            }
+            long t = now();
+            if (!dur) {
+                tposted[(int) s] = t;
+            }
+            s++;
+            postSend(0, s);
+            progress.lazySet(s);
+            if (p.useEvent) {
+                notifyEvents();
+            }
+            long since = System.nanoTime();
+            int spins = 0;
+            int ne;
+            do {
+                ne = poll(cq, 1);
+                if (ne > 0) {
+                    checkSendWc(wc[0], s, s);
+                    if (dur && clockState() == DurationClock.SAMPLE) {
+                        durationIters++;
+                    }
+                } else {
+                    if ((++spins & 1023) == 0 && System.nanoTime() - since > stallNs) {
+                        throw stalled("completion");
+                    }
+                    idle(since);
+                }
+            } while (!p.useEvent && ne == 0);
+        }
+    }
+
+    /** run_iter_lat_send: SEND ping-pong; the client sends first. */
+    void latSend() throws PerfFailure {
+        SendWorkRequest w = wr[0];
+        int baseFlags = p.size <= p.inlineSize ? SendFlag.INLINE : 0;
+        w.flags(baseFlags);
+        w.setSge(0, sendAddr[0], (int) p.size, r.mr.lkey());
+        boolean dur = p.isDuration();
+        long iters = dur ? Long.MAX_VALUE : p.iters;
+        int sizePerQp = p.useSrq ? p.rxDepth / p.numQps : p.rxDepth;
+        long s = 0;
+        long rc = 0;
+        boolean firstRx = true;
+        if (!dur) {
+            startClock();
+        }
+        while (s < iters || rc < iters) {
+            if (rc < iters && !(s < 1 && p.isClient())) {
+                if (p.useEvent) {
+                    notifyEvents();
+                }
+                long since = System.nanoTime();
+                int spins = 0;
+                int ne;
+                do {
+                    ne = poll(r.recvCq, 1);
+                    if (dur && clock != null && clockState() == DurationClock.END) {
+                        break;
+                    }
+                    if (ne > 0) {
+                        if (firstRx) {
+                            if (dur) {
+                                startClock();
+                            }
+                            firstRx = false;
+                        }
+                        checkRecvWc(wc[0], rc);
+                        rc++;
+                        if (dur && clockState() == DurationClock.SAMPLE) {
+                            durationIters++;
+                        }
+                        if (dur || rc + sizePerQp <= iters) {
+                            postRecv((int) wc[0].wrId());
+                        }
+                    } else if ((++spins & 1023) != 0) {
+                        idle(since);
+                    } else {
+                        if (System.nanoTime() - since > stallNs) {
+                            throw stalled("SEND from the peer");
+                        }
+                        if (dur && clock == null && p.isClient()) {
+                            // never reached: the client sends first
+                            break;
+                        }
+                    }
+                } while (!p.useEvent && ne == 0);
+            }
+            if (dur && clock == null && p.isClient() && s == 0) {
+                startClock();
+            }
+            if (dur && clock != null && clockState() == DurationClock.END) {
+                break;
+            }
+            if (s < iters) {
+                long t = now();
+                if (!dur) {
+                    tposted[(int) s] = t;
+                }
+                s++;
+                boolean poll = false;
+                if (s % p.cqMod == 0 || (!dur && s == iters)) {
+                    poll = true;
+                    w.flags(baseFlags | SendFlag.SIGNALED);
+                }
+                postSend(0, s);
+                progress.lazySet(s);
+                if (poll) {
+                    if (p.useEvent) {
+                        notifyEvents();
+                    }
+                    long since = System.nanoTime();
+                    int spins = 0;
+                    int ne;
+                    do {
+                        ne = poll(r.sendCq, 1);
+                        if (ne == 0) {
+                            if ((++spins & 1023) == 0 && System.nanoTime() - since > stallNs) {
+                                throw stalled("send completion");
+                            }
+                            idle(since);
+                        }
+                    } while (!p.useEvent && ne == 0);
+                    if (ne > 0) {
+                        checkSendWc(wc[0], s, s);
+                    }
+                    w.flags(baseFlags);
+                }
+            }
+        }
+    }
+
+    /** run_iter_bw: keep tx_depth messages in flight per QP, a completion every cq_mod of them. */
+    void bw() throws PerfFailure {
+        int q = p.numQps;
+        boolean dur = p.isDuration();
+        long iters = dur ? Long.MAX_VALUE : p.iters;
+        long totIters = dur ? Long.MAX_VALUE : (long) p.iters * q;
+        long totS = 0;
+        long totC = 0;
+        long size = p.size;
+        boolean cycle = size <= p.cycleBuffer / 2;
+        boolean noPeak = p.noPeak || dur;
+        startClock();
+        if (!dur && noPeak) {
+            tposted[0] = now();
+        }
+        long lastProgress = System.nanoTime();
+        int idle = 0;
+        while (totS < totIters || totC < totIters || (dur && clockState() != DurationClock.END)) {
+            for (int i = 0; i < q; i++) {
+                SendWorkRequest w = wr[i];
+                while ((scnt[i] < iters) && (scnt[i] - ccnt[i] + 1) <= p.txDepth) {
+                    if (p.cqMod > 1 && scnt[i] % p.cqMod == 0 && !(!dur && scnt[i] == iters - 1)) {
+                        w.flags(w.sendFlags() & ~SendFlag.SIGNALED);
+                    }
+                    if (!noPeak) {
+                        tposted[(int) totS] = now();
+                    }
+                    if (dur && clockState() == DurationClock.END) {
+                        break;
+                    }
+                    postSend(i, scnt[i]);
+                    if (cycle) {
+                        long n = scnt[i];
+                        long a = nextAddr(sendAddr[i], n, myAddr[i], size);
+                        sendAddr[i] = a;
+                        w.setSge(0, a, (int) size, r.mr.lkey());
+                        if (p.verb() != Verb.SEND) {
+                            w.rdma(nextAddr(w.remoteAddr(), n, remAddr[i], size), w.rkey());
+                        }
+                    }
+                    scnt[i]++;
+                    totS++;
+                    if (scnt[i] % p.cqMod == p.cqMod - 1 || (!dur && scnt[i] == iters - 1)) {
+                        w.flags(w.sendFlags() | SendFlag.SIGNALED);
+                    }
+                }
+                if (dur && clockState() == DurationClock.END) {
+                    break;
+                }
+            }
+            if (totC < totIters || (dur && totC < totS)) {
+                if (p.useEvent) {
+                    notifyEvents();
+                }
+                int ne = poll(r.sendCq, CTX_POLL_BATCH);
+                if (ne > 0) {
+                    idle = 0;
+                    lastProgress = System.nanoTime();
+                    for (int k = 0; k < ne; k++) {
+                        WorkCompletion c = wc[k];
+                        checkSendWc(c, totS, totC);
+                        int id = (int) c.wrId();
+                        ccnt[id] += p.cqMod;
+                        totC += p.cqMod;
+                        if (!noPeak) {
+                            if (totC > totIters) {
+                                tcompleted[(int) (totIters - 1)] = now();
+                            } else {
+                                tcompleted[(int) (totC - 1)] = now();
+                            }
+                        }
+                        if (dur && clockState() == DurationClock.SAMPLE) {
+                            durationIters += p.cqMod;
+                        }
+                    }
+                    progress.lazySet(dur ? now() : totC);
+                } else {
+                    if ((++idle & 1023) == 0 && System.nanoTime() - lastProgress > stallNs) {
+                        throw stalled("send completion");
+                    }
+                    idle(lastProgress);
+                }
+            } else if (dur && clockState() != DurationClock.END) {
+                Thread.onSpinWait();
+            }
+        }
+        if (noPeak && !dur) {
+            tcompleted[0] = now();
+        }
+        if (dur) {
+            tposted[0] = clock.sampleStart;
+            tcompleted[0] = clock.sampleEnd;
+        }
+    }
+
+    /**
+     * run_iter_bw_server: receives and reposts (cycling through the receive area) until every message
+     * is in. As perftest's check_alive, a sender that stops (UD and UC drop what finds no receive)
+     * ends the run after the exchange timeout with what arrived, reported with a warning.
+     */
+    long bwServer(java.io.PrintWriter err) throws PerfFailure {
+        int q = p.numQps;
+        boolean dur = p.isDuration();
+        long iters = dur ? Long.MAX_VALUE : p.iters;
+        long totIters = dur ? Long.MAX_VALUE : (long) p.iters * q;
+        long[] rcntQp = new long[q];
+        long[] postedQp = new long[q];
+        int perQp = p.useSrq ? p.rxDepth / p.numQps : p.rxDepth;
+        for (int i = 0; i < q; i++) {
+            postedQp[i] = perQp;
+        }
+        long size = p.size;
+        boolean ud = p.connection == Connection.UD;
+        long len = ud ? size + PerfParams.UD_ADDITION : size;
+        boolean cycle = len <= p.cycleBuffer / 2;
+        long rc = 0;
+        boolean firstRx = true;
+        long lastProgress = System.nanoTime();
+        int idle = 0;
+        while (rc < totIters || (dur && (clock == null || clockState() != DurationClock.END))) {
+            if (p.useEvent) {
+                notifyEvents();
+            }
+            int ne = poll(r.recvCq, CTX_POLL_BATCH);
+            if (ne > 0) {
+                if (firstRx) {
+                    if (dur) {
+                        startClock();
+                    } else {
+                        tposted[0] = now();
+                    }
+                    firstRx = false;
+                }
+                idle = 0;
+                lastProgress = System.nanoTime();
+                for (int k = 0; k < ne; k++) {
+                    WorkCompletion c = wc[k];
+                    int id = (int) c.wrId();
+                    checkRecvWc(c, rcntQp[id]);
+                    rcntQp[id]++;
+                    rc++;
+                    if (dur && clockState() == DurationClock.SAMPLE) {
+                        durationIters++;
+                    }
+                    if (dur || postedQp[id] + 1 <= iters) {
+                        postRecv(id);
+                        postedQp[id]++;
+                        if (cycle) {
+                            long a = nextAddr(recvAddr[id], postedQp[id], r.recvAddress(id)
+                                    + (ud ? p.cacheLine - PerfParams.UD_ADDITION : 0), size);
+                            recvAddr[id] = a;
+                            rwr[id].setSge(0, a, (int) len, r.mr.lkey());
+                        }
+                    }
+                }
+                progress.lazySet(dur ? now() : rc);
+            } else if ((++idle & 1023) != 0) {
+                idle(lastProgress);
+            } else if (System.nanoTime() - lastProgress > stallNs) {
+                if (rc == 0 && !dur) {
+                    throw stalled("SEND from the peer");
+                }
+                err.printf(" Did not get Message for %d Seconds, exiting..%n Total Received=%d, Total Iters Required=%d%n",
+                        p.exchangeTimeoutS, rc, totIters);
+                break;
+            }
+        }
+        if (!dur) {
+            tcompleted[0] = now();
+        } else {
+            tposted[0] = clock.sampleStart;
+            tcompleted[0] = clock.sampleEnd;
+        }
+        return rc;
+    }
+}

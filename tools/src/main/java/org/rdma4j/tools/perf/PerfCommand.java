@@ -1,0 +1,645 @@
+package org.rdma4j.tools.perf;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import org.rdma4j.tools.device.DeviceOptions;
+import org.rdma4j.tools.pingpong.CNumber;
+import org.rdma4j.tools.pingpong.PingpongCommand;
+import org.rdma4j.verbs.Device;
+import org.rdma4j.verbs.VerbsException;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code rdma4j perf write_lat|write_bw|read_lat|read_bw|send_lat|send_bw|atomic_lat|atomic_bw}:
+ * perftest's {@code ib_*} programs in Java, interoperable with them (same options and defaults, same
+ * TCP exchange, same QP attributes, same banner and tables). Roles:
+ * <ul>
+ * <li>with a host: the client, which connects to a server there (perftest's {@code ib_write_bw HOST});</li>
+ * <li>with {@code --server}, or any of {@code -p}, {@code -d}, {@code --bind} and no host: the server,
+ *     waiting for a client (perftest's {@code ib_write_bw} alone);</li>
+ * <li>otherwise, or with {@code --loopback}: both sides in this process on two embedded soft devices,
+ *     printing the client's results (one command gives numbers on a laptop).</li>
+ * </ul>
+ * {@snippet lang=sh :
+ * rdma4j perf write_lat                                     # loopback, in-process
+ * rdma4j perf write_bw --bind 10.0.0.1                      # server on a soft RoCEv2/UDP device
+ * rdma4j perf write_bw --bind 10.0.0.2 10.0.0.1             # its client (or: ib_write_bw 10.0.0.1)
+ * }
+ */
+@Command(name = "perf", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = 1,
+        description = {"perftest's ib_*_lat/ib_*_bw tests, compatible with them (either side may be the C tool).",
+            "Without a host and without --server/-p/-d/--bind both sides run in this process on the embedded "
+                    + "soft device (--loopback); with a host it is the client; otherwise the server."},
+        subcommands = {PerfCommand.WriteLat.class, PerfCommand.WriteBw.class, PerfCommand.ReadLat.class,
+            PerfCommand.ReadBw.class, PerfCommand.SendLat.class, PerfCommand.SendBw.class,
+            PerfCommand.AtomicLat.class, PerfCommand.AtomicBw.class})
+public final class PerfCommand implements Runnable {
+    @Spec
+    private CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw new ParameterException(spec.commandLine(), "Missing test: say which one, e.g. 'rdma4j perf write_lat' "
+                + "(write_lat, write_bw, read_lat, read_bw, send_lat, send_bw, atomic_lat, atomic_bw).");
+    }
+
+    /** The options every test has; each test refuses the ones perftest refuses for it. */
+    abstract static class TestCommand implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Mixin
+        DeviceOptions devices;
+
+        @Option(names = {"-a", "--all"}, order = 1, description = "Run sizes from 2 till 2^23")
+        boolean all;
+
+        @Option(names = {"-A", "--atomic_type"}, order = 2, paramLabel = "<type>",
+                description = "type of atomic operation from {CMP_AND_SWAP,FETCH_AND_ADD} (default FETCH_AND_ADD)")
+        String atomicType;
+
+        @Option(names = {"-b", "--bidirectional"}, order = 3,
+                description = "Measure bidirectional bandwidth (default unidirectional)")
+        boolean bidirectional;
+
+        @Option(names = {"-c", "--connection"}, order = 4, paramLabel = "<RC/UC/UD>",
+                description = "Connection type RC/UC/UD (default RC; UC not for READ/ATOMIC, UD only for SEND)")
+        String connection;
+
+        @Option(names = {"-d", "--ib-dev"}, order = 5, paramLabel = "<dev>",
+                description = "Use IB device <dev> (default first device found)")
+        String ibDev;
+
+        @Option(names = {"-D", "--duration"}, order = 6, paramLabel = "<sec>", converter = CNumber.class,
+                description = "Run test for a customized period of seconds.")
+        Integer duration;
+
+        @Option(names = {"-e", "--events"}, order = 7, description = "Sleep on CQ events (default poll)")
+        boolean events;
+
+        @Option(names = {"-f", "--margin"}, order = 8, paramLabel = "<sec>", converter = CNumber.class,
+                description = "measure results within margins. (default=duration/4)")
+        Integer margin;
+
+        @Option(names = {"-F", "--CPU-freq"}, order = 9,
+                description = "Accepted for perftest compatibility (rdma4j's clock is System.nanoTime)")
+        boolean cpuFreq;
+
+        @Option(names = {"-H", "--report-histogram"}, order = 10,
+                description = "Print out all results (default print summary only)")
+        boolean histogram;
+
+        @Option(names = {"-i", "--ib-port"}, order = 11, paramLabel = "<port>", converter = CNumber.class,
+                description = "Use port <port> of IB device (default 1)")
+        int ibPort = 1;
+
+        @Option(names = {"-I", "--inline_size"}, order = 12, paramLabel = "<size>", converter = CNumber.class,
+                description = "Max size of message to be sent in inline")
+        Integer inline;
+
+        @Option(names = {"-m", "--mtu"}, order = 13, paramLabel = "<mtu>", converter = CNumber.class,
+                description = "MTU size : 256 - 4096 (default port mtu)")
+        Integer mtu;
+
+        @Option(names = {"-n", "--iters"}, order = 14, paramLabel = "<iters>", converter = CNumber.class,
+                description = "Number of exchanges (at least 5, default 1000; write_bw 5000)")
+        Integer iters;
+
+        @Option(names = {"-N", "--noPeak"}, order = 15,
+                description = "Cancel peak-bw calculation (default with peak up to iters=20000)")
+        boolean noPeak;
+
+        @Option(names = {"-o", "--outs"}, order = 16, paramLabel = "<num>", converter = CNumber.class,
+                description = "num of outstanding read/atom(default max of device)")
+        Integer outs;
+
+        @Option(names = {"-p", "--port"}, order = 17, paramLabel = "<port>", converter = CNumber.class,
+                description = "Listen on/connect to port <port> (default " + PerfParams.DEF_PORT + ")")
+        Integer port;
+
+        @Option(names = {"-q", "--qp"}, order = 18, paramLabel = "<num of qp's>", converter = CNumber.class,
+                description = "Num of qp's(default 1)")
+        Integer qps;
+
+        @Option(names = {"-Q", "--cq-mod"}, order = 19, paramLabel = "<n>", converter = CNumber.class,
+                description = "Generate Cqe only after <--cq-mod> completion")
+        Integer cqMod;
+
+        @Option(names = {"-r", "--rx-depth"}, order = 20, paramLabel = "<dep>", converter = CNumber.class,
+                description = "Rx queue size (default 512). If using srq, rx-depth controls max-wr size of the srq")
+        Integer rxDepth;
+
+        @Option(names = {"-R", "--rdma_cm"}, order = 21,
+                description = "Connect QPs with rdma_cm (refused: rdma4j has no connection manager yet)")
+        boolean rdmaCm;
+
+        @Option(names = {"-s", "--size"}, order = 22, paramLabel = "<size>",
+                description = "Size of message to exchange (default 65536 for BW, 2 for latency; K and M suffixes)")
+        String size;
+
+        @Option(names = {"-S", "--sl"}, order = 23, paramLabel = "<sl>", converter = CNumber.class,
+                description = "SL (default 0)")
+        int sl;
+
+        @Option(names = {"-t", "--tx-depth"}, order = 24, paramLabel = "<dep>", converter = CNumber.class,
+                description = "Size of tx queue (default 128 for BW, 1 for latency)")
+        Integer txDepth;
+
+        @Option(names = {"-u", "--qp-timeout"}, order = 25, paramLabel = "<timeout>", converter = CNumber.class,
+                description = "QP timeout, timeout value is 4 usec * 2 ^(timeout), default 14")
+        int qpTimeout = PerfParams.DEF_QP_TIME;
+
+        @Option(names = {"-U", "--report-unsorted"}, order = 26,
+                description = "(implies -H) print out unsorted results (default sorted)")
+        boolean unsorted;
+
+        @Option(names = {"-x", "--gid-index"}, order = 27, paramLabel = "<index>", converter = CNumber.class,
+                description = "Test uses GID with GID index (Default : IB - no gid . ETH - 0)")
+        Integer gidIndex;
+
+        @Option(names = "--use-srq", order = 28, description = "Use a Shared Receive Queue (SEND tests)")
+        boolean useSrq;
+
+        @Option(names = "--report_gbits", order = 29,
+                description = "Report Max/Average BW of test in Gbit/sec (instead of MiB/sec)")
+        boolean gbits;
+
+        @Option(names = "--ipv6", order = 30, description = "Use IPv6 GID. Default is IPv4")
+        boolean ipv6;
+
+        @Option(names = "--out_json", order = 31, description = "Save the report in a json file")
+        boolean outJson;
+
+        @Option(names = "--out_json_file", order = 32, paramLabel = "<file>",
+                description = "Name of the report json file (default perftest_out.json)")
+        Path outJsonFile;
+
+        @Option(names = "--json", order = 40, paramLabel = "FILE",
+                description = "rdma4j: write the results as JSON (perftest's --out_json field names) to FILE")
+        Path json;
+
+        @Option(names = "--plot", order = 41, paramLabel = "FILE.png",
+                description = "rdma4j: plot to a PNG: latency histogram and CDF (lat tests), bandwidth and "
+                        + "message rate against size (-a)")
+        Path plot;
+
+        @Option(names = "--loopback", order = 42,
+                description = "rdma4j: run server and client in this process on two embedded soft devices "
+                        + "(the default without a host, --server, -p, -d and --bind)")
+        boolean loopback;
+
+        @Option(names = "--server", order = 43, description = "rdma4j: be the server (wait for a client)")
+        boolean server;
+
+        @Option(names = "--exchange-timeout", order = 44, paramLabel = "<seconds>", converter = CNumber.class,
+                description = "rdma4j: give up waiting for the peer (a client to connect, a message, a "
+                        + "completion) after this long without progress (default 120; perftest waits forever)")
+        int exchangeTimeout = 120;
+
+        @Option(names = "--no-progress", order = 45,
+                description = "rdma4j: no progress bar on stderr (it appears on a terminal for runs over 2 s)")
+        boolean noProgress;
+
+        @Parameters(index = "0", arity = "0..1", paramLabel = "<host>",
+                description = "the server to connect to; without it see the roles above")
+        String host;
+
+        abstract PerfTest test();
+
+        ParameterException usage(String message) {
+            return new ParameterException(spec.commandLine(), message);
+        }
+
+        private void range(String name, Integer v, int min, int max) {
+            if (v != null && (v < min || v > max)) {
+                throw usage(" " + name + " should be between " + min + " and " + max);
+            }
+        }
+
+        /** perftest's parser and force_dependecies for this test: the settings, or a usage error. */
+        PerfParams params() {
+            PerfTest t = test();
+            Verb verb = t.verb();
+            boolean bw = t.isBw();
+            PerfParams p = new PerfParams();
+            p.test = t;
+            if (rdmaCm) {
+                throw usage(" -R: rdma4j has no RDMA connection manager yet: run without -R (the QPs are "
+                        + "connected through perftest's TCP exchange, which the C tools use without -R too)");
+            }
+            if (port != null && (port < 0 || port > 65535)) {
+                throw usage(" Port should be between 0 and 65535");
+            }
+            if (ibPort < 1) {
+                throw usage("IB Port can't be less than 1");
+            }
+            range("Iteration num", iters, PerfParams.MIN_ITER, PerfParams.MAX_ITER);
+            range("Tx depth", txDepth, 1, 15000);
+            range("Gid index", gidIndex, 0, 64);
+            range("Max inline", inline, 0, PerfParams.MAX_INLINE);
+            range("CQ moderation", cqMod, 1, 1024);
+            range("num of Qps", qps, 1, 16384);
+            range(" Rx depth", rxDepth, 1, 16384);
+            if (sl < 0 || sl > 15) {
+                throw usage(" Only 15 Service levels");
+            }
+            if (qpTimeout < 0 || qpTimeout > 31) {
+                throw usage(" QP Timeout should be between 0 and 31");
+            }
+            if (qps != null && !bw) {
+                throw usage(" Multiple QPs only available on bw tests");
+            }
+            if (inline != null && (verb == Verb.READ || verb == Verb.ATOMIC)) {
+                throw usage(" Inline feature not available on READ/Atomic verbs");
+            }
+            if (outs != null && verb != Verb.READ && verb != Verb.ATOMIC) {
+                throw usage(" Setting Outstanding reads only available on READ verb");
+            }
+            if (rxDepth != null && verb != Verb.SEND && rxDepth > PerfParams.DEF_RX_RDMA) {
+                throw usage(" On RDMA verbs rx depth can be only 1");
+            }
+            if (atomicType != null) {
+                if (verb != Verb.ATOMIC) {
+                    throw usage(" You are not running the atomic_lat/bw test! To change the atomic action type, "
+                            + "you must run one of the atomic tests");
+                }
+                p.atomicType = switch (atomicType) {
+                    case "CMP_AND_SWAP" -> PerfParams.AtomicType.CMP_AND_SWAP;
+                    case "FETCH_AND_ADD" -> PerfParams.AtomicType.FETCH_AND_ADD;
+                    default -> throw usage(" Invalid Atomic type! please choose from {CMP_AND_SWAP,FETCH_AND_ADD}");
+                };
+            }
+            if (events && verb == Verb.WRITE) {
+                throw usage(" Events feature not available on WRITE verb");
+            }
+            if (bidirectional && !bw) {
+                throw usage(" Bidirectional is only available in BW test");
+            }
+            if (noPeak && !bw) {
+                throw usage(" NoPeak only valid for BW tests");
+            }
+            if ((histogram || unsorted) && bw) {
+                throw usage(" Available only on Latency tests");
+            }
+            if (duration != null && duration <= 0) {
+                throw usage(" Duration period must be positive");
+            }
+            if (margin != null && margin < 0) {
+                throw usage(" Margin must be non-negative");
+            }
+            if (connection != null) {
+                p.connection = switch (connection) {
+                    case "RC" -> Connection.RC;
+                    case "UC" -> {
+                        if (verb == Verb.READ || verb == Verb.ATOMIC) {
+                            throw usage(" UC connection not possible in READ/ATOMIC verbs");
+                        }
+                        yield Connection.UC;
+                    }
+                    case "UD" -> {
+                        if (verb != Verb.SEND) {
+                            throw usage(" UD connection only possible in SEND verb");
+                        }
+                        yield Connection.UD;
+                    }
+                    case "XRC", "DC", "SRD", "RawEth" -> throw usage(" -c " + connection
+                            + ": rdma4j runs RC, UC and UD (" + connection + " needs a vendor extension)");
+                    default -> throw usage(" Invalid Connection type. Please choose from {RC,UC,UD,XRC,DC,SRD}");
+                };
+            }
+            if (mtu != null && !(mtu == 256 || mtu == 512 || mtu == 1024 || mtu == 2048 || mtu == 4096)) {
+                throw usage(" Invalid MTU - " + mtu + " : please choose mtu from {256,512,1024,2048,4096}");
+            }
+            // defaults (init_perftest_params)
+            p.size = bw ? PerfParams.DEF_SIZE_BW : PerfParams.DEF_SIZE_LAT;
+            p.txDepth = bw ? PerfParams.DEF_TX_BW : PerfParams.DEF_TX_LAT;
+            p.rxDepth = verb == Verb.SEND ? PerfParams.DEF_RX_SEND : PerfParams.DEF_RX_RDMA;
+            p.iters = bw && verb == Verb.WRITE ? PerfParams.DEF_ITERS_WB : PerfParams.DEF_ITERS;
+            if (verb == Verb.ATOMIC) {
+                p.size = PerfParams.DEF_SIZE_ATOMIC;
+            }
+            if (size != null) {
+                p.size = parseSize(size);
+                p.sizeGiven = true;
+                if (p.size < 1 || p.size > Integer.MAX_VALUE) {
+                    throw usage(" Message Size should be between 1 and " + Integer.MAX_VALUE);
+                }
+            }
+            if (iters != null) {
+                p.iters = iters;
+            }
+            if (txDepth != null) {
+                p.txDepth = txDepth;
+            }
+            if (rxDepth != null) {
+                p.rxDepth = rxDepth;
+            }
+            if (qps != null) {
+                p.numQps = qps;
+            }
+            if (cqMod != null) {
+                p.cqMod = cqMod;
+                p.cqModGiven = true;
+            }
+            if (inline != null) {
+                p.inlineSize = inline;
+            }
+            if (outs != null) {
+                p.outReads = outs;
+            }
+            if (gidIndex != null) {
+                p.gidIndex = gidIndex;
+                p.gidGiven = true;
+            }
+            p.mtu = mtu != null ? mtu : 0;
+            p.ibPort = ibPort;
+            p.ibDev = ibDev;
+            p.sl = sl;
+            p.qpTimeout = qpTimeout;
+            p.useEvent = events;
+            p.useSrq = useSrq;
+            p.noPeak = noPeak;
+            p.duplex = bidirectional;
+            p.gbits = gbits;
+            p.histogram = histogram;
+            p.unsorted = unsorted;
+            p.ipv6 = ipv6;
+            p.all = all;
+            p.exchangeTimeoutS = exchangeTimeout;
+            if (exchangeTimeout < 1 || exchangeTimeout > Integer.MAX_VALUE / 1000) {
+                throw usage("--exchange-timeout " + exchangeTimeout + " must be a positive number of seconds");
+            }
+            p.json = json != null ? json : outJson || outJsonFile != null
+                    ? (outJsonFile != null ? outJsonFile : Path.of("perftest_out.json")) : null;
+            p.plot = plot;
+            if (duration != null) {
+                p.duration = duration;
+            }
+            p.margin = margin != null ? margin : -1;
+            // force_dependecies
+            if (!p.isDuration()) {
+                if (p.txDepth > p.iters) {
+                    p.txDepth = p.iters;
+                }
+                if (verb == Verb.SEND && p.rxDepth > p.iters) {
+                    p.rxDepth = p.iters;
+                }
+                if ((p.connection == Connection.UD || p.connection == Connection.UC)
+                        && p.rxDepth == PerfParams.DEF_RX_SEND) {
+                    p.rxDepth = Math.min(p.iters, PerfParams.UC_MAX_RX);
+                }
+            }
+            if (p.size > PerfParams.MSG_SIZE_CQ_MOD_LIMIT && p.connection != Connection.UD && !p.all && !p.useEvent
+                    && !p.cqModGiven) {
+                p.cqMod = 1;
+            }
+            if (p.cqMod > p.txDepth) {
+                p.cqMod = p.txDepth;
+            }
+            if (verb == Verb.READ || verb == Verb.ATOMIC) {
+                p.inlineSize = 0;
+            }
+            if (p.all) {
+                if (verb == Verb.ATOMIC) {
+                    throw usage(" Message size cannot be changed for Atomic tests");
+                }
+                p.size = PerfParams.MAX_SIZE;
+            }
+            if (verb == Verb.ATOMIC && p.size != PerfParams.DEF_SIZE_ATOMIC) {
+                throw usage(" Message size cannot be changed for Atomic tests");
+            }
+            if (p.useSrq && verb != Verb.SEND) {
+                throw usage(" Using SRQ only available in SEND tests.");
+            }
+            if (p.useSrq && p.numQps > p.rxDepth) {
+                throw usage(" Using SRQ depth should be greater than number of QPs.");
+            }
+            if (p.isDuration()) {
+                p.iters = 0;
+                p.noPeak = true;
+                if (p.useEvent) {
+                    throw usage("Duration mode doesn't work with events.");
+                }
+                if (p.all) {
+                    throw usage("Duration mode currently doesn't support running on all sizes.");
+                }
+                if (p.margin == -1) {
+                    p.margin = p.duration / 4;
+                }
+                if (!(p.duration > 2 * p.margin)) {
+                    throw usage("please check that DURATION > 2*MARGIN");
+                }
+            }
+            if (p.duplex && verb == Verb.SEND) {
+                throw usage(" -b: bidirectional send_bw is not supported yet (write_bw, read_bw and atomic_bw "
+                        + "have -b)");
+            }
+            if (p.connection == Connection.UD && p.inlineSize > PerfParams.MAX_INLINE_UD) {
+                p.inlineSize = PerfParams.MAX_INLINE_UD;
+            }
+            if (verb == Verb.SEND && p.rxDepth % 2 == 1 && !p.all) {
+                p.rxDepth += 1;
+            }
+            if (!p.isDuration() && p.iters > PerfParams.PEAK_ITERS_LIMIT && bw) {
+                p.noPeak = true;
+            }
+            // roles
+            if (loopback && host != null) {
+                throw usage("--loopback runs both sides here: it takes no host (" + host + ")");
+            }
+            if (loopback && (server || ibDev != null || devices.bindAddress() != null)) {
+                throw usage("--loopback uses two embedded soft devices: it cannot be combined with --server, -d or "
+                        + "--bind");
+            }
+            if (server && host != null) {
+                throw usage("--server waits for a client: it takes no host (" + host + ")");
+            }
+            p.host = host;
+            p.server = host == null;
+            if (port != null) {
+                p.port = port;
+            }
+            if (verb == Verb.SEND && bw && p.server && !p.duplex) {
+                p.noPeak = true;
+            }
+            p.progress = !noProgress;
+            return p;
+        }
+
+        /** Whether this run is the in-process loopback (no host and no server role). */
+        boolean isLoopback() {
+            return loopback || (host == null && !server && port == null && ibDev == null
+                    && devices.bindAddress() == null);
+        }
+
+        private long parseSize(String text) {
+            String t = text.strip();
+            long factor = 1;
+            if (t.endsWith("K")) {
+                factor = 1024;
+                t = t.substring(0, t.length() - 1);
+            } else if (t.endsWith("M")) {
+                factor = 1024 * 1024;
+                t = t.substring(0, t.length() - 1);
+            }
+            try {
+                return (long) new CNumber().convert(t) * factor;
+            } catch (CommandLine.TypeConversionException e) {
+                throw usage(" Size argument " + text + " should be a number (K and M suffixes allowed)");
+            }
+        }
+
+        @Override
+        public Integer call() {
+            PerfParams p = params();
+            CommandLine cl = spec.commandLine();
+            PrintWriter out = cl.getOut();
+            PrintWriter err = cl.getErr();
+            if (isLoopback()) {
+                return Loopback.run(p, out, err);
+            }
+            Device device;
+            try {
+                device = devices.resolve(ibDev);
+            } catch (VerbsException e) {
+                if (devices.bindAddress() != null) {
+                    err.println("rdma4j: " + e.getMessage());
+                } else if (ibDev == null) {
+                    err.println(" Did not detect devices ");
+                    err.println(" If device exists, check if driver is up");
+                    err.println(" Unable to find the Infiniband/RoCE device");
+                } else {
+                    err.println(" IB device " + ibDev + " not found");
+                    err.println(" Unable to find the Infiniband/RoCE device");
+                }
+                err.flush();
+                return 1;
+            }
+            try {
+                PerfRun run = new PerfRun(p, out, err);
+                int timeoutMs = p.exchangeTimeoutS * 1000;
+                PerfRun.CommOpener opener = p.server
+                        ? () -> Comm.accept(Comm.listen(null, p.port), timeoutMs, timeoutMs)
+                        : () -> Comm.connect(p.host, p.port, timeoutMs);
+                int rc;
+                try (Progress bar = Progress.start(p, run, err)) {
+                    rc = run.run(device, opener);
+                }
+                if (rc == 0) {
+                    rc = Outputs.write(p, run, err);
+                }
+                return rc;
+            } finally {
+                devices.release();
+            }
+        }
+    }
+
+    /** ib_write_lat. */
+    @Command(name = "write_lat", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = 1, sortOptions = false,
+            modelTransformer = PingpongCommand.GetoptLike.class,
+            description = {"ib_write_lat: RDMA WRITE ping-pong, half the round trip per sample.",
+                "Defaults: -s 2, -n 1000, -t 1, inline up to 220 bytes."})
+    public static final class WriteLat extends TestCommand {
+        @Override
+        PerfTest test() {
+            return PerfTest.WRITE_LAT;
+        }
+    }
+
+    /** ib_write_bw. */
+    @Command(name = "write_bw", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = 1, sortOptions = false,
+            modelTransformer = PingpongCommand.GetoptLike.class,
+            description = {"ib_write_bw: RDMA WRITE bandwidth from the client to the server.",
+                "Defaults: -s 65536, -n 5000, -t 128, -Q 100 (1 above 8 KiB)."})
+    public static final class WriteBw extends TestCommand {
+        @Override
+        PerfTest test() {
+            return PerfTest.WRITE_BW;
+        }
+    }
+
+    /** ib_read_lat. */
+    @Command(name = "read_lat", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = 1, sortOptions = false,
+            modelTransformer = PingpongCommand.GetoptLike.class,
+            description = {"ib_read_lat: RDMA READ round trips from the client.", "Defaults: -s 2, -n 1000."})
+    public static final class ReadLat extends TestCommand {
+        @Override
+        PerfTest test() {
+            return PerfTest.READ_LAT;
+        }
+    }
+
+    /** ib_read_bw. */
+    @Command(name = "read_bw", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = 1, sortOptions = false,
+            modelTransformer = PingpongCommand.GetoptLike.class,
+            description = {"ib_read_bw: RDMA READ bandwidth (the client reads the server's buffer).",
+                "Defaults: -s 65536, -n 1000, -t 128, -o the device's maximum."})
+    public static final class ReadBw extends TestCommand {
+        @Override
+        PerfTest test() {
+            return PerfTest.READ_BW;
+        }
+    }
+
+    /** ib_send_lat. */
+    @Command(name = "send_lat", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = 1, sortOptions = false,
+            modelTransformer = PingpongCommand.GetoptLike.class,
+            description = {"ib_send_lat: SEND ping-pong, half the round trip per sample.",
+                "Defaults: -s 2, -n 1000, -r 512, inline up to 236 bytes (188 on UD)."})
+    public static final class SendLat extends TestCommand {
+        @Override
+        PerfTest test() {
+            return PerfTest.SEND_LAT;
+        }
+    }
+
+    /** ib_send_bw. */
+    @Command(name = "send_bw", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = 1, sortOptions = false,
+            modelTransformer = PingpongCommand.GetoptLike.class,
+            description = {"ib_send_bw: SEND bandwidth from the client to the server; each side prints its own.",
+                "Defaults: -s 65536, -n 1000, -t 128, -r 512."})
+    public static final class SendBw extends TestCommand {
+        @Override
+        PerfTest test() {
+            return PerfTest.SEND_BW;
+        }
+    }
+
+    /** ib_atomic_lat. */
+    @Command(name = "atomic_lat", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = 1, sortOptions = false,
+            modelTransformer = PingpongCommand.GetoptLike.class,
+            description = {"ib_atomic_lat: 8-byte atomic round trips from the client (-A picks the operation).",
+                "Defaults: -A FETCH_AND_ADD, -n 1000."})
+    public static final class AtomicLat extends TestCommand {
+        @Override
+        PerfTest test() {
+            return PerfTest.ATOMIC_LAT;
+        }
+    }
+
+    /** ib_atomic_bw. */
+    @Command(name = "atomic_bw", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = 1, sortOptions = false,
+            modelTransformer = PingpongCommand.GetoptLike.class,
+            description = {"ib_atomic_bw: 8-byte atomics from the client, as many in flight as -t allows.",
+                "Defaults: -A FETCH_AND_ADD, -n 1000, -t 128."})
+    public static final class AtomicBw extends TestCommand {
+        @Override
+        PerfTest test() {
+            return PerfTest.ATOMIC_BW;
+        }
+    }
+
+    static String lower(String s) {
+        return s.toLowerCase(Locale.ROOT);
+    }
+}

@@ -1,0 +1,332 @@
+package org.rdma4j.tools.perf;
+
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import org.rdma4j.verbs.Device;
+import org.rdma4j.verbs.LinkLayer;
+
+/**
+ * One side of a perftest test, step for step in the order the C programs go (so the TCP exchange
+ * matches theirs message for message): connect, versions, cycle buffer and MTU, resources, the banner,
+ * the key hand shakes before and after connecting the QPs, the measured runs with the barrier before
+ * each, the results, and the closing hand shake. Results are kept for --json and --plot. One thread.
+ */
+final class PerfRun {
+    /** Opens the TCP channel (connects, or accepts one client). */
+    interface CommOpener {
+        Comm open() throws PerfFailure;
+    }
+
+    private final PerfParams p;
+    private final PrintWriter out;
+    private final PrintWriter err;
+    final List<LatencyStats> latResults = new ArrayList<>();
+    final List<double[]> latDurationResults = new ArrayList<>();
+    final List<BwReport> bwResults = new ArrayList<>();
+    String deviceName;
+    String linkLayerName;
+    /** The loops of the run, for the progress bar (set once resources exist). */
+    volatile Loops loops;
+    /** Set for tests: the resources after the run (null after close). */
+    PerfResources resources;
+    private boolean keepResources;
+
+    PerfRun(PerfParams p, PrintWriter out, PrintWriter err) {
+        this.p = p;
+        this.out = out;
+        this.err = err;
+    }
+
+    /** Keeps the resources open after the run (tests read the buffers); the caller closes them. */
+    PerfRun keepResources() {
+        keepResources = true;
+        return this;
+    }
+
+    /** Runs on {@code device}; returns the exit code (0, or 1 after printing why on stderr). */
+    int run(Device device, CommOpener opener) {
+        PerfResources res = new PerfResources(p);
+        resources = res;
+        Comm comm = null;
+        try {
+            res.open(device);
+            deviceName = device.name();
+            linkLayerName = res.linkLayer == LinkLayer.ETHERNET ? "Ethernet" : "IB";
+            if (p.server) {
+                out.print("\n************************************\n* Waiting for client to connect... *\n"
+                        + "************************************\n");
+                out.flush();
+            }
+            comm = opener.open();
+            steps(res, comm);
+            out.flush();
+            return 0;
+        } catch (PerfFailure f) {
+            out.flush();
+            for (String line : f.lines()) {
+                err.println(line);
+            }
+            err.flush();
+            return 1;
+        } finally {
+            if (comm != null) {
+                comm.close();
+            }
+            if (!keepResources) {
+                res.close();
+                resources = null;
+            }
+        }
+    }
+
+    private void steps(PerfResources res, Comm comm) throws PerfFailure {
+        String remoteVersion = comm.exchangeVersions();
+        Comm.checkVersion(remoteVersion);
+        if (Comm.atof(remoteVersion) >= 5.32) {
+            int[] sys = comm.exchangeSysData(p.cycleBuffer, p.cacheLine);
+            p.cycleBuffer = Math.max(p.cycleBuffer, sys[0]);
+            p.cacheLine = Math.max(p.cacheLine, sys[1]);
+        }
+        int cur = res.localMtu(out);
+        int rem = comm.exchangeMtu(cur);
+        p.currMtu = rem >= 1 && rem <= 5 && cur > rem ? rem : cur;
+        if (p.connection == Connection.UD && p.size > PerfParams.mtuBytes(p.currMtu)) {
+            if (p.all || !p.sizeGiven) {
+                err.printf(" Max msg size in UD is MTU %d%n Changing to this MTU%n", PerfParams.mtuBytes(p.currMtu));
+                p.size = PerfParams.mtuBytes(p.currMtu);
+            } else {
+                throw new PerfFailure(" Max message size in UD cannot be greater than MTU ",
+                        " Couldn't get context for the device");
+            }
+        }
+        res.create();
+        PerfDest[] mine = res.setUpConnection();
+        out.print(Banner.testInfo(p, deviceName, linkLayerName));
+        out.flush();
+        boolean g = res.withGid();
+        int q = p.numQps;
+        PerfDest[] remote = new PerfDest[q];
+        Verb verb = p.verb();
+        if (!p.isBw() && verb != Verb.SEND) {
+            comm.handShake(mine[0], g);
+        }
+        for (int i = 0; i < q; i++) {
+            remote[i] = comm.handShake(mine[i], g);
+        }
+        if (mine[0].gid().isIpv4Mapped() != remote[0].gid().isIpv4Mapped()) {
+            throw new PerfFailure("", " Found Incompatibility issue with GID types.",
+                    " Please Try to use a different IP version.", "");
+        }
+        res.connect(remote);
+        if (verb == Verb.SEND) {
+            comm.handShake(mine[0], g);
+        }
+        for (int i = 0; i < q; i++) {
+            out.print(Banner.address("local", mine[i], verb, g));
+        }
+        for (int i = 0; i < q; i++) {
+            remote[i] = comm.handShake(mine[i], g);
+            out.print(Banner.address("remote", remote[i], verb, g));
+        }
+        if (verb != Verb.SEND) {
+            comm.handShake(mine[0], g);
+        }
+        out.flush();
+        Loops l = new Loops(p, res);
+        loops = l;
+        if (p.useEvent) {
+            res.sendCq.reqNotify(false);
+            if (res.recvCq != res.sendCq) {
+                res.recvCq.reqNotify(false);
+            }
+        }
+        // the barrier after a run waits as long as the peer's run may take
+        int runWaitMs = (int) Math.min(Integer.MAX_VALUE,
+                1000L * (p.exchangeTimeoutS + (p.isDuration() ? p.duration : 0)) + (p.all ? 600_000L : 0));
+        if (!p.isBw()) {
+            latency(res, comm, l, mine[0], remote, g, runWaitMs);
+        } else if (verb == Verb.SEND) {
+            sendBw(comm, l, mine[0], remote, g, runWaitMs);
+        } else {
+            rdmaBw(comm, l, mine[0], remote, g, runWaitMs);
+        }
+    }
+
+    private long[] sizes(int maxPow) {
+        if (!p.all) {
+            return new long[] {p.size};
+        }
+        long[] s = new long[maxPow - 1];
+        for (int i = 1; i < maxPow; i++) {
+            s[i - 1] = 1L << i;
+        }
+        return s;
+    }
+
+    private void latHeader() {
+        out.print(Tables.RESULT_LINE);
+        out.print(p.isDuration() ? Tables.RESULT_FMT_LAT_DUR : Tables.RESULT_FMT_LAT);
+        out.print(Tables.RESULT_EXT);
+    }
+
+    private void latency(PerfResources res, Comm comm, Loops l, PerfDest me, PerfDest[] remote, boolean g,
+                         int runWaitMs) throws PerfFailure {
+        Verb verb = p.verb();
+        if (verb == Verb.READ || verb == Verb.ATOMIC) {
+            if (p.server) {
+                // only the client posts: the server waits for it to finish
+                comm.timeoutMs(runWaitMs);
+                comm.closeConnection(me, g);
+                out.print(Tables.RESULT_LINE);
+                return;
+            }
+        }
+        latHeader();
+        l.setSendWqes(remote);
+        int maxPow = verb == Verb.SEND && p.connection == Connection.UD
+                ? Long.numberOfTrailingZeros(PerfParams.mtuBytes(p.currMtu)) + 1 : 24;
+        for (long size : sizes(maxPow)) {
+            p.size = size;
+            if (verb == Verb.SEND) {
+                l.setRecvWqes();
+                comm.timeoutMs(runWaitMs);
+                comm.handShake(me, g);
+                l.latSend();
+            } else if (verb == Verb.WRITE) {
+                l.latWrite();
+            } else {
+                l.latReadAtomic();
+            }
+            reportLat(l);
+        }
+        out.print(Tables.RESULT_LINE);
+        if (verb != Verb.WRITE) {
+            comm.timeoutMs(runWaitMs);
+            comm.closeConnection(me, g);
+        }
+    }
+
+    private void reportLat(Loops l) {
+        int rtt = p.verb().rttFactor();
+        if (p.isDuration()) {
+            long ticks = l.clock.sampleEnd - l.clock.sampleStart;
+            double[] d = LatencyStats.duration(l.durationIters, ticks, rtt);
+            latDurationResults.add(new double[] {p.size, l.durationIters, d[0], d[1]});
+            out.print(Tables.latDurationLine(p.size, l.durationIters, d[0], d[1]));
+            out.flush();
+            return;
+        }
+        LatencyStats s = LatencyStats.of(p.size, p.iters, l.tposted, rtt);
+        latResults.add(s);
+        if (p.unsorted) {
+            out.print("#, usec\n");
+            for (int i = 0; i < s.unsortedUs.length; i++) {
+                out.print((i + 1) + ", " + Tables.g(s.unsortedUs[i]) + "\n");
+            }
+        }
+        if (p.histogram) {
+            out.print("#, usec\n");
+            for (int i = 0; i < s.sortedUs.length; i++) {
+                out.print((i + 1) + ", " + Tables.g(s.sortedUs[i]) + "\n");
+            }
+        }
+        if (p.unsorted || p.histogram) {
+            latHeader();
+        }
+        out.print(Tables.latLine(s));
+        out.flush();
+    }
+
+    private void bwHeader() {
+        out.print(Tables.RESULT_LINE);
+        out.print(p.gbits ? Tables.RESULT_FMT_G : Tables.RESULT_FMT);
+        out.print(Tables.RESULT_EXT);
+    }
+
+    private BwReport bwReport(Loops l, boolean noPeak) {
+        long n = p.isDuration() ? l.durationIters : (long) p.iters * p.numQps;
+        return BwStats.report(p.size, l.tposted, l.tcompleted, n, p.cqMod, 1, noPeak || p.isDuration(), p.gbits);
+    }
+
+    private void rdmaBw(Comm comm, Loops l, PerfDest me, PerfDest[] remote, boolean g, int runWaitMs)
+            throws PerfFailure {
+        bwHeader();
+        if (p.server && !p.duplex) {
+            comm.timeoutMs(runWaitMs);
+            comm.handShake(me, g);
+            BwReport theirs = comm.exchangeBwReport(new BwReport(0, 0, 0, 0, 0));
+            bwResults.add(theirs);
+            out.print(Tables.bwLine(theirs, p.gbits));
+            comm.closeConnection(me, g);
+            out.print(Tables.RESULT_LINE);
+            return;
+        }
+        BwReport last = new BwReport(0, 0, 0, 0, 0);
+        for (long size : sizes(24)) {
+            p.size = size;
+            l.setSendWqes(remote);
+            if (p.duplex) {
+                comm.timeoutMs(runWaitMs);
+                comm.handShake(me, g);
+            }
+            l.bw();
+            if (p.duplex) {
+                comm.handShake(me, g);
+            }
+            last = bwReport(l, p.noPeak);
+            if (p.duplex) {
+                BwReport theirs = comm.exchangeBwReport(last);
+                BwReport sum = last.plus(theirs);
+                bwResults.add(sum);
+                out.print(Tables.bwLine(sum, p.gbits));
+            } else {
+                bwResults.add(last);
+                out.print(Tables.bwLine(last, p.gbits));
+            }
+            out.flush();
+        }
+        out.print(Tables.RESULT_LINE);
+        comm.timeoutMs(runWaitMs);
+        if (!p.duplex) {
+            comm.handShake(me, g);
+            comm.exchangeBwReport(last);
+        }
+        comm.closeConnection(me, g);
+    }
+
+    private void sendBw(Comm comm, Loops l, PerfDest me, PerfDest[] remote, boolean g, int runWaitMs)
+            throws PerfFailure {
+        bwHeader();
+        int maxPow = p.connection == Connection.UD ? Long.numberOfTrailingZeros(PerfParams.mtuBytes(p.currMtu)) + 1
+                : 24;
+        for (long size : sizes(maxPow)) {
+            p.size = size;
+            if (p.isClient()) {
+                l.setSendWqes(remote);
+            } else {
+                l.setRecvWqes();
+            }
+            comm.timeoutMs(runWaitMs);
+            comm.handShake(me, g);
+            BwReport rep;
+            if (p.isClient()) {
+                l.bw();
+                rep = bwReport(l, p.noPeak);
+            } else {
+                long got = l.bwServer(err);
+                long n = p.isDuration() ? l.durationIters : got;
+                rep = BwStats.report(p.size, l.tposted, l.tcompleted, n, p.cqMod, 1, true, p.gbits);
+            }
+            bwResults.add(rep);
+            out.print(Tables.bwLine(rep, p.gbits));
+            out.flush();
+            if (p.all) {
+                comm.handShake(me, g);
+            }
+        }
+        out.print(Tables.RESULT_LINE);
+        comm.timeoutMs(runWaitMs);
+        comm.closeConnection(me, g);
+    }
+}
