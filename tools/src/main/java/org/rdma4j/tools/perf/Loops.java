@@ -462,7 +462,8 @@ final class Loops {
         int q = p.numQps;
         boolean dur = p.isDuration();
         long iters = dur ? Long.MAX_VALUE : p.iters;
-        long totIters = dur ? Long.MAX_VALUE : (long) p.iters * q;
+        // as perftest: a duration run has iters = 0, so only the clock ends it
+        long totIters = dur ? 0 : (long) p.iters * q;
         long totS = 0;
         long totC = 0;
         long size = p.size;
@@ -561,7 +562,7 @@ final class Loops {
         int q = p.numQps;
         boolean dur = p.isDuration();
         long iters = dur ? Long.MAX_VALUE : p.iters;
-        long totIters = dur ? Long.MAX_VALUE : (long) p.iters * q;
+        long totIters = dur ? 0 : (long) p.iters * q;
         long[] rcntQp = new long[q];
         long[] postedQp = new long[q];
         int perQp = p.useSrq ? p.rxDepth / p.numQps : p.rxDepth;
@@ -627,6 +628,9 @@ final class Loops {
         if (!dur) {
             tcompleted[0] = now();
         } else {
+            if (clock == null) {
+                throw stalled("SEND from the peer");
+            }
             tposted[0] = clock.sampleStart;
             tcompleted[0] = clock.sampleEnd;
         }

@@ -163,7 +163,8 @@ public final class PerfCommand implements Runnable {
         boolean unsorted;
 
         @Option(names = {"-x", "--gid-index"}, order = 27, paramLabel = "<index>", converter = CNumber.class,
-                description = "Test uses GID with GID index (Default : IB - no gid . ETH - 0)")
+                description = "Test uses GID with GID index (Default : IB - no gid . ETH - 0, the best GID as "
+                        + "perftest picks it; with --bind 1, the bound address)")
         Integer gidIndex;
 
         @Option(names = "--use-srq", order = 28, description = "Use a Shared Receive Queue (SEND tests)")
@@ -359,6 +360,11 @@ public final class PerfCommand implements Runnable {
             if (gidIndex != null) {
                 p.gidIndex = gidIndex;
                 p.gidGiven = true;
+            } else if (devices.bindAddress() != null) {
+                // a --bind device's GID index 1 is its address; perftest's pick (index 0 unless an
+                // IPv4-mapped GID follows) would be the link-local GID for an IPv6 address
+                p.gidIndex = 1;
+                p.gidGiven = true;
             }
             p.mtu = mtu != null ? mtu : 0;
             p.ibPort = ibPort;
@@ -468,7 +474,8 @@ public final class PerfCommand implements Runnable {
             if (port != null) {
                 p.port = port;
             }
-            if (verb == Verb.SEND && bw && p.server && !p.duplex) {
+            if (verb == Verb.SEND && bw && p.server && !p.duplex && !isLoopback()) {
+                // perftest's send_bw server has no peak (loopback's server gets it in Loopback.copyAsServer)
                 p.noPeak = true;
             }
             p.progress = !noProgress;

@@ -125,6 +125,10 @@ final class PerfResources implements AutoCloseable {
         } catch (RuntimeException | OutOfMemoryError e) {
             throw PerfFailure.of("Couldn't allocate work buf.", e);
         }
+        // the send areas carry a pattern (so a receiver can tell data arrived), the receive areas zeros
+        for (long off = 0; off < area * p.numQps; off++) {
+            buf.set(java.lang.foreign.ValueLayout.JAVA_BYTE, off, pattern(off % area));
+        }
         try {
             pd = ctx.allocPd();
         } catch (VerbsException e) {
@@ -202,6 +206,11 @@ final class PerfResources implements AutoCloseable {
         } catch (VerbsException e) {
             throw PerfFailure.of("Failed to modify QP to INIT, ret=" + e.errno(), e);
         }
+    }
+
+    /** The byte at {@code offset} of every send area before the run. */
+    static byte pattern(long offset) {
+        return (byte) (0x5a ^ (offset * 31));
     }
 
     /** The receive area of QP {@code i} (where the peer's writes land). */

@@ -7,11 +7,19 @@ import java.util.SequencedMap;
 import org.rdma4j.tools.plot.Charts;
 
 /**
- * --plot: a latency histogram and CDF of the samples (latency tests), or bandwidth and message rate
- * against message size (bandwidth tests; most useful with -a). Stateless.
+ * --plot: a latency histogram and CDF of the samples (latency tests), or bandwidth against message
+ * size in FILE.png and message rate in FILE-msgrate.png (bandwidth tests; most useful with -a).
+ * Stateless.
  */
 final class Plots {
     private Plots() {}
+
+    /** Where the message-rate chart of a bandwidth test goes: FILE.png -> FILE-msgrate.png. */
+    static Path msgRatePath(Path png) {
+        String name = png.getFileName().toString();
+        int dot = name.toLowerCase(java.util.Locale.ROOT).endsWith(".png") ? name.length() - 4 : name.length();
+        return png.resolveSibling(name.substring(0, dot) + "-msgrate.png");
+    }
 
     static void write(Path png, PerfParams p, PerfRun run) throws IOException {
         String title = "rdma4j perf " + p.test.command() + " (" + run.deviceName + ", " + p.connection + ")";
@@ -33,9 +41,14 @@ final class Plots {
             bw[i] = r.bwAvg();
             rate[i] = r.msgRateAvg();
         }
-        SequencedMap<String, double[][]> series = new LinkedHashMap<>();
-        series.put("BW average [" + (p.gbits ? "Gb/s" : "MiB/s") + "]", new double[][] {sizes, bw});
-        series.put("MsgRate [Mpps]", new double[][] {sizes, rate});
-        Charts.lines(png, title, "message size [bytes]", "BW / MsgRate", true, true, series);
+        String unit = p.gbits ? "Gb/s" : "MiB/s";
+        SequencedMap<String, double[][]> bwSeries = new LinkedHashMap<>();
+        bwSeries.put("BW average [" + unit + "]", new double[][] {sizes, bw});
+        Charts.lines(png, title + ": bandwidth", "message size [bytes]", "BW average [" + unit + "]", true, true,
+                bwSeries);
+        SequencedMap<String, double[][]> rateSeries = new LinkedHashMap<>();
+        rateSeries.put("MsgRate [Mpps]", new double[][] {sizes, rate});
+        Charts.lines(msgRatePath(png), title + ": message rate", "message size [bytes]", "MsgRate [Mpps]", true, true,
+                rateSeries);
     }
 }

@@ -1,0 +1,273 @@
+package org.rdma4j.tools.perf;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Every test kind end to end in one process (--loopback: two embedded soft devices, perftest's TCP
+ * exchange on 127.0.0.1), checking that the data really moved (the peer's memory, atomic results) and
+ * that the printed table parses. Small -n: these check behaviour, they time nothing.
+ */
+@Timeout(120)
+class LoopbackTest {
+    private static final Pattern LAT_LINE = Pattern.compile(
+            "^ (\\d+)\\s+(\\d+)\\s+([\\d.]+)\\s+([\\d.]+)\\s+([\\d.]+)\\s+([\\d.]+)\\s+([\\d.]+)\\s+([\\d.]+)\\s+([\\d.]+)\\s*$",
+            Pattern.MULTILINE);
+    private static final Pattern BW_LINE = Pattern.compile(
+            "^ (\\d+)\\s+(\\d+)\\s+([\\d.]+)\\s+([\\d.]+)\\s+([\\d.]+)\\s*$", Pattern.MULTILINE);
+
+    record Run(Loopback.Pair pair, String out, String err) {
+        PerfResources server() {
+            return pair.server.resources;
+        }
+
+        PerfResources client() {
+            return pair.client.resources;
+        }
+    }
+
+    static Run run(String test, String... args) {
+        PerfParams p = PerfArgs.params(test, args);
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        Loopback.Pair pair = Loopback.Pair.run(p, new PrintWriter(out, true), new PrintWriter(err, true), true);
+        Run r = new Run(pair, out.toString(), err.toString());
+        assertEquals(0, pair.clientRc, () -> "client failed:\n" + r.out + r.err + "\nserver:\n" + pair.serverOut
+                + pair.serverErr);
+        assertEquals(0, pair.serverRc, () -> "server failed:\n" + pair.serverOut + pair.serverErr);
+        return r;
+    }
+
+    private static List<long[]> rows(Pattern p, String out) {
+        List<long[]> rows = new ArrayList<>();
+        Matcher m = p.matcher(out);
+        while (m.find()) {
+            rows.add(new long[] {Long.parseLong(m.group(1)), Long.parseLong(m.group(2))});
+            for (int g = 3; g <= m.groupCount(); g++) {
+                double v = Double.parseDouble(m.group(g));
+                assertTrue(v >= 0 && Double.isFinite(v), m.group());
+            }
+        }
+        return rows;
+    }
+
+    private static void assertPattern(MemorySegment seg, long offset, long size) {
+        assertPattern(seg, offset, size, 0);
+    }
+
+    /** {@code size} bytes at {@code offset} are the send pattern from {@code from} on. */
+    private static void assertPattern(MemorySegment seg, long offset, long size, long from) {
+        for (long i = 0; i < size; i++) {
+            assertEquals(PerfResources.pattern(from + i), seg.get(ValueLayout.JAVA_BYTE, offset + i), "byte " + i);
+        }
+    }
+
+    private static long recvOffset(PerfResources r, int qp) {
+        return r.recvAddress(qp) - r.mr.address();
+    }
+
+    @Test
+    void writeLatMovesTheLastByteBothWays() {
+        Run r = run("write_lat", "-n", "50", "-s", "64");
+        try {
+            List<long[]> rows = rows(LAT_LINE, r.out);
+            assertEquals(1, rows.size(), r.out);
+            assertEquals(64, rows.get(0)[0]);
+            assertEquals(50, rows.get(0)[1]);
+            assertTrue(r.out.contains("RDMA_Write Latency Test"), r.out);
+            // each side wrote its counter into the other's last byte; the first 63 bytes are the pattern
+            for (PerfResources side : new PerfResources[] {r.server(), r.client()}) {
+                assertEquals((byte) 50, side.buf.get(ValueLayout.JAVA_BYTE, recvOffset(side, 0) + 63));
+                assertPattern(side.buf, recvOffset(side, 0), 63);
+            }
+        } finally {
+            r.pair.close();
+        }
+    }
+
+    @Test
+    void writeBwFillsTheServersBuffer() {
+        Run r = run("write_bw", "-n", "40", "-s", "65536", "-q", "2");
+        try {
+            List<long[]> rows = rows(BW_LINE, r.out);
+            assertEquals(List.of(65536L, 80L), List.of(rows.get(0)[0], rows.get(0)[1]), r.out);
+            assertTrue(r.out.contains("RDMA_Write BW Test") && r.out.contains("Number of qps   : 2"), r.out);
+            for (int q = 0; q < 2; q++) {
+                assertPattern(r.server().buf, recvOffset(r.server(), q), 65536);
+            }
+        } finally {
+            r.pair.close();
+        }
+    }
+
+    @Test
+    void writeBwOverUcWithSmallMessagesCyclesThroughTheServersBuffer() {
+        Run r = run("write_bw", "-c", "UC", "-n", "200", "-s", "100");
+        try {
+            assertEquals(200, rows(BW_LINE, r.out).get(0)[1], r.out);
+            // 100-byte messages go from every 128 bytes of the sender's 4096-byte cycle buffer to the same
+            // place in the receiver's
+            for (long slot = 0; slot < 4096 / 128; slot++) {
+                assertPattern(r.server().buf, recvOffset(r.server(), 0) + slot * 128, 100, slot * 128);
+            }
+        } finally {
+            r.pair.close();
+        }
+    }
+
+    @Test
+    void readLatReadsTheServersBuffer() {
+        Run r = run("read_lat", "-n", "20", "-s", "512");
+        try {
+            assertEquals(1, rows(LAT_LINE, r.out).size(), r.out + r.err);
+            assertTrue(r.out.contains("Outstand reads"), r.out);
+            // the client's send area (the READ's destination) now holds the server's zeros
+            MemorySegment c = r.client().buf;
+            for (int i = 0; i < 512; i++) {
+                assertEquals(0, c.get(ValueLayout.JAVA_BYTE, i));
+            }
+        } finally {
+            r.pair.close();
+        }
+    }
+
+    @Test
+    void readBwReadsTheServersBuffer() {
+        Run r = run("read_bw", "-n", "30", "-s", "16384");
+        try {
+            assertEquals(30, rows(BW_LINE, r.out).get(0)[1], r.out);
+            MemorySegment c = r.client().buf;
+            for (int i = 0; i < 16384; i++) {
+                assertEquals(0, c.get(ValueLayout.JAVA_BYTE, i));
+            }
+            assertTrue(r.pair.serverOut.toString().contains(" 16384"), "the server prints the client's line");
+        } finally {
+            r.pair.close();
+        }
+    }
+
+    @Test
+    void sendLatDeliversIntoTheReceiveBuffer() {
+        Run r = run("send_lat", "-n", "30", "-s", "300");
+        try {
+            assertEquals(30, rows(LAT_LINE, r.out).get(0)[1], r.out);
+            for (PerfResources side : new PerfResources[] {r.server(), r.client()}) {
+                assertPattern(side.buf, recvOffset(side, 0), 300);
+            }
+        } finally {
+            r.pair.close();
+        }
+    }
+
+    @Test
+    void sendLatOverUdLeavesRoomForTheGrh() {
+        Run r = run("send_lat", "-c", "UD", "-n", "30", "-s", "256");
+        try {
+            assertTrue(r.out.contains("Connection type : UD"), r.out);
+            for (PerfResources side : new PerfResources[] {r.server(), r.client()}) {
+                // the receive starts 40 bytes before the cache-line boundary: the payload lands on it
+                assertPattern(side.buf, recvOffset(side, 0) + 64, 256);
+            }
+        } finally {
+            r.pair.close();
+        }
+    }
+
+    @Test
+    void sendBwDeliversEveryMessageOverRcUcAndUd() {
+        for (String c : new String[] {"RC", "UC", "UD"}) {
+            Run r = run("send_bw", "-c", c, "-n", "64", "-s", c.equals("UD") ? "1024" : "2048");
+            try {
+                List<long[]> rows = rows(BW_LINE, r.out);
+                assertEquals(64, rows.get(0)[1], c + "\n" + r.out);
+                Matcher m = BW_LINE.matcher(r.out);
+                assertTrue(m.find() && Double.parseDouble(m.group(3)) > 0, "the client reports a peak\n" + r.out);
+                List<long[]> serverRows = rows(BW_LINE, r.pair.serverOut.toString());
+                assertEquals(64, serverRows.get(0)[1], c + " server\n" + r.pair.serverOut);
+                long off = recvOffset(r.server(), 0) + (c.equals("UD") ? 64 : 0);
+                // UD: the next receive's GRH (40 bytes) lands on the tail of this one, as in perftest
+                assertPattern(r.server().buf, off, c.equals("UD") ? 1024 - 40 : 2048);
+            } finally {
+                r.pair.close();
+            }
+        }
+    }
+
+    @Test
+    void atomicLatFetchAndAddCountsEveryOperation() {
+        Run r = run("atomic_lat", "-n", "25");
+        try {
+            assertTrue(r.out.contains("Atomic FETCH_AND_ADD Latency Test"), r.out);
+            assertEquals(25, r.server().buf.get(ValueLayout.JAVA_LONG_UNALIGNED, recvOffset(r.server(), 0)));
+            // the last fetch returned the value before the last add
+            assertEquals(24, r.client().buf.get(ValueLayout.JAVA_LONG_UNALIGNED, 0));
+        } finally {
+            r.pair.close();
+        }
+    }
+
+    @Test
+    void atomicLatCompareAndSwapFetchesTheOldValue() {
+        Run r = run("atomic_lat", "-A", "CMP_AND_SWAP", "-n", "10");
+        try {
+            assertTrue(r.out.contains("Atomic CMP_AND_SWAP Latency Test"), r.out);
+            // compare 0, swap 0 on a zero word: it stays 0, and the fetched 0 replaced the pattern
+            assertEquals(0, r.server().buf.get(ValueLayout.JAVA_LONG_UNALIGNED, recvOffset(r.server(), 0)));
+            assertEquals(0, r.client().buf.get(ValueLayout.JAVA_LONG_UNALIGNED, 0));
+        } finally {
+            r.pair.close();
+        }
+    }
+
+    @Test
+    void atomicBwSpreadsTheAddsOverTheCycleBuffer() {
+        Run r = run("atomic_bw", "-n", "640");
+        try {
+            assertEquals(640, rows(BW_LINE, r.out).get(0)[1], r.out);
+            long sum = 0;
+            for (long slot = 0; slot < 4096 / 64; slot++) {
+                sum += r.server().buf.get(ValueLayout.JAVA_LONG_UNALIGNED, recvOffset(r.server(), 0) + slot * 64);
+            }
+            assertEquals(640, sum);
+        } finally {
+            r.pair.close();
+        }
+    }
+
+    @Test
+    void writeBwBidirectionalReportsTheSum() {
+        Run r = run("write_bw", "-b", "-n", "20", "-s", "4096");
+        try {
+            assertTrue(r.out.contains("RDMA_Write Bidirectional BW Test"), r.out);
+            assertEquals(20, rows(BW_LINE, r.out).get(0)[1], r.out);
+            assertPattern(r.server().buf, recvOffset(r.server(), 0), 4096);
+            assertPattern(r.client().buf, recvOffset(r.client(), 0), 4096);
+        } finally {
+            r.pair.close();
+        }
+    }
+
+    @Test
+    void allSizesRunsTwoToTwoToTheTwentyThree() {
+        Run r = run("write_bw", "-a", "-n", "5");
+        try {
+            List<long[]> rows = rows(BW_LINE, r.out);
+            assertEquals(23, rows.size(), r.out);
+            assertEquals(2, rows.get(0)[0]);
+            assertEquals(1L << 23, rows.get(22)[0]);
+        } finally {
+            r.pair.close();
+        }
+    }
+}
