@@ -17,6 +17,8 @@
 #   INTEROP_PERF_ITERS     -n of the latency tests (default 100)
 #   INTEROP_PERF_BW_ITERS  -n of the bandwidth tests (default 20: each is 20 x 64 KiB; with soft as the
 #                          server under TCG, rxe's retransmissions of larger bursts dominate the run)
+#   INTEROP_PERF_RUN_LIMIT seconds a run may take from the client's start (default 150); then the JVMs
+#                          still running print their threads (SIGQUIT) into their logs and are stopped
 #   INTEROP_PERF_SERIAL=1  run the native and the soft runs one after the other (default: the two
 #                          modes run side by side, each its runs in turn; see interop/README.md)
 #   INTEROP_PERF_JAVA_OPTS JVM options of the rdma4j runs (default -XX:TieredStopAtLevel=1, as the other
@@ -31,6 +33,7 @@ MODES="${INTEROP_PERF_MODES:-native soft}"
 LAT_ITERS="${INTEROP_PERF_ITERS:-100}"
 BW_ITERS="${INTEROP_PERF_BW_ITERS:-20}"
 SELFTEST="${INTEROP_PERF_SELFTEST:-0}"
+RUN_LIMIT="${INTEROP_PERF_RUN_LIMIT:-150}"
 RESULTS="$INTEROP_OUT/perf-results.txt"
 : >"$RESULTS"
 t_job=$SECONDS
@@ -67,6 +70,22 @@ wait_listen() { # PORT NETNS PID: until the server listens; not once it has exit
     sleep 0.2
   done
   return 1
+}
+
+# java_of PID: the JVMs among PID and its descendants (the rdma4j functions run java under timeout,
+# and for namespace peer under ip netns exec).
+java_of() {
+  local p kids
+  [[ $(cat "/proc/$1/comm" 2>/dev/null) == java ]] && echo "$1"
+  kids="$(cat /proc/"$1"/task/*/children 2>/dev/null)"
+  for p in $kids; do java_of "$p"; done
+}
+# dump_threads PID: the JVMs under PID print their threads' stacks to their logs (SIGQUIT), so a hung
+# rdma4j end shows where it waits.
+dump_threads() {
+  local j
+  for j in $(java_of "$1"); do kill -QUIT "$j" 2>/dev/null; done
+  sleep 2
 }
 
 # side KIND TEST: one end's command in CMD, its namespace in NS, the address its server listens on in
@@ -128,6 +147,17 @@ check() {
   [[ -n $cl && $cl == "$sr" ]] || echo "client's local address '${cl:-none}' != server's remote address '${sr:-none}'"
 }
 
+# dump_excerpt LOG: the log without a thread dump's JVM-internal threads, at most 60 lines; with a
+# dump, the stacks of the threads that are rdma4j's (main and the device's own).
+dump_excerpt() {
+  if grep -q '^Full thread dump' "$1"; then
+    sed -n '1,/^Full thread dump/p' "$1" | tail -n 25
+    awk '/^"/ { keep = ($0 ~ /^"(main|rdma4j|perf)/) } keep' "$1" | head -n 60
+  else
+    tail -n 25 "$1"
+  fi
+}
+
 # pair SERVER CLIENT TEST: one run, SERVER and CLIENT kinds as for side().
 pair() {
   local sk=$1 ck=$2 t=$3 scmd ccmd sns saddr swho cwho spid src crc t0=$SECONDS tl
@@ -146,9 +176,21 @@ pair() {
     result "$name [$((SECONDS - t0))s]" 1 "server ($swho) did not listen on $port (exit $src)"; return
   fi
   tl=$((SECONDS - t0))
-  "${ccmd[@]}" "${common[@]}" "$saddr" >"$log.client.log" 2>&1
-  crc=$?
-  ((crc == 0)) || { sleep 2; kill "$spid" 2>/dev/null; }
+  "${ccmd[@]}" "${common[@]}" "$saddr" >"$log.client.log" 2>&1 &
+  local cpid=$! deadline=$((SECONDS + RUN_LIMIT))
+  # Both ends must be done within RUN_LIMIT seconds of the client's start; a JVM still running then
+  # dumps its threads into its log before it is stopped.
+  while kill -0 "$cpid" 2>/dev/null && ((SECONDS < deadline)); do sleep 0.5; done
+  if kill -0 "$cpid" 2>/dev/null; then
+    echo "--- $name: the client still runs after ${RUN_LIMIT}s: thread dumps in the logs"
+    dump_threads "$cpid"; dump_threads "$spid"; kill "$cpid" "$spid" 2>/dev/null
+  fi
+  wait "$cpid"; crc=$?
+  while kill -0 "$spid" 2>/dev/null && ((SECONDS < deadline + 5)); do sleep 0.5; done
+  if kill -0 "$spid" 2>/dev/null; then
+    echo "--- $name: the server still runs after the client ended: thread dump in its log"
+    dump_threads "$spid"; kill "$spid" 2>/dev/null
+  fi
   wait "$spid"; src=$?
   local problems
   problems="$(check "$t" "$log.server.log" "$log.client.log")"
@@ -156,8 +198,8 @@ pair() {
   ((crc == 0)) || problems+=$'\n'"client exit $crc"
   problems="$(sed '/^$/d' <<<"$problems")"
   if [[ -n $problems ]]; then
-    echo "--- $name: server: $swho ${common[*]}"; tail -n 25 "$log.server.log"
-    echo "--- $name: client: $cwho ${common[*]} $saddr"; tail -n 25 "$log.client.log"
+    echo "--- $name: server: $swho ${common[*]}"; dump_excerpt "$log.server.log"
+    echo "--- $name: client: $cwho ${common[*]} $saddr"; dump_excerpt "$log.client.log"
     result "$name [$((SECONDS - t0))s]" 1 "server $swho, client $cwho: $(paste -sd';' <<<"$problems")"
   else
     result "$name [$((SECONDS - t0))s, server up after ${tl}s]" 0 "server $swho, client $cwho: $(row "$log.client.log" | awk '{ print $1 " B x " $2 }'), $(figure "$t" "$(row "$log.client.log")")"
