@@ -67,18 +67,21 @@ figure() { # TEST LOG
   awk -v bw="$([[ $1 == *_bw ]] && echo 1)" '/^ #bytes/ { h = 1; next }
     h && /^ *[0-9]+ +[0-9]+ / { print (bw ? $4 : $3); exit }' "$2"
 }
-# When the last JIT compilation of a run finished, in seconds of the JVM's life, and how long it lived.
+# The JIT log's longest stretch without a compilation: a run whose sampled window lies in it was not
+# disturbed by the compiler (the run is the stretch before the last burst, which is the results' printing).
 jit_note() { # LOG.jit
   [[ -s $1 ]] || { echo "no JIT log"; return; }
-  awk -F'[][]' '{ t = $2; sub(/s$/, "", t) } /compil/ { last = t; n++ } END { printf "%d compilations, the last at %.1f s", n, last }' "$1"
+  awk '{ t = $0; sub(/^\[/, "", t); sub(/s\].*/, "", t); t += 0
+         if (NR > 1 && t - prev > best) { best = t - prev; from = prev; to = t }
+         prev = t; n++ }
+       END { printf "%d compilations, none from %.1f s to %.1f s of its life", n, from, to }' "$1"
 }
 
-# one SIDE-KIND TEST SIZE: one server+client pair; prints the client's figure, or nothing on failure.
+# one KIND TEST SIZE PORT: one server+client pair; prints the client's figure, or nothing on failure.
 # Kinds: c (perftest on rxe0 both ends), n (rdma4j -d rxe0 both ends), ss (rdma4j soft, peer <-> root
 # namespace across the veth), sc (rdma4j soft in peer as the client, ib_write_bw on rxe0 as the server).
 one() {
-  local kind=$1 t=$2 size=$3 sl cl spid src crc saddr=10.77.0.1 sns=""
-  port=$((port + 1))
+  local kind=$1 t=$2 size=$3 port=$4 spid src crc saddr=10.77.0.1 sns=""
   local log="$INTEROP_OUT/speed-$kind-$t-$size-$port"
   local common=(-F -s "$size" -D "$DUR" -f "$MARGIN" -p "$port")
   local g4=(-d rxe0 -x "$RXE_GID_V4") g6=(-d rxe0 -x "$RXE_GID_V6")
@@ -107,7 +110,7 @@ one() {
     tail -n 12 "$log.server.log" "$log.client.log" >&2
     return 1
   fi
-  [[ $kind == c ]] || echo "    ($(label "$kind") $t: client JVM $(jit_note "$log.client.jit"), sampled from ${MARGIN} s after it connected)" >&2
+  [[ $kind == c ]] || echo "    ($(label "$kind") $t: client JVM $(jit_note "$log.client.jit"); the run samples from ${MARGIN} s to $((DUR - MARGIN)) s of its ${DUR} s)" >&2
   echo "$f"
 }
 
@@ -128,7 +131,8 @@ compare() {
       # such a run measured nothing and is run again, once.
       local try
       for try in 1 2; do
-        f="$(one "$k" "$t" "$size")" || { f=""; break; }
+        port=$((port + 1)) # here: one runs in a subshell
+        f="$(one "$k" "$t" "$size" "$port")" || { f=""; break; }
         awk -v x="$f" 'BEGIN { exit !(x + 0 > 0 && x != "inf" && x != "nan") }' && break
         echo "    run $r $t -s $size $(label "$k"): '$f' (perftest's clock calibration failed), again"; f=""
       done
