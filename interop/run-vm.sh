@@ -83,6 +83,9 @@ if ! flock -n 9; then
   say "another interop VM is running; waiting up to ${TIMEOUT}s for it"
   flock -w "$TIMEOUT" 9 || die "timed out waiting for $CACHE/.vm.lock"
 fi
+# Other work on the host slows the emulated VM several times over: say how busy the host was.
+echo "start $(uptime)" >"$OUT/host-uptime"
+say "host at the start: $(uptime)"
 
 qemu_cmd=(qemu-system-x86_64
   -accel tcg,thread=multi -cpu max -m "$MEM" -smp "$SMP"
@@ -133,6 +136,8 @@ else
   say "FAILED: the VM ended (qemu status $vm_rc) without reporting the job's exit code"
 fi
 
+echo "end $(uptime)" >>"$OUT/host-uptime"
+say "host at the end: $(uptime)"
 if ((rc == 0)); then
   say "job $JOB_NAME passed in ${elapsed}s"
 else

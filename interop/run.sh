@@ -6,7 +6,8 @@
 #   interop/run.sh [--smoke] [JOB...]
 #     --smoke   run only the smoke job (rxe and the JDK work in the VM; no project code)
 #     JOB       job names (interop/jobs/NAME.sh) or paths to job scripts;
-#               default: every interop/jobs/*.sh, smoke first
+#               default: every interop/jobs/*.sh, smoke first, except the opt-in ones (a job whose
+#               leading comment lines contain "interop: opt-in" runs only when named)
 #
 # Environment: RDMA4J_INTEROP_TOTAL_TIMEOUT  limit for the whole run in seconds (default 2400)
 #              RDMA4J_INTEROP_TIMEOUT        limit for one VM (default 900)
@@ -35,7 +36,13 @@ if [[ -z ${RDMA4J_INTEROP_GUARDED:-} ]]; then
 fi
 unset RDMA4J_INTEROP_GUARDED
 
+# True when the job's leading comment lines (after the #! line) contain "interop: opt-in".
+opt_in() {
+  awk 'NR == 1 && /^#!/ { next } !/^#/ { exit } /interop: opt-in/ { found = 1; exit } END { exit !found }' "$1"
+}
+
 jobs=()
+opted_out=()
 smoke_only=0
 for a in "$@"; do
   case "$a" in
@@ -50,7 +57,10 @@ if ((smoke_only)); then
   jobs=("$HERE/jobs/smoke.sh")
 elif ((${#jobs[@]} == 0)); then
   jobs=("$HERE/jobs/smoke.sh")
-  for j in "$HERE"/jobs/*.sh; do [[ $j == */smoke.sh ]] || jobs+=("$j"); done
+  for j in "$HERE"/jobs/*.sh; do
+    [[ $j == */smoke.sh ]] && continue
+    if opt_in "$j"; then opted_out+=("$(basename "$j" .sh)"); else jobs+=("$j"); fi
+  done
 fi
 for j in "${jobs[@]}"; do [[ -f $j ]] || { echo "interop: no such job: $j" >&2; exit 2; }; done
 
@@ -71,6 +81,7 @@ fi
 RDMA4J_INTEROP_KERNEL_DIR="$(sed -n 's/^KERNEL_DIR=//p' <<<"$prov_out" | tail -n1)"
 export RDMA4J_INTEROP_KERNEL_DIR
 echo "interop: provisioned in $((SECONDS - t0))s: $RDMA4J_INTEROP_KERNEL_DIR"
+((${#opted_out[@]} == 0)) || echo "interop: opt-in jobs not run (name them to run them): ${opted_out[*]}"
 
 summary=()
 failed=0
@@ -81,13 +92,16 @@ for j in "${jobs[@]}"; do
   bash "$HERE/run-vm.sh" "$j" "$OUT_BASE/$name"
   rc=$?
   dt=$((SECONDS - t0))
+  # The VM is emulated: other work on the host slows it down a lot, so the summary says how busy the
+  # host was while the VM ran (run-vm.sh writes host-uptime; figures from a busy host mean little).
+  load="$(sed -n 's/.*load average: \([0-9.]*\),.*/\1/p' "$OUT_BASE/$name/host-uptime" 2>/dev/null | paste -sd'>' | sed 's/>/ -> /')"
   case $rc in
     0) verdict=PASS ;;
     124) verdict=TIMEOUT; failed=1 ;;
     125) verdict="FAIL (VM error)"; failed=1 ;;
     *) verdict="FAIL (status $rc)"; failed=1 ;;
   esac
-  summary+=("$(printf '%-24s %-18s %5ss  %s' "$name" "$verdict" "$dt" "$OUT_BASE/$name")")
+  summary+=("$(printf '%-24s %-18s %5ss  host load %s  %s' "$name" "$verdict" "$dt" "${load:-?}" "$OUT_BASE/$name")")
   if ((rc != 0)) && [[ -f $OUT_BASE/$name/job.log ]]; then
     while IFS= read -r line; do summary+=("    $line"); done < <(grep -E '^FAIL ' "$OUT_BASE/$name/job.log" | head -n 20)
   fi

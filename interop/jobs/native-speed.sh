@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# interop: opt-in (measures; superseded by perf-speed.sh: bash interop/run.sh native-speed)
 # Interop job, runs inside the rxe VM: time per iteration of `rdma4j pingpong rc -d rxe0` (both ends
 # rdma4j on the native provider) against `ibv_rc_pingpong -d rxe0` (both ends rdma-core), in the same
 # VM, for -s 1 and -s 4096. Each pair runs INTEROP_SPEED_REPS times (default 3), C and rdma4j

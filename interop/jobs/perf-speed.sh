@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# interop: opt-in (measures, takes 20-30 minutes: RDMA4J_INTEROP_TIMEOUT=2400 bash interop/run.sh perf-speed)
+#
+# Interop job, runs inside the rxe VM: speed of `rdma4j perf` against perftest in one VM run (figures
+# from different runs are not comparable under TCG). Each comparison runs INTEROP_SPEED_REPS times
+# (default 3), its variants alternating, and prints every run, the medians and the ratios:
+#   native   write_lat -s 8, send_lat -s 8, write_bw -s 65536: perftest on rxe0 against itself (both
+#            ends C) vs rdma4j perf -d rxe0 against itself (both ends the native provider). The issue
+#            asks for rdma4j within 10 % of C.
+#   soft     write_bw -s 65536: kernel rxe0 against itself (ib_write_bw both ends; rxe hands packets
+#            to its own device without the veth) vs rdma4j's soft device over UDP against itself
+#            across the veth (namespace peer fd77::2 <-> root namespace fd77::1 on UDP port 4792, since
+#            rxe0 holds 4791 there) and vs soft (peer, client) -> rxe0 (server) across the veth. The
+#            issue asks for soft at least kernel rxe.
+# Every run is perftest's duration mode, -D DURATION -f MARGIN: MARGIN seconds of warm-up (what the JIT
+# needs; perftest's own mechanism, the same for both implementations), DURATION - 2*MARGIN seconds
+# sampled. Latency: the client's t_avg; bandwidth: the client's BW average. The JVMs log their JIT
+# compilations (-Xlog:jit+compilation): each rdma4j run says when its last compilation finished,
+# to show it was before the sampled window opened.
+#
+#   INTEROP_SPEED_REPS       repetitions (default 3)
+#   INTEROP_SPEED_DURATION   -D (default 24)
+#   INTEROP_SPEED_MARGIN     -f (default 8)
+#   INTEROP_SPEED_PARTS      native and/or soft (default both)
+#   INTEROP_SPEED_LAT_TESTS  default "write_lat send_lat"
+#   INTEROP_SPEED_JAVA_OPTS  JVM options of the rdma4j runs (default -XX:TieredStopAtLevel=1: C1 only;
+#                            see docs/PERFORMANCE.md for why, and -XX:-TieredCompilation for C2 only)
+# The job fails only when a run does not finish; the figures go to docs/PERFORMANCE.md. Host load
+# distorts everything here: interop/run.sh prints the host's `uptime` before and after each job, and
+# the C-against-C spread below says how steady the VM was.
+set -uo pipefail
+
+. "$INTEROP_DIR/tools-env.sh" perf-speed || exit 1
+REPS="${INTEROP_SPEED_REPS:-3}"
+DUR="${INTEROP_SPEED_DURATION:-24}"
+MARGIN="${INTEROP_SPEED_MARGIN:-8}"
+PARTS="${INTEROP_SPEED_PARTS:-native soft}"
+LAT_TESTS="${INTEROP_SPEED_LAT_TESTS:-write_lat send_lat}"
+JOPTS="${INTEROP_SPEED_JAVA_OPTS--XX:TieredStopAtLevel=1}"
+fail=0 port=18900
+
+. "$INTEROP_DIR/net-setup.sh" || { echo "FAIL net-setup"; exit 1; }
+echo "perf-speed: VM load at start: $(cat /proc/loadavg); rdma4j JVM options: $JOPTS; -D $DUR -f $MARGIN"
+
+ACCESS=--enable-native-access=ALL-UNNAMED,org.rdma4j.verbs,org.rdma4j.soft,org.rdma4j.nativeverbs
+jvm() { # NETNS LOG ARGS...: the rdma4j tool, logging its JIT compilations to LOG.jit
+  local ns=$1 log=$2; shift 2
+  # shellcheck disable=SC2086 # option lists
+  ${ns:+ip netns exec "$ns"} timeout 300 "$JAVA" ${RDMA4J_INTEROP_JAVA_OPTS:-} $JOPTS \
+    "-Xlog:jit+compilation=debug:file=$log.jit:uptime" "$ACCESS" \
+    -p "$MODULE_PATH" -m org.rdma4j.tools/org.rdma4j.tools.Rdma4j "$@"
+}
+
+wait_listen() { # PORT NETNS PID
+  local i
+  for ((i = 0; i < 900; i++)); do
+    ${2:+ip netns exec "$2"} ss -Htln "sport = :$1" 2>/dev/null | grep -q . && return 0
+    kill -0 "$3" 2>/dev/null || return 1
+    sleep 0.2
+  done
+  return 1
+}
+
+# The client's figure from perftest's duration-mode row: latency " #bytes #iterations t_avg tps",
+# bandwidth " #bytes #iterations peak avg rate".
+figure() { # TEST LOG
+  awk -v bw="$([[ $1 == *_bw ]] && echo 1)" '/^ #bytes/ { h = 1; next }
+    h && /^ *[0-9]+ +[0-9]+ / { print (bw ? $4 : $3); exit }' "$2"
+}
+# The JIT log's longest stretch without a compilation: a run whose sampled window lies in it was not
+# disturbed by the compiler (the run is the stretch before the last burst, which is the results' printing).
+jit_note() { # LOG.jit
+  [[ -s $1 ]] || { echo "no JIT log"; return; }
+  awk '{ t = $0; sub(/^\[/, "", t); sub(/s\].*/, "", t); t += 0
+         if (NR > 1 && t - prev > best) { best = t - prev; from = prev; to = t }
+         prev = t; n++ }
+       END { printf "%d compilations, none from %.1f s to %.1f s of its life", n, from, to }' "$1"
+}
+
+# one KIND TEST SIZE PORT: one server+client pair; prints the client's figure, or nothing on failure.
+# Kinds: c (perftest on rxe0 both ends), n (rdma4j -d rxe0 both ends), ss (rdma4j soft, peer <-> root
+# namespace across the veth), sc (rdma4j soft in peer as the client, ib_write_bw on rxe0 as the server).
+one() {
+  local kind=$1 t=$2 size=$3 port=$4 spid src crc saddr=10.77.0.1 sns=""
+  local log="$INTEROP_OUT/speed-$kind-$t-$size-$port"
+  local common=(-F -s "$size" -D "$DUR" -f "$MARGIN" -p "$port")
+  local g4=(-d rxe0 -x "$RXE_GID_V4") g6=(-d rxe0 -x "$RXE_GID_V6")
+  case $kind in
+    c) timeout 300 "ib_$t" "${g4[@]}" "${common[@]}" >"$log.server.log" 2>&1 & ;;
+    n) jvm "" "$log.server" perf "$t" "${g4[@]}" "${common[@]}" >"$log.server.log" 2>&1 & ;;
+    ss) jvm "" "$log.server" perf "$t" --bind fd77::1 --udp-port 4792 --udp-peer-port 4791 -x 1 "${common[@]}" \
+          >"$log.server.log" 2>&1 & ;;
+    sc) timeout 300 "ib_$t" "${g6[@]}" "${common[@]}" >"$log.server.log" 2>&1 & ;;
+  esac
+  spid=$!
+  wait_listen "$port" "$sns" "$spid" || { kill "$spid" 2>/dev/null; wait "$spid"; echo "--- $kind $t: server did not listen" >&2; tail -n 15 "$log.server.log" >&2; return 1; }
+  case $kind in
+    c) timeout 300 "ib_$t" "${g4[@]}" "${common[@]}" "$saddr" >"$log.client.log" 2>&1 ;;
+    n) jvm "" "$log.client" perf "$t" "${g4[@]}" "${common[@]}" "$saddr" >"$log.client.log" 2>&1 ;;
+    ss|sc) jvm peer "$log.client" perf "$t" --bind fd77::2 --udp-port 4791 --udp-peer-port "$([[ $kind == ss ]] && echo 4792 || echo 4791)" \
+          -x 1 "${common[@]}" "$saddr" >"$log.client.log" 2>&1 ;;
+  esac
+  crc=$?
+  ((crc == 0)) || { sleep 2; kill "$spid" 2>/dev/null; }
+  wait "$spid"; src=$?
+  local f
+  f="$(figure "$t" "$log.client.log")"
+  if ((crc != 0 || src != 0)) || [[ -z $f ]]; then
+    echo "--- $kind $t -s $size: server exit $src, client exit $crc" >&2
+    tail -n 12 "$log.server.log" "$log.client.log" >&2
+    return 1
+  fi
+  [[ $kind == c ]] || echo "    ($(label "$kind") $t: client JVM $(jit_note "$log.client.jit"); the run samples from ${MARGIN} s to $((DUR - MARGIN)) s of its ${DUR} s)" >&2
+  echo "$f"
+}
+
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+spread() { printf '%s\n' "$@" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { if (lo > 0) printf "%.2f", hi / lo; else print "?" }'; }
+label() { case $1 in c) echo "perftest rxe0<->rxe0" ;; n) echo "rdma4j -d rxe0<->rxe0" ;;
+  ss) echo "rdma4j soft<->soft over veth" ;; sc) echo "rdma4j soft -> rxe0 over veth" ;; esac; }
+
+# compare TEST SIZE UNIT KINDS...: REPS rounds of every kind in turn; medians; ratios to the first kind.
+compare() {
+  local t=$1 size=$2 unit=$3; shift 3
+  local kinds=("$@") k r f
+  declare -A vals=()
+  for ((r = 1; r <= REPS; r++)); do
+    for k in "${kinds[@]}"; do
+      # perftest converts cycles with a CPU clock it calibrates at start; under TCG the calibration
+      # sometimes fails ("Correlation coefficient r^2 < 0.9"), and with -F it then prints inf or 0.00:
+      # such a run measured nothing and is run again, once.
+      local try
+      for try in 1 2; do
+        port=$((port + 1)) # here: one runs in a subshell
+        f="$(one "$k" "$t" "$size" "$port")" || { f=""; break; }
+        awk -v x="$f" 'BEGIN { exit !(x + 0 > 0 && x != "inf" && x != "nan") }' && break
+        echo "    run $r $t -s $size $(label "$k"): '$f' (perftest's clock calibration failed), again"; f=""
+      done
+      [[ -n $f ]] || { echo "FAIL speed $t -s $size $(label "$k") run $r (see $INTEROP_OUT/speed-$k-$t-*)"; fail=1; continue; }
+      echo "    run $r $t -s $size $(label "$k"): $f $unit"
+      vals[$k]+="$f "
+    done
+  done
+  local base="${kinds[0]}" mb line
+  [[ -n ${vals[$base]:-} ]] || return
+  # shellcheck disable=SC2086
+  mb="$(median ${vals[$base]})"
+  # shellcheck disable=SC2086
+  line="SPEED $t -s $size: $(label "$base") $mb $unit (spread max/min $(spread ${vals[$base]}))"
+  for k in "${kinds[@]:1}"; do
+    [[ -n ${vals[$k]:-} ]] || continue
+    local mk
+    # shellcheck disable=SC2086
+    mk="$(median ${vals[$k]})"
+    # shellcheck disable=SC2086
+    line+="; $(label "$k") $mk $unit (spread $(spread ${vals[$k]})), ratio $(awk -v a="$mk" -v b="$mb" 'BEGIN { printf "%.3f", (b > 0) ? a / b : 0 }')"
+  done
+  echo "$line (medians of $REPS; -D $DUR -f $MARGIN)"
+}
+
+for part in $PARTS; do
+  case $part in
+    native)
+      for t in $LAT_TESTS; do compare "$t" 8 usec c n; done
+      compare write_bw 65536 MB/s c n ;;
+    soft)
+      compare write_bw 65536 MB/s c ss sc ;;
+  esac
+done
+echo "perf-speed: VM load at the end: $(cat /proc/loadavg)"
+((fail == 0))
