@@ -1,6 +1,8 @@
 package org.rdma4j.tools;
 
 import java.io.PrintWriter;
+import java.util.List;
+import org.rdma4j.tools.perf.PerfCommand;
 import org.rdma4j.verbs.VerbsException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -21,10 +23,8 @@ import picocli.CommandLine.UnmatchedArgumentException;
         mixinStandardHelpOptions = true,
         versionProvider = Rdma4j.Version.class,
         description = "RDMA verbs for Java: tools for the devices rdma4j sees (the embedded soft RoCEv2 "
-                + "device soft0, and more to come).",
-        subcommands = {DevicesCommand.class, DevinfoCommand.class, DemoCommand.class, StressCommand.class,
-                org.rdma4j.tools.pingpong.PingpongCommand.class, org.rdma4j.tools.perf.PerfCommand.class,
-                McastCommand.class, org.rdma4j.tools.study.StudyCommand.class, CommandLine.HelpCommand.class})
+                + "device soft0, the native provider's devices, and soft devices over UDP).")
+// the commands are added by commandLine(String...): see COMMANDS
 public final class Rdma4j implements Runnable {
     /** Exit code of a failed verbs call ({@link VerbsException}). */
     public static final int EXIT_VERBS_ERROR = 1;
@@ -32,19 +32,58 @@ public final class Rdma4j implements Runnable {
     @Spec
     private CommandSpec spec;
 
+    /** The commands, in the order usage lists them. */
+    private static final List<Class<?>> COMMANDS = List.of(DevicesCommand.class, DevinfoCommand.class,
+            DemoCommand.class, StressCommand.class, org.rdma4j.tools.pingpong.PingpongCommand.class,
+            PerfCommand.class, McastCommand.class, org.rdma4j.tools.study.StudyCommand.class,
+            CommandLine.HelpCommand.class);
+
     public static void main(String[] args) {
-        System.exit(commandLine().execute(args));
+        System.exit(commandLine(args).execute(args));
     }
 
     /**
-     * The configured command line (output to {@link CommandLine#getOut()}/{@link CommandLine#getErr()},
-     * which tests replace).
+     * The configured command line with every command (output to {@link CommandLine#getOut()}/{@link
+     * CommandLine#getErr()}, which tests replace).
      */
     public static CommandLine commandLine() {
+        return commandLine(new String[0]);
+    }
+
+    /**
+     * The command line for {@code args}: when they start with a command's name (and, for {@code perf},
+     * a test's), only that command (and test) is built, as picocli builds every option of every command
+     * it is given; otherwise (no command, {@code help}, a typo to suggest a fix for) all of them.
+     */
+    public static CommandLine commandLine(String... args) {
+        String first = args.length > 0 && !"help".equals(args[0]) ? args[0] : null;
+        String only = first != null && COMMANDS.stream().anyMatch(c -> nameOf(c).equals(first)) ? first : null;
         CommandLine cl = new CommandLine(new Rdma4j());
+        for (Class<?> c : COMMANDS) {
+            if (only == null || only.equals(nameOf(c))) {
+                cl.addSubcommand(c == PerfCommand.class ? perf(only == null || args.length < 2 ? null : args[1])
+                        : new CommandLine(c));
+            }
+        }
         cl.setExecutionExceptionHandler(new VerbsErrors());
         cl.setParameterExceptionHandler(Rdma4j::usageError);
         return cl;
+    }
+
+    private static String nameOf(Class<?> command) {
+        return command.getAnnotation(Command.class).name();
+    }
+
+    /** {@code perf} with the test named {@code test}, or with all of them when it names none. */
+    private static CommandLine perf(String test) {
+        String only = test != null && PerfCommand.TESTS.stream().anyMatch(t -> nameOf(t).equals(test)) ? test : null;
+        CommandLine perf = new CommandLine(new PerfCommand());
+        for (Class<?> t : PerfCommand.TESTS) {
+            if (only == null || only.equals(nameOf(t))) {
+                perf.addSubcommand(new CommandLine(t));
+            }
+        }
+        return perf;
     }
 
     @Override
