@@ -20,8 +20,8 @@ import org.rdma4j.verbs.VerbsException;
  * soft[:loopback]?name=N&amp;fabric=F            a device on the in-process fabric F (default: the JVM's)
  * soft:udp?addr=A&amp;port=P&amp;peer-port=Q&amp;mode=M   RoCEv2 over UDP from address A (IPv4 or IPv6), UDP port P
  *                                           (4791), sending to port Q (P); M = auto|native|raw|channel;
- *                            &amp;link=L           L = auto (default: shared memory to devices of other processes
- *                                           on this host that have a ring file, UDP to the rest), udp, shm
+ *                            &amp;link=L           L = udp (default), auto (shared memory to devices of other
+ *                                           processes on this host that have a ring file, UDP to the rest), shm
  * either, plus loss=&amp;dup=&amp;reorder=&amp;corrupt= (probabilities 0..1) and seed=S: the device's outgoing
  * packets go through a seeded fault-injecting link, whose faults show as fault_* counters
  * </pre>
@@ -125,7 +125,7 @@ final class SoftDeviceSpecs {
     }
 
     private static ShmLink.Policy policy(DeviceSpec spec) {
-        String v = spec.option("link", "auto");
+        String v = spec.option("link", "udp");
         return switch (v) {
             case "auto" -> ShmLink.Policy.AUTO;
             case "udp" -> ShmLink.Policy.UDP;

@@ -63,12 +63,12 @@ public final class DeviceOptions {
     }
 
     /** The spec's {@code link} option: the --link value, checked here so a typo is a usage error. */
-    private String link = "auto";
+    private String link = "udp";
 
     @Option(names = "--link", order = 104, paramLabel = "LINK",
-            description = "how the --bind device reaches devices of other processes on this host: auto (default: "
-                    + "through a shared-memory ring when the peer's address is local and it has one, else UDP), "
-                    + "udp (datagrams only) or shm (shared memory only for unicast to other devices; a peer "
+            description = "how the --bind device reaches devices of other processes on this host: udp (default: "
+                    + "datagrams only), auto (through a shared-memory ring when the peer's address is local and "
+                    + "it has one, else UDP) or shm (shared memory only for unicast to other devices; a peer "
                     + "without a ring is unreachable)")
     void link(String text) {
         link = switch (text) {
