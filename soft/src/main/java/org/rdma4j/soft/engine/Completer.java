@@ -466,7 +466,8 @@ final class Completer {
         if (progress && !sq.hasOutstanding()) {
             retransmitDeadlineNs = NEVER;
         }
-        if (qp.sqDraining && sq.allRetiredUpToCursor() && !(sq.hasAtCursor() && sq.atCursor().started)) {
+        if (qp.sqDraining && sq.tail() >= qp.sqdLimit && sq.allRetiredUpToCursor()
+                && !(sq.hasAtCursor() && sq.atCursor().started)) {
             qp.sqDrained();
         }
         return progress;

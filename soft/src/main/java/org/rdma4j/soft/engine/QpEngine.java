@@ -81,6 +81,12 @@ public final class QpEngine {
     int maxDestRdAtomic;
     boolean sqdNotify;
     volatile boolean sqDraining;
+    /**
+     * In SQD: the send queue index below which work requests were posted before the transition from
+     * RTS; the requester starts those, and the queue is drained when they are retired. Written before
+     * {@link #sqDraining}, read after it.
+     */
+    long sqdLimit = Long.MIN_VALUE;
     int pkey = 0xFFFF;
 
     private final SendQueue sq;
@@ -237,7 +243,12 @@ public final class QpEngine {
             case ERR -> enterError();
             case SQD -> {
                 if (from == QpState.RTS) {
+                    // the requester still starts what was posted before this transition (a post may have
+                    // left its work to the task on another thread, which has not started it yet)
+                    sqdLimit = sq.head();
                     sqDraining = true;
+                } else {
+                    sqdLimit = Long.MIN_VALUE;
                 }
                 state = QpState.SQD;
             }

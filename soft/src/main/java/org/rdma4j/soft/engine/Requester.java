@@ -91,8 +91,8 @@ final class Requester {
                 continue;
             }
             if (!w.started) {
-                if (s == QpState.SQD) {
-                    break;
+                if (s == QpState.SQD && sq.cursor() >= qp.sqdLimit) {
+                    break; // posted in SQD: waits for RTS
                 }
                 if ((w.flags & SendFlag.FENCE) != 0 && outstandingRdAtomic > 0) {
                     break;

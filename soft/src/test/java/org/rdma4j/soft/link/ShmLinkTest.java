@@ -166,8 +166,10 @@ class ShmLinkTest {
             long receiver = counters.getThreadAllocatedBytes(agent.threadId()) - agentBefore;
             System.out.printf("shm allocation for %d packets: sender %d B, receive agent %d B%n", measured, sender,
                     receiver);
-            // the receive agent's once-a-second look for dead senders (ProcessHandle) may fall in the window
-            assertTrue(sender < 16_384 && receiver < 65_536, () -> "allocated: sender " + sender + " B, receive agent "
+            // the receive agent's once-a-second look for dead senders (ProcessHandle) may fall in the window,
+            // and so may a sender's liveness check of the receiver when a lane stays full (ProcessHandle):
+            // 20-40 KB seen under load. One object per packet would be at least 320 KB.
+            assertTrue(sender < 128 * 1024 && receiver < 128 * 1024, () -> "allocated: sender " + sender + " B, receive agent "
                     + receiver + " B for " + measured + " packets; " + lb.counters());
             assertEquals(0, lb.counters().get("shm_malformed_drops") + lb.counters().get("shm_icrc_drops"));
         }
