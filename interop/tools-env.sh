@@ -10,3 +10,12 @@ if [[ -z $TOOLS_JAR || ! -d $REPO/tools/target/lib ]]; then
   return 1
 fi
 MODULE_PATH="$REPO/tools/target/lib:$TOOLS_JAR"
+# TOOL_AOT_OPTS: for the JVMs that run the rdma4j tool (-m org.rdma4j.tools with MODULE_PATH), the AOT
+# cache interop/aot-cache.sh makes on the host (run.sh calls it): their classes come loaded and linked,
+# which saves tens of seconds per JVM start under TCG. The JVM ignores a cache that does not match its
+# module path or jars; its complaints (unified logging, on stdout) are turned off so that they cannot
+# mix with a tool's output. Empty without the file.
+TOOL_AOT_OPTS=
+if [[ -f $REPO/tools/target/rdma4j-tools.aot ]]; then
+  TOOL_AOT_OPTS="-XX:AOTCache=$REPO/tools/target/rdma4j-tools.aot -Xlog:aot*=off -Xlog:cds*=off"
+fi

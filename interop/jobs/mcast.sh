@@ -36,7 +36,7 @@ need_ud_mcast() {
 }
 
 rdma4j() { # runs the rdma4j tool in namespace peer
-  ip netns exec peer timeout 150 "$JAVA" ${RDMA4J_INTEROP_JAVA_OPTS:-} -XX:TieredStopAtLevel=1 -XX:+UseSerialGC \
+  ip netns exec peer timeout 150 "$JAVA" $TOOL_AOT_OPTS ${RDMA4J_INTEROP_JAVA_OPTS:-} -XX:TieredStopAtLevel=1 -XX:+UseSerialGC \
     --enable-native-access=ALL-UNNAMED,org.rdma4j.verbs,org.rdma4j.soft,org.rdma4j.nativeverbs \
     -p "$MODULE_PATH" -m org.rdma4j.tools/org.rdma4j.tools.Rdma4j "$@"
 }

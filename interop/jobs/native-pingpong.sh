@@ -25,12 +25,12 @@ result() {
 ACCESS=--enable-native-access=ALL-UNNAMED,org.rdma4j.verbs,org.rdma4j.soft,org.rdma4j.nativeverbs
 rdma4j() { # the rdma4j tool in the root namespace (rxe0, native provider)
   # shellcheck disable=SC2086 # RDMA4J_INTEROP_JAVA_OPTS is a list of options
-  timeout 240 "$JAVA" ${RDMA4J_INTEROP_JAVA_OPTS:-} -XX:TieredStopAtLevel=1 "$ACCESS" \
+  timeout 240 "$JAVA" $TOOL_AOT_OPTS ${RDMA4J_INTEROP_JAVA_OPTS:-} -XX:TieredStopAtLevel=1 "$ACCESS" \
     -p "$MODULE_PATH" -m org.rdma4j.tools/org.rdma4j.tools.Rdma4j "$@"
 }
 rdma4j_peer() { # the rdma4j tool in namespace peer (soft over UDP)
   # shellcheck disable=SC2086
-  ip netns exec peer timeout 240 "$JAVA" ${RDMA4J_INTEROP_JAVA_OPTS:-} -XX:TieredStopAtLevel=1 "$ACCESS" \
+  ip netns exec peer timeout 240 "$JAVA" $TOOL_AOT_OPTS ${RDMA4J_INTEROP_JAVA_OPTS:-} -XX:TieredStopAtLevel=1 "$ACCESS" \
     -p "$MODULE_PATH" -m org.rdma4j.tools/org.rdma4j.tools.Rdma4j "$@"
 }
 

@@ -29,7 +29,7 @@ fail=0 port=18800
 ACCESS=--enable-native-access=ALL-UNNAMED,org.rdma4j.verbs,org.rdma4j.soft,org.rdma4j.nativeverbs
 rdma4j() {
   # shellcheck disable=SC2086 # option lists
-  timeout 300 "$JAVA" ${RDMA4J_INTEROP_JAVA_OPTS:-} ${INTEROP_SPEED_JAVA_OPTS--XX:-TieredCompilation} "$ACCESS" \
+  timeout 300 "$JAVA" $TOOL_AOT_OPTS ${RDMA4J_INTEROP_JAVA_OPTS:-} ${INTEROP_SPEED_JAVA_OPTS--XX:-TieredCompilation} "$ACCESS" \
     -p "$MODULE_PATH" -m org.rdma4j.tools/org.rdma4j.tools.Rdma4j "$@"
 }
 cping() { timeout 300 ibv_rc_pingpong "$@"; }

@@ -46,7 +46,7 @@ ACCESS=--enable-native-access=ALL-UNNAMED,org.rdma4j.verbs,org.rdma4j.soft,org.r
 jvm() { # NETNS LOG ARGS...: the rdma4j tool, logging its JIT compilations to LOG.jit
   local ns=$1 log=$2; shift 2
   # shellcheck disable=SC2086 # option lists
-  ${ns:+ip netns exec "$ns"} timeout 300 "$JAVA" ${RDMA4J_INTEROP_JAVA_OPTS:-} $JOPTS \
+  ${ns:+ip netns exec "$ns"} timeout 300 "$JAVA" $TOOL_AOT_OPTS ${RDMA4J_INTEROP_JAVA_OPTS:-} $JOPTS \
     "-Xlog:jit+compilation=debug:file=$log.jit:uptime" "$ACCESS" \
     -p "$MODULE_PATH" -m org.rdma4j.tools/org.rdma4j.tools.Rdma4j "$@"
 }

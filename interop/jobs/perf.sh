@@ -49,12 +49,12 @@ result() { # NAME STATUS DETAIL: one line, appended in one write (the modes run 
 ACCESS=--enable-native-access=ALL-UNNAMED,org.rdma4j.verbs,org.rdma4j.soft,org.rdma4j.nativeverbs
 rdma4j() { # the rdma4j tool in the root namespace (rxe0, native provider)
   # shellcheck disable=SC2086 # option lists
-  timeout 180 "$JAVA" ${RDMA4J_INTEROP_JAVA_OPTS:-} ${INTEROP_PERF_JAVA_OPTS--XX:TieredStopAtLevel=1} "$ACCESS" \
+  timeout 180 "$JAVA" $TOOL_AOT_OPTS ${RDMA4J_INTEROP_JAVA_OPTS:-} ${INTEROP_PERF_JAVA_OPTS--XX:TieredStopAtLevel=1} "$ACCESS" \
     -p "$MODULE_PATH" -m org.rdma4j.tools/org.rdma4j.tools.Rdma4j "$@"
 }
 rdma4j_peer() { # the rdma4j tool in namespace peer (soft over UDP)
   # shellcheck disable=SC2086
-  ip netns exec peer timeout 180 "$JAVA" ${RDMA4J_INTEROP_JAVA_OPTS:-} ${INTEROP_PERF_JAVA_OPTS--XX:TieredStopAtLevel=1} \
+  ip netns exec peer timeout 180 "$JAVA" $TOOL_AOT_OPTS ${RDMA4J_INTEROP_JAVA_OPTS:-} ${INTEROP_PERF_JAVA_OPTS--XX:TieredStopAtLevel=1} \
     "$ACCESS" -p "$MODULE_PATH" -m org.rdma4j.tools/org.rdma4j.tools.Rdma4j "$@"
 }
 perftest() { # TEST ARGS...: perftest's binary for TEST

@@ -20,7 +20,7 @@ result() {
 . "$INTEROP_DIR/net-setup.sh" || { echo "FAIL net-setup"; exit 1; }
 
 rdma4j() { # runs the rdma4j tool in namespace peer
-  ip netns exec peer timeout 180 "$JAVA" ${RDMA4J_INTEROP_JAVA_OPTS:-} -XX:TieredStopAtLevel=1 --enable-native-access=ALL-UNNAMED,org.rdma4j.verbs,org.rdma4j.soft,org.rdma4j.nativeverbs \
+  ip netns exec peer timeout 180 "$JAVA" $TOOL_AOT_OPTS ${RDMA4J_INTEROP_JAVA_OPTS:-} -XX:TieredStopAtLevel=1 --enable-native-access=ALL-UNNAMED,org.rdma4j.verbs,org.rdma4j.soft,org.rdma4j.nativeverbs \
     -p "$MODULE_PATH" -m org.rdma4j.tools/org.rdma4j.tools.Rdma4j "$@"
 }
 

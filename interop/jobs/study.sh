@@ -22,7 +22,7 @@ fail=0
 ACCESS=--enable-native-access=ALL-UNNAMED,org.rdma4j.verbs,org.rdma4j.soft,org.rdma4j.nativeverbs
 rdma4j() {
   # shellcheck disable=SC2086 # option lists
-  timeout 600 "$JAVA" ${INTEROP_STUDY_JAVA_OPTS--XX:-TieredCompilation} -XX:MaxDirectMemorySize=1100m "$ACCESS" \
+  timeout 600 "$JAVA" $TOOL_AOT_OPTS ${INTEROP_STUDY_JAVA_OPTS--XX:-TieredCompilation} -XX:MaxDirectMemorySize=1100m "$ACCESS" \
     -p "$MODULE_PATH" -m org.rdma4j.tools/org.rdma4j.tools.Rdma4j "$@"
 }
 
