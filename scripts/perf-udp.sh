@@ -18,9 +18,7 @@
 #   rdma4j  ./rdma4j pingpong rc -g 1 -s 8 --warmup W [-e]        (usec/iter = mean round trip)
 #   rdma4j  java ... org.rdma4j.bench.UdpFloor test=latency stack=rdma poll=busy|block   (percentiles)
 #   floor   UdpFloor test=stream size=D, test=rate                 (datagrams/s and 8-byte packets/s)
-# The rdma4j commands are the functions rdma_lat_busy / rdma_lat_events below: when `rdma4j perf`
-# exists, point them at `./rdma4j perf send_lat|write_lat` and add write_bw / the message rate beside
-# the stream and rate figures (the ratio lines stay as they are).
+#   rdma4j  ./rdma4j perf write_bw -s 65536 and -s 8 between two JVMs  (beside the stream and rate floors)
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -84,6 +82,25 @@ pingpong() { # pingpong OUT [-e]: two JVMs, ./rdma4j pingpong rc, the client's u
   sed -n 's/.* = \([0-9.]*\) usec\/iter/\1/p' "$out"
 }
 
+perf_bw() { # perf_bw OUT ARGS...: two JVMs, ./rdma4j perf write_bw ARGS; prints "MiB/s Mpps" of the client's row
+  local out="$1"; shift
+  port=$((port + 1))
+  ./rdma4j perf write_bw "$@" --bind "$a" -p "$port" </dev/null >"$out.server" 2>&1 &
+  local server=$!
+  for _ in $(seq 1 150); do
+    ss -Htln "sport = :$port" 2>/dev/null | grep -q . && break
+    sleep 0.1
+  done
+  local rc=0
+  timeout 300 ./rdma4j perf write_bw "$@" --bind "$b" -p "$port" "$a" </dev/null >"$out" 2>&1 || rc=$?
+  wait "$server" || rc=$?
+  if [ "$rc" != 0 ]; then
+    echo "perf-udp: perf write_bw $* failed:" >&2; cat "$out" "$out.server" >&2; return 1
+  fi
+  # the row: #bytes #iterations BW peak BW average MsgRate
+  awk '$1 ~ /^[0-9]+$/ && NF == 5 { print $4, $5 }' "$out" | tail -1
+}
+
 rdma_lat_busy() { pingpong "$1"; }
 rdma_lat_events() { pingpong "$1" -e; }
 
@@ -102,6 +119,8 @@ for r in $(seq 1 "$rounds"); do
   floor "$tmp/re" test=latency stack=rdma poll=block size=8 iters="$iters" warmup="$warmup"
   floor "$tmp/fs" test=stream size="$dgram" seconds="$seconds"
   floor "$tmp/fr" test=rate seconds="$seconds"
+  bw64="$(perf_bw "$tmp/bw" -s 65536 -n 5000)"
+  rate8="$(perf_bw "$tmp/mr" -s 8 -n 200000)"
 
   printf '%-44s %10s %10s %10s %10s\n' "8 B round trip (us)" mean p50 p90 p99
   for f in fb:"UDP busy-poll (floor)" rb:"rdma4j RC SEND/RECV busy-poll" fe:"UDP blocking (floor)" \
@@ -120,6 +139,10 @@ for r in $(seq 1 "$rounds"); do
   echo "UDP stream, $dgram-byte datagrams: $(val datagrams_per_s "$tmp/fs") datagrams/s," \
     "$(val mib_per_s "$tmp/fs") MiB/s (the floor for 64 KiB write_bw: target >= 80 %)"
   echo "UDP 8-byte packets: $(val datagrams_per_s "$tmp/fr") packets/s (the floor for the message rate: target >= 80 %)"
+  echo "rdma4j perf write_bw -s 65536 -n 5000 (two JVMs): ${bw64% *} MiB/s =" \
+    "$(ratio "${bw64% *}" "$(val mib_per_s "$tmp/fs")") of the UDP stream"
+  echo "rdma4j perf write_bw -s 8 -n 200000 (two JVMs; perftest's -Q default signals every 100th): ${rate8#* } Mpps =" \
+    "$(ratio "$(awk -v m="${rate8#* }" 'BEGIN { print m * 1e6 }')" "$(val datagrams_per_s "$tmp/fr")") of the UDP packet rate"
   echo "rdma4j counters (RC busy run): $(val counters "$tmp/rb")"
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

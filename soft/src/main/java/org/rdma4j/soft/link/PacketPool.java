@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * requester on the poster's thread, the receiver's task on the peer's). Until the releasing thread's
  * cache spills, the acquiring thread finds nothing and allocates, so each thread can strand up to
  * {@link #CACHE} packets. With 64 that was about 75 KB of heap allocated at some unpredictable point of
- * a run (seen by perf's allocation test, 2026-11-25); with 16 it is at most about 18 KB.
+ * a run (seen by perf's allocation test, 2026-11-24); with 16 it is at most about 18 KB.
  */
 public final class PacketPool {
     /** Packets one thread keeps. */
