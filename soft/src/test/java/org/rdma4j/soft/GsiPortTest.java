@@ -186,6 +186,44 @@ class GsiPortTest {
         }
     }
 
+    /** Sending and receiving a MAD allocate nothing per MAD (in process: both run on the test thread). */
+    @Test
+    void sendAndReceiveAllocateNothingPerMad() {
+        var threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        org.junit.jupiter.api.Assumptions.assumeTrue(threads instanceof com.sun.management.ThreadMXBean,
+                "needs per-thread allocation counters");
+        var counters = (com.sun.management.ThreadMXBean) threads;
+        LoopbackFabric fabric = new LoopbackFabric();
+        Device a = SoftDevices.createLoopback(name("alloc-a"), fabric, null);
+        Device b = SoftDevices.createLoopback(name("alloc-b"), fabric, null);
+        try (Arena arena = Arena.ofConfined(); Context ca = a.open(); Context cb = b.open(); GsiPort pa = open(ca);
+             GsiPort pb = open(cb)) {
+            MemorySegment out = mad(arena, 1);
+            MemorySegment in = arena.allocate(GsiPort.MAD_SIZE);
+            GsiPort.Source from = new GsiPort.Source();
+            Gid to = pb.localGid();
+            int measured = 20_000;
+            for (int i = 0; i < 20_000; i++) {
+                pa.send(out, to, 0xFFFF);
+                assertTrue(pb.receive(in, from, 0));
+            }
+            long before = counters.getCurrentThreadAllocatedBytes();
+            for (int i = 0; i < measured; i++) {
+                pa.send(out, to, 0xFFFF);
+                if (!pb.receive(in, from, 0)) {
+                    throw new AssertionError("MAD " + i + " did not arrive");
+                }
+            }
+            long allocated = counters.getCurrentThreadAllocatedBytes() - before;
+            // one object per MAD would be at least 16 B x 20000 = 320 KB
+            assertTrue(allocated < 32 * 1024, () -> allocated + " B allocated for " + measured + " MADs");
+            assertSameMad(out, in);
+        } finally {
+            SoftDevices.remove(a);
+            SoftDevices.remove(b);
+        }
+    }
+
     // ------------------------------------------------------------------ drops
 
     /** Builds a UD packet to QPN 1 of the device as a sender at {@code from} would, and delivers it. */
