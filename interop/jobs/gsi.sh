@@ -9,6 +9,8 @@
 # a REQ carrying rdma_cm's private-data header must be accepted by the kernel's rdma_cm and answered
 # with a REP (the probe then rejects it). Prints one PASS/FAIL line per run, then rxe0's hw_counters
 # and rxe's kernel messages, and exits non-zero if any failed.
+# interop: opt-in (the rping job covers the CM against the kernel end to end; run this one by name to
+# look at QP1 alone: bash interop/run.sh gsi)
 set -uo pipefail
 
 REPO="$(cd "$INTEROP_DIR/.." && pwd)"
