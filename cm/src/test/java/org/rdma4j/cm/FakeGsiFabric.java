@@ -84,6 +84,13 @@ final class FakeGsiFabric {
         sent.clear();
     }
 
+    /** Forgets the drop/duplicate/hold commands not used up yet. */
+    void clearFaults() {
+        drop.clear();
+        dup.clear();
+        hold.clear();
+    }
+
     /** Puts raw bytes on the wire to {@code to}, as if {@code from} had sent them. */
     void inject(Gid to, Gid from, byte[] mad) {
         deliver(to, new Packet(mad.clone(), from));
