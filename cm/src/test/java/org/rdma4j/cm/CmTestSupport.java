@@ -36,10 +36,15 @@ abstract class CmTestSupport {
     private static int nextPort = 20_000;
 
     static void setUpDevices(String prefix) {
+        setUpDevices("soft:loopback?name=" + prefix + "A&fabric=" + prefix,
+                "soft:loopback?name=" + prefix + "B&fabric=" + prefix);
+    }
+
+    static void setUpDevices(String specA, String specB) {
         fabric = new FakeGsiFabric();
         CmEngine.INSTANCE.opener = fabric.opener();
-        devA = Verbs.createDevice("soft:loopback?name=" + prefix + "A&fabric=" + prefix);
-        devB = Verbs.createDevice("soft:loopback?name=" + prefix + "B&fabric=" + prefix);
+        devA = Verbs.createDevice(specA);
+        devB = Verbs.createDevice(specB);
         try (Context a = devA.open(); Context b = devB.open()) {
             gidA = a.queryGid(1, 1);
             gidB = b.queryGid(1, 1);
