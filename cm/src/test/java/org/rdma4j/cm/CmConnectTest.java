@@ -96,8 +96,22 @@ class CmConnectTest extends CmTestSupport {
             expect(sch, CmEventType.ESTABLISHED);
             assertEquals(QpState.RTS, ce.qp.state());
             assertEquals(QpState.RTS, se.qp.state());
-            assertEquals(se.qp.qpn(), ce.qp.query().destQpNum);
-            assertEquals(ce.qp.qpn(), se.qp.query().destQpNum);
+            org.rdma4j.verbs.QpAttr ca = ce.qp.query();
+            org.rdma4j.verbs.QpAttr sa = se.qp.query();
+            assertEquals(se.qp.qpn(), ca.destQpNum);
+            assertEquals(ce.qp.qpn(), sa.destQpNum);
+            assertEquals(ca.sqPsn, sa.rqPsn, "the REQ's starting PSN");
+            assertEquals(sa.sqPsn, ca.rqPsn, "the REP's starting PSN");
+            assertEquals(ca.pathMtu, sa.pathMtu, "the REQ's path MTU");
+            assertEquals(5, ca.retryCnt);
+            assertEquals(5, sa.retryCnt, "the passive side retries as the REQ asks");
+            assertEquals(6, sa.rnrRetry, "the REQ's RNR retry count");
+            assertEquals(7, ca.rnrRetry, "the REP's RNR retry count");
+            assertEquals(3, ca.maxRdAtomic, "the active side's initiator depth: the REP's responder resources");
+            assertEquals(2, ca.maxDestRdAtomic, "the active side's responder resources: the REP's initiator depth");
+            assertEquals(3, sa.maxDestRdAtomic);
+            assertEquals(2, sa.maxRdAtomic);
+            assertEquals(CmId.DEFAULT_ACK_TIMEOUT, sa.timeout, "the REQ's local ACK timeout");
 
             // a SEND
             ce.mr.segment().setString(0, "ping", java.nio.charset.StandardCharsets.US_ASCII);
@@ -340,6 +354,68 @@ class CmConnectTest extends CmTestSupport {
         assertEquals(Errno.EBADF, e.errno());
         assertNull(new CmEventChannel().getEvent(0, TimeUnit.SECONDS), "no event: null, not a wait");
         assertThrows(VerbsException.class, () -> ch.createId(PortSpace.TCP));
+    }
+
+    @Test
+    void aPeerThatNeverSendsTheRtuEndsInUnreachableThereAndRejectedHere() throws Exception {
+        int port = port();
+        fabric.clearFaults();
+        fabric.dropNext(MadHeader.ATTR_RTU, 1000);
+        try (CmEventChannel sch = new CmEventChannel(); CmEventChannel cch = new CmEventChannel();
+             CmId listener = sch.createId(PortSpace.TCP); CmId client = cch.createId(PortSpace.TCP)) {
+            listen(listener, ipB, port, 8);
+            resolve(client, cch, ipB, port);
+            Ep ce = new Ep(client);
+            client.connect(new ConnParam());
+            CmEvent req = expect(sch, CmEventType.CONNECT_REQUEST);
+            Ep se = new Ep(req.id());
+            req.id().accept(new ConnParam());
+            expect(cch, CmEventType.ESTABLISHED);
+            CmEvent e = expect(sch, CmEventType.UNREACHABLE);
+            assertEquals(-Errno.ETIMEDOUT, e.status());
+            assertEquals(QpState.ERR, se.qp.state());
+            CmEvent rej = expect(cch, CmEventType.REJECTED);
+            assertEquals(CmRej.REASON_TIMEOUT, rej.status(), "the passive side gave up: REJ timeout");
+            assertEquals(QpState.ERR, ce.qp.state());
+            expect(cch, CmEventType.TIMEWAIT_EXIT);
+            ce.close();
+            se.close();
+            req.id().close();
+        } finally {
+            fabric.clearFaults();
+        }
+    }
+
+    @Test
+    void aPeerThatVanishedAfterEstablishedMakesDisconnectEndInEtimedout() throws Exception {
+        int port = port();
+        try (CmEventChannel sch = new CmEventChannel(); CmEventChannel cch = new CmEventChannel();
+             CmId listener = sch.createId(PortSpace.TCP); CmId client = cch.createId(PortSpace.TCP)) {
+            listen(listener, ipB, port, 8);
+            resolve(client, cch, ipB, port);
+            Ep ce = new Ep(client);
+            client.connect(new ConnParam());
+            CmEvent req = expect(sch, CmEventType.CONNECT_REQUEST);
+            Ep se = new Ep(req.id());
+            req.id().accept(new ConnParam());
+            expect(cch, CmEventType.ESTABLISHED);
+            expect(sch, CmEventType.ESTABLISHED);
+            fabric.resetCounts();
+            fabric.dropNext(MadHeader.ATTR_DREQ, 1000); // the peer is gone: nothing reaches it
+            ce.qp.postRecv(new RecvWorkRequest().wrId(5).sge(ce.mr, 0, 64));
+            client.disconnect();
+            CmEvent d = expect(cch, CmEventType.DISCONNECTED);
+            assertEquals(-Errno.ETIMEDOUT, d.status());
+            assertEquals(1 + 3, fabric.sent(MadHeader.ATTR_DREQ), "the DREQ and its 3 retries");
+            WorkCompletion flushed = ce.poll();
+            assertEquals(WcStatus.WR_FLUSH_ERR, flushed.status(), "outstanding work is flushed");
+            expect(cch, CmEventType.TIMEWAIT_EXIT);
+            ce.close();
+            se.close();
+            req.id().close(); // established here: its DREQ is lost too, it lingers, retries, and goes
+        } finally {
+            fabric.clearFaults();
+        }
     }
 
     @Test
