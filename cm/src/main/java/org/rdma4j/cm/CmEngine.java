@@ -108,6 +108,11 @@ final class CmEngine {
         });
     }
 
+    /** {@return how many connections the protocol tables hold (a test checks that none leak)} */
+    int connectionCount() {
+        return read(() -> byCommId.size() + byRemote.size());
+    }
+
     /** {@return how many agents are open (a test checks that they go with their last id)} */
     int agentCount() {
         return read(agents::size);

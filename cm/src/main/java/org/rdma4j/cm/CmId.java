@@ -257,7 +257,11 @@ public final class CmId implements AutoCloseable {
         CmEngine.INSTANCE.setOption(this, 3, code, 31);
     }
 
-    /** {@return the device context of the id once bound to a device (id->verbs), else null} */
+    /**
+     * {@return the device context of the id once bound to a device (id->verbs), else null}: allocate the
+     * QP's PD and CQs on it. The connection manager owns it (shared by every id on the device): do not
+     * close it.
+     */
     public Context context() {
         return CmEngine.INSTANCE.read(() -> context);
     }
