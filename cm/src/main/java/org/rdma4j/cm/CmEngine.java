@@ -23,6 +23,8 @@ import org.rdma4j.cm.wire.CmaHeader;
 import org.rdma4j.cm.wire.MadCheck;
 import org.rdma4j.cm.wire.MadHeader;
 import org.rdma4j.cm.wire.ServiceId;
+import org.rdma4j.cm.wire.SidrRep;
+import org.rdma4j.cm.wire.SidrReq;
 import org.rdma4j.verbs.Access;
 import org.rdma4j.verbs.AhAttr;
 import org.rdma4j.verbs.Context;
@@ -87,6 +89,8 @@ final class CmEngine {
     private final CmMra mra = new CmMra();
     private final CmDreq dreq = new CmDreq();
     private final CmDrep drep = new CmDrep();
+    private final SidrReq sidrReq = new SidrReq();
+    private final SidrRep sidrRep = new SidrRep();
 
     private CmEngine() {
     }
@@ -413,12 +417,19 @@ final class CmEngine {
                 throw new VerbsException(Errno.EINVAL, "the PD is on " + pd.context().device().name()
                         + ", the id on " + id.deviceName);
             }
-            if (attr.type != QpType.RC) {
-                throw new VerbsException(Errno.EINVAL, "RDMA_PS_TCP ids take RC QPs, not " + attr.type);
+            if (attr.type != id.ps.qpType()) {
+                throw new VerbsException(Errno.EINVAL, id.ps + " ids take " + id.ps.qpType() + " QPs, not " + attr.type);
             }
             QueuePair qp = pd.createQp(attr);
             try {
-                qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(id.portNum).accessFlags(0));
+                if (id.ps == PortSpace.UDP) {
+                    // as rdma_create_qp: a UD QP is ready to send at once, with rdma_cm's Q_Key
+                    qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(id.portNum).qkey(CmId.UDP_QKEY));
+                    qp.modify(new QpAttr().state(QpState.RTR));
+                    qp.modify(new QpAttr().state(QpState.RTS).sqPsn(ThreadLocalRandom.current().nextInt() & 0xFFFFFF));
+                } else {
+                    qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(id.portNum).accessFlags(0));
+                }
             } catch (RuntimeException e) {
                 qp.close();
                 throw e;
@@ -449,6 +460,10 @@ final class CmEngine {
             checkOpen(id);
             if (id.state != State.ROUTE_RESOLVED) {
                 throw wrongState(id, "connect");
+            }
+            if (id.ps == PortSpace.UDP) {
+                connectUd(id, p);
+                return;
             }
             p.checkPrivateData(ConnParam.MAX_REQ_PRIVATE_DATA, "connect");
             int qpn = id.qp != null ? id.qp.qpn() : p.qpNum();
@@ -497,6 +512,16 @@ final class CmEngine {
             if (id.state != State.REQ_RCVD) {
                 throw wrongState(id, "accept");
             }
+            if (id.ps == PortSpace.UDP) {
+                p.checkPrivateData(ConnParam.MAX_SIDR_REP_PRIVATE_DATA, "accept (UD)");
+                int qpn = id.qp != null ? id.qp.qpn() : p.qpNum();
+                if (qpn == 0) {
+                    throw new VerbsException(Errno.EINVAL, "accept needs the id's QP or ConnParam.qpNum");
+                }
+                sendSidrRep(id, SidrRep.STATUS_SUCCESS, p.rawPrivateData(), qpn);
+                id.state = State.ESTABLISHED;
+                return;
+            }
             p.checkPrivateData(ConnParam.MAX_REP_PRIVATE_DATA, "accept");
             int qpn = id.qp != null ? id.qp.qpn() : p.qpNum();
             if (qpn == 0) {
@@ -538,6 +563,15 @@ final class CmEngine {
                 throw new VerbsException(Errno.EINVAL, "reject carries at most " + ConnParam.MAX_REJ_PRIVATE_DATA
                         + " bytes of private data, got " + pd.length);
             }
+            if (id.ps == PortSpace.UDP) {
+                if (pd.length > ConnParam.MAX_SIDR_REP_PRIVATE_DATA) {
+                    throw new VerbsException(Errno.EINVAL, "a UD reject carries at most "
+                            + ConnParam.MAX_SIDR_REP_PRIVATE_DATA + " bytes of private data");
+                }
+                sendSidrRep(id, SidrRep.STATUS_REJECT, pd, 0);
+                id.state = State.DONE; // stays indexed: a repeated SIDR_REQ gets the same answer
+                return;
+            }
             sendRej(id, CmRej.REASON_CONSUMER_DEFINED, CmRej.MSG_REQ, pd);
             id.state = State.DONE;
             unindex(id);
@@ -564,6 +598,9 @@ final class CmEngine {
         lock.lock();
         try {
             checkOpen(id);
+            if (id.ps == PortSpace.UDP) {
+                return; // a UD id has no connection to take down
+            }
             switch (id.state) {
                 case ESTABLISHED, REP_SENT, REP_RCVD -> startDisconnect(id);
                 case DREQ_SENT, TIMEWAIT, DONE -> {
@@ -583,7 +620,14 @@ final class CmEngine {
                 return;
             }
             id.userClosed = true;
-            switch (id.state) {
+            switch (id.ps == PortSpace.UDP && id.state != State.REQ_RCVD ? State.IDLE : id.state) {
+                case REQ_RCVD -> {
+                    if (id.ps == PortSpace.UDP) {
+                        sendSidrRep(id, SidrRep.STATUS_REJECT, new byte[0], 0);
+                    } else {
+                        sendRej(id, CmRej.REASON_CONSUMER_DEFINED, CmRej.MSG_REQ, new byte[0]);
+                    }
+                }
                 case REQ_SENT -> {
                     byte[] ari = new byte[8];
                     MemorySegment.ofArray(ari).set(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(
@@ -591,7 +635,6 @@ final class CmEngine {
                     sendRej(id, CmRej.REASON_TIMEOUT, CmRej.MSG_REQ, new byte[0], ari);
                     qpToError(id);
                 }
-                case REQ_RCVD -> sendRej(id, CmRej.REASON_CONSUMER_DEFINED, CmRej.MSG_REQ, new byte[0]);
                 case REP_RCVD -> {
                     sendRej(id, CmRej.REASON_CONSUMER_DEFINED, CmRej.MSG_REP, new byte[0]);
                     qpToError(id);
@@ -710,7 +753,7 @@ final class CmEngine {
 
     private static void qpToError(CmId id) {
         QueuePair qp = id.qp;
-        if (qp != null && !qp.isClosed()) {
+        if (qp != null && !qp.isClosed() && id.ps != PortSpace.UDP) {
             try {
                 qp.modify(new QpAttr().state(QpState.ERR));
             } catch (RuntimeException e) {
@@ -867,7 +910,9 @@ final class CmEngine {
             case MadHeader.ATTR_REJ -> onRej(a, mad, from);
             case MadHeader.ATTR_DREQ -> onDreq(a, mad, from);
             case MadHeader.ATTR_DREP -> onDrep(a, mad);
-            default -> a.unmatched++; // SIDR: not spoken yet
+            case MadHeader.ATTR_SIDR_REQ -> onSidrReq(a, mad, from);
+            case MadHeader.ATTR_SIDR_REP -> onSidrRep(a, mad);
+            default -> a.unmatched++;
         }
     }
 
@@ -1143,6 +1188,114 @@ final class CmEngine {
         if (id != null && id.state == State.DREQ_SENT) {
             cancelTimer(id);
             enterTimewait(id, 0, drep.privateData());
+        }
+    }
+
+    // ---------------------------------------------------------------- UD ids: service id resolution (SIDR)
+
+    static AhAttr ahAttr(CmId id) {
+        return new AhAttr(new GlobalRoute(id.dgid, 0, id.gidIndex, HOP_LIMIT, 0), 0, 0, 0, 0, id.portNum);
+    }
+
+    private void connectUd(CmId id, ConnParam p) {
+        p.checkPrivateData(ConnParam.MAX_SIDR_REQ_PRIVATE_DATA, "connect (UD)");
+        id.localCommId = newCommId(id);
+        id.tid = newTid(id);
+        MemorySegment m = id.agent.tx;
+        sidrReq.wrap(m).clearAndInit(id.tid);
+        sidrReq.requestId(id.localCommId).pkey(0xFFFF).serviceId(id.ps.serviceId(id.remote.getPort()));
+        CmaHeader.write(m, SidrReq.PRIVATE_DATA_OFFSET, id.local.getAddress(), id.local.getPort(),
+                id.remote.getAddress());
+        byte[] user = p.rawPrivateData();
+        MemorySegment.copy(user, 0, m, ValueLayout.JAVA_BYTE, SidrReq.PRIVATE_DATA_OFFSET + CmaHeader.LENGTH,
+                user.length);
+        id.state = State.REQ_SENT;
+        sendAndRemember(id);
+        id.retriesLeft = id.maxCmRetries;
+        schedule(id, cmTimeNs(id.responseTimeout) + cmTimeNs(id.ackTimeout));
+    }
+
+    private void sendSidrRep(CmId id, int status, byte[] pd, int qpn) {
+        sidrRep.wrap(id.agent.tx).clearAndInit(id.tid);
+        sidrRep.requestId(id.remoteCommId).status(status).qpn(qpn).serviceId(id.ps.serviceId(id.local.getPort()))
+                .qkey(CmId.UDP_QKEY).setPrivateData(pd, 0, pd.length);
+        sendAndRemember(id); // a repeated SIDR_REQ gets the same answer
+    }
+
+    private void onSidrReq(CmAgent a, MemorySegment mad, GsiPort.Source from) {
+        sidrReq.wrap(mad);
+        long tid = MadHeader.transactionId(mad);
+        RemoteKey key = new RemoteKey(from.gid, sidrReq.requestId());
+        CmId dup = byRemote.get(key);
+        if (dup != null) {
+            if (dup.state != State.REQ_RCVD && dup.lastMad != null) {
+                resend(dup);
+            }
+            return;
+        }
+        long sid = sidrReq.serviceId();
+        InetAddress dstAddr = CmaHeader.dstAddress(mad, SidrReq.PRIVATE_DATA_OFFSET);
+        CmId l = findListener(ServiceId.portSpace(sid), ServiceId.port(sid), dstAddr);
+        if (l == null || l.ps != PortSpace.UDP || l.pendingRequests >= l.backlog) {
+            sidrRep.wrap(a.tx).clearAndInit(tid);
+            sidrRep.requestId(sidrReq.requestId()).serviceId(sid)
+                    .status(l == null || l.ps != PortSpace.UDP ? SidrRep.STATUS_UNSUPPORTED : SidrRep.STATUS_REJECT);
+            a.send(from.gid);
+            return;
+        }
+        CmId c = CmId.child(l);
+        c.responseTimeout = l.responseTimeout;
+        c.maxCmRetries = l.maxCmRetries;
+        c.ackTimeout = l.ackTimeout;
+        Device dev = Verbs.device(a.deviceName);
+        c.agent = a;
+        a.refs++;
+        c.context = acquireContext(dev);
+        c.deviceName = a.deviceName;
+        c.portNum = a.portNum;
+        c.gidIndex = a.gidIndex;
+        c.sgid = a.context.queryGid(a.portNum, a.gidIndex);
+        c.caGuid = dev.guid();
+        c.dgid = from.gid;
+        c.remoteCommId = sidrReq.requestId();
+        c.tid = tid;
+        c.listener = l;
+        InetAddress srcAddr = CmaHeader.srcAddress(mad, SidrReq.PRIVATE_DATA_OFFSET);
+        int srcPort = CmaHeader.port(mad, SidrReq.PRIVATE_DATA_OFFSET);
+        c.local = new InetSocketAddress(dstAddr != null ? dstAddr : c.sgid.toInetAddress(), ServiceId.port(sid));
+        c.remote = new InetSocketAddress(srcAddr != null ? srcAddr : from.gid.toInetAddress(), srcPort);
+        byRemote.put(key, c);
+        byte[] pd = new byte[CmaHeader.SIDR_REQ_USER_DATA_LENGTH];
+        MemorySegment.copy(mad, ValueLayout.JAVA_BYTE, SidrReq.PRIVATE_DATA_OFFSET + CmaHeader.LENGTH, pd, 0, pd.length);
+        c.state = State.REQ_RCVD;
+        l.pendingRequests++;
+        if (!c.channel.post(new CmEvent(c.channel, CmEventType.CONNECT_REQUEST, 0, c, l, pd, null, ahAttr(c), 0))) {
+            l.pendingRequests--;
+            sendSidrRep(c, SidrRep.STATUS_REJECT, new byte[0], 0);
+            c.userClosed = true;
+            ended(c);
+        }
+    }
+
+    private void onSidrRep(CmAgent a, MemorySegment mad) {
+        sidrRep.wrap(mad);
+        CmId id = match(a, sidrRep.requestId());
+        if (id == null || id.state != State.REQ_SENT || id.ps != PortSpace.UDP) {
+            return;
+        }
+        cancelTimer(id);
+        byte[] pd = sidrRep.privateData();
+        if (sidrRep.status() != SidrRep.STATUS_SUCCESS) {
+            post(id, CmEventType.UNREACHABLE, sidrRep.status(), null, pd, null);
+            ended(id);
+            return;
+        }
+        id.remoteQpn = sidrRep.qpn();
+        unindex(id); // resolved: nothing more comes for this request
+        id.state = State.ESTABLISHED;
+        if (!id.userClosed) {
+            id.channel.post(new CmEvent(id.channel, CmEventType.ESTABLISHED, 0, id, null, pd,
+                    new ConnParam().qpNum(id.remoteQpn), ahAttr(id), sidrRep.qkey()));
         }
     }
 }

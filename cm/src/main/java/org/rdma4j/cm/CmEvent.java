@@ -15,10 +15,19 @@ public final class CmEvent {
     private final byte[] privateData;
     private final ConnParam param;
     private final CmEventChannel channel;
+    private final org.rdma4j.verbs.AhAttr ahAttr;
+    private final int qkey;
     private final AtomicBoolean acked = new AtomicBoolean();
 
     CmEvent(CmEventChannel channel, CmEventType type, int status, CmId id, CmId listenId, byte[] privateData,
             ConnParam param) {
+        this(channel, type, status, id, listenId, privateData, param, null, 0);
+    }
+
+    CmEvent(CmEventChannel channel, CmEventType type, int status, CmId id, CmId listenId, byte[] privateData,
+            ConnParam param, org.rdma4j.verbs.AhAttr ahAttr, int qkey) {
+        this.ahAttr = ahAttr;
+        this.qkey = qkey;
         this.channel = channel;
         this.type = type;
         this.status = status;
@@ -63,6 +72,19 @@ public final class CmEvent {
     /** {@return for CONNECT_REQUEST and CONNECT_RESPONSE/ESTABLISHED on the active side, the peer's parameters} */
     public ConnParam param() {
         return param;
+    }
+
+    /**
+     * {@return for UD ids (RDMA_PS_UDP): the address of the peer, to create the AddressHandle its datagrams
+     * go through (ESTABLISHED on the active side, CONNECT_REQUEST on the passive side); else null}
+     */
+    public org.rdma4j.verbs.AhAttr ahAttr() {
+        return ahAttr;
+    }
+
+    /** {@return for UD ids: the peer QP's Q_Key (ESTABLISHED on the active side); else 0} */
+    public int qkey() {
+        return qkey;
     }
 
     /** Acknowledges the event; a second call does nothing. */

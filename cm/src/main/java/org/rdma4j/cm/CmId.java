@@ -30,6 +30,8 @@ import org.rdma4j.verbs.QueuePair;
 public final class CmId implements AutoCloseable {
     /** rdma_cm's CMA_CM_RESPONSE_TIMEOUT: 4.096 us * 2^20, about 4.3 s. */
     public static final int DEFAULT_RESPONSE_TIMEOUT = 20;
+    /** The Q_Key rdma_cm gives the QPs of RDMA_PS_UDP ids (RDMA_UDP_QKEY). */
+    public static final int UDP_QKEY = 0x0123_4567;
     /** rdma_cm's CMA_MAX_CM_RETRIES. */
     public static final int DEFAULT_MAX_CM_RETRIES = 15;
     /** The QP's local ACK timeout exponent (4.096 us * 2^14, about 67 ms). */
@@ -106,9 +108,9 @@ public final class CmId implements AutoCloseable {
         if (channel.isClosed()) {
             throw new org.rdma4j.verbs.VerbsException(org.rdma4j.verbs.Errno.EBADF, "the event channel is closed");
         }
-        if (ps != PortSpace.TCP) {
+        if (ps == PortSpace.IB) {
             throw new org.rdma4j.verbs.VerbsException(org.rdma4j.verbs.Errno.EPROTONOSUPPORT,
-                    "only RDMA_PS_TCP ids are implemented yet, not " + ps);
+                    "RDMA_PS_IB ids are not implemented yet");
         }
         return new CmId(channel, ps);
     }

@@ -17,6 +17,10 @@ import org.rdma4j.verbs.VerbsException;
 public final class ConnParam {
     /** Most private data connect carries. */
     public static final int MAX_REQ_PRIVATE_DATA = CmaHeader.REQ_USER_DATA_LENGTH;
+    /** Most private data connect carries on a UD id (SIDR_REQ: 216 less the 36-byte header). */
+    public static final int MAX_SIDR_REQ_PRIVATE_DATA = CmaHeader.SIDR_REQ_USER_DATA_LENGTH;
+    /** Most private data accept or reject carries on a UD id (SIDR_REP). */
+    public static final int MAX_SIDR_REP_PRIVATE_DATA = org.rdma4j.cm.wire.SidrRep.PRIVATE_DATA_LENGTH;
     /** Most private data accept carries. */
     public static final int MAX_REP_PRIVATE_DATA = CmRep.PRIVATE_DATA_LENGTH;
     /** Most private data reject carries. */

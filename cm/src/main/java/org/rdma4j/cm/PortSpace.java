@@ -7,7 +7,7 @@ import org.rdma4j.verbs.QpType;
 public enum PortSpace {
     /** RDMA_PS_TCP: reliable connected QPs, service id 0x0106_pppp. */
     TCP(ServiceId.PS_TCP, QpType.RC),
-    /** RDMA_PS_UDP: unreliable datagram QPs, service id 0x0111_pppp (SIDR; not implemented yet). */
+    /** RDMA_PS_UDP: unreliable datagram QPs, service id 0x0111_pppp, resolved with SIDR_REQ/SIDR_REP. */
     UDP(ServiceId.PS_UDP, QpType.UD),
     /** RDMA_PS_IB: RC or UD with native IB addressing (not implemented yet). */
     IB(ServiceId.PS_IB, QpType.RC);

@@ -283,7 +283,7 @@ class CmDestroyTest extends CmTestSupport {
             assertEquals(Errno.EINVAL, assertThrows(VerbsException.class,
                     () -> id.connect(new ConnParam().qpNum(1).privateData(new byte[57]))).errno(), "56 bytes at most");
             assertEquals(Errno.EPROTONOSUPPORT, assertThrows(VerbsException.class,
-                    () -> ch.createId(PortSpace.UDP)).errno());
+                    () -> ch.createId(PortSpace.IB)).errno());
         }
     }
 }

@@ -36,6 +36,8 @@ public final class CmaHeader {
     public static final int CMA_VERSION = 0;
     /** What a REQ's private data can carry after the header (92 - 36). */
     public static final int REQ_USER_DATA_LENGTH = CmReq.PRIVATE_DATA_LENGTH - LENGTH;
+    /** What a SIDR_REQ's private data can carry after the header (216 - 36). */
+    public static final int SIDR_REQ_USER_DATA_LENGTH = SidrReq.PRIVATE_DATA_LENGTH - LENGTH;
 
     private CmaHeader() {
     }

@@ -22,7 +22,7 @@ public final class MadCheck {
     public static final int BAD_ATTRIBUTE = -6;
     /** A field out of its range (a REJ's ARI length over 72, a REQ's MTU or transport, a SIDR_REP's info length). */
     public static final int BAD_FIELD = -7;
-    /** A REQ for an rdma_cm IP service id whose private data does not start with a valid header. */
+    /** A REQ or SIDR_REQ for an rdma_cm IP service id whose private data does not start with a valid header. */
     public static final int BAD_CMA_HEADER = -8;
 
     private MadCheck() {
@@ -61,8 +61,11 @@ public final class MadCheck {
                             ? BAD_FIELD : attr;
                 case MadHeader.ATTR_SIDR_REP ->
                     (mad.get(Be.BYTE, SidrRep.INFO_LENGTH_OFFSET) & 0xFF) > 72 ? BAD_FIELD : attr;
+                case MadHeader.ATTR_SIDR_REQ ->
+                    ServiceId.carriesCmaHeader(mad.get(Be.LONG, SidrReq.SERVICE_ID_OFFSET))
+                            && !CmaHeader.isValid(mad, SidrReq.PRIVATE_DATA_OFFSET) ? BAD_CMA_HEADER : attr;
                 case MadHeader.ATTR_MRA, MadHeader.ATTR_REP, MadHeader.ATTR_RTU, MadHeader.ATTR_DREQ,
-                     MadHeader.ATTR_DREP, MadHeader.ATTR_SIDR_REQ -> attr;
+                     MadHeader.ATTR_DREP -> attr;
                 default -> BAD_ATTRIBUTE;
             };
         } catch (RuntimeException e) {
