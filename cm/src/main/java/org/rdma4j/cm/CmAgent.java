@@ -86,11 +86,13 @@ final class CmAgent implements Runnable {
                     return;
                 }
                 got = false;
+                java.util.concurrent.locks.LockSupport.parkNanos(MAX_WAIT_NS);
             } catch (RuntimeException e) {
                 if (closing) {
                     return;
                 }
                 got = false;
+                java.util.concurrent.locks.LockSupport.parkNanos(MAX_WAIT_NS); // a failing port must not spin a core
             }
             engine.agentTurn(this, got ? rx : null, from);
         }

@@ -16,7 +16,10 @@ public enum CmEventType {
     CONNECT_RESPONSE,
     /** The connection could not be set up (e.g. moving the QP failed). */
     CONNECT_ERROR,
-    /** The peer did not answer within the CM timeouts (status -ETIMEDOUT). */
+    /**
+     * The peer did not answer within the CM timeouts (status -ETIMEDOUT); for a UD id also a SIDR_REP
+     * that refuses (status: the SIDR status, 1 no one serves the port, 2 rejected).
+     */
     UNREACHABLE,
     /** The peer rejected (status: the IB REJ reason, 8 when no one listens, 28 when the consumer rejected). */
     REJECTED,

@@ -22,6 +22,7 @@ import org.rdma4j.verbs.QpState;
 import org.rdma4j.verbs.VerbsException;
 
 /** Destroying ids in every state, bad calls, bad addresses and hostile MADs. */
+@SuppressWarnings("try") // ids are closed on purpose inside the blocks that also close them
 class CmDestroyTest extends CmTestSupport {
     @BeforeAll
     static void devices() {
