@@ -37,7 +37,7 @@ public final class MadCheck {
      */
     public static int check(MemorySegment mad, long length) {
         try {
-            if (mad == null || length < MadHeader.LENGTH + 8 || length < CmMessage.MAD_SIZE
+            if (mad == null || length < CmMessage.MAD_SIZE
                     || mad.byteSize() < CmMessage.MAD_SIZE) {
                 return BAD_LENGTH;
             }
