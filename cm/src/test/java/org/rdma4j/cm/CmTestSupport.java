@@ -26,6 +26,13 @@ abstract class CmTestSupport {
     /** Generous bound on every wait; a test that hits it failed, it is not a measurement. */
     static final long WAIT_S = 20;
 
+    /**
+     * {@code -Drdma4j.cm.test.gsi=provider}: the MADs go through the devices' own QP1
+     * ({@link GsiOpener#PROVIDER}, e.g. the soft device's GsiPort) instead of the fake pair; tests that
+     * need the fake's fault injection or counters are skipped then.
+     */
+    static final boolean PROVIDER_GSI = "provider".equals(System.getProperty("rdma4j.cm.test.gsi"));
+
     static FakeGsiFabric fabric;
     static Device devA;
     static Device devB;
@@ -42,7 +49,7 @@ abstract class CmTestSupport {
 
     static void setUpDevices(String specA, String specB) {
         fabric = new FakeGsiFabric();
-        CmEngine.INSTANCE.opener = fabric.opener();
+        CmEngine.INSTANCE.opener = PROVIDER_GSI ? GsiOpener.PROVIDER : fabric.opener();
         devA = Verbs.createDevice(specA);
         devB = Verbs.createDevice(specB);
         try (Context a = devA.open(); Context b = devB.open()) {
@@ -57,6 +64,12 @@ abstract class CmTestSupport {
         CmEngine.INSTANCE.opener = GsiOpener.PROVIDER;
         Verbs.removeDevice(devA);
         Verbs.removeDevice(devB);
+    }
+
+    /** The fake QP1 pair for a test that injects faults or counts MADs; skips the test on real QP1s. */
+    static FakeGsiFabric faults() {
+        org.junit.jupiter.api.Assumptions.assumeFalse(PROVIDER_GSI, "needs the fake QP1's fault injection and counters");
+        return fabric;
     }
 
     static synchronized int port() {

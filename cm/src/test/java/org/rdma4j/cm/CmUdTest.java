@@ -138,8 +138,9 @@ class CmUdTest extends CmTestSupport {
             CmEvent e1 = expect(cch, CmEventType.UNREACHABLE);
             assertEquals(SidrRep.STATUS_UNSUPPORTED, e1.status(), "no listener");
             resolve(c2, cch, ipB, port);
-            fabric.resetCounts();
-            fabric.duplicateNext(MadHeader.ATTR_SIDR_REQ, 1);
+            if (!PROVIDER_GSI) {
+                fabric.duplicateNext(MadHeader.ATTR_SIDR_REQ, 1); // answered once, the repeat gets the same answer
+            }
             c2.connect(new ConnParam());
             CmEvent req = expect(sch, CmEventType.CONNECT_REQUEST);
             req.id().reject(text("no"));
