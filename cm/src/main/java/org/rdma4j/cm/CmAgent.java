@@ -35,6 +35,8 @@ final class CmAgent implements Runnable {
     private final MemorySegment rx = Arena.ofAuto().allocate(GsiPort.MAD_SIZE);
     private final GsiPort.Source from = new GsiPort.Source();
     private final Thread thread;
+    /** The ids using this port (DEVICE_REMOVAL goes to them if the port goes away under us). */
+    final java.util.Set<CmId> members = new java.util.HashSet<>();
     int refs;
     volatile boolean closing;
     long malformed;
@@ -82,7 +84,11 @@ final class CmAgent implements Runnable {
             try {
                 got = gsi.receive(rx, from, waitNs);
             } catch (VerbsException e) {
-                if (closing || e.errno() == Errno.EBADF) {
+                if (closing) {
+                    return;
+                }
+                if (e.errno() == Errno.EBADF) {
+                    engine.agentLost(this); // the port was closed under us: the device went away
                     return;
                 }
                 got = false;

@@ -177,7 +177,7 @@ final class CmEngine {
     }
 
     private void releaseAgent(CmAgent a) {
-        if (--a.refs <= 0 && agents.remove(a.key) == a) {
+        if (--a.refs <= 0 && agents.remove(a.key, a)) {
             a.close();
             releaseContext(a.deviceName);
         }
@@ -187,6 +187,7 @@ final class CmEngine {
     private void attach(CmId id, DeviceMatch m) {
         CmAgent a = acquireAgent(m.device(), m.portNum(), m.gidIndex());
         id.agent = a;
+        a.members.add(id);
         id.context = acquireContext(m.device());
         id.deviceName = m.device().name();
         id.portNum = m.portNum();
@@ -386,7 +387,9 @@ final class CmEngine {
                 List<CmAgent> opened = new ArrayList<>();
                 for (DeviceMatch m : DeviceMatch.all(this)) {
                     try {
-                        opened.add(acquireAgent(m.device(), m.portNum(), m.gidIndex()));
+                        CmAgent a = acquireAgent(m.device(), m.portNum(), m.gidIndex());
+                        a.members.add(id);
+                        opened.add(a);
                     } catch (RuntimeException e) {
                         // a device without QP1 access cannot take connections; the others can
                     }
@@ -796,10 +799,12 @@ final class CmEngine {
     private void release(CmId id) {
         unbindPort(id);
         if (id.agent != null) {
+            id.agent.members.remove(id);
             releaseAgent(id.agent);
             id.agent = null;
         }
         for (CmAgent a : id.listenAgents) {
+            a.members.remove(id);
             releaseAgent(a);
         }
         id.listenAgents = List.of();
@@ -821,6 +826,48 @@ final class CmEngine {
     }
 
     // ---------------------------------------------------------------- the agents' side
+
+    /**
+     * The agent's GsiPort was closed under it (the device was removed): every id on the port gets
+     * DEVICE_REMOVAL (its QP moved to ERROR, so its work flushes) and waits for the program to close it;
+     * ids already closed by the program are let go. Nothing is left waiting for MADs that cannot come.
+     */
+    void agentLost(CmAgent a) {
+        lock.lock();
+        try {
+            if (a.closing) {
+                return;
+            }
+            a.closing = true;
+            if (agents.remove(a.key, a)) {
+                releaseContext(a.deviceName);
+            }
+            for (CmId id : new ArrayList<>(a.members)) {
+                if (id.agent == null && id.listenAgents.contains(a)) {
+                    // a wildcard listener loses one device and keeps listening on the others
+                    List<CmAgent> rest = new ArrayList<>(id.listenAgents);
+                    rest.remove(a);
+                    id.listenAgents = rest;
+                    a.members.remove(id);
+                    a.refs--;
+                    continue;
+                }
+                unindex(id);
+                if (id.userClosed) {
+                    id.state = State.DESTROYED;
+                    release(id);
+                    continue;
+                }
+                qpToError(id);
+                if (id.state != State.DONE) {
+                    post(id, CmEventType.DEVICE_REMOVAL, 0, null, null, null);
+                }
+                id.state = State.DONE;
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
 
     long timerWait(CmAgent a, long maxNs) {
         lock.lock();
@@ -1003,6 +1050,7 @@ final class CmEngine {
         }
         c.agent = a;
         a.refs++;
+        a.members.add(c);
         c.context = acquireContext(dev);
         c.deviceName = a.deviceName;
         c.portNum = a.portNum;
@@ -1250,6 +1298,7 @@ final class CmEngine {
         Device dev = Verbs.device(a.deviceName);
         c.agent = a;
         a.refs++;
+        a.members.add(c);
         c.context = acquireContext(dev);
         c.deviceName = a.deviceName;
         c.portNum = a.portNum;

@@ -27,7 +27,7 @@ public enum CmEventType {
     ESTABLISHED,
     /** The connection is down (either side disconnected; status -ETIMEDOUT if the DREQ went unanswered). */
     DISCONNECTED,
-    /** The device went away. */
+    /** The device (its QP1) went away: the id's QP is in ERROR; close the id. */
     DEVICE_REMOVAL,
     /** A multicast join completed (not implemented yet). */
     MULTICAST_JOIN,

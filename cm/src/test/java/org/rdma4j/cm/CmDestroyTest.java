@@ -224,6 +224,28 @@ class CmDestroyTest extends CmTestSupport {
     }
 
     @Test
+    void aPortThatGoesAwayGivesDeviceRemovalToItsIdsAndThePeerTimesOut() throws Exception {
+        faults();
+        try (CmEventChannel sch = new CmEventChannel(); CmEventChannel cch = new CmEventChannel();
+             CmId listener = sch.createId(PortSpace.TCP); CmId client = cch.createId(PortSpace.TCP)) {
+            Pending p = pending(sch, cch, listener, client);
+            Ep se = new Ep(p.child());
+            fabric.closePort(gidB); // B's QP1 is gone, as when its device is removed
+            java.util.Set<CmId> removed = new java.util.HashSet<>();
+            removed.add(expect(sch, CmEventType.DEVICE_REMOVAL).id());
+            removed.add(expect(sch, CmEventType.DEVICE_REMOVAL).id());
+            assertEquals(java.util.Set.of(listener, p.child()), removed);
+            assertEquals(QpState.ERR, se.qp.state(), "the QP's work flushes");
+            CmEvent e = expect(cch, CmEventType.UNREACHABLE); // nothing answers the REQ any more
+            assertEquals(-Errno.ETIMEDOUT, e.status());
+            assertThrows(VerbsException.class, () -> p.child().accept(new ConnParam()));
+            se.close();
+            p.ce().close();
+            p.child().close();
+        }
+    }
+
+    @Test
     void malformedMadsAreDroppedAndCountedAndTheAgentKeepsWorking() throws Exception {
         faults();
         int port = port();

@@ -46,6 +46,14 @@ final class FakeGsiFabric {
         return p;
     }
 
+    /** Closes the QP1 of {@code gid} under its owner, as a removed device would. */
+    void closePort(Gid gid) {
+        Port p = ports.get(gid);
+        if (p != null) {
+            p.close();
+        }
+    }
+
     boolean isOpen(Gid gid) {
         return ports.containsKey(gid);
     }
