@@ -17,10 +17,11 @@ import org.rdma4j.verbs.ProtectionDomain;
 import org.rdma4j.verbs.VerbsException;
 import org.rdma4j.verbs.spi.AbstractResource;
 import org.rdma4j.verbs.spi.EventQueue;
+import org.rdma4j.verbs.spi.GsiPort;
 import org.rdma4j.verbs.spi.QueueEventPoller;
 
 /** An open soft device. Thread safe. */
-final class SoftContext extends AbstractResource implements Context, EventQueue.Owner {
+final class SoftContext extends AbstractResource implements Context, EventQueue.Owner, GsiPort.GsiAccess {
     final SoftDevice device;
     final Hca hca;
     private final EventQueue<AsyncEvent> events = new EventQueue<>("context", SoftContext::live);
@@ -169,6 +170,29 @@ final class SoftContext extends AbstractResource implements Context, EventQueue.
             m.putAll(link.counters());
         }
         return m;
+    }
+
+    /**
+     * QP1 of port 1, sending from GID {@code gidIndex}: EINVAL for another port or an empty or
+     * out-of-table index, EBUSY while a GsiPort of the device is open (from any context), EBADF on a
+     * closed context.
+     */
+    @Override
+    public GsiPort openGsi(int portNum, int gidIndex) {
+        if (isClosed()) {
+            throw new VerbsException(Errno.EBADF, describe() + " is closed");
+        }
+        checkPort(portNum);
+        Gid gid = gidIndex >= 0 && gidIndex < SoftLimits.GID_TABLE_LEN ? hca.gid(gidIndex) : null;
+        if (gid == null) {
+            throw new VerbsException(Errno.EINVAL, "GID index " + gidIndex + " of " + device.name()
+                    + " is outside the table or empty");
+        }
+        int token = hca.gsi.open();
+        if (token < 0) {
+            throw new VerbsException(Errno.EBUSY, "QP1 of " + device.name() + " port 1 is already open");
+        }
+        return new SoftGsiPort(this, hca.gsi, token, gid);
     }
 
     void postEvent(AsyncEvent e) {

@@ -33,6 +33,12 @@ public enum Counter {
     /** Multicast packets for a group no QP of this device is attached to. */
     MCAST_NO_MEMBER_DROPS("mcast_no_member_drops"),
     INBOUND_OVERFLOW("inbound_overflow_drops"),
+    /** MADs for QP1 whose payload is not exactly one 256-byte MAD. */
+    GSI_LENGTH_DROPS("gsi_length_drops"),
+    /** MADs for QP1 while no GsiPort of the port is open (no connection manager to take them). */
+    GSI_NO_PORT_DROPS("gsi_no_port_drops"),
+    /** MADs for QP1 while its queue was full (the receiver was behind). */
+    GSI_OVERFLOW_DROPS("gsi_overflow_drops"),
     STALE_RESPONSES("stale_response_drops"),
     /** Times the port went down (rxe: link_downed). */
     LINK_DOWNED("link_downed"),

@@ -40,6 +40,8 @@ public final class Hca implements PacketSink {
     public final KeyTable keys = new KeyTable();
     public final Counters counters = new Counters();
     public final PacketPool packets = new PacketPool();
+    /** QP1 of port 1 (the GSI): never in the QP table, which starts at {@link #FIRST_QPN}. */
+    public final Gsi gsi = new Gsi(this);
     /** Makes atomics atomic against other atomics on this device. */
     public final Object atomicLock = new Object();
     private final AtomicReferenceArray<AtomicReferenceArray<QpEngine>> qpPages =
@@ -403,8 +405,13 @@ public final class Hca implements PacketSink {
         if (!check(p)) {
             return;
         }
-        if (Bth.destQpnOf(p.buffer) == MULTICAST_QPN) {
+        int destQpn = Bth.destQpnOf(p.buffer);
+        if (destQpn == MULTICAST_QPN) {
             multicast(p, false);
+            return;
+        }
+        if (destQpn == Gsi.QPN) {
+            gsi.receive(p);
             return;
         }
         QpEngine qp = lookup(p);
@@ -422,8 +429,13 @@ public final class Hca implements PacketSink {
         if (!check(p)) {
             return;
         }
-        if (Bth.destQpnOf(p.buffer) == MULTICAST_QPN) {
+        int destQpn = Bth.destQpnOf(p.buffer);
+        if (destQpn == MULTICAST_QPN) {
             multicast(p, true);
+            return;
+        }
+        if (destQpn == Gsi.QPN) {
+            gsi.receive(p); // no QP task to batch for: straight into the GSI queue
             return;
         }
         QpEngine qp = lookup(p);
