@@ -1,0 +1,1143 @@
+package org.rdma4j.cm;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
+import org.rdma4j.cm.CmId.State;
+import org.rdma4j.cm.wire.CmDrep;
+import org.rdma4j.cm.wire.CmDreq;
+import org.rdma4j.cm.wire.CmMra;
+import org.rdma4j.cm.wire.CmRej;
+import org.rdma4j.cm.wire.CmRep;
+import org.rdma4j.cm.wire.CmReq;
+import org.rdma4j.cm.wire.CmRtu;
+import org.rdma4j.cm.wire.CmaHeader;
+import org.rdma4j.cm.wire.MadCheck;
+import org.rdma4j.cm.wire.MadHeader;
+import org.rdma4j.cm.wire.ServiceId;
+import org.rdma4j.verbs.Access;
+import org.rdma4j.verbs.AhAttr;
+import org.rdma4j.verbs.Context;
+import org.rdma4j.verbs.Device;
+import org.rdma4j.verbs.Errno;
+import org.rdma4j.verbs.Gid;
+import org.rdma4j.verbs.GlobalRoute;
+import org.rdma4j.verbs.Mtu;
+import org.rdma4j.verbs.ProtectionDomain;
+import org.rdma4j.verbs.QpAttr;
+import org.rdma4j.verbs.QpInitAttr;
+import org.rdma4j.verbs.QpState;
+import org.rdma4j.verbs.QpType;
+import org.rdma4j.verbs.QueuePair;
+import org.rdma4j.verbs.Verbs;
+import org.rdma4j.verbs.VerbsException;
+import org.rdma4j.verbs.spi.GsiPort;
+
+/**
+ * The IB CM protocol engine behind every {@link CmId}: the active and passive connection state machines
+ * (IBTA vol. 1 ch. 12, as the kernel's cm.c runs them), the comm id and listener tables, the per-port
+ * {@link CmAgent}s and the shared device contexts. One lock guards all of it: API calls and the agents'
+ * receive threads take it, and nothing under it blocks (sends are UD datagrams, QP modifies are local).
+ * Lock order: engine, then an event channel's lock.
+ */
+final class CmEngine {
+    static final CmEngine INSTANCE = new CmEngine();
+
+    /** The hop limit of the GRH (RoCEv2: the IP TTL) for connected QPs. */
+    private static final int HOP_LIMIT = 64;
+    private static final int DEFAULT_BACKLOG = 1024;
+    private static final int EPHEMERAL_LOW = 32768;
+    private static final int EPHEMERAL_HIGH = 60999;
+
+    record RemoteKey(Gid gid, int commId) {
+    }
+
+    private static final class DeviceRef {
+        final Context ctx;
+        int refs;
+
+        DeviceRef(Context ctx) {
+            this.ctx = ctx;
+        }
+    }
+
+    final ReentrantLock lock = new ReentrantLock();
+    volatile GsiOpener opener = GsiOpener.PROVIDER;
+
+    private final Map<Integer, CmId> byCommId = new HashMap<>();
+    private final Map<RemoteKey, CmId> byRemote = new HashMap<>();
+    private final Map<Long, List<CmId>> ports = new HashMap<>();
+    private final Map<String, CmAgent> agents = new HashMap<>();
+    private final Map<String, DeviceRef> contexts = new HashMap<>();
+    private int nextCommId = ThreadLocalRandom.current().nextInt();
+    private int nextPort = EPHEMERAL_LOW + ThreadLocalRandom.current().nextInt(EPHEMERAL_HIGH - EPHEMERAL_LOW);
+
+    private final CmReq req = new CmReq();
+    private final CmRep rep = new CmRep();
+    private final CmRtu rtu = new CmRtu();
+    private final CmRej rej = new CmRej();
+    private final CmMra mra = new CmMra();
+    private final CmDreq dreq = new CmDreq();
+    private final CmDrep drep = new CmDrep();
+
+    private CmEngine() {
+    }
+
+    <T> T read(Supplier<T> s) {
+        lock.lock();
+        try {
+            return s.get();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** {@return agent counters for tests and tools: malformed, unmatched, send errors} */
+    long[] agentCounters(String deviceName, int portNum) {
+        return read(() -> {
+            CmAgent a = agents.get(deviceName + "/" + portNum);
+            return a == null ? null : new long[] {a.malformed, a.unmatched, a.sendErrors};
+        });
+    }
+
+    /** {@return how many agents are open (a test checks that they go with their last id)} */
+    int agentCount() {
+        return read(agents::size);
+    }
+
+    // ---------------------------------------------------------------- device contexts and agents
+
+    Context acquireContext(Device d) {
+        lock.lock();
+        try {
+            DeviceRef r = contexts.get(d.name());
+            if (r == null) {
+                r = new DeviceRef(d.open());
+                contexts.put(d.name(), r);
+            }
+            r.refs++;
+            return r.ctx;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void releaseContext(String name) {
+        lock.lock();
+        try {
+            DeviceRef r = contexts.get(name);
+            if (r != null && --r.refs <= 0) {
+                try {
+                    r.ctx.close();
+                    contexts.remove(name);
+                } catch (RuntimeException e) {
+                    r.refs = 0; // still in use (the program's PDs, CQs, QPs): kept open, tried again later
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private CmAgent acquireAgent(Device d, int portNum, int gidIndex) {
+        String key = d.name() + "/" + portNum;
+        CmAgent a = agents.get(key);
+        if (a == null) {
+            Context ctx = acquireContext(d);
+            GsiPort gsi;
+            try {
+                gsi = opener.open(ctx, portNum, gidIndex);
+            } catch (RuntimeException e) {
+                releaseContext(d.name());
+                throw e;
+            }
+            a = new CmAgent(this, key, d.name(), ctx, gsi, portNum, gidIndex);
+            agents.put(key, a);
+            a.start();
+        }
+        a.refs++;
+        return a;
+    }
+
+    private void releaseAgent(CmAgent a) {
+        if (--a.refs <= 0 && agents.remove(a.key) == a) {
+            a.close();
+            releaseContext(a.deviceName);
+        }
+    }
+
+    /** Binds {@code id} to a device port: its context, GID and agent. */
+    private void attach(CmId id, DeviceMatch m) {
+        CmAgent a = acquireAgent(m.device(), m.portNum(), m.gidIndex());
+        id.agent = a;
+        id.context = acquireContext(m.device());
+        id.deviceName = m.device().name();
+        id.portNum = m.portNum();
+        id.gidIndex = m.gidIndex();
+        id.sgid = m.gid();
+        id.caGuid = m.device().guid();
+    }
+
+    // ---------------------------------------------------------------- ports
+
+    private static long portKey(PortSpace ps, int port) {
+        return (long) ps.value() << 16 | port;
+    }
+
+    private void bindPort(CmId id, InetAddress addr, int port) {
+        if (port == 0) {
+            for (int i = 0; i <= EPHEMERAL_HIGH - EPHEMERAL_LOW; i++) {
+                int p = nextPort++;
+                if (nextPort > EPHEMERAL_HIGH) {
+                    nextPort = EPHEMERAL_LOW;
+                }
+                if (!ports.containsKey(portKey(id.ps, p))) {
+                    port = p;
+                    break;
+                }
+            }
+            if (port == 0) {
+                throw new VerbsException(Errno.EADDRINUSE, "no free port in " + id.ps);
+            }
+        } else {
+            for (CmId other : ports.getOrDefault(portKey(id.ps, port), List.of())) {
+                InetAddress o = other.local.getAddress();
+                if (DeviceMatch.isWildcard(o) || DeviceMatch.isWildcard(addr) || o.equals(addr)) {
+                    throw new VerbsException(Errno.EADDRINUSE, "port " + port + " of " + id.ps + " is in use");
+                }
+            }
+        }
+        ports.computeIfAbsent(portKey(id.ps, port), k -> new ArrayList<>()).add(id);
+        id.ownsPortBinding = true;
+        id.local = new InetSocketAddress(addr, port);
+    }
+
+    private void unbindPort(CmId id) {
+        if (id.ownsPortBinding) {
+            id.ownsPortBinding = false;
+            long key = portKey(id.ps, id.local.getPort());
+            List<CmId> l = ports.get(key);
+            if (l != null) {
+                l.remove(id);
+                if (l.isEmpty()) {
+                    ports.remove(key);
+                }
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- the API
+
+    private static void checkOpen(CmId id) {
+        if (id.userClosed) {
+            throw new VerbsException(Errno.EBADF, "the id is closed");
+        }
+    }
+
+    private static VerbsException wrongState(CmId id, String what) {
+        return new VerbsException(Errno.EINVAL, what + " is not possible in state " + id.state);
+    }
+
+    void setOption(CmId id, int which, int value, int max) {
+        if (value < 0 || value > max) {
+            throw new VerbsException(Errno.EINVAL, "option value must be 0.." + max + ", got " + value);
+        }
+        lock.lock();
+        try {
+            checkOpen(id);
+            switch (which) {
+                case 0 -> id.responseTimeout = value;
+                case 1 -> id.maxCmRetries = value;
+                case 2 -> id.ackTimeout = value;
+                default -> id.minRnrTimer = value;
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void bindAddr(CmId id, InetSocketAddress addr) {
+        lock.lock();
+        try {
+            checkOpen(id);
+            if (id.state != State.IDLE) {
+                throw wrongState(id, "bind");
+            }
+            InetAddress a = addr.getAddress();
+            if (addr.isUnresolved() || a == null) {
+                throw new VerbsException(Errno.EINVAL, "unresolved address " + addr);
+            }
+            DeviceMatch m = null;
+            if (!DeviceMatch.isWildcard(a)) {
+                m = DeviceMatch.find(this, a, null);
+                if (m == null) {
+                    throw new VerbsException(99 /* EADDRNOTAVAIL */, "no RDMA device has the address " + a.getHostAddress());
+                }
+            }
+            bindPort(id, a, addr.getPort());
+            if (m != null) {
+                try {
+                    attach(id, m);
+                } catch (RuntimeException e) {
+                    unbindPort(id);
+                    throw e;
+                }
+            }
+            id.state = State.ADDR_BOUND;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void resolveAddr(CmId id, InetSocketAddress src, InetSocketAddress dst, int timeoutMs) {
+        lock.lock();
+        try {
+            checkOpen(id);
+            if (dst.isUnresolved() || timeoutMs < 0) {
+                throw new VerbsException(Errno.EINVAL, "unresolved destination " + dst + " or negative timeout");
+            }
+            if (id.state == State.IDLE && src != null) {
+                bindAddr(id, src);
+            }
+            if (id.state != State.IDLE && id.state != State.ADDR_BOUND && id.state != State.ADDR_RESOLVED) {
+                throw wrongState(id, "resolve_addr");
+            }
+            InetAddress to = dst.getAddress();
+            if (id.agent == null) {
+                InetAddress from = id.local == null || DeviceMatch.isWildcard(id.local.getAddress())
+                        ? null : id.local.getAddress();
+                DeviceMatch m = DeviceMatch.find(this, from, to);
+                if (m == null) {
+                    post(id, CmEventType.ADDR_ERROR, -Errno.ENODEV, null, null, null);
+                    return;
+                }
+                try {
+                    attach(id, m);
+                } catch (VerbsException e) {
+                    post(id, CmEventType.ADDR_ERROR, -e.errno(), null, null, null);
+                    return;
+                }
+            } else if (id.sgid.isIpv4Mapped() != Gid.of(to).isIpv4Mapped()) {
+                post(id, CmEventType.ADDR_ERROR, -Errno.EINVAL, null, null, null);
+                return;
+            }
+            if (!id.ownsPortBinding) {
+                bindPort(id, id.sgid.toInetAddress(), 0);
+            } else if (DeviceMatch.isWildcard(id.local.getAddress())) {
+                id.local = new InetSocketAddress(id.sgid.toInetAddress(), id.local.getPort());
+            }
+            id.remote = dst;
+            id.dgid = Gid.of(to);
+            id.state = State.ADDR_RESOLVED;
+            post(id, CmEventType.ADDR_RESOLVED, 0, null, null, null);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void resolveRoute(CmId id, int timeoutMs) {
+        lock.lock();
+        try {
+            checkOpen(id);
+            if (id.state != State.ADDR_RESOLVED && id.state != State.ROUTE_RESOLVED) {
+                throw wrongState(id, "resolve_route");
+            }
+            // RoCE: the path is the GID pair; the port must still be up
+            if (id.context.queryPort(id.portNum).state() != org.rdma4j.verbs.PortState.ACTIVE) {
+                post(id, CmEventType.ROUTE_ERROR, -Errno.ENODEV, null, null, null);
+                return;
+            }
+            id.state = State.ROUTE_RESOLVED;
+            post(id, CmEventType.ROUTE_RESOLVED, 0, null, null, null);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void listen(CmId id, int backlog) {
+        lock.lock();
+        try {
+            checkOpen(id);
+            if (id.state == State.IDLE) {
+                bindPort(id, new InetSocketAddress(0).getAddress(), 0);
+                id.state = State.ADDR_BOUND;
+            }
+            if (id.state != State.ADDR_BOUND) {
+                throw wrongState(id, "listen");
+            }
+            if (id.agent == null) {
+                List<CmAgent> opened = new ArrayList<>();
+                for (DeviceMatch m : DeviceMatch.all(this)) {
+                    try {
+                        opened.add(acquireAgent(m.device(), m.portNum(), m.gidIndex()));
+                    } catch (RuntimeException e) {
+                        // a device without QP1 access cannot take connections; the others can
+                    }
+                }
+                if (opened.isEmpty()) {
+                    throw new VerbsException(Errno.ENODEV, "no RDMA device offers the IB CM (QP1) to listen on");
+                }
+                id.listenAgents = opened;
+            }
+            id.backlog = backlog <= 0 ? DEFAULT_BACKLOG : backlog;
+            id.state = State.LISTEN;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    QueuePair createQp(CmId id, ProtectionDomain pd, QpInitAttr attr) {
+        lock.lock();
+        try {
+            checkOpen(id);
+            if (id.context == null || id.state == State.LISTEN) {
+                throw new VerbsException(Errno.EINVAL, "the id is not bound to a device yet (resolve it first)");
+            }
+            if (id.qp != null) {
+                throw new VerbsException(Errno.EINVAL, "the id has a QP already");
+            }
+            if (!pd.context().device().name().equals(id.deviceName)) {
+                throw new VerbsException(Errno.EINVAL, "the PD is on " + pd.context().device().name()
+                        + ", the id on " + id.deviceName);
+            }
+            if (attr.type != QpType.RC) {
+                throw new VerbsException(Errno.EINVAL, "RDMA_PS_TCP ids take RC QPs, not " + attr.type);
+            }
+            QueuePair qp = pd.createQp(attr);
+            try {
+                qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(id.portNum).accessFlags(0));
+            } catch (RuntimeException e) {
+                qp.close();
+                throw e;
+            }
+            id.qp = qp;
+            return qp;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void destroyQp(CmId id) {
+        lock.lock();
+        try {
+            QueuePair qp = id.qp;
+            if (qp != null) {
+                qp.close();
+                id.qp = null;
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void connect(CmId id, ConnParam p) {
+        lock.lock();
+        try {
+            checkOpen(id);
+            if (id.state != State.ROUTE_RESOLVED) {
+                throw wrongState(id, "connect");
+            }
+            p.checkPrivateData(ConnParam.MAX_REQ_PRIVATE_DATA, "connect");
+            int qpn = id.qp != null ? id.qp.qpn() : p.qpNum();
+            if (qpn == 0) {
+                throw new VerbsException(Errno.EINVAL, "connect needs the id's QP or ConnParam.qpNum");
+            }
+            id.localQpn = qpn;
+            id.localPsn = ThreadLocalRandom.current().nextInt() & 0xFFFFFF;
+            id.responderResources = p.responderResources();
+            id.initiatorDepth = p.initiatorDepth();
+            id.retryCount = p.retryCount();
+            id.rnrRetryCount = p.rnrRetryCount();
+            id.pathMtu = id.context.queryPort(id.portNum).activeMtu().value();
+            id.localCommId = newCommId(id);
+            id.tid = newTid(id);
+            MemorySegment m = id.agent.tx;
+            req.wrap(m).clearAndInit(id.tid);
+            byte[] lg = id.sgid.bytes();
+            byte[] rg = id.dgid.bytes();
+            req.localCommId(id.localCommId).serviceId(id.ps.serviceId(id.remote.getPort())).localCaGuid(id.caGuid)
+                    .localQkey(0).localQpn(qpn).responderResources(p.responderResources())
+                    .initiatorDepth(p.initiatorDepth()).remoteCmResponseTimeout(id.responseTimeout)
+                    .transportServiceType(CmReq.TRANSPORT_RC).flowControl(p.flowControl()).startingPsn(id.localPsn)
+                    .localCmResponseTimeout(id.responseTimeout).retryCount(p.retryCount()).pkey(0xFFFF)
+                    .pathMtu(id.pathMtu).rnrRetryCount(p.rnrRetryCount()).maxCmRetries(id.maxCmRetries)
+                    .srq(p.srq()).primaryLocalLid(0xFFFF).primaryRemoteLid(0xFFFF).primaryLocalGidSet(lg)
+                    .primaryRemoteGidSet(rg).primaryHopLimit(HOP_LIMIT).primaryLocalAckTimeout(id.ackTimeout);
+            byte[] user = p.rawPrivateData();
+            CmaHeader.write(m, CmReq.PRIVATE_DATA_OFFSET, id.local.getAddress(), id.local.getPort(),
+                    id.remote.getAddress());
+            MemorySegment.copy(user, 0, m, ValueLayout.JAVA_BYTE, CmReq.PRIVATE_DATA_OFFSET + CmaHeader.LENGTH,
+                    user.length);
+            id.state = State.REQ_SENT;
+            sendAndRemember(id);
+            id.retriesLeft = id.maxCmRetries;
+            schedule(id, cmTimeNs(id.responseTimeout) + cmTimeNs(id.ackTimeout));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void accept(CmId id, ConnParam p) {
+        lock.lock();
+        try {
+            checkOpen(id);
+            if (id.state != State.REQ_RCVD) {
+                throw wrongState(id, "accept");
+            }
+            p.checkPrivateData(ConnParam.MAX_REP_PRIVATE_DATA, "accept");
+            int qpn = id.qp != null ? id.qp.qpn() : p.qpNum();
+            if (qpn == 0) {
+                throw new VerbsException(Errno.EINVAL, "accept needs the id's QP or ConnParam.qpNum");
+            }
+            id.localQpn = qpn;
+            id.localPsn = ThreadLocalRandom.current().nextInt() & 0xFFFFFF;
+            id.responderResources = p.responderResources();
+            id.initiatorDepth = p.initiatorDepth();
+            if (id.qp != null) {
+                // the passive side's RTS uses the retry counts the REQ asked for (cm.c does the same)
+                moveToRts(id, id.remoteAckTimeout != 0 ? id.remoteAckTimeout : id.ackTimeout);
+            }
+            MemorySegment m = id.agent.tx;
+            rep.wrap(m).clearAndInit(id.tid);
+            rep.localCommId(id.localCommId).remoteCommId(id.remoteCommId).localQkey(0).localQpn(qpn)
+                    .startingPsn(id.localPsn).responderResources(p.responderResources())
+                    .initiatorDepth(p.initiatorDepth()).flowControl(p.flowControl()).rnrRetryCount(p.rnrRetryCount())
+                    .srq(p.srq()).localCaGuid(id.caGuid);
+            byte[] user = p.rawPrivateData();
+            rep.setPrivateData(user, 0, user.length);
+            id.state = State.REP_SENT;
+            sendAndRemember(id);
+            id.retriesLeft = id.peerMaxCmRetries;
+            schedule(id, cmTimeNs(id.peerResponseTimeout) + cmTimeNs(id.ackTimeout));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void reject(CmId id, byte[] pd) {
+        lock.lock();
+        try {
+            checkOpen(id);
+            if (id.state != State.REQ_RCVD) {
+                throw wrongState(id, "reject");
+            }
+            if (pd.length > ConnParam.MAX_REJ_PRIVATE_DATA) {
+                throw new VerbsException(Errno.EINVAL, "reject carries at most " + ConnParam.MAX_REJ_PRIVATE_DATA
+                        + " bytes of private data, got " + pd.length);
+            }
+            sendRej(id, CmRej.REASON_CONSUMER_DEFINED, CmRej.MSG_REQ, pd);
+            id.state = State.DONE;
+            unindex(id);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void establish(CmId id) {
+        lock.lock();
+        try {
+            checkOpen(id);
+            if (id.state != State.REP_RCVD) {
+                throw wrongState(id, "establish");
+            }
+            sendRtu(id);
+            id.state = State.ESTABLISHED;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void disconnect(CmId id) {
+        lock.lock();
+        try {
+            checkOpen(id);
+            switch (id.state) {
+                case ESTABLISHED, REP_SENT, REP_RCVD -> startDisconnect(id);
+                case DREQ_SENT, TIMEWAIT, DONE -> {
+                    // already disconnected or disconnecting
+                }
+                default -> throw wrongState(id, "disconnect");
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void destroy(CmId id) {
+        lock.lock();
+        try {
+            if (id.userClosed) {
+                return;
+            }
+            id.userClosed = true;
+            switch (id.state) {
+                case REQ_SENT -> {
+                    byte[] ari = new byte[8];
+                    MemorySegment.ofArray(ari).set(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(
+                            java.nio.ByteOrder.BIG_ENDIAN), 0, id.caGuid);
+                    sendRej(id, CmRej.REASON_TIMEOUT, CmRej.MSG_REQ, new byte[0], ari);
+                    qpToError(id);
+                }
+                case REQ_RCVD -> sendRej(id, CmRej.REASON_CONSUMER_DEFINED, CmRej.MSG_REQ, new byte[0]);
+                case REP_RCVD -> {
+                    sendRej(id, CmRej.REASON_CONSUMER_DEFINED, CmRej.MSG_REP, new byte[0]);
+                    qpToError(id);
+                }
+                case REP_SENT -> {
+                    sendRej(id, CmRej.REASON_CONSUMER_DEFINED, CmRej.MSG_OTHER, new byte[0]);
+                    qpToError(id);
+                }
+                case ESTABLISHED -> startDisconnect(id);
+                default -> {
+                }
+            }
+            if (id.state == State.DREQ_SENT || id.state == State.TIMEWAIT) {
+                return; // lingers without events until the DREP or its time wait; then released
+            }
+            id.state = State.DESTROYED;
+            unindex(id);
+            release(id);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void connectRequestTaken(CmId listener) {
+        if (listener == null) {
+            return;
+        }
+        lock.lock();
+        try {
+            listener.pendingRequests--;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ---------------------------------------------------------------- state machine helpers
+
+    private int newCommId(CmId id) {
+        int c;
+        do {
+            c = nextCommId++;
+        } while (c == 0 || byCommId.containsKey(c));
+        byCommId.put(c, id);
+        return c;
+    }
+
+    private static long newTid(CmId id) {
+        return (long) id.localCommId << 32 | ThreadLocalRandom.current().nextInt() & 0xFFFF_FFFFL;
+    }
+
+    /** 4.096 us * 2^t, the IB timeout encoding. */
+    static long cmTimeNs(int t) {
+        return 4096L << Math.min(t, 31);
+    }
+
+    private void schedule(CmId id, long delayNs) {
+        id.timerGen++;
+        id.agent.timers.add(new CmAgent.Timer(System.nanoTime() + delayNs, id, id.timerGen));
+    }
+
+    private static void cancelTimer(CmId id) {
+        id.timerGen++;
+    }
+
+    private void sendAndRemember(CmId id) {
+        id.lastMad = id.agent.tx.asSlice(0, GsiPort.MAD_SIZE).toArray(ValueLayout.JAVA_BYTE);
+        id.agent.send(id.dgid);
+    }
+
+    private void resend(CmId id) {
+        MemorySegment.copy(id.lastMad, 0, id.agent.tx, ValueLayout.JAVA_BYTE, 0, GsiPort.MAD_SIZE);
+        id.agent.send(id.dgid);
+    }
+
+    private void sendRtu(CmId id) {
+        rtu.wrap(id.agent.tx).clearAndInit(newTid(id));
+        rtu.localCommId(id.localCommId).remoteCommId(id.remoteCommId);
+        sendAndRemember(id); // kept: a duplicate REP (our RTU was lost) is answered with it
+    }
+
+    private void sendRej(CmId id, int reason, int msg, byte[] pd) {
+        sendRej(id, reason, msg, pd, null);
+    }
+
+    private void sendRej(CmId id, int reason, int msg, byte[] pd, byte[] ari) {
+        rej.wrap(id.agent.tx).clearAndInit(id.tid);
+        rej.localCommId(id.localCommId).remoteCommId(id.remoteCommId).messageRejected(msg).reason(reason);
+        if (ari != null) {
+            rej.ari(ari, ari.length);
+        }
+        rej.setPrivateData(pd, 0, pd.length);
+        id.agent.send(id.dgid);
+    }
+
+    private void startDisconnect(CmId id) {
+        qpToError(id);
+        dreq.wrap(id.agent.tx).clearAndInit(newTid(id));
+        dreq.localCommId(id.localCommId).remoteCommId(id.remoteCommId).remoteQpn(id.remoteQpn);
+        id.state = State.DREQ_SENT;
+        sendAndRemember(id);
+        id.retriesLeft = id.maxCmRetries;
+        schedule(id, cmTimeNs(id.responseTimeout) + cmTimeNs(id.ackTimeout));
+    }
+
+    private void sendDrep(CmAgent a, Gid to, int localCommId, int remoteCommId, long tid) {
+        drep.wrap(a.tx).clearAndInit(tid);
+        drep.localCommId(localCommId).remoteCommId(remoteCommId);
+        a.send(to);
+    }
+
+    private void enterTimewait(CmId id, int status, byte[] pd) {
+        id.state = State.TIMEWAIT;
+        post(id, CmEventType.DISCONNECTED, status, null, pd, null);
+        schedule(id, cmTimeNs(id.ackTimeout));
+    }
+
+    private static void qpToError(CmId id) {
+        QueuePair qp = id.qp;
+        if (qp != null && !qp.isClosed()) {
+            try {
+                qp.modify(new QpAttr().state(QpState.ERR));
+            } catch (RuntimeException e) {
+                // the program destroyed or broke it; nothing left to flush
+            }
+        }
+    }
+
+    /** Moves the id's QP from INIT through RTR to RTS with the connection's values. */
+    private static void moveToRts(CmId id, int ackTimeout) {
+        QueuePair qp = id.qp;
+        int access = Access.REMOTE_WRITE | (id.responderResources > 0 ? Access.REMOTE_READ | Access.REMOTE_ATOMIC : 0);
+        AhAttr av = new AhAttr(new GlobalRoute(id.dgid, 0, id.gidIndex, HOP_LIMIT, 0), 0, 0, 0, 0, id.portNum);
+        qp.modify(new QpAttr().state(QpState.RTR).ahAttr(av).pathMtu(Mtu.ofValue(id.pathMtu)).destQpNum(id.remoteQpn)
+                .rqPsn(id.remotePsn).maxDestRdAtomic(id.responderResources).minRnrTimer(id.minRnrTimer)
+                .accessFlags(access));
+        qp.modify(new QpAttr().state(QpState.RTS).sqPsn(id.localPsn).timeout(ackTimeout).retryCnt(id.retryCount)
+                .rnrRetry(id.rnrRetryCount).maxRdAtomic(id.initiatorDepth));
+    }
+
+    private void post(CmId id, CmEventType type, int status, CmId listenId, byte[] pd, ConnParam param) {
+        if (id.userClosed) {
+            return;
+        }
+        id.channel.post(new CmEvent(id.channel, type, status, id, listenId, pd, param));
+    }
+
+    /** Takes an id out of the protocol tables (no more MADs or timers reach it). */
+    private void unindex(CmId id) {
+        cancelTimer(id);
+        if (id.localCommId != 0 && byCommId.get(id.localCommId) == id) {
+            byCommId.remove(id.localCommId);
+        }
+        if (id.dgid != null) {
+            byRemote.remove(new RemoteKey(id.dgid, id.remoteCommId), id);
+        }
+    }
+
+    /** Gives back what a closed id held: its port, agents and device context. */
+    private void release(CmId id) {
+        unbindPort(id);
+        if (id.agent != null) {
+            releaseAgent(id.agent);
+            id.agent = null;
+        }
+        for (CmAgent a : id.listenAgents) {
+            releaseAgent(a);
+        }
+        id.listenAgents = List.of();
+        if (id.deviceName != null) {
+            releaseContext(id.deviceName);
+            id.deviceName = null;
+        }
+    }
+
+    /** A connection that ended on its own (rejected, unreachable, time wait over). */
+    private void ended(CmId id) {
+        unindex(id);
+        if (id.userClosed) {
+            id.state = State.DESTROYED;
+            release(id);
+        } else {
+            id.state = State.DONE;
+        }
+    }
+
+    // ---------------------------------------------------------------- the agents' side
+
+    long timerWait(CmAgent a, long maxNs) {
+        lock.lock();
+        try {
+            CmAgent.Timer t = a.timers.peek();
+            return t == null ? maxNs : Math.max(0, Math.min(maxNs, t.deadlineNs() - System.nanoTime()));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void agentTurn(CmAgent a, MemorySegment mad, GsiPort.Source from) {
+        lock.lock();
+        try {
+            if (a.closing) {
+                return;
+            }
+            if (mad != null) {
+                try {
+                    dispatch(a, mad, from);
+                } catch (RuntimeException e) {
+                    a.malformed++; // whatever a MAD does, it must not take the agent down
+                }
+            }
+            long now = System.nanoTime();
+            CmAgent.Timer t;
+            while ((t = a.timers.peek()) != null && t.deadlineNs() - now <= 0) {
+                a.timers.poll();
+                if (t.gen() == t.id().timerGen) {
+                    try {
+                        fire(t.id());
+                    } catch (RuntimeException e) {
+                        a.sendErrors++;
+                    }
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void fire(CmId id) {
+        switch (id.state) {
+            case REQ_SENT, REP_SENT -> {
+                if (id.retriesLeft-- > 0) {
+                    resend(id);
+                    schedule(id, id.state == State.REQ_SENT
+                            ? cmTimeNs(id.responseTimeout) + cmTimeNs(id.ackTimeout)
+                            : cmTimeNs(id.peerResponseTimeout) + cmTimeNs(id.ackTimeout));
+                } else {
+                    qpToError(id);
+                    if (id.state == State.REP_SENT) {
+                        sendRej(id, CmRej.REASON_TIMEOUT, CmRej.MSG_OTHER, new byte[0]);
+                    }
+                    post(id, CmEventType.UNREACHABLE, -Errno.ETIMEDOUT, null, null, null);
+                    ended(id);
+                }
+            }
+            case DREQ_SENT -> {
+                if (id.retriesLeft-- > 0) {
+                    resend(id);
+                    schedule(id, cmTimeNs(id.responseTimeout) + cmTimeNs(id.ackTimeout));
+                } else {
+                    enterTimewait(id, -Errno.ETIMEDOUT, null);
+                }
+            }
+            case TIMEWAIT -> {
+                post(id, CmEventType.TIMEWAIT_EXIT, 0, null, null, null);
+                ended(id);
+            }
+            default -> {
+            }
+        }
+    }
+
+    private void dispatch(CmAgent a, MemorySegment mad, GsiPort.Source from) {
+        int attr = MadCheck.check(mad, GsiPort.MAD_SIZE);
+        if (attr < 0) {
+            a.malformed++;
+            return;
+        }
+        switch (attr) {
+            case MadHeader.ATTR_REQ -> onReq(a, mad, from);
+            case MadHeader.ATTR_REP -> onRep(a, mad, from);
+            case MadHeader.ATTR_RTU -> onRtu(a, mad);
+            case MadHeader.ATTR_MRA -> onMra(a, mad);
+            case MadHeader.ATTR_REJ -> onRej(a, mad, from);
+            case MadHeader.ATTR_DREQ -> onDreq(a, mad, from);
+            case MadHeader.ATTR_DREP -> onDrep(a, mad);
+            default -> a.unmatched++; // SIDR: not spoken yet
+        }
+    }
+
+    private CmId match(CmAgent a, int ourCommId) {
+        CmId id = byCommId.get(ourCommId);
+        if (id == null || id.agent != a) {
+            a.unmatched++;
+            return null;
+        }
+        return id;
+    }
+
+    private CmId findListener(int ps, int port, InetAddress dst) {
+        CmId wildcard = null;
+        for (PortSpace s : PortSpace.values()) {
+            if (s.value() != ps) {
+                continue;
+            }
+            for (CmId l : ports.getOrDefault(portKey(s, port), List.of())) {
+                if (l.state != State.LISTEN) {
+                    continue;
+                }
+                InetAddress la = l.local.getAddress();
+                if (DeviceMatch.isWildcard(la)) {
+                    wildcard = l;
+                } else if (la.equals(dst)) {
+                    return l;
+                }
+            }
+        }
+        return wildcard;
+    }
+
+    private void issueRej(CmAgent a, Gid to, long tid, int theirCommId, int reason) {
+        rej.wrap(a.tx).clearAndInit(tid);
+        rej.localCommId(0).remoteCommId(theirCommId).messageRejected(CmRej.MSG_REQ).reason(reason);
+        a.send(to);
+    }
+
+    private void onReq(CmAgent a, MemorySegment mad, GsiPort.Source from) {
+        req.wrap(mad);
+        long tid = MadHeader.transactionId(mad);
+        RemoteKey key = new RemoteKey(from.gid, req.localCommId());
+        CmId dup = byRemote.get(key);
+        if (dup != null) {
+            switch (dup.state) {
+                case REQ_RCVD -> sendMra(dup); // still deciding: say so again
+                case REP_SENT -> resend(dup);  // our REP may be what was lost
+                default -> {
+                }
+            }
+            return;
+        }
+        long sid = req.serviceId();
+        int ps = ServiceId.portSpace(sid);
+        boolean hdr = ServiceId.carriesCmaHeader(sid);
+        InetAddress dstAddr = hdr ? CmaHeader.dstAddress(mad, CmReq.PRIVATE_DATA_OFFSET) : null;
+        CmId l = req.transportServiceType() == CmReq.TRANSPORT_RC
+                ? findListener(ps, ServiceId.port(sid), dstAddr) : null;
+        if (l == null) {
+            issueRej(a, from.gid, tid, req.localCommId(), CmRej.REASON_INVALID_SERVICE_ID);
+            return;
+        }
+        if (l.pendingRequests >= l.backlog) {
+            issueRej(a, from.gid, tid, req.localCommId(), CmRej.REASON_CONSUMER_DEFINED);
+            return;
+        }
+        CmId c = CmId.child(l);
+        c.responseTimeout = l.responseTimeout;
+        c.maxCmRetries = l.maxCmRetries;
+        c.ackTimeout = l.ackTimeout;
+        c.minRnrTimer = l.minRnrTimer;
+        Device dev = Verbs.device(a.deviceName);
+        byte[] rg = new byte[16];
+        req.primaryRemoteGid(rg);
+        Gid ourGid = Gid.of(rg);
+        int gidIndex = a.gidIndex;
+        try {
+            int n = a.context.queryPort(a.portNum).gidTblLen();
+            for (int i = 0; i < n; i++) {
+                if (ourGid.equals(a.context.queryGid(a.portNum, i))) {
+                    gidIndex = i;
+                    break;
+                }
+            }
+        } catch (RuntimeException e) {
+            // keep the agent's GID
+        }
+        c.agent = a;
+        a.refs++;
+        c.context = acquireContext(dev);
+        c.deviceName = a.deviceName;
+        c.portNum = a.portNum;
+        c.gidIndex = gidIndex;
+        c.sgid = a.context.queryGid(a.portNum, gidIndex);
+        c.caGuid = dev.guid();
+        c.dgid = from.gid;
+        c.localCommId = newCommId(c);
+        c.remoteCommId = req.localCommId();
+        c.remoteCaGuid = req.localCaGuid();
+        c.tid = tid;
+        c.remoteQpn = req.localQpn();
+        c.remotePsn = req.startingPsn();
+        c.pathMtu = Math.min(req.pathMtu(), a.context.queryPort(a.portNum).activeMtu().value());
+        c.responderResources = req.initiatorDepth();
+        c.initiatorDepth = req.responderResources();
+        c.retryCount = req.retryCount();
+        c.rnrRetryCount = req.rnrRetryCount();
+        c.remoteAckTimeout = req.primaryLocalAckTimeout();
+        c.peerResponseTimeout = req.localCmResponseTimeout();
+        c.peerMaxCmRetries = req.maxCmRetries();
+        c.listener = l;
+        byRemote.put(key, c);
+        byte[] pd;
+        if (hdr) {
+            InetAddress srcAddr = CmaHeader.srcAddress(mad, CmReq.PRIVATE_DATA_OFFSET);
+            c.local = new InetSocketAddress(dstAddr, ServiceId.port(sid));
+            c.remote = new InetSocketAddress(srcAddr, CmaHeader.port(mad, CmReq.PRIVATE_DATA_OFFSET));
+            pd = new byte[CmaHeader.REQ_USER_DATA_LENGTH];
+            MemorySegment.copy(mad, ValueLayout.JAVA_BYTE, CmReq.PRIVATE_DATA_OFFSET + CmaHeader.LENGTH, pd, 0,
+                    pd.length);
+        } else {
+            c.local = new InetSocketAddress(c.sgid.toInetAddress(), ServiceId.port(sid));
+            c.remote = new InetSocketAddress(from.gid.toInetAddress(), 0);
+            pd = req.privateData();
+        }
+        ConnParam param = new ConnParam().responderResources(req.responderResources())
+                .initiatorDepth(req.initiatorDepth()).retryCount(req.retryCount())
+                .rnrRetryCount(req.rnrRetryCount()).srq(req.srq()).flowControl(req.flowControl())
+                .qpNum(req.localQpn());
+        c.state = State.REQ_RCVD;
+        l.pendingRequests++;
+        if (!c.channel.post(new CmEvent(c.channel, CmEventType.CONNECT_REQUEST, 0, c, l, pd, param))) {
+            l.pendingRequests--;
+            sendRej(c, CmRej.REASON_CONSUMER_DEFINED, CmRej.MSG_REQ, new byte[0]);
+            c.userClosed = true;
+            ended(c);
+            return;
+        }
+        sendMra(c);
+    }
+
+    private void sendMra(CmId c) {
+        mra.wrap(c.agent.tx).clearAndInit(c.tid);
+        mra.localCommId(c.localCommId).remoteCommId(c.remoteCommId).messageMraed(CmMra.MSG_REQ)
+                .serviceTimeout(Math.min(31, c.responseTimeout + 4));
+        c.agent.send(c.dgid);
+    }
+
+    private void onMra(CmAgent a, MemorySegment mad) {
+        mra.wrap(mad);
+        CmId id = match(a, mra.remoteCommId());
+        if (id == null) {
+            return;
+        }
+        if (id.state == State.REQ_SENT && mra.messageMraed() == CmMra.MSG_REQ) {
+            id.remoteCommId = mra.localCommId();
+            schedule(id, cmTimeNs(mra.serviceTimeout()) + cmTimeNs(id.ackTimeout));
+        } else if (id.state == State.REP_SENT && mra.messageMraed() == CmMra.MSG_REP) {
+            schedule(id, cmTimeNs(mra.serviceTimeout()) + cmTimeNs(id.ackTimeout));
+        }
+    }
+
+    private void onRep(CmAgent a, MemorySegment mad, GsiPort.Source from) {
+        rep.wrap(mad);
+        CmId id = match(a, rep.remoteCommId());
+        if (id == null) {
+            return;
+        }
+        if (id.state == State.ESTABLISHED && id.listener == null) {
+            resend(id); // a duplicate REP: our RTU was lost
+            return;
+        }
+        if (id.state != State.REQ_SENT) {
+            return;
+        }
+        cancelTimer(id);
+        id.remoteCommId = rep.localCommId();
+        id.remoteCaGuid = rep.localCaGuid();
+        id.remoteQpn = rep.localQpn();
+        id.remotePsn = rep.startingPsn();
+        id.responderResources = rep.initiatorDepth();
+        id.initiatorDepth = rep.responderResources();
+        id.rnrRetryCount = rep.rnrRetryCount();
+        byRemote.put(new RemoteKey(id.dgid, id.remoteCommId), id);
+        byte[] pd = rep.privateData();
+        ConnParam param = new ConnParam().responderResources(rep.responderResources())
+                .initiatorDepth(rep.initiatorDepth()).rnrRetryCount(rep.rnrRetryCount()).srq(rep.srq())
+                .flowControl(rep.flowControl()).qpNum(rep.localQpn());
+        if (id.qp == null) {
+            id.state = State.REP_RCVD;
+            post(id, CmEventType.CONNECT_RESPONSE, 0, null, pd, param);
+            return;
+        }
+        try {
+            moveToRts(id, id.ackTimeout);
+        } catch (RuntimeException e) {
+            int errno = e instanceof VerbsException v ? v.errno() : Errno.EINVAL;
+            sendRej(id, CmRej.REASON_CONSUMER_DEFINED, CmRej.MSG_REP, new byte[0]);
+            qpToError(id);
+            post(id, CmEventType.CONNECT_ERROR, -errno, null, null, null);
+            ended(id);
+            return;
+        }
+        sendRtu(id);
+        id.state = State.ESTABLISHED;
+        post(id, CmEventType.ESTABLISHED, 0, null, pd, param);
+    }
+
+    private void onRtu(CmAgent a, MemorySegment mad) {
+        rtu.wrap(mad);
+        CmId id = match(a, rtu.remoteCommId());
+        if (id != null && id.state == State.REP_SENT) {
+            cancelTimer(id);
+            id.state = State.ESTABLISHED;
+            post(id, CmEventType.ESTABLISHED, 0, null, rtu.privateData(), null);
+        }
+    }
+
+    private void onRej(CmAgent a, MemorySegment mad, GsiPort.Source from) {
+        rej.wrap(mad);
+        CmId id = byCommId.get(rej.remoteCommId());
+        if (id == null || id.agent != a) {
+            id = byRemote.get(new RemoteKey(from.gid, rej.localCommId()));
+        }
+        if (id == null || id.agent != a) {
+            a.unmatched++;
+            return;
+        }
+        switch (id.state) {
+            case REQ_SENT, REP_RCVD, REQ_RCVD, REP_SENT -> {
+                qpToError(id);
+                post(id, CmEventType.REJECTED, rej.reason(), null, rej.privateData(), null);
+                ended(id);
+            }
+            case ESTABLISHED, DREQ_SENT -> {
+                // the peer dropped a connection we count as up (it was destroyed before our RTU came,
+                // say): as cm.c, report the REJ and go through time wait
+                cancelTimer(id);
+                qpToError(id);
+                post(id, CmEventType.REJECTED, rej.reason(), null, rej.privateData(), null);
+                id.state = State.TIMEWAIT;
+                schedule(id, cmTimeNs(id.ackTimeout));
+            }
+            default -> a.unmatched++;
+        }
+    }
+
+    private void onDreq(CmAgent a, MemorySegment mad, GsiPort.Source from) {
+        dreq.wrap(mad);
+        long tid = MadHeader.transactionId(mad);
+        CmId id = byCommId.get(dreq.remoteCommId());
+        if (id == null || id.agent != a || id.remoteCommId != dreq.localCommId()) {
+            // unknown or long gone: answer so that the peer stops asking (cm.c does the same)
+            sendDrep(a, from.gid, dreq.remoteCommId(), dreq.localCommId(), tid);
+            return;
+        }
+        switch (id.state) {
+            case ESTABLISHED, REP_SENT, REP_RCVD, DREQ_SENT -> {
+                cancelTimer(id);
+                qpToError(id);
+                sendDrep(a, id.dgid, id.localCommId, id.remoteCommId, tid);
+                enterTimewait(id, 0, dreq.privateData());
+            }
+            case TIMEWAIT -> sendDrep(a, id.dgid, id.localCommId, id.remoteCommId, tid);
+            default -> a.unmatched++;
+        }
+    }
+
+    private void onDrep(CmAgent a, MemorySegment mad) {
+        drep.wrap(mad);
+        CmId id = match(a, drep.remoteCommId());
+        if (id != null && id.state == State.DREQ_SENT) {
+            cancelTimer(id);
+            enterTimewait(id, 0, drep.privateData());
+        }
+    }
+}

@@ -1,0 +1,84 @@
+package org.rdma4j.cm;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One event of a {@link CmEventChannel} ({@code struct rdma_cm_event}). Every event is acknowledged
+ * with {@link #ack()} once the program is done with it (rdma_ack_cm_event); the channel counts the
+ * ones that are not. Immutable but for the acknowledgement; thread safe.
+ */
+public final class CmEvent {
+    private final CmEventType type;
+    private final int status;
+    private final CmId id;
+    private final CmId listenId;
+    private final byte[] privateData;
+    private final ConnParam param;
+    private final CmEventChannel channel;
+    private final AtomicBoolean acked = new AtomicBoolean();
+
+    CmEvent(CmEventChannel channel, CmEventType type, int status, CmId id, CmId listenId, byte[] privateData,
+            ConnParam param) {
+        this.channel = channel;
+        this.type = type;
+        this.status = status;
+        this.id = id;
+        this.listenId = listenId;
+        this.privateData = privateData == null ? new byte[0] : privateData;
+        this.param = param;
+    }
+
+    /** {@return what happened} */
+    public CmEventType type() {
+        return type;
+    }
+
+    /**
+     * {@return the status as rdma_cm gives it: 0 on success; a negative errno (-110 ETIMEDOUT for
+     * UNREACHABLE, -19 ENODEV for ADDR_ERROR); for REJECTED the IB REJ reason (8: no listener, 28: the
+     * peer's consumer rejected)}
+     */
+    public int status() {
+        return status;
+    }
+
+    /** {@return the id the event is about; for CONNECT_REQUEST the new id of the connection} */
+    public CmId id() {
+        return id;
+    }
+
+    /** {@return for CONNECT_REQUEST the listening id, else null} */
+    public CmId listenId() {
+        return listenId;
+    }
+
+    /**
+     * {@return a copy of the private data the peer's message carried (REQ after rdma_cm's header, REP,
+     * REJ, RTU, DREQ/DREP): the message's whole private-data field, zero-padded as on the wire}
+     */
+    public byte[] privateData() {
+        return privateData.clone();
+    }
+
+    /** {@return for CONNECT_REQUEST and CONNECT_RESPONSE/ESTABLISHED on the active side, the peer's parameters} */
+    public ConnParam param() {
+        return param;
+    }
+
+    /** Acknowledges the event; a second call does nothing. */
+    public void ack() {
+        if (acked.compareAndSet(false, true)) {
+            channel.acked();
+        }
+    }
+
+    /** {@return whether {@link #ack()} was called} */
+    public boolean isAcked() {
+        return acked.get();
+    }
+
+    @Override
+    public String toString() {
+        return "CmEvent[" + type + ", status=" + status + ", id=" + id + "]";
+    }
+}

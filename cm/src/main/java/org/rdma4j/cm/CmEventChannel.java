@@ -1,0 +1,149 @@
+package org.rdma4j.cm;
+
+import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.rdma4j.verbs.Errno;
+import org.rdma4j.verbs.VerbsException;
+
+/**
+ * Where the events of {@link CmId}s arrive (rdma_create_event_channel). One or more threads may wait in
+ * {@link #getEvent}; {@link #close()} wakes them all (EBADF). Thread safe.
+ *
+ * {@snippet :
+ * try (CmEventChannel ch = new CmEventChannel(); CmId id = ch.createId(PortSpace.TCP)) {
+ *     id.resolveAddr(null, new InetSocketAddress(server, 7174), 2000);
+ *     CmEvent e = ch.getEvent(2, TimeUnit.SECONDS);   // ADDR_RESOLVED
+ *     e.ack();
+ * }
+ * }
+ */
+public final class CmEventChannel implements AutoCloseable {
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition nonEmpty = lock.newCondition();
+    private final ArrayDeque<CmEvent> queue = new ArrayDeque<>();
+    private int unacked;
+    private boolean closed;
+
+    /** Creates an event channel. */
+    public CmEventChannel() {
+    }
+
+    /**
+     * Creates an id on this channel (rdma_create_id).
+     *
+     * @param ps the port space
+     * @return the new id
+     */
+    public CmId createId(PortSpace ps) {
+        return CmId.create(this, ps);
+    }
+
+    /**
+     * Waits up to {@code timeout} for the next event (rdma_get_cm_event with a bound).
+     *
+     * @param timeout how long; 0 does not wait
+     * @param unit its unit
+     * @return the event, or null when none came in time
+     * @throws VerbsException EBADF when the channel is closed before or while waiting
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public CmEvent getEvent(long timeout, TimeUnit unit) throws InterruptedException {
+        long left = unit.toNanos(timeout);
+        CmEvent e;
+        lock.lock();
+        try {
+            while (true) {
+                if (closed) {
+                    throw new VerbsException(Errno.EBADF, "the event channel is closed");
+                }
+                e = queue.poll();
+                if (e != null) {
+                    unacked++;
+                    break;
+                }
+                if (left <= 0) {
+                    return null;
+                }
+                left = nonEmpty.awaitNanos(left);
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (e.type() == CmEventType.CONNECT_REQUEST) {
+            CmEngine.INSTANCE.connectRequestTaken(e.listenId()); // the backlog counts requests not yet taken
+        }
+        return e;
+    }
+
+    /** {@return the number of events taken and not yet acknowledged} */
+    public int unackedEvents() {
+        lock.lock();
+        try {
+            return unacked;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** {@return whether {@link #close()} was called} */
+    public boolean isClosed() {
+        lock.lock();
+        try {
+            return closed;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Closes the channel (rdma_destroy_event_channel): waiters wake with EBADF, queued events are
+     * dropped, and events of ids still on it are dropped from now on. Idempotent.
+     */
+    @Override
+    public void close() {
+        ArrayDeque<CmEvent> dropped;
+        lock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            dropped = new ArrayDeque<>(queue);
+            queue.clear();
+            nonEmpty.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        for (CmEvent e : dropped) {
+            if (e.type() == CmEventType.CONNECT_REQUEST) {
+                CmEngine.INSTANCE.connectRequestTaken(e.listenId());
+            }
+        }
+    }
+
+    /** Queues an event; false (and nothing queued) once closed. */
+    boolean post(CmEvent e) {
+        lock.lock();
+        try {
+            if (closed) {
+                return false;
+            }
+            queue.add(e);
+            nonEmpty.signal();
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void acked() {
+        lock.lock();
+        try {
+            unacked--;
+        } finally {
+            lock.unlock();
+        }
+    }
+}

@@ -1,0 +1,324 @@
+package org.rdma4j.cm;
+
+import java.net.InetSocketAddress;
+import java.util.Objects;
+import org.rdma4j.verbs.Context;
+import org.rdma4j.verbs.Gid;
+import org.rdma4j.verbs.ProtectionDomain;
+import org.rdma4j.verbs.QpInitAttr;
+import org.rdma4j.verbs.QueuePair;
+
+/**
+ * A connection manager id (rdma_cm_id): an endpoint that is bound, resolved, listens or is connected,
+ * whose events arrive on its {@link CmEventChannel}. The calls mirror rdma_cm's: they return at once,
+ * throw {@link org.rdma4j.verbs.VerbsException} with the errno rdma_cm would set when the call itself is
+ * wrong (EINVAL in the wrong state, EADDRINUSE, EBADF once closed), and report the outcome as an event.
+ *
+ * {@snippet :
+ * // active side
+ * id.resolveAddr(null, new InetSocketAddress(serverIp, 7174), 2000);   // -> ADDR_RESOLVED
+ * id.resolveRoute(2000);                                               // -> ROUTE_RESOLVED
+ * ProtectionDomain pd = id.context().allocPd();
+ * CompletionQueue cq = id.context().createCq(16);
+ * id.createQp(pd, new QpInitAttr(QpType.RC, cq, cq));
+ * id.connect(new ConnParam().privateData(hello));                      // -> ESTABLISHED (or REJECTED, UNREACHABLE)
+ * }
+ *
+ * <p>Thread safe: every call takes the connection manager's lock; {@link #close()} is safe in every
+ * state and from any thread.
+ */
+public final class CmId implements AutoCloseable {
+    /** rdma_cm's CMA_CM_RESPONSE_TIMEOUT: 4.096 us * 2^20, about 4.3 s. */
+    public static final int DEFAULT_RESPONSE_TIMEOUT = 20;
+    /** rdma_cm's CMA_MAX_CM_RETRIES. */
+    public static final int DEFAULT_MAX_CM_RETRIES = 15;
+    /** The QP's local ACK timeout exponent (4.096 us * 2^14, about 67 ms). */
+    public static final int DEFAULT_ACK_TIMEOUT = 14;
+
+    enum State {
+        IDLE, ADDR_BOUND, ADDR_RESOLVED, ROUTE_RESOLVED, LISTEN,
+        REQ_SENT, REQ_RCVD, REP_SENT, REP_RCVD, ESTABLISHED, DREQ_SENT, TIMEWAIT, DONE, DESTROYED
+    }
+
+    final PortSpace ps;
+    CmEventChannel channel;
+
+    // everything below is guarded by CmEngine.INSTANCE.lock
+    State state = State.IDLE;
+    boolean userClosed;
+    InetSocketAddress local;
+    InetSocketAddress remote;
+    Context context;
+    String deviceName;
+    int portNum;
+    int gidIndex;
+    Gid sgid;
+    Gid dgid;
+    CmAgent agent;
+    QueuePair qp;
+    boolean ownsPortBinding;
+    int backlog;
+    int pendingRequests;
+    CmId listener;
+    java.util.List<CmAgent> listenAgents = java.util.List.of();
+
+    int responseTimeout = DEFAULT_RESPONSE_TIMEOUT;
+    int maxCmRetries = DEFAULT_MAX_CM_RETRIES;
+    int ackTimeout = DEFAULT_ACK_TIMEOUT;
+    int minRnrTimer = 12;
+
+    int localCommId;
+    int remoteCommId;
+    long caGuid;
+    long remoteCaGuid;
+    long tid;
+    int remoteQpn;
+    int remotePsn;
+    int localPsn;
+    int localQpn;
+    int pathMtu;
+    int responderResources;
+    int initiatorDepth;
+    int retryCount;
+    int rnrRetryCount;
+    int remoteAckTimeout;
+    int peerResponseTimeout;
+    int peerMaxCmRetries;
+    byte[] lastMad;
+    int retriesLeft;
+    long timerGen;
+
+    private CmId(CmEventChannel channel, PortSpace ps) {
+        this.channel = channel;
+        this.ps = ps;
+    }
+
+    /**
+     * Creates an id (rdma_create_id) on {@code channel}.
+     *
+     * @param channel where its events go
+     * @param ps its port space (TCP for RC connections)
+     * @return the id
+     */
+    public static CmId create(CmEventChannel channel, PortSpace ps) {
+        Objects.requireNonNull(channel, "channel");
+        Objects.requireNonNull(ps, "ps");
+        if (channel.isClosed()) {
+            throw new org.rdma4j.verbs.VerbsException(org.rdma4j.verbs.Errno.EBADF, "the event channel is closed");
+        }
+        if (ps != PortSpace.TCP) {
+            throw new org.rdma4j.verbs.VerbsException(org.rdma4j.verbs.Errno.EPROTONOSUPPORT,
+                    "only RDMA_PS_TCP ids are implemented yet, not " + ps);
+        }
+        return new CmId(channel, ps);
+    }
+
+    static CmId child(CmId listener) {
+        return new CmId(listener.channel, listener.ps);
+    }
+
+    /**
+     * Binds a source address (rdma_bind_addr): a wildcard address binds only the port; a specific one
+     * also the device that owns it (EADDRNOTAVAIL if none). Port 0 picks a free port when needed.
+     * EADDRINUSE when another id of the port space holds the port with an overlapping address.
+     *
+     * @param addr the address and port
+     */
+    public void bindAddr(InetSocketAddress addr) {
+        CmEngine.INSTANCE.bindAddr(this, Objects.requireNonNull(addr, "addr"));
+    }
+
+    /**
+     * Resolves which local device and GID reach {@code dst} (rdma_resolve_addr); ADDR_RESOLVED, or
+     * ADDR_ERROR (status -ENODEV) when no device fits. On RoCEv2 the destination GID is the IP address.
+     *
+     * @param src the source address, or null for the best-fitting local one (or the bound one)
+     * @param dst the destination address and port
+     * @param timeoutMs bound on the resolution
+     */
+    public void resolveAddr(InetSocketAddress src, InetSocketAddress dst, int timeoutMs) {
+        CmEngine.INSTANCE.resolveAddr(this, src, Objects.requireNonNull(dst, "dst"), timeoutMs);
+    }
+
+    /**
+     * Resolves the path (rdma_resolve_route): on RoCE it follows from the GIDs, but the step and its
+     * event (ROUTE_RESOLVED) stay, as programs written for rdma_cm expect them.
+     *
+     * @param timeoutMs bound on the resolution
+     */
+    public void resolveRoute(int timeoutMs) {
+        CmEngine.INSTANCE.resolveRoute(this, timeoutMs);
+    }
+
+    /**
+     * Listens for connection requests (rdma_listen): each arrives as CONNECT_REQUEST with a new id.
+     * Requests beyond {@code backlog} not yet taken from the channel are rejected (REJ reason 28).
+     *
+     * @param backlog how many requests may wait to be taken (0 or less: 1024)
+     */
+    public void listen(int backlog) {
+        CmEngine.INSTANCE.listen(this, backlog);
+    }
+
+    /**
+     * Creates the id's QP on its device (rdma_create_qp) and moves it to INIT; connect/accept move it on
+     * to RTR and RTS, disconnect to ERROR. The id must be resolved (or be a CONNECT_REQUEST's id).
+     *
+     * @param pd a protection domain of the id's device ({@link #context()})
+     * @param attr the QP's attributes (type RC)
+     * @return the QP
+     */
+    public QueuePair createQp(ProtectionDomain pd, QpInitAttr attr) {
+        return CmEngine.INSTANCE.createQp(this, Objects.requireNonNull(pd, "pd"), Objects.requireNonNull(attr, "attr"));
+    }
+
+    /** Destroys the id's QP (rdma_destroy_qp); nothing if it has none. */
+    public void destroyQp() {
+        CmEngine.INSTANCE.destroyQp(this);
+    }
+
+    /**
+     * Connects (rdma_connect) after ROUTE_RESOLVED: sends a REQ and retransmits it within the response
+     * timeout and max CM retries; ESTABLISHED, REJECTED, UNREACHABLE or CONNECT_ERROR follows.
+     *
+     * @param param connection parameters (private data up to {@value ConnParam#MAX_REQ_PRIVATE_DATA} bytes)
+     */
+    public void connect(ConnParam param) {
+        CmEngine.INSTANCE.connect(this, Objects.requireNonNull(param, "param"));
+    }
+
+    /**
+     * Accepts a CONNECT_REQUEST (rdma_accept): moves the QP to RTR and RTS with the request's values and
+     * sends the REP; ESTABLISHED follows when the RTU arrives.
+     *
+     * @param param connection parameters (private data up to {@value ConnParam#MAX_REP_PRIVATE_DATA} bytes)
+     */
+    public void accept(ConnParam param) {
+        CmEngine.INSTANCE.accept(this, Objects.requireNonNull(param, "param"));
+    }
+
+    /**
+     * Rejects a CONNECT_REQUEST (rdma_reject): the peer sees REJECTED with status 28 (consumer defined)
+     * and this private data.
+     *
+     * @param privateData up to {@value ConnParam#MAX_REJ_PRIVATE_DATA} bytes, or null
+     */
+    public void reject(byte[] privateData) {
+        CmEngine.INSTANCE.reject(this, privateData == null ? new byte[0] : privateData.clone());
+    }
+
+    /** Sends the RTU after CONNECT_RESPONSE when the id has no QP of its own (rdma_establish). */
+    public void establish() {
+        CmEngine.INSTANCE.establish(this);
+    }
+
+    /**
+     * Disconnects (rdma_disconnect): moves the QP to ERROR (outstanding work requests flush) and sends a
+     * DREQ; DISCONNECTED follows on both sides, TIMEWAIT_EXIT later. Nothing when already disconnected.
+     */
+    public void disconnect() {
+        CmEngine.INSTANCE.disconnect(this);
+    }
+
+    /**
+     * Sets the CM response timeout exponent (4.096 us * 2^t) used for this id's REQ/REP/DREQ
+     * retransmissions and announced in its REQ (rdma_cm: 20). Before connect or listen.
+     *
+     * @param exponent 0..31
+     */
+    public void setResponseTimeout(int exponent) {
+        CmEngine.INSTANCE.setOption(this, 0, exponent, 31);
+    }
+
+    /**
+     * Sets how many times a REQ/REP/DREQ is sent again before the peer counts as unreachable (rdma_cm: 15).
+     *
+     * @param retries 0..15
+     */
+    public void setMaxCmRetries(int retries) {
+        CmEngine.INSTANCE.setOption(this, 1, retries, 15);
+    }
+
+    /**
+     * Sets the QP's local ACK timeout exponent (RDMA_OPTION_ID_ACK_TIMEOUT).
+     *
+     * @param exponent 0..31
+     */
+    public void setAckTimeout(int exponent) {
+        CmEngine.INSTANCE.setOption(this, 2, exponent, 31);
+    }
+
+    /**
+     * Sets the QP's minimum RNR NAK timer code (rdma_set_min_rnr_timer; default 12, 0.64 ms).
+     *
+     * @param code 0..31
+     */
+    public void setMinRnrTimer(int code) {
+        CmEngine.INSTANCE.setOption(this, 3, code, 31);
+    }
+
+    /** {@return the device context of the id once bound to a device (id->verbs), else null} */
+    public Context context() {
+        return CmEngine.INSTANCE.read(() -> context);
+    }
+
+    /** {@return the port number on the device, 0 while unbound} */
+    public int portNum() {
+        return CmEngine.INSTANCE.read(() -> portNum);
+    }
+
+    /** {@return the id's QP, or null} */
+    public QueuePair qp() {
+        return CmEngine.INSTANCE.read(() -> qp);
+    }
+
+    /** {@return the channel the id's events go to} */
+    public CmEventChannel channel() {
+        return channel;
+    }
+
+    /** {@return the port space} */
+    public PortSpace portSpace() {
+        return ps;
+    }
+
+    /** {@return the local address and port, or null} */
+    public InetSocketAddress localAddress() {
+        return CmEngine.INSTANCE.read(() -> local);
+    }
+
+    /** {@return the peer's address and port, or null} */
+    public InetSocketAddress remoteAddress() {
+        return CmEngine.INSTANCE.read(() -> remote);
+    }
+
+    /** {@return the source GID, or null while unresolved} */
+    public Gid sourceGid() {
+        return CmEngine.INSTANCE.read(() -> sgid);
+    }
+
+    /** {@return the destination GID, or null} */
+    public Gid destinationGid() {
+        return CmEngine.INSTANCE.read(() -> dgid);
+    }
+
+    /** {@return whether {@link #close()} was called} */
+    public boolean isClosed() {
+        return CmEngine.INSTANCE.read(() -> userClosed);
+    }
+
+    /**
+     * Destroys the id (rdma_destroy_id), safe in every state: a pending connection is rejected (REJ),
+     * an established one is disconnected (DREQ; the QP moves to ERROR), a listener stops listening. The
+     * id's QP is not destroyed (rdma_destroy_qp is separate). No more events come for it. Idempotent.
+     */
+    @Override
+    public void close() {
+        CmEngine.INSTANCE.destroy(this);
+    }
+
+    @Override
+    public String toString() {
+        return "CmId[" + ps + ", comm id 0x" + Integer.toHexString(localCommId) + "]";
+    }
+}

@@ -1,0 +1,369 @@
+package org.rdma4j.cm;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetSocketAddress;
+import java.nio.ByteOrder;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.rdma4j.cm.wire.CmRej;
+import org.rdma4j.cm.wire.MadHeader;
+import org.rdma4j.verbs.Errno;
+import org.rdma4j.verbs.QpState;
+import org.rdma4j.verbs.RecvWorkRequest;
+import org.rdma4j.verbs.SendFlag;
+import org.rdma4j.verbs.SendWorkRequest;
+import org.rdma4j.verbs.VerbsException;
+import org.rdma4j.verbs.WcOpcode;
+import org.rdma4j.verbs.WcStatus;
+import org.rdma4j.verbs.WorkCompletion;
+import org.rdma4j.verbs.WrOpcode;
+
+/** Connection set-up and tear-down between two soft devices, the MADs over the fake QP1s. */
+class CmConnectTest extends CmTestSupport {
+    private static final ValueLayout.OfLong BE_LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfInt BE_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+
+    @BeforeAll
+    static void devices() {
+        setUpDevices("cmc");
+    }
+
+    @AfterAll
+    static void removeDevices() {
+        tearDownDevices();
+    }
+
+    @AfterEach
+    void agentsGoWithTheirLastId() throws InterruptedException {
+        awaitNoAgents();
+    }
+
+    @Test
+    void connectAndAcceptCarryPrivateDataBothWaysAndASendAndAWriteCrossTheConnectedQps() throws Exception {
+        int port = port();
+        try (CmEventChannel sch = new CmEventChannel(); CmEventChannel cch = new CmEventChannel();
+             CmId listener = sch.createId(PortSpace.TCP); CmId client = cch.createId(PortSpace.TCP)) {
+            listen(listener, ipB, port, 8);
+            resolve(client, cch, ipB, port);
+            assertEquals(gidA, client.sourceGid());
+            assertEquals(gidB, client.destinationGid(), "RoCEv2: the destination GID is the IP address");
+            Ep ce = new Ep(client);
+            assertEquals(QpState.INIT, ce.qp.state());
+            client.connect(new ConnParam().privateData(text("hello from the client")).responderResources(2)
+                    .initiatorDepth(3).retryCount(5).rnrRetryCount(6));
+
+            CmEvent req = expect(sch, CmEventType.CONNECT_REQUEST);
+            CmId child = req.id();
+            assertSame(listener, req.listenId());
+            assertEquals(0, req.status());
+            assertEquals(56, req.privateData().length, "92 bytes of REQ private data less rdma_cm's 36-byte header");
+            assertEquals("hello from the client", prefix(req.privateData(), 21));
+            assertEquals(ce.qp.qpn(), req.param().qpNum());
+            assertEquals(2, req.param().responderResources());
+            assertEquals(3, req.param().initiatorDepth());
+            assertEquals(5, req.param().retryCount());
+            assertEquals(6, req.param().rnrRetryCount());
+            assertEquals(new InetSocketAddress(ipA, client.localAddress().getPort()), child.remoteAddress(),
+                    "the source address and port come from rdma_cm's header");
+            assertEquals(new InetSocketAddress(ipB, port), child.localAddress());
+            assertSame(sch, child.channel());
+
+            Ep se = new Ep(child);
+            se.qp.postRecv(new RecvWorkRequest().wrId(7).sge(se.mr, 0, 64));
+            byte[] rep = new byte[40];
+            MemorySegment r = MemorySegment.ofArray(rep);
+            r.set(BE_LONG, 0, se.mr.address() + 1024);
+            r.set(BE_INT, 8, se.mr.rkey());
+            System.arraycopy(text("welcome"), 0, rep, 12, 7);
+            child.accept(new ConnParam().privateData(rep).responderResources(3).initiatorDepth(2));
+
+            CmEvent est = expect(cch, CmEventType.ESTABLISHED);
+            assertEquals(196, est.privateData().length);
+            assertEquals("welcome", new String(est.privateData(), 12, 7, java.nio.charset.StandardCharsets.US_ASCII));
+            assertEquals(se.qp.qpn(), est.param().qpNum());
+            expect(sch, CmEventType.ESTABLISHED);
+            assertEquals(QpState.RTS, ce.qp.state());
+            assertEquals(QpState.RTS, se.qp.state());
+            assertEquals(se.qp.qpn(), ce.qp.query().destQpNum);
+            assertEquals(ce.qp.qpn(), se.qp.query().destQpNum);
+
+            // a SEND
+            ce.mr.segment().setString(0, "ping", java.nio.charset.StandardCharsets.US_ASCII);
+            ce.qp.postSend(new SendWorkRequest().wrId(1).opcode(WrOpcode.SEND).flags(SendFlag.SIGNALED)
+                    .sge(ce.mr, 0, 5));
+            WorkCompletion s = ce.poll();
+            assertEquals(WcStatus.SUCCESS, s.status(), s::toString);
+            WorkCompletion rc = se.poll();
+            assertEquals(WcStatus.SUCCESS, rc.status(), rc::toString);
+            assertEquals(WcOpcode.RECV, rc.opcode());
+            assertEquals(5, rc.byteLen());
+            assertEquals("ping", se.mr.segment().getString(0, java.nio.charset.StandardCharsets.US_ASCII));
+
+            // a WRITE to where the REP's private data said
+            long addr = MemorySegment.ofArray(est.privateData()).get(BE_LONG, 0);
+            int rkey = MemorySegment.ofArray(est.privateData()).get(BE_INT, 8);
+            for (int i = 0; i < 64; i++) {
+                ce.mr.segment().set(ValueLayout.JAVA_BYTE, 100 + i, (byte) (i * 7 + 1));
+            }
+            ce.qp.postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.RDMA_WRITE).flags(SendFlag.SIGNALED)
+                    .sge(ce.mr, 100, 64).rdma(addr, rkey));
+            WorkCompletion w = ce.poll();
+            assertEquals(WcStatus.SUCCESS, w.status(), w::toString);
+            assertArrayEquals(ce.mr.segment().asSlice(100, 64).toArray(ValueLayout.JAVA_BYTE),
+                    se.mr.segment().asSlice(1024, 64).toArray(ValueLayout.JAVA_BYTE));
+
+            // a receive still posted when the connection goes is flushed
+            ce.qp.postRecv(new RecvWorkRequest().wrId(9).sge(ce.mr, 2048, 64));
+            client.disconnect();
+            expect(cch, CmEventType.DISCONNECTED);
+            expect(sch, CmEventType.DISCONNECTED);
+            assertEquals(QpState.ERR, ce.qp.state());
+            assertEquals(QpState.ERR, se.qp.state());
+            WorkCompletion flushed = ce.poll();
+            assertEquals(9, flushed.wrId());
+            assertEquals(WcStatus.WR_FLUSH_ERR, flushed.status());
+            expect(cch, CmEventType.TIMEWAIT_EXIT);
+            expect(sch, CmEventType.TIMEWAIT_EXIT);
+            client.disconnect(); // nothing: already disconnected
+            assertEquals(0, cch.unackedEvents());
+            ce.close();
+            se.close();
+            child.close();
+        }
+    }
+
+    @Test
+    void theActiveSideWithoutAQpGetsConnectResponseAndEstablishesItself() throws Exception {
+        int port = port();
+        try (CmEventChannel sch = new CmEventChannel(); CmEventChannel cch = new CmEventChannel();
+             CmId listener = sch.createId(PortSpace.TCP); CmId client = cch.createId(PortSpace.TCP)) {
+            listen(listener, ipB, port, 8);
+            resolve(client, cch, ipB, port);
+            assertThrows(VerbsException.class, () -> client.connect(new ConnParam()), "no QP and no qpNum");
+            client.connect(new ConnParam().qpNum(0x1234));
+            CmEvent req = expect(sch, CmEventType.CONNECT_REQUEST);
+            assertEquals(0x1234, req.param().qpNum());
+            req.id().accept(new ConnParam().qpNum(0x4321));
+            CmEvent resp = expect(cch, CmEventType.CONNECT_RESPONSE);
+            assertEquals(0x4321, resp.param().qpNum());
+            client.establish();
+            expect(sch, CmEventType.ESTABLISHED);
+            req.id().disconnect();
+            expect(sch, CmEventType.DISCONNECTED);
+            expect(cch, CmEventType.DISCONNECTED);
+            req.id().close();
+        }
+    }
+
+    @Test
+    void aRejectCarriesItsPrivateDataAndReason28() throws Exception {
+        int port = port();
+        try (CmEventChannel sch = new CmEventChannel(); CmEventChannel cch = new CmEventChannel();
+             CmId listener = sch.createId(PortSpace.TCP); CmId client = cch.createId(PortSpace.TCP)) {
+            listen(listener, ipB, port, 8);
+            resolve(client, cch, ipB, port);
+            Ep ce = new Ep(client);
+            client.connect(new ConnParam());
+            CmEvent req = expect(sch, CmEventType.CONNECT_REQUEST);
+            assertThrows(VerbsException.class, () -> req.id().reject(new byte[149]), "149 > 148 bytes");
+            req.id().reject(text("go away"));
+            CmEvent rej = expect(cch, CmEventType.REJECTED);
+            assertEquals(CmRej.REASON_CONSUMER_DEFINED, rej.status());
+            assertEquals(148, rej.privateData().length);
+            assertEquals("go away", prefix(rej.privateData(), 7));
+            assertEquals(QpState.ERR, ce.qp.state());
+            assertThrows(VerbsException.class, () -> req.id().accept(new ConnParam()), "rejected: no accept");
+            ce.close();
+            req.id().close();
+        }
+    }
+
+    @Test
+    void noListenerOnThePortIsRejectedWithReason8() throws Exception {
+        int port = port();
+        try (CmEventChannel sch = new CmEventChannel(); CmEventChannel cch = new CmEventChannel();
+             CmId other = sch.createId(PortSpace.TCP); CmId client = cch.createId(PortSpace.TCP)) {
+            listen(other, ipB, port, 8); // B's CM runs, but listens on another port
+            resolve(client, cch, ipB, port + 1000);
+            Ep ce = new Ep(client);
+            client.connect(new ConnParam());
+            CmEvent rej = expect(cch, CmEventType.REJECTED);
+            assertEquals(CmRej.REASON_INVALID_SERVICE_ID, rej.status());
+            ce.close();
+        }
+    }
+
+    @Test
+    void aSilentPeerEndsInUnreachableWithEtimedoutAfterTheRetries() throws Exception {
+        try (CmEventChannel cch = new CmEventChannel(); CmId client = cch.createId(PortSpace.TCP)) {
+            fabric.resetCounts();
+            resolve(client, cch, java.net.InetAddress.getByName("fd72:646d:6134:6a00::fffe"), 7174);
+            Ep ce = new Ep(client);
+            client.connect(new ConnParam());
+            CmEvent e = expect(cch, CmEventType.UNREACHABLE);
+            assertEquals(-Errno.ETIMEDOUT, e.status());
+            assertEquals(1 + 3, fabric.sent(MadHeader.ATTR_REQ), "the REQ and its 3 retries");
+            assertEquals(QpState.ERR, ce.qp.state());
+            ce.close();
+        }
+    }
+
+    private void connectThrough(Runnable faults, int attr, int atLeast) throws Exception {
+        int port = port();
+        fabric.resetCounts();
+        faults.run();
+        try (CmEventChannel sch = new CmEventChannel(); CmEventChannel cch = new CmEventChannel();
+             CmId listener = sch.createId(PortSpace.TCP); CmId client = cch.createId(PortSpace.TCP)) {
+            listen(listener, ipB, port, 8);
+            resolve(client, cch, ipB, port);
+            Ep ce = new Ep(client);
+            client.connect(new ConnParam().privateData(text("x")));
+            CmEvent req = expect(sch, CmEventType.CONNECT_REQUEST);
+            Ep se = new Ep(req.id());
+            req.id().accept(new ConnParam());
+            expect(cch, CmEventType.ESTABLISHED);
+            expect(sch, CmEventType.ESTABLISHED); // and not a second CONNECT_REQUEST before it
+            assertTrue(fabric.sent(attr) >= atLeast, () -> MadHeader.attributeName(attr) + " sent "
+                    + fabric.sent(attr) + " times");
+            req.id().disconnect();
+            expect(sch, CmEventType.DISCONNECTED);
+            expect(cch, CmEventType.DISCONNECTED);
+            expect(sch, CmEventType.TIMEWAIT_EXIT);
+            expect(cch, CmEventType.TIMEWAIT_EXIT);
+            ce.close();
+            se.close();
+            req.id().close();
+        }
+    }
+
+    @Test
+    void aLostReqIsSentAgain() throws Exception {
+        connectThrough(() -> fabric.dropNext(MadHeader.ATTR_REQ, 1), MadHeader.ATTR_REQ, 2);
+    }
+
+    @Test
+    void aLostRepIsSentAgain() throws Exception {
+        connectThrough(() -> fabric.dropNext(MadHeader.ATTR_REP, 1), MadHeader.ATTR_REP, 2);
+    }
+
+    @Test
+    void aLostRtuIsRecoveredByTheRepeatedRep() throws Exception {
+        connectThrough(() -> fabric.dropNext(MadHeader.ATTR_RTU, 1), MadHeader.ATTR_RTU, 2);
+    }
+
+    @Test
+    void duplicatedReqRepRtuMakeOneConnection() throws Exception {
+        connectThrough(() -> {
+            fabric.duplicateNext(MadHeader.ATTR_REQ, 1);
+            fabric.duplicateNext(MadHeader.ATTR_REP, 1);
+            fabric.duplicateNext(MadHeader.ATTR_RTU, 1);
+        }, MadHeader.ATTR_REQ, 1);
+    }
+
+    @Test
+    void aLostDreqIsSentAgainAndALostDrepEndsInDisconnectedAnyway() throws Exception {
+        connectThrough(() -> {
+            fabric.dropNext(MadHeader.ATTR_DREQ, 1);
+        }, MadHeader.ATTR_REQ, 1);
+        assertTrue(fabric.sent(MadHeader.ATTR_DREQ) >= 2);
+        connectThrough(() -> fabric.dropNext(MadHeader.ATTR_DREP, 1), MadHeader.ATTR_REQ, 1);
+        assertTrue(fabric.sent(MadHeader.ATTR_DREQ) >= 2, "the DREQ was repeated and answered again");
+    }
+
+    @Test
+    void aDelayedRepThatArrivesTwiceStillMakesOneConnection() throws Exception {
+        connectThrough(() -> fabric.holdNext(MadHeader.ATTR_REP, 1), MadHeader.ATTR_REP, 2);
+        fabric.releaseHeld(); // the stale REP of a finished connection goes nowhere
+    }
+
+    @Test
+    void requestsBeyondTheBacklogAreRejectedUntilTheyAreTaken() throws Exception {
+        int port = port();
+        fabric.resetCounts();
+        try (CmEventChannel sch = new CmEventChannel(); CmEventChannel cch = new CmEventChannel();
+             CmId listener = sch.createId(PortSpace.TCP); CmId c1 = cch.createId(PortSpace.TCP);
+             CmId c2 = cch.createId(PortSpace.TCP)) {
+            listen(listener, ipB, port, 1);
+            resolve(c1, cch, ipB, port);
+            resolve(c2, cch, ipB, port);
+            c1.connect(new ConnParam().qpNum(1000));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
+            while (fabric.sent(MadHeader.ATTR_MRA) == 0) { // the first request is in (and MRAed)
+                assertTrue(System.nanoTime() - deadline < 0, "no MRA for the first request");
+                Thread.sleep(1);
+            }
+            c2.connect(new ConnParam().qpNum(1001));
+            CmEvent rej = expect(cch, CmEventType.REJECTED);
+            assertSame(c2, rej.id());
+            assertEquals(CmRej.REASON_CONSUMER_DEFINED, rej.status());
+            CmEvent req = expect(sch, CmEventType.CONNECT_REQUEST);
+            req.id().reject(null);
+            CmEvent rej1 = expect(cch, CmEventType.REJECTED);
+            assertSame(c1, rej1.id());
+            req.id().close();
+        }
+    }
+
+    @Test
+    void aGetEventBlockedOnTheChannelReturnsWhenTheChannelCloses() throws Exception {
+        CmEventChannel ch = new CmEventChannel();
+        Throwable[] seen = new Throwable[1];
+        Thread t = Thread.ofPlatform().start(() -> {
+            try {
+                ch.getEvent(10, TimeUnit.MINUTES);
+            } catch (Throwable e) {
+                seen[0] = e;
+            }
+        });
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
+        while (t.getState() != Thread.State.TIMED_WAITING) {
+            assertTrue(System.nanoTime() - deadline < 0, "the waiter did not block");
+            Thread.sleep(1);
+        }
+        ch.close();
+        t.join(TimeUnit.SECONDS.toMillis(WAIT_S));
+        assertTrue(!t.isAlive(), "the waiter still waits");
+        VerbsException e = (VerbsException) seen[0];
+        assertNotNull(e);
+        assertEquals(Errno.EBADF, e.errno());
+        assertNull(new CmEventChannel().getEvent(0, TimeUnit.SECONDS), "no event: null, not a wait");
+        assertThrows(VerbsException.class, () -> ch.createId(PortSpace.TCP));
+    }
+
+    @Test
+    void disconnectFromThePassiveSideReachesBoth() throws Exception {
+        int port = port();
+        try (CmEventChannel sch = new CmEventChannel(); CmEventChannel cch = new CmEventChannel();
+             CmId listener = sch.createId(PortSpace.TCP); CmId client = cch.createId(PortSpace.TCP)) {
+            listen(listener, ipB, port, 8);
+            resolve(client, cch, ipB, port);
+            Ep ce = new Ep(client);
+            client.connect(new ConnParam());
+            CmEvent req = expect(sch, CmEventType.CONNECT_REQUEST);
+            Ep se = new Ep(req.id());
+            req.id().accept(new ConnParam());
+            expect(cch, CmEventType.ESTABLISHED);
+            expect(sch, CmEventType.ESTABLISHED);
+            req.id().disconnect();
+            expect(sch, CmEventType.DISCONNECTED);
+            expect(cch, CmEventType.DISCONNECTED);
+            assertEquals(QpState.ERR, ce.qp.state());
+            assertEquals(QpState.ERR, se.qp.state());
+            ce.close();
+            se.close();
+            req.id().close();
+        }
+    }
+}

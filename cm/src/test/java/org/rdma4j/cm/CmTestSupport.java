@@ -1,0 +1,148 @@
+package org.rdma4j.cm;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.lang.foreign.Arena;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+import org.rdma4j.verbs.Access;
+import org.rdma4j.verbs.CompletionQueue;
+import org.rdma4j.verbs.Context;
+import org.rdma4j.verbs.Device;
+import org.rdma4j.verbs.Gid;
+import org.rdma4j.verbs.MemoryRegion;
+import org.rdma4j.verbs.ProtectionDomain;
+import org.rdma4j.verbs.QpInitAttr;
+import org.rdma4j.verbs.QpType;
+import org.rdma4j.verbs.QueuePair;
+import org.rdma4j.verbs.Verbs;
+import org.rdma4j.verbs.WorkCompletion;
+
+/** Two soft devices on one in-process fabric for the data, a {@link FakeGsiFabric} for their MADs. */
+abstract class CmTestSupport {
+    /** Generous bound on every wait; a test that hits it failed, it is not a measurement. */
+    static final long WAIT_S = 20;
+
+    static FakeGsiFabric fabric;
+    static Device devA;
+    static Device devB;
+    static Gid gidA;
+    static Gid gidB;
+    static InetAddress ipA;
+    static InetAddress ipB;
+    private static int nextPort = 20_000;
+
+    static void setUpDevices(String prefix) {
+        fabric = new FakeGsiFabric();
+        CmEngine.INSTANCE.opener = fabric.opener();
+        devA = Verbs.createDevice("soft:loopback?name=" + prefix + "A&fabric=" + prefix);
+        devB = Verbs.createDevice("soft:loopback?name=" + prefix + "B&fabric=" + prefix);
+        try (Context a = devA.open(); Context b = devB.open()) {
+            gidA = a.queryGid(1, 1);
+            gidB = b.queryGid(1, 1);
+        }
+        ipA = gidA.toInetAddress();
+        ipB = gidB.toInetAddress();
+    }
+
+    static void tearDownDevices() {
+        CmEngine.INSTANCE.opener = GsiOpener.PROVIDER;
+        Verbs.removeDevice(devA);
+        Verbs.removeDevice(devB);
+    }
+
+    static synchronized int port() {
+        return nextPort++;
+    }
+
+    /** Waits (bounded) until every CM agent has gone: ids that linger after close finish their time wait. */
+    static void awaitNoAgents() throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
+        while (CmEngine.INSTANCE.agentCount() != 0) {
+            if (System.nanoTime() - deadline > 0) {
+                fail(CmEngine.INSTANCE.agentCount() + " CM agents still open after every id was closed");
+            }
+            Thread.sleep(5);
+        }
+    }
+
+    static CmEvent expect(CmEventChannel ch, CmEventType type) throws InterruptedException {
+        CmEvent e = ch.getEvent(WAIT_S, TimeUnit.SECONDS);
+        assertNotNull(e, "no " + type + " event");
+        e.ack();
+        assertEquals(type, e.type(), () -> "got " + e + " instead of " + type);
+        return e;
+    }
+
+    /** Short CM timeouts so that losses and silence resolve quickly: 16.8 ms + 67 ms per try, 3 retries. */
+    static void quick(CmId id) {
+        id.setResponseTimeout(12);
+        id.setMaxCmRetries(3);
+    }
+
+    static void listen(CmId listener, InetAddress addr, int port, int backlog) {
+        quick(listener);
+        listener.bindAddr(new InetSocketAddress(addr, port));
+        listener.listen(backlog);
+    }
+
+    static void resolve(CmId id, CmEventChannel ch, InetAddress dst, int port) throws InterruptedException {
+        quick(id);
+        id.resolveAddr(new InetSocketAddress(ipA, 0), new InetSocketAddress(dst, port), 2000);
+        expect(ch, CmEventType.ADDR_RESOLVED);
+        id.resolveRoute(2000);
+        expect(ch, CmEventType.ROUTE_RESOLVED);
+    }
+
+    static byte[] text(String s) {
+        return s.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    }
+
+    static String prefix(byte[] b, int n) {
+        return new String(b, 0, n, java.nio.charset.StandardCharsets.US_ASCII);
+    }
+
+    /** A PD, a CQ, a 4 KiB MR and the id's RC QP. */
+    static final class Ep implements AutoCloseable {
+        final CmId id;
+        final ProtectionDomain pd;
+        final CompletionQueue cq;
+        final MemoryRegion mr;
+        final QueuePair qp;
+
+        Ep(CmId id) {
+            this.id = id;
+            Context ctx = id.context();
+            pd = ctx.allocPd();
+            cq = ctx.createCq(64);
+            mr = pd.regMr(Arena.ofShared().allocate(4096),
+                    Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ);
+            qp = id.createQp(pd, new QpInitAttr(QpType.RC, cq, cq));
+        }
+
+        WorkCompletion poll() {
+            WorkCompletion[] slot = WorkCompletion.array(1);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
+            while (cq.poll(slot, 1) != 1) {
+                if (System.nanoTime() - deadline > 0) {
+                    return fail("no completion on " + cq);
+                }
+                Thread.onSpinWait();
+            }
+            WorkCompletion wc = new WorkCompletion();
+            wc.copyFrom(slot[0]);
+            return wc;
+        }
+
+        @Override
+        public void close() {
+            id.destroyQp();
+            mr.close();
+            cq.close();
+            pd.close();
+        }
+    }
+}
