@@ -62,16 +62,16 @@ run() {
       result "rping $dir $fam" 1 "the rdma4j server did not listen: $(tail -n 5 "$log.server.log" | paste -sd' ')"
       kill "$spid" 2>/dev/null; wait "$spid"; return
     fi
-    timeout 120 rping -c -a "$jaddr" -p "$port" -C "$COUNT" -v -V >"$log.client.log" 2>&1; crc=$?
+    timeout 120 rping -c -a "$jaddr" -p "$port" -C "$COUNT" -v -V -d >"$log.client.log" 2>&1; crc=$?
   else
-    timeout 200 rping -s -a "$caddr" -p "$port" -v -V >"$log.server.log" 2>&1 &
+    timeout 200 rping -s -a "$caddr" -p "$port" -v -V -d >"$log.server.log" 2>&1 &
     spid=$!
     local i
     for ((i = 0; i < 50; i++)); do # rping's server listens within a moment; no line says so
       sleep 0.2
       kill -0 "$spid" 2>/dev/null || break
     done
-    rdma4j_peer rping -c -a "$caddr" -I "$jaddr" -p "$port" -C "$COUNT" -v -V --bind "$jaddr" "${extra[@]}" \
+    rdma4j_peer rping -c -a "$caddr" -I "$jaddr" -p "$port" -C "$COUNT" -v -V -d --bind "$jaddr" "${extra[@]}" \
       >"$log.client.log" 2>&1; crc=$?
   fi
   local deadline=$((SECONDS + 30))
@@ -90,8 +90,12 @@ run() {
   fi
 }
 
+counters() { grep -H . /sys/class/infiniband/rxe0/ports/1/hw_counters/* 2>/dev/null | sed 's|.*/||' | paste -sd' '; }
+echo "rxe0 hw_counters at the start: $(counters)"
 run j2c v6
+echo "rxe0 hw_counters: $(counters)"
 run c2j v6
+echo "rxe0 hw_counters: $(counters)"
 run j2c v4
 run c2j v4
 echo "rping: $pass passed, $fail failed"

@@ -320,6 +320,20 @@ final class Rping {
                 return 0;
             }
             err.println(message);
+            if (debug) {
+                try {
+                    err.println("device " + id.context().device().name() + " port " + id.portNum() + " counters: "
+                            + id.context().counters(id.portNum()));
+                    var a = qp.query();
+                    err.printf("qp 0x%06x state %s dest_qpn 0x%06x rq_psn 0x%06x sq_psn 0x%06x path_mtu %s dgid %s"
+                            + " sgid_index %d timeout %d retry %d rnr_retry %d%n", qp.qpn(), a.qpState, a.destQpNum,
+                            a.rqPsn, a.sqPsn, a.pathMtu, a.ahAttr == null || a.ahAttr.grh() == null ? "-"
+                                    : a.ahAttr.grh().dgid(), a.ahAttr == null || a.ahAttr.grh() == null ? -1
+                                    : a.ahAttr.grh().sgidIndex(), a.timeout, a.retryCnt, a.rnrRetry);
+                } catch (RuntimeException e) {
+                    err.println("no counters: " + e.getMessage());
+                }
+            }
             return -1;
         }
 
