@@ -6,6 +6,8 @@ module org.rdma4j.tools {
     // Only the verbs API: providers (the soft device with its embedded soft0, later native) are found
     // at run time with ServiceLoader, and --bind devices are created from a provider-neutral spec.
     requires org.rdma4j.verbs;
+    // rping: connections through rdma4j's connection manager
+    requires org.rdma4j.cm;
     requires info.picocli;
     // --plot: JFreeChart (an automatic module) draws with AWT, headless
     requires java.desktop;
@@ -23,4 +25,5 @@ module org.rdma4j.tools {
     opens org.rdma4j.tools.pingpong to info.picocli;
     opens org.rdma4j.tools.study to info.picocli;
     opens org.rdma4j.tools.perf to info.picocli;
+    opens org.rdma4j.tools.rping to info.picocli;
 }

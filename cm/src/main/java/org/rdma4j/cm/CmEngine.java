@@ -765,15 +765,20 @@ final class CmEngine {
         }
     }
 
-    /** Moves the id's QP from INIT through RTR to RTS with the connection's values. */
+    /**
+     * Moves the id's QP from INIT through RTR to RTS with the connection's values. The starting PSN a
+     * side puts in its REQ or REP is the PSN its own QP expects to receive, and the peer sends from it:
+     * Linux's ib_cm sets the active side's rq_psn and the passive side's sq_psn from the REQ's, and the
+     * other two from the REP's (cm.c: ib_send_cm_req, cm_req_handler, cm_rep_handler).
+     */
     private static void moveToRts(CmId id, int ackTimeout) {
         QueuePair qp = id.qp;
         int access = Access.REMOTE_WRITE | (id.responderResources > 0 ? Access.REMOTE_READ | Access.REMOTE_ATOMIC : 0);
         AhAttr av = new AhAttr(new GlobalRoute(id.dgid, 0, id.gidIndex, HOP_LIMIT, 0), 0, 0, 0, 0, id.portNum);
         qp.modify(new QpAttr().state(QpState.RTR).ahAttr(av).pathMtu(Mtu.ofValue(id.pathMtu)).destQpNum(id.remoteQpn)
-                .rqPsn(id.remotePsn).maxDestRdAtomic(id.responderResources).minRnrTimer(id.minRnrTimer)
+                .rqPsn(id.localPsn).maxDestRdAtomic(id.responderResources).minRnrTimer(id.minRnrTimer)
                 .accessFlags(access));
-        qp.modify(new QpAttr().state(QpState.RTS).sqPsn(id.localPsn).timeout(ackTimeout).retryCnt(id.retryCount)
+        qp.modify(new QpAttr().state(QpState.RTS).sqPsn(id.remotePsn).timeout(ackTimeout).retryCnt(id.retryCount)
                 .rnrRetry(id.rnrRetryCount).maxRdAtomic(id.initiatorDepth));
     }
 

@@ -104,6 +104,11 @@ public final class DeviceOptions {
         return port;
     }
 
+    /** Sets the address a soft UDP device is made on, as {@code --bind} does (for a tool that picks it). */
+    public void bind(InetAddress address) {
+        bind = address;
+    }
+
     /** The {@code --bind} address, or null. */
     public InetAddress bindAddress() {
         return bind;
