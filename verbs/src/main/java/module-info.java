@@ -7,4 +7,5 @@ module org.rdma4j.verbs {
     // so only this project's providers may use it; a new native provider adds its module here.
     exports org.rdma4j.verbs.spi.ffm to org.rdma4j.soft, org.rdma4j.nativeverbs;
     uses org.rdma4j.verbs.spi.VerbsProvider;
+    uses org.rdma4j.verbs.spi.GsiResponder;
 }

@@ -19,6 +19,20 @@ import org.rdma4j.verbs.spi.GsiPort;
 final class CmAgent implements Runnable {
     /** Longest receive wait: the resolution of the CM timers. */
     static final long MAX_WAIT_NS = TimeUnit.MILLISECONDS.toNanos(10);
+    /**
+     * Unanswered requests (REQ, REP, DREQ, SIDR_REQ) from this port to one peer at most; more wait.
+     * {@code -Drdma4j.cm.window=0} lifts the limit (to measure without it).
+     */
+    static final int WINDOW = Integer.getInteger("rdma4j.cm.window", 64) <= 0 ? Integer.MAX_VALUE
+            : Integer.getInteger("rdma4j.cm.window", 64);
+    /** MADs dispatched in one turn of the engine's lock at most (then the timers); {@code -Drdma4j.cm.batch}. */
+    static final int BATCH = Math.max(1, Integer.getInteger("rdma4j.cm.batch", 64));
+
+    /** The requests in flight to one peer GID, and those waiting for a slot (guarded by the engine's lock). */
+    static final class Flow {
+        int inFlight;
+        final java.util.ArrayDeque<CmId> waiting = new java.util.ArrayDeque<>();
+    }
 
     record Timer(long deadlineNs, CmId id, long gen) {
     }
@@ -32,6 +46,9 @@ final class CmAgent implements Runnable {
     final int gidIndex;
     final PriorityQueue<Timer> timers = new PriorityQueue<>((a, b) -> Long.compare(a.deadlineNs, b.deadlineNs));
     final MemorySegment tx = Arena.ofAuto().allocate(GsiPort.MAD_SIZE);
+    /** Where a request that waited for its flow slot is copied to go out (tx may hold a MAD being built). */
+    final MemorySegment txQueued = Arena.ofAuto().allocate(GsiPort.MAD_SIZE);
+    final java.util.Map<org.rdma4j.verbs.Gid, Flow> flows = new java.util.HashMap<>();
     private final MemorySegment rx = Arena.ofAuto().allocate(GsiPort.MAD_SIZE);
     private final GsiPort.Source from = new GsiPort.Source();
     private final Thread thread;
@@ -42,6 +59,10 @@ final class CmAgent implements Runnable {
     long malformed;
     long unmatched;
     long sendErrors;
+    /** Requests that had to wait for a flow slot; engine turns with MADs, and the MADs they took. */
+    long deferred;
+    long turns;
+    long taken;
 
     CmAgent(CmEngine engine, String key, String deviceName, Context context, GsiPort gsi, int portNum, int gidIndex) {
         this.engine = engine;
@@ -60,10 +81,23 @@ final class CmAgent implements Runnable {
 
     /** Sends the MAD in {@link #tx}; a failed send counts (the timers retransmit). */
     void send(org.rdma4j.verbs.Gid dest) {
+        send(tx, dest);
+    }
+
+    void send(MemorySegment mad, org.rdma4j.verbs.Gid dest) {
         try {
-            gsi.send(tx, dest, 0xFFFF);
+            gsi.send(mad, dest, 0xFFFF);
         } catch (RuntimeException e) {
             sendErrors++;
+        }
+    }
+
+    /** The next queued MAD into the receive buffer without waiting (under the engine's lock: never blocks). */
+    boolean receiveNow() {
+        try {
+            return !closing && gsi.receive(rx, from, 0);
+        } catch (RuntimeException e) {
+            return false; // the thread's own receive sees it again and handles it
         }
     }
 

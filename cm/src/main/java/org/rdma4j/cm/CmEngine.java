@@ -104,11 +104,14 @@ final class CmEngine {
         }
     }
 
-    /** {@return agent counters for tests and tools: malformed, unmatched, send errors} */
+    /**
+     * {@return agent counters for tests and tools: malformed, unmatched, send errors, requests that waited
+     * for a flow slot, turns with MADs, MADs taken in them}
+     */
     long[] agentCounters(String deviceName, int portNum) {
         return read(() -> {
             CmAgent a = agents.get(deviceName + "/" + portNum);
-            return a == null ? null : new long[] {a.malformed, a.unmatched, a.sendErrors};
+            return a == null ? null : new long[] {a.malformed, a.unmatched, a.sendErrors, a.deferred, a.turns, a.taken};
         });
     }
 
@@ -500,9 +503,8 @@ final class CmEngine {
             MemorySegment.copy(user, 0, m, ValueLayout.JAVA_BYTE, CmReq.PRIVATE_DATA_OFFSET + CmaHeader.LENGTH,
                     user.length);
             id.state = State.REQ_SENT;
-            sendAndRemember(id);
             id.retriesLeft = id.maxCmRetries;
-            schedule(id, cmTimeNs(id.responseTimeout) + cmTimeNs(id.ackTimeout));
+            sendRequest(id, cmTimeNs(id.responseTimeout) + cmTimeNs(id.ackTimeout));
         } finally {
             lock.unlock();
         }
@@ -547,9 +549,8 @@ final class CmEngine {
             byte[] user = p.rawPrivateData();
             rep.setPrivateData(user, 0, user.length);
             id.state = State.REP_SENT;
-            sendAndRemember(id);
             id.retriesLeft = id.peerMaxCmRetries;
-            schedule(id, cmTimeNs(id.peerResponseTimeout) + cmTimeNs(id.ackTimeout));
+            sendRequest(id, cmTimeNs(id.peerResponseTimeout) + cmTimeNs(id.ackTimeout));
         } finally {
             lock.unlock();
         }
@@ -635,7 +636,9 @@ final class CmEngine {
                     byte[] ari = new byte[8];
                     MemorySegment.ofArray(ari).set(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(
                             java.nio.ByteOrder.BIG_ENDIAN), 0, id.caGuid);
-                    sendRej(id, CmRej.REASON_TIMEOUT, CmRej.MSG_REQ, new byte[0], ari);
+                    if (!id.deferred) { // a REQ still waiting for its slot never reached the peer
+                        sendRej(id, CmRej.REASON_TIMEOUT, CmRej.MSG_REQ, new byte[0], ari);
+                    }
                     qpToError(id);
                 }
                 case REP_RCVD -> {
@@ -698,8 +701,72 @@ final class CmEngine {
         id.agent.timers.add(new CmAgent.Timer(System.nanoTime() + delayNs, id, id.timerGen));
     }
 
-    private static void cancelTimer(CmId id) {
+    /** Stops the id's timer: its request was answered or is given up, so its flow slot goes too. */
+    private void cancelTimer(CmId id) {
         id.timerGen++;
+        releaseSlot(id);
+    }
+
+    /**
+     * Sends the request just built in the agent's tx buffer (REQ, REP, DREQ, SIDR_REQ) and arms its
+     * timer, if fewer than {@link CmAgent#WINDOW} requests of this port to the same peer are unanswered;
+     * otherwise it waits, without a timer, until an answer frees a slot. A peer's QP1 queue is finite
+     * (the soft device's holds 256 MADs, ib_mad posts 512 receives) and a burst beyond it is dropped and
+     * recovered only by the CM's retransmission seconds later; this keeps one port's burst to one peer
+     * within the window however fast the program connects, accepts or disconnects.
+     */
+    private void sendRequest(CmId id, long delayNs) {
+        CmAgent a = id.agent;
+        id.lastMad = a.tx.asSlice(0, GsiPort.MAD_SIZE).toArray(ValueLayout.JAVA_BYTE);
+        id.requestDelayNs = delayNs;
+        if (id.deferred) {
+            return; // still waiting for a slot: the newer request goes out in its place
+        }
+        if (!id.holdsSlot) {
+            CmAgent.Flow f = a.flows.computeIfAbsent(id.dgid, k -> new CmAgent.Flow());
+            if (f.inFlight >= CmAgent.WINDOW) {
+                id.deferred = true;
+                f.waiting.add(id);
+                a.deferred++;
+                return;
+            }
+            f.inFlight++;
+            id.holdsSlot = true;
+        }
+        a.send(id.dgid);
+        schedule(id, delayNs);
+    }
+
+    /** The id's request is answered or gone: its slot goes to the next request waiting for this peer. */
+    private void releaseSlot(CmId id) {
+        CmAgent a = id.agent;
+        if (a == null || (!id.holdsSlot && !id.deferred)) {
+            return;
+        }
+        CmAgent.Flow f = a.flows.get(id.dgid);
+        if (id.deferred) {
+            id.deferred = false;
+            if (f != null) {
+                f.waiting.remove(id);
+            }
+        } else {
+            id.holdsSlot = false;
+            if (f != null) {
+                f.inFlight--;
+                CmId next;
+                while (f.inFlight < CmAgent.WINDOW && (next = f.waiting.poll()) != null) {
+                    next.deferred = false;
+                    next.holdsSlot = true;
+                    f.inFlight++;
+                    MemorySegment.copy(next.lastMad, 0, a.txQueued, ValueLayout.JAVA_BYTE, 0, GsiPort.MAD_SIZE);
+                    a.send(a.txQueued, next.dgid);
+                    schedule(next, next.requestDelayNs);
+                }
+            }
+        }
+        if (f != null && f.inFlight == 0 && f.waiting.isEmpty()) {
+            a.flows.remove(id.dgid);
+        }
     }
 
     private void sendAndRemember(CmId id) {
@@ -737,9 +804,8 @@ final class CmEngine {
         dreq.wrap(id.agent.tx).clearAndInit(newTid(id));
         dreq.localCommId(id.localCommId).remoteCommId(id.remoteCommId).remoteQpn(id.remoteQpn);
         id.state = State.DREQ_SENT;
-        sendAndRemember(id);
         id.retriesLeft = id.maxCmRetries;
-        schedule(id, cmTimeNs(id.responseTimeout) + cmTimeNs(id.ackTimeout));
+        sendRequest(id, cmTimeNs(id.responseTimeout) + cmTimeNs(id.ackTimeout));
     }
 
     private void sendDrep(CmAgent a, Gid to, int localCommId, int remoteCommId, long tid) {
@@ -891,11 +957,18 @@ final class CmEngine {
                 return;
             }
             if (mad != null) {
-                try {
-                    dispatch(a, mad, from);
-                } catch (RuntimeException e) {
-                    a.malformed++; // whatever a MAD does, it must not take the agent down
-                }
+                // everything queued is taken in this one turn of the lock (at most BATCH): the queue
+                // drains as fast as the engine can dispatch, not one lock hand-over per MAD
+                int n = 0;
+                do {
+                    try {
+                        dispatch(a, mad, from);
+                    } catch (RuntimeException e) {
+                        a.malformed++; // whatever a MAD does, it must not take the agent down
+                    }
+                } while (++n < CmAgent.BATCH && a.receiveNow());
+                a.turns++;
+                a.taken += n;
             }
             long now = System.nanoTime();
             CmAgent.Timer t;
@@ -936,6 +1009,7 @@ final class CmEngine {
                     resend(id);
                     schedule(id, cmTimeNs(id.responseTimeout) + cmTimeNs(id.ackTimeout));
                 } else {
+                    releaseSlot(id);
                     enterTimewait(id, -Errno.ETIMEDOUT, null);
                 }
             }
@@ -1115,6 +1189,13 @@ final class CmEngine {
         c.agent.send(c.dgid);
     }
 
+    private void sendMraForRep(CmId id) {
+        mra.wrap(id.agent.tx).clearAndInit(id.tid);
+        mra.localCommId(id.localCommId).remoteCommId(id.remoteCommId).messageMraed(CmMra.MSG_REP)
+                .serviceTimeout(Math.min(31, id.responseTimeout + 4));
+        id.agent.send(id.dgid);
+    }
+
     private void onMra(CmAgent a, MemorySegment mad) {
         mra.wrap(mad);
         CmId id = match(a, mra.remoteCommId());
@@ -1123,8 +1204,10 @@ final class CmEngine {
         }
         if (id.state == State.REQ_SENT && mra.messageMraed() == CmMra.MSG_REQ) {
             id.remoteCommId = mra.localCommId();
+            releaseSlot(id); // the peer's agent has taken the REQ
             schedule(id, cmTimeNs(mra.serviceTimeout()) + cmTimeNs(id.ackTimeout));
         } else if (id.state == State.REP_SENT && mra.messageMraed() == CmMra.MSG_REP) {
+            // the slot stays until the RTU: it bounds the RTUs the peer's program can send at once
             schedule(id, cmTimeNs(mra.serviceTimeout()) + cmTimeNs(id.ackTimeout));
         }
     }
@@ -1137,6 +1220,10 @@ final class CmEngine {
         }
         if (id.state == State.ESTABLISHED && id.listener == null) {
             resend(id); // a duplicate REP: our RTU was lost
+            return;
+        }
+        if (id.state == State.REP_RCVD) {
+            sendMraForRep(id); // a duplicate REP: the program has not established yet; wait longer (cma.c too)
             return;
         }
         if (id.state != State.REQ_SENT) {
@@ -1263,9 +1350,8 @@ final class CmEngine {
         MemorySegment.copy(user, 0, m, ValueLayout.JAVA_BYTE, SidrReq.PRIVATE_DATA_OFFSET + CmaHeader.LENGTH,
                 user.length);
         id.state = State.REQ_SENT;
-        sendAndRemember(id);
         id.retriesLeft = id.maxCmRetries;
-        schedule(id, cmTimeNs(id.responseTimeout) + cmTimeNs(id.ackTimeout));
+        sendRequest(id, cmTimeNs(id.responseTimeout) + cmTimeNs(id.ackTimeout));
     }
 
     private void sendSidrRep(CmId id, int status, byte[] pd, int qpn) {

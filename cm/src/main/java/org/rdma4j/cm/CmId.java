@@ -89,6 +89,10 @@ public final class CmId implements AutoCloseable {
     byte[] lastMad;
     int retriesLeft;
     long timerGen;
+    /** The request in lastMad holds one of its agent's flow slots to dgid / waits for one (CmEngine.sendRequest). */
+    boolean holdsSlot;
+    boolean deferred;
+    long requestDelayNs;
 
     private CmId(CmEventChannel channel, PortSpace ps) {
         this.channel = channel;

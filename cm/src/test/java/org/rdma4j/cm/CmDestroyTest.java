@@ -224,6 +224,60 @@ class CmDestroyTest extends CmTestSupport {
     }
 
     @Test
+    void closingAnActiveIdThatHasTheRepButNoRtuYetRejectsAtThePeer() throws Exception {
+        int port = port();
+        try (CmEventChannel sch = new CmEventChannel(); CmEventChannel cch = new CmEventChannel();
+             CmId listener = sch.createId(PortSpace.TCP); CmId client = cch.createId(PortSpace.TCP)) {
+            listen(listener, ipB, port, 8);
+            resolve(client, cch, ipB, port);
+            client.connect(new ConnParam().qpNum(55)); // no QP: the program establishes (REP_RCVD until then)
+            CmEvent req = expect(sch, CmEventType.CONNECT_REQUEST);
+            req.id().accept(new ConnParam().qpNum(66));
+            expect(cch, CmEventType.CONNECT_RESPONSE);
+            client.close();
+            CmEvent rej = expect(sch, CmEventType.REJECTED);
+            assertEquals(req.id(), rej.id());
+            assertEquals(CmRej.REASON_CONSUMER_DEFINED, rej.status());
+            req.id().close();
+            assertNull(cch.getEvent(0, TimeUnit.SECONDS), "a closed id gets no events");
+        }
+    }
+
+    @Test
+    void closingIdsWhileTheyDisconnectOrWaitInTimewaitIsQuiet() throws Exception {
+        faults();
+        for (boolean dreqLost : new boolean[] {true, false}) {
+            try (CmEventChannel sch = new CmEventChannel(); CmEventChannel cch = new CmEventChannel();
+                 CmId listener = sch.createId(PortSpace.TCP); CmId client = cch.createId(PortSpace.TCP)) {
+                Pending p = pending(sch, cch, listener, client);
+                Ep se = new Ep(p.child());
+                p.child().accept(new ConnParam());
+                expect(cch, CmEventType.ESTABLISHED);
+                expect(sch, CmEventType.ESTABLISHED);
+                if (dreqLost) {
+                    faults().dropNext(MadHeader.ATTR_DREQ, 1000);
+                    client.disconnect(); // DREQ_SENT: its DREQs go nowhere
+                    client.close();      // lingers, retries, gives up and is released without events
+                    p.child().close();   // established: its own DREQ is lost too, the same way
+                } else {
+                    client.disconnect();
+                    expect(cch, CmEventType.DISCONNECTED); // both sides are in TIMEWAIT now
+                    expect(sch, CmEventType.DISCONNECTED);
+                    client.close();
+                    p.child().close();
+                }
+                assertNull(cch.getEvent(0, TimeUnit.SECONDS), "a closed id gets no events");
+                p.ce().close();
+                se.close();
+            } finally {
+                faults().clearFaults();
+            }
+            awaitNoAgents(); // every lingering id finished and let its agent go
+            assertEquals(0, CmEngine.INSTANCE.connectionCount(), "nothing left in the tables");
+        }
+    }
+
+    @Test
     void aPortThatGoesAwayGivesDeviceRemovalToItsIdsAndThePeerTimesOut() throws Exception {
         faults();
         try (CmEventChannel sch = new CmEventChannel(); CmEventChannel cch = new CmEventChannel();

@@ -96,4 +96,53 @@ class CmManyConnectionsTest extends CmTestSupport {
         }
         awaitNoAgents();
     }
+
+    @Test
+    void requestsToOnePeerGoOutOneWindowAtATimeAndTheRestFollowAsTheAnswersCome() throws Exception {
+        FakeGsiFabric f = faults();
+        int port = port();
+        int n = CmAgent.WINDOW + 36;
+        f.clearFaults();
+        f.resetCounts();
+        f.holdNext(org.rdma4j.cm.wire.MadHeader.ATTR_REQ, n); // nothing reaches B yet, so nothing is answered
+        try (CmEventChannel sch = new CmEventChannel(); CmEventChannel cch = new CmEventChannel();
+             CmId listener = sch.createId(PortSpace.TCP)) {
+            listener.bindAddr(new java.net.InetSocketAddress(ipB, port));
+            listener.listen(2 * n);
+            List<CmId> clients = new ArrayList<>();
+            long deferredBefore = 0;
+            for (int i = 0; i < n; i++) {
+                CmId c = cch.createId(PortSpace.TCP);
+                clients.add(c);
+                c.setResponseTimeout(24); // 68 s: no retransmission while the test runs
+                c.resolveAddr(new java.net.InetSocketAddress(ipA, 0), new java.net.InetSocketAddress(ipB, port), 1000);
+                assertEquals(CmEventType.ADDR_RESOLVED, next(cch).type());
+                c.resolveRoute(1000);
+                assertEquals(CmEventType.ROUTE_RESOLVED, next(cch).type());
+                if (i == 0) {
+                    deferredBefore = CmEngine.INSTANCE.agentCounters(devA.name(), 1)[3];
+                }
+                c.connect(new ConnParam().qpNum(1 + i));
+            }
+            assertEquals(CmAgent.WINDOW, f.sent(org.rdma4j.cm.wire.MadHeader.ATTR_REQ), "one window of REQs is out");
+            assertEquals(n - CmAgent.WINDOW, CmEngine.INSTANCE.agentCounters(devA.name(), 1)[3] - deferredBefore,
+                    "the rest wait for a slot");
+            f.clearFaults();
+            f.releaseHeld(); // B takes the window and MRAs it: each MRA lets one waiting REQ go
+            for (int i = 0; i < n; i++) {
+                CmEvent e = next(sch);
+                assertEquals(CmEventType.CONNECT_REQUEST, e.type(), e::toString);
+                e.id().reject(null);
+                e.id().close();
+            }
+            for (int i = 0; i < n; i++) {
+                assertEquals(CmEventType.REJECTED, next(cch).type());
+            }
+            assertEquals(n, f.sent(org.rdma4j.cm.wire.MadHeader.ATTR_REQ), "every REQ went once, none was lost");
+            clients.forEach(CmId::close);
+        } finally {
+            f.clearFaults();
+        }
+        awaitNoAgents();
+    }
 }

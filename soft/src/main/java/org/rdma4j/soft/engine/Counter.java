@@ -39,6 +39,8 @@ public enum Counter {
     GSI_NO_PORT_DROPS("gsi_no_port_drops"),
     /** MADs for QP1 while its queue was full (the receiver was behind). */
     GSI_OVERFLOW_DROPS("gsi_overflow_drops"),
+    /** Of the no-port drops, those the installed GsiResponder answered (a REJ for a REQ nobody listens for). */
+    GSI_UNCLAIMED_ANSWERS("gsi_unclaimed_answers"),
     STALE_RESPONSES("stale_response_drops"),
     /** Times the port went down (rxe: link_downed). */
     LINK_DOWNED("link_downed"),

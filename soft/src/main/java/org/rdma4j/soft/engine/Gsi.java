@@ -12,6 +12,7 @@ import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.Gid;
 import org.rdma4j.verbs.VerbsException;
 import org.rdma4j.verbs.spi.GsiPort;
+import org.rdma4j.verbs.spi.GsiResponder;
 
 /**
  * QP1 of the device's port (the general services interface): 256-byte MADs as UD SEND_ONLY from QPN 1
@@ -21,7 +22,8 @@ import org.rdma4j.verbs.spi.GsiPort;
  * that the one open {@link GsiPort} reads. Anything else is dropped and counted: a bad P_Key
  * ({@link Counter#BAD_PKEY}), a bad Q_Key ({@link Counter#BAD_QKEY}), another opcode
  * ({@link Counter#MALFORMED}), another length ({@link Counter#GSI_LENGTH_DROPS}), no port open
- * ({@link Counter#GSI_NO_PORT_DROPS}), a full queue ({@link Counter#GSI_OVERFLOW_DROPS}).
+ * ({@link Counter#GSI_NO_PORT_DROPS}; the installed {@link GsiResponder} may answer it,
+ * {@link Counter#GSI_UNCLAIMED_ANSWERS}), a full queue ({@link Counter#GSI_OVERFLOW_DROPS}).
  * <p>
  * The delivering threads (the link's receive path, or a sender's thread on the in-process fabric) copy
  * into the queue and unpark the receiver; there is no thread of its own. Neither direction allocates
@@ -52,6 +54,10 @@ public final class Gsi {
     private int generation;
     /** The receiver parked for a MAD (guarded by lock). */
     private Thread waiter;
+    /** Scratch for {@link #answerUnclaimed}: the MAD and the answer (guarded by unclaimedLock). */
+    private final Object unclaimedLock = new Object();
+    private MemorySegment unclaimedIn;
+    private final GsiPort.Source unclaimedFrom = new GsiPort.Source();
     /** The PSN of the next MAD sent (UD receivers ignore it; it only makes captures readable). */
     private final AtomicInteger psn = new AtomicInteger();
 
@@ -137,22 +143,27 @@ public final class Gsi {
                 return;
             }
             Thread w;
+            boolean unclaimed;
             synchronized (lock) {
-                if (!open) {
+                unclaimed = !open;
+                if (unclaimed) {
                     hca.counters.inc(Counter.GSI_NO_PORT_DROPS);
-                    return;
-                }
-                if (tail - head == CAPACITY) {
+                } else if (tail - head == CAPACITY) {
                     hca.counters.inc(Counter.GSI_OVERFLOW_DROPS);
                     return;
+                } else {
+                    int i = (int) (tail % CAPACITY);
+                    p.copyPayload(0, slots, (long) i * MAD_SIZE, MAD_SIZE);
+                    fromGid[i] = p.srcGid;
+                    fromQpn[i] = Deth.srcQpnAt(b, dethAt);
+                    fromPkey[i] = pkey;
+                    tail++;
                 }
-                int i = (int) (tail % CAPACITY);
-                p.copyPayload(0, slots, (long) i * MAD_SIZE, MAD_SIZE);
-                fromGid[i] = p.srcGid;
-                fromQpn[i] = Deth.srcQpnAt(b, dethAt);
-                fromPkey[i] = pkey;
-                tail++;
                 w = waiter;
+            }
+            if (unclaimed) {
+                answerUnclaimed(p, pkey, Deth.srcQpnAt(b, dethAt));
+                return;
             }
             if (w != null) {
                 LockSupport.unpark(w);
@@ -163,6 +174,41 @@ public final class Gsi {
             hca.counters.inc(Counter.MALFORMED);
         } finally {
             p.release();
+        }
+    }
+
+    /**
+     * A MAD for a port nobody has open: the installed {@link GsiResponder} (the cm module's, when it is
+     * present) may answer it, as the kernel's ib_cm answers a REQ nobody listens for. One at a time per
+     * device (the scratch buffers); the answer goes out on this thread. The monitor is reentrant: an
+     * answer delivered in-process to this same device re-enters only after its bytes were copied.
+     */
+    private void answerUnclaimed(Packet p, int pkey, int srcQpn) {
+        GsiResponder r = GsiResponder.installed();
+        Gid local = p.dstGid;
+        if (r == null || local == null || p.srcGid == null) {
+            return;
+        }
+        synchronized (unclaimedLock) {
+            if (unclaimedIn == null) {
+                unclaimedIn = Arena.ofAuto().allocate(2L * MAD_SIZE, 8);
+            }
+            MemorySegment in = unclaimedIn.asSlice(0, MAD_SIZE);
+            MemorySegment out = unclaimedIn.asSlice(MAD_SIZE, MAD_SIZE);
+            p.copyPayload(0, in, 0, MAD_SIZE);
+            unclaimedFrom.gid = p.srcGid;
+            unclaimedFrom.qpn = srcQpn;
+            unclaimedFrom.pkey = pkey;
+            boolean reply;
+            try {
+                reply = r.answer(in, unclaimedFrom, out);
+            } catch (RuntimeException e) {
+                reply = false; // a responder must not throw; if it does, the MAD is only dropped
+            }
+            if (reply) {
+                send(out, local, unclaimedFrom.gid, pkey);
+                hca.counters.inc(Counter.GSI_UNCLAIMED_ANSWERS);
+            }
         }
     }
 
