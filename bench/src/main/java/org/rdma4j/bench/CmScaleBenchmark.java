@@ -125,11 +125,14 @@ public final class CmScaleBenchmark {
         @Override
         public void close() {
             for (CmId id : ids) {
-                id.close();
+                id.destroyQp();
             }
             mr.close();
             cq.close();
             pd.close();
+            for (CmId id : ids) {
+                id.close(); // the last id's release closes the CM's context: it must hold nothing by then
+            }
         }
     }
 
@@ -267,6 +270,22 @@ public final class CmScaleBenchmark {
         int nextIndex;
     }
 
+    /** Removes a device once the closed ids' disconnects and time waits have let its contexts go (30 s at most). */
+    static void remove(Device d) throws InterruptedException {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            try {
+                Verbs.removeDevice(d);
+                return;
+            } catch (org.rdma4j.verbs.VerbsException e) {
+                if (System.nanoTime() - until > 0) {
+                    throw e;
+                }
+                Thread.sleep(50);
+            }
+        }
+    }
+
     /** The next event without waiting, or null. */
     static CmEvent poll(CmEventChannel ch) {
         try {
@@ -392,8 +411,8 @@ public final class CmScaleBenchmark {
                 c.ch.close();
             }
         } finally {
-            Verbs.removeDevice(a);
-            Verbs.removeDevice(b);
+            remove(a);
+            remove(b);
         }
     }
 
@@ -452,7 +471,7 @@ public final class CmScaleBenchmark {
                 server[0].close();
             }
         } finally {
-            Verbs.removeDevice(d);
+            remove(d);
         }
     }
 
@@ -491,7 +510,7 @@ public final class CmScaleBenchmark {
             c.side.close();
             c.ch.close();
         } finally {
-            Verbs.removeDevice(d);
+            remove(d);
         }
     }
 }

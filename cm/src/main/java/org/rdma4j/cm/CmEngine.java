@@ -127,6 +127,36 @@ final class CmEngine {
 
     // ---------------------------------------------------------------- device contexts and agents
 
+    /** The devices address resolution scans, and when they were listed (guarded by lock). */
+    private List<Device> deviceList = List.of();
+    private long deviceListNs;
+
+    /**
+     * The devices to resolve addresses on, those the engine has open first. {@link Verbs#devices()}
+     * asks every provider (a service lookup, libibverbs' device list) and costs milliseconds, under
+     * the engine's lock, so the list is kept for a second; {@code fresh} lists them again (a lookup that
+     * found nothing in the kept list tries once more with a fresh one: a device made just now is found).
+     */
+    List<Device> devicesForResolve(boolean fresh) {
+        lock.lock();
+        try {
+            long now = System.nanoTime();
+            if (fresh || deviceList.isEmpty() || now - deviceListNs > 1_000_000_000L) {
+                deviceList = List.copyOf(Verbs.devices());
+                deviceListNs = now;
+            }
+            List<Device> open = new ArrayList<>(deviceList.size());
+            List<Device> rest = new ArrayList<>();
+            for (Device d : deviceList) {
+                (contexts.containsKey(d.name()) ? open : rest).add(d);
+            }
+            open.addAll(rest);
+            return open;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     Context acquireContext(Device d) {
         lock.lock();
         try {
@@ -1111,21 +1141,23 @@ final class CmEngine {
         c.maxCmRetries = l.maxCmRetries;
         c.ackTimeout = l.ackTimeout;
         c.minRnrTimer = l.minRnrTimer;
-        Device dev = Verbs.device(a.deviceName);
+        Device dev = a.context.device(); // not Verbs.device: a provider lookup per MAD, under the lock
         byte[] rg = new byte[16];
         req.primaryRemoteGid(rg);
         Gid ourGid = Gid.of(rg);
         int gidIndex = a.gidIndex;
-        try {
-            int n = a.context.queryPort(a.portNum).gidTblLen();
-            for (int i = 0; i < n; i++) {
-                if (ourGid.equals(a.context.queryGid(a.portNum, i))) {
-                    gidIndex = i;
-                    break;
+        if (!ourGid.equals(a.gsi.localGid())) { // the agent's own GID is the common case: no search
+            try {
+                int n = a.context.queryPort(a.portNum).gidTblLen();
+                for (int i = 0; i < n; i++) {
+                    if (ourGid.equals(a.context.queryGid(a.portNum, i))) {
+                        gidIndex = i;
+                        break;
+                    }
                 }
+            } catch (RuntimeException e) {
+                // keep the agent's GID
             }
-        } catch (RuntimeException e) {
-            // keep the agent's GID
         }
         c.agent = a;
         a.refs++;
@@ -1134,7 +1166,7 @@ final class CmEngine {
         c.deviceName = a.deviceName;
         c.portNum = a.portNum;
         c.gidIndex = gidIndex;
-        c.sgid = a.context.queryGid(a.portNum, gidIndex);
+        c.sgid = gidIndex == a.gidIndex ? a.gsi.localGid() : a.context.queryGid(a.portNum, gidIndex);
         c.caGuid = dev.guid();
         c.dgid = from.gid;
         c.localCommId = newCommId(c);
@@ -1386,7 +1418,7 @@ final class CmEngine {
         c.responseTimeout = l.responseTimeout;
         c.maxCmRetries = l.maxCmRetries;
         c.ackTimeout = l.ackTimeout;
-        Device dev = Verbs.device(a.deviceName);
+        Device dev = a.context.device(); // not Verbs.device: a provider lookup per MAD, under the lock
         c.agent = a;
         a.refs++;
         a.members.add(c);

@@ -22,12 +22,20 @@ record DeviceMatch(Device device, int portNum, int gidIndex, Gid gid) {
      * local: loopback). Null when no device fits.
      */
     static DeviceMatch find(CmEngine engine, InetAddress src, InetAddress dst) {
+        DeviceMatch m = find(engine, src, dst, false);
+        return m != null ? m : find(engine, src, dst, true); // a device made since the list was kept
+    }
+
+    private static DeviceMatch find(CmEngine engine, InetAddress src, InetAddress dst, boolean fresh) {
         Gid want = src == null ? null : Gid.of(src);
         Gid to = dst == null ? null : Gid.of(dst);
         boolean v4 = (src != null ? src : dst) instanceof Inet4Address;
         DeviceMatch best = null;
         int bestScore = -1;
-        for (Device d : Verbs.devices()) {
+        for (Device d : engine.devicesForResolve(fresh)) {
+            if (bestScore >= 1000) {
+                break; // the exact source address: nothing scores higher
+            }
             Context ctx;
             try {
                 ctx = engine.acquireContext(d);
@@ -41,7 +49,7 @@ record DeviceMatch(Device device, int portNum, int gidIndex, Gid gid) {
                     if (pa.state() != PortState.ACTIVE) {
                         continue;
                     }
-                    for (int i = 0; i < pa.gidTblLen(); i++) {
+                    for (int i = 0; i < pa.gidTblLen() && bestScore < 1000; i++) {
                         Gid g;
                         try {
                             g = ctx.queryGid(port, i);
@@ -80,7 +88,7 @@ record DeviceMatch(Device device, int portNum, int gidIndex, Gid gid) {
     /** Every active port of every device with a routable GID: where a wildcard listener listens. */
     static java.util.List<DeviceMatch> all(CmEngine engine) {
         java.util.List<DeviceMatch> out = new java.util.ArrayList<>();
-        for (Device d : Verbs.devices()) {
+        for (Device d : engine.devicesForResolve(true)) {
             Context ctx;
             try {
                 ctx = engine.acquireContext(d);
