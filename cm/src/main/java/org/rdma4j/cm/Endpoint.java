@@ -542,6 +542,11 @@ public final class Endpoint implements AutoCloseable {
             }
             wc.copyFrom(s.slot[0]);
             return true;
+        } catch (IllegalStateException e) {
+            if (closed.get()) { // the CQ was destroyed under us by close()
+                throw new VerbsException(Errno.EBADF, "the endpoint is closed");
+            }
+            throw e;
         } finally {
             s.lock.unlock();
         }
@@ -728,9 +733,26 @@ public final class Endpoint implements AutoCloseable {
         }
     }
 
-    /** Makes the QP and what it needs, as rdma_create_qp does for an id with no CQs of its own. */
-    private void createQp(ProtectionDomain given, QpInitAttr attr) {
+    /**
+     * rdma_create_qp for an endpoint made without QP attributes (a request's endpoint of a listener
+     * made without them, or an active one): the QP in INIT, with a PD of the device when {@code given}
+     * is null and a CQ with a completion channel for each side {@code attr} names no CQ for.
+     *
+     * @param given a protection domain of the endpoint's device, or null
+     * @param attr the QP's attributes (copied; the type follows the port space)
+     * @return the QP
+     * @throws VerbsException EINVAL when the endpoint has a QP already, is passive, or is not bound to a device
+     */
+    public QueuePair createQp(ProtectionDomain given, QpInitAttr attr) {
+        Objects.requireNonNull(attr, "attr");
+        if (qp != null || passive || closed.get()) {
+            throw new VerbsException(closed.get() ? Errno.EBADF : Errno.EINVAL, closed.get() ? "the endpoint is closed"
+                    : passive ? "a passive endpoint makes its requests' QPs, not one of its own" : "the endpoint has a QP");
+        }
         Context ctx = id.context();
+        if (ctx == null) {
+            throw new VerbsException(Errno.EINVAL, "the endpoint is not bound to a device yet");
+        }
         QpInitAttr a = copy(attr);
         a.type = id.portSpace().qpType();
         ProtectionDomain p = given;
@@ -752,6 +774,7 @@ public final class Endpoint implements AutoCloseable {
         qp = id.createQp(p, a);
         send.cq = a.sendCq;
         recv.cq = a.recvCq;
+        return qp;
     }
 
     private static QpInitAttr copy(QpInitAttr attr) {

@@ -267,11 +267,15 @@ class EndpointTest extends CmTestSupport {
             CompletionQueue rcq = resolved.recvCq();
             ProtectionDomain pd = resolved.pd();
             MemoryRegion mr = resolved.regMsgs(arena.allocate(64));
+            org.rdma4j.verbs.CompletionChannel sch = scq.channel();
             assertEquals(QpState.INIT, qp.state());
-            assertTrue(scq != rcq);
+            assertTrue(scq != rcq && sch != null && sch != rcq.channel());
+            VerbsException twice = assertThrows(VerbsException.class,
+                    () -> resolved.createQp(null, new org.rdma4j.verbs.QpInitAttr()));
+            assertEquals(Errno.EINVAL, twice.errno());
             resolved.close();
             assertTrue(qp.isClosed() && scq.isClosed() && rcq.isClosed() && pd.isClosed() && mr.isClosed());
-            assertTrue(scq.channel().isClosed());
+            assertTrue(sch.isClosed());
             resolved.close();
             VerbsException post = assertThrows(VerbsException.class,
                     () -> resolved.postSend(1, arena.allocate(8), null, SendFlag.INLINE));
@@ -325,5 +329,43 @@ class EndpointTest extends CmTestSupport {
         VerbsException unknown = assertThrows(VerbsException.class, () -> AddrInfo.active("no-such-host.invalid", 1));
         assertEquals(Errno.ENOENT, unknown.errno());
         assertNull(AddrInfo.active(ipB.getHostAddress(), 1).source());
+    }
+
+    @Test
+    void aListenerWithoutQpAttributesLeavesTheQpToTheProgramAndRejectCarriesPrivateData() throws Exception {
+        int port = port();
+        try (Endpoint listener = Endpoint.create(AddrInfo.passive(ipB.getHostAddress(), port), null, null)) {
+            quick(listener.id());
+            listener.listen(2);
+            // the first request is rejected with a reason the client can read
+            Endpoint refused = Endpoint.create(AddrInfo.active(ipB.getHostAddress(), port).withSource(ipA), null,
+                    new org.rdma4j.verbs.QpInitAttr());
+            quick(refused.id());
+            Future<VerbsException> rejected = async(() -> assertThrows(VerbsException.class, () -> refused.connect(null)));
+            try (Endpoint request = listener.getRequest(WAIT_S, TimeUnit.SECONDS)) {
+                assertNotNull(request);
+                assertNull(request.qp(), "no attributes given: no QP");
+                request.reject(text("not today"));
+            }
+            assertEquals(Errno.ECONNREFUSED, rejected.get(WAIT_S, TimeUnit.SECONDS).errno());
+            assertEquals(CmEventType.REJECTED, refused.lastEvent().type());
+            assertEquals(28, refused.lastEvent().status());
+            assertEquals("not today", prefix(refused.lastEvent().privateData(), 9));
+            refused.close();
+
+            // the second gets its QP from the program (rdma_create_qp) and is accepted
+            Future<Endpoint> client = async(() -> RdmaClient.connect(new InetSocketAddress(ipB, port), quickOptions()));
+            try (Endpoint request = listener.getRequest(WAIT_S, TimeUnit.SECONDS)) {
+                assertNotNull(request);
+                QueuePair qp = request.createQp(null, new org.rdma4j.verbs.QpInitAttr());
+                assertEquals(QpState.INIT, qp.state());
+                request.accept(new ConnParam().privateData(text("welcome")));
+                try (Endpoint c = client.get(WAIT_S, TimeUnit.SECONDS)) {
+                    assertEquals(QpState.RTS, qp.state());
+                    assertEquals(CmEventType.ESTABLISHED, c.lastEvent().type());
+                    assertEquals("welcome", prefix(c.lastEvent().privateData(), 7));
+                }
+            }
+        }
     }
 }
