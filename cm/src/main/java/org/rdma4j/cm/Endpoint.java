@@ -89,6 +89,7 @@ public final class Endpoint implements AutoCloseable {
     private final RecvWorkRequest recvWr = new RecvWorkRequest();
 
     private volatile CmEvent lastEvent;
+    private CmEvent request;
     private volatile boolean connected;
     private volatile boolean disconnected;
 
@@ -235,6 +236,7 @@ public final class Endpoint implements AutoCloseable {
         Endpoint c = new Endpoint(childChannel, child, false);
         c.timeoutNs = timeoutNs;
         c.lastEvent = e;
+        c.request = e;
         boolean ok = false;
         try {
             if (listenAttr != null) {
@@ -592,6 +594,14 @@ public final class Endpoint implements AutoCloseable {
      */
     public CmEvent lastEvent() {
         return lastEvent;
+    }
+
+    /**
+     * {@return for an endpoint from {@link #getRequest}: its CONNECT_REQUEST, with the client's private
+     * data and connection parameters (also after {@link #accept}); else null}
+     */
+    public CmEvent connectRequest() {
+        return request;
     }
 
     /** {@return whether connect or accept completed and disconnect was not called} */

@@ -113,8 +113,10 @@ class EndpointTest extends CmTestSupport {
                 assertTrue(conn.isConnected() && c.isConnected());
                 assertEquals(QpState.RTS, c.qp().state());
                 assertEquals(QpState.RTS, conn.qp().state());
-                assertEquals(CmEventType.CONNECT_REQUEST, conn.lastEvent().type());
-                assertEquals("hello server", prefix(conn.lastEvent().privateData(), 12));
+                assertEquals(CmEventType.ESTABLISHED, conn.lastEvent().type());
+                assertEquals(CmEventType.CONNECT_REQUEST, conn.connectRequest().type());
+                assertEquals("hello server", prefix(conn.connectRequest().privateData(), 12));
+                assertNull(c.connectRequest());
                 assertEquals(new InetSocketAddress(ipA, c.localAddress().getPort()), conn.remoteAddress());
                 assertNotNull(c.sendCq().channel(), "the endpoint's CQs have completion channels");
 
