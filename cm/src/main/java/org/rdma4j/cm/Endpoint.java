@@ -1,0 +1,872 @@
+package org.rdma4j.cm;
+
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
+import org.rdma4j.verbs.Access;
+import org.rdma4j.verbs.CompletionChannel;
+import org.rdma4j.verbs.CompletionQueue;
+import org.rdma4j.verbs.Context;
+import org.rdma4j.verbs.Errno;
+import org.rdma4j.verbs.IdleStrategy;
+import org.rdma4j.verbs.MemoryRegion;
+import org.rdma4j.verbs.ProtectionDomain;
+import org.rdma4j.verbs.QpInitAttr;
+import org.rdma4j.verbs.QueuePair;
+import org.rdma4j.verbs.RecvWorkRequest;
+import org.rdma4j.verbs.SendWorkRequest;
+import org.rdma4j.verbs.VerbsException;
+import org.rdma4j.verbs.WorkCompletion;
+
+/**
+ * librdmacm's convenience layer ({@code rdma_create_ep} and {@code rdma_verbs.h}): a synchronous
+ * {@link CmId} with its QP, its send and receive CQs and their completion channels, and the
+ * {@code rdma_post_*}/{@code rdma_get_*_comp} calls on it.
+ *
+ * <p>Synchronous as librdmacm's ids made without an event channel: the endpoint has a private
+ * {@link CmEventChannel}, and {@link #connect}, {@link #accept}, {@link #getRequest} and
+ * {@link #disconnect} return when their event has come, each wait bounded by {@link #timeout()}
+ * (ETIMEDOUT past it; {@link #getRequest()} waits until a request comes or the endpoint is closed).
+ * A failed step throws {@link VerbsException} with the errno librdmacm sets: ECONNREFUSED when
+ * rejected, ETIMEDOUT when unreachable, ECONNRESET (104) when the peer disconnected first.
+ *
+ * {@snippet :
+ * // the client of the seed's ping-pong (rdma_getaddrinfo, rdma_create_ep, rdma_reg_msgs, rdma_connect)
+ * QpInitAttr attr = new QpInitAttr().cap(new QpCap(1, 1, 1, 1, 0));
+ * try (Endpoint ep = Endpoint.create(AddrInfo.active("192.0.2.7", 7471), null, attr);
+ *      Arena arena = Arena.ofConfined()) {
+ *     MemorySegment buf = arena.allocate(64);
+ *     MemoryRegion mr = ep.regMsgs(buf);
+ *     ep.connect(null);
+ *     ep.postRecv(1, buf, mr);
+ *     ep.postSend(2, buf, mr, SendFlag.SIGNALED);
+ *     WorkCompletion wc = new WorkCompletion();
+ *     ep.getSendComp(wc);   // polls, arms the CQ, waits on its channel
+ *     ep.getRecvComp(wc);
+ * }
+ * }
+ *
+ * <p>Thread safe: posting from several threads is safe; each completion queue should have one waiter
+ * at a time ({@code getSendComp} callers are serialised, as are {@code getRecvComp} callers).
+ * {@link #close()} is safe in every state and from any thread: it wakes a thread waiting for a
+ * completion or an event (EBADF).
+ */
+public final class Endpoint implements AutoCloseable {
+    /** How long a synchronous step waits by default. */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
+    /** rdma_create_ep's bound on address and route resolution. */
+    static final int RESOLVE_TIMEOUT_MS = 2000;
+    /** Linux's ECONNRESET (not among {@link Errno}'s names). */
+    public static final int ECONNRESET = 104;
+
+    private final CmEventChannel channel;
+    private final CmId id;
+    private final boolean passive;
+    private volatile long timeoutNs = DEFAULT_TIMEOUT.toNanos();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final List<MemoryRegion> regions = new ArrayList<>();
+
+    // what a passive endpoint makes each request's QP with (rdma_create_ep's qp_init_attr, kept)
+    private QpInitAttr listenAttr;
+    private ProtectionDomain listenPd;
+
+    private volatile ProtectionDomain pd;
+    private boolean ownsPd;
+    private volatile QueuePair qp;
+    private CompletionQueue ownSendCq;
+    private CompletionQueue ownRecvCq;
+    private CompletionChannel ownSendChannel;
+    private CompletionChannel ownRecvChannel;
+    private final Side send = new Side();
+    private final Side recv = new Side();
+    private final SendWorkRequest sendWr = new SendWorkRequest();
+    private final RecvWorkRequest recvWr = new RecvWorkRequest();
+
+    private volatile CmEvent lastEvent;
+    private CmEvent request;
+    private volatile boolean connected;
+    private volatile boolean disconnected;
+
+    /** One completion queue and how to wait on it. */
+    private static final class Side {
+        final ReentrantLock lock = new ReentrantLock();
+        final WorkCompletion[] slot = WorkCompletion.array(1);
+        final IdleStrategy idle = IdleStrategy.backoff();
+        volatile CompletionQueue cq;
+    }
+
+    private Endpoint(CmEventChannel channel, CmId id, boolean passive) {
+        this.channel = channel;
+        this.id = id;
+        this.passive = passive;
+    }
+
+    /**
+     * rdma_create_ep: an endpoint for {@code res}. An active one is resolved (address and route, 2 s
+     * each) and, with {@code attr}, gets its QP in INIT; a passive one is bound, and keeps {@code pd}
+     * and {@code attr} for the QPs of the requests {@link #getRequest} returns. Without {@code pd} a
+     * protection domain of the device is made (and closed with the endpoint); CQs not named in
+     * {@code attr} are made with a completion channel each, sized by the QP's capabilities, as
+     * rdma_create_ep makes them. {@code attr} is copied, its type set from the port space.
+     *
+     * @param res where (see {@link AddrInfo})
+     * @param pd a protection domain of the endpoint's device, or null
+     * @param attr the QP's attributes, or null for an endpoint without a QP
+     * @return the endpoint
+     * @throws VerbsException EADDRINUSE (passive, port taken), ENODEV (no device for the address),
+     *     ETIMEDOUT (no resolution within the timeout)
+     * @throws InterruptedException if interrupted while resolving
+     */
+    public static Endpoint create(AddrInfo res, ProtectionDomain pd, QpInitAttr attr) throws InterruptedException {
+        return create(res, pd, attr, DEFAULT_TIMEOUT);
+    }
+
+    /**
+     * As {@link #create(AddrInfo, ProtectionDomain, QpInitAttr)}, with the bound of each synchronous step.
+     *
+     * @param res where
+     * @param pd a protection domain, or null
+     * @param attr the QP's attributes, or null
+     * @param timeout the bound of each synchronous step ({@link #timeout(Duration)})
+     * @return the endpoint
+     * @throws InterruptedException if interrupted while resolving
+     */
+    public static Endpoint create(AddrInfo res, ProtectionDomain pd, QpInitAttr attr, Duration timeout)
+            throws InterruptedException {
+        Objects.requireNonNull(res, "res");
+        CmEventChannel ch = new CmEventChannel();
+        Endpoint ep = null;
+        boolean ok = false;
+        try {
+            CmId id = ch.createId(res.portSpace());
+            ep = new Endpoint(ch, id, res.passive());
+            ep.timeout(timeout);
+            if (res.passive()) {
+                id.bindAddr(res.source());
+                ep.listenPd = pd;
+                ep.listenAttr = attr == null ? null : copy(attr);
+            } else {
+                id.resolveAddr(res.source(), res.destination(), RESOLVE_TIMEOUT_MS);
+                ep.await(CmEventType.ADDR_RESOLVED);
+                id.resolveRoute(RESOLVE_TIMEOUT_MS);
+                ep.await(CmEventType.ROUTE_RESOLVED);
+                if (attr != null) {
+                    ep.createQp(pd, attr);
+                }
+            }
+            ok = true;
+            return ep;
+        } finally {
+            if (!ok) {
+                if (ep != null) {
+                    ep.closeQuietly();
+                } else {
+                    ch.close();
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ connection steps
+
+    /**
+     * rdma_listen on a passive endpoint.
+     *
+     * @param backlog requests that may wait for {@link #getRequest} (0 or less: 1024)
+     */
+    public void listen(int backlog) {
+        requirePassive("listen");
+        id.listen(backlog);
+    }
+
+    /**
+     * rdma_get_request: waits until a connection request comes (or the endpoint is closed: EBADF) and
+     * returns its endpoint, with its QP made from the attributes given to {@link #create} (in INIT:
+     * post receives, then {@link #accept}). The request's private data and parameters are in its
+     * {@link #lastEvent()}.
+     *
+     * @return the request's endpoint, to accept or reject
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public Endpoint getRequest() throws InterruptedException {
+        Endpoint e = getRequest(Long.MAX_VALUE, TimeUnit.NANOSECONDS);
+        if (e == null) {
+            throw new VerbsException(Errno.ETIMEDOUT, "no connection request");
+        }
+        return e;
+    }
+
+    /**
+     * As {@link #getRequest()}, waiting at most {@code timeout}.
+     *
+     * @param timeout how long
+     * @param unit its unit
+     * @return the request's endpoint, or null when none came in time
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public Endpoint getRequest(long timeout, TimeUnit unit) throws InterruptedException {
+        requirePassive("getRequest");
+        long deadline = System.nanoTime() + Math.min(unit.toNanos(timeout), Long.MAX_VALUE / 4);
+        CmEvent e;
+        while (true) {
+            e = channel.getEvent(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+            if (e == null) {
+                return null;
+            }
+            e.ack();
+            if (e.type() == CmEventType.CONNECT_REQUEST && e.listenId() == id) {
+                break;
+            }
+            if (e.id() == id) {
+                lastEvent = e;
+                throw failure(e, CmEventType.CONNECT_REQUEST);
+            }
+            // an event of a request's id that came before the id was moved to its own channel (the peer
+            // gave up): its endpoint's next step times out; nothing to do here
+        }
+        CmId child = e.id();
+        CmEventChannel childChannel = new CmEventChannel();
+        migrate(child, childChannel);
+        Endpoint c = new Endpoint(childChannel, child, false);
+        c.timeoutNs = timeoutNs;
+        c.lastEvent = e;
+        c.request = e;
+        boolean ok = false;
+        try {
+            if (listenAttr != null) {
+                c.createQp(listenPd, listenAttr);
+            }
+            ok = true;
+            return c;
+        } finally {
+            if (!ok) {
+                c.closeQuietly();
+            }
+        }
+    }
+
+    /**
+     * rdma_connect on an active endpoint: sends the request and waits for ESTABLISHED; the QP is then
+     * in RTS.
+     *
+     * @param param connection parameters, or null for the defaults
+     * @throws VerbsException ECONNREFUSED (rejected; the reason is in {@link #lastEvent()}), ETIMEDOUT
+     *     (unreachable, or no answer within the timeout)
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public void connect(ConnParam param) throws InterruptedException {
+        if (passive) {
+            throw new VerbsException(Errno.EINVAL, "connect on a passive endpoint");
+        }
+        id.connect(param == null ? new ConnParam() : param);
+        await(CmEventType.ESTABLISHED);
+        connected = true;
+    }
+
+    /**
+     * rdma_accept on a request's endpoint: moves its QP to RTS, answers, and waits for ESTABLISHED.
+     *
+     * @param param connection parameters, or null for the defaults
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public void accept(ConnParam param) throws InterruptedException {
+        id.accept(param == null ? new ConnParam() : param);
+        await(CmEventType.ESTABLISHED);
+        connected = true;
+    }
+
+    /**
+     * rdma_reject on a request's endpoint.
+     *
+     * @param privateData up to {@value ConnParam#MAX_REJ_PRIVATE_DATA} bytes, or null
+     */
+    public void reject(byte[] privateData) {
+        id.reject(privateData);
+    }
+
+    /**
+     * rdma_disconnect: the QP goes to ERROR (outstanding work requests flush) and this waits for
+     * DISCONNECTED (at once if the peer disconnected first). Nothing when not connected or done before.
+     *
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public void disconnect() throws InterruptedException {
+        if (!connected || disconnected) {
+            return;
+        }
+        disconnected = true;
+        id.disconnect();
+        long deadline = System.nanoTime() + timeoutNs;
+        while (true) {
+            CmEvent e = channel.getEvent(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+            if (e == null) {
+                throw new VerbsException(Errno.ETIMEDOUT, "no DISCONNECTED within " + timeout());
+            }
+            e.ack();
+            lastEvent = e;
+            if (e.type() == CmEventType.DISCONNECTED || e.type() == CmEventType.DEVICE_REMOVAL) {
+                return; // the connection is down, whether the peer answered (status 0) or not
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ memory
+
+    /**
+     * rdma_reg_msgs: registers {@code buf} for sends and receives (LOCAL_WRITE) in the endpoint's PD.
+     * The region is the program's to close (rdma_dereg_mr); what is still open is closed with the endpoint.
+     *
+     * @param buf native memory
+     * @return the region
+     */
+    public MemoryRegion regMsgs(MemorySegment buf) {
+        return regMr(buf, Access.LOCAL_WRITE);
+    }
+
+    /** rdma_reg_read: the peer may RDMA READ {@code buf}. @param buf native memory @return the region */
+    public MemoryRegion regRead(MemorySegment buf) {
+        return regMr(buf, Access.LOCAL_WRITE | Access.REMOTE_READ);
+    }
+
+    /** rdma_reg_write: the peer may RDMA WRITE {@code buf}. @param buf native memory @return the region */
+    public MemoryRegion regWrite(MemorySegment buf) {
+        return regMr(buf, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+    }
+
+    /**
+     * Registers {@code buf} with any {@link Access} bits in the endpoint's PD (e.g. both remote read and
+     * write, which rdma_verbs.h has no helper for).
+     *
+     * @param buf native memory
+     * @param access the access bits
+     * @return the region
+     */
+    public MemoryRegion regMr(MemorySegment buf, int access) {
+        ProtectionDomain p = pd;
+        if (p == null) {
+            p = listenPd;
+        }
+        if (p == null) {
+            throw new VerbsException(Errno.EINVAL, "the endpoint has no protection domain (no QP was made)");
+        }
+        MemoryRegion mr = p.regMr(buf, access);
+        synchronized (regions) {
+            regions.removeIf(MemoryRegion::isClosed);
+            regions.add(mr);
+        }
+        return mr;
+    }
+
+    // ------------------------------------------------------------------ posting
+
+    /**
+     * rdma_post_recv: a receive into {@code buf}, which must lie in {@code mr}.
+     *
+     * @param wrId the work request id (the C API's context)
+     * @param buf where the message goes
+     * @param mr the region holding {@code buf}
+     */
+    public void postRecv(long wrId, MemorySegment buf, MemoryRegion mr) {
+        QueuePair q = requireQp();
+        int len = checkIn(buf, Objects.requireNonNull(mr, "mr"));
+        synchronized (recvWr) {
+            recvWr.clear().wrId(wrId).sge(buf.address(), len, mr.lkey());
+            q.postRecv(recvWr);
+        }
+    }
+
+    /**
+     * rdma_post_send: a SEND of {@code buf}.
+     *
+     * @param wrId the work request id
+     * @param buf the message
+     * @param mr the region holding {@code buf}; null to send it inline (copied at post time)
+     * @param flags {@link org.rdma4j.verbs.SendFlag} bits (SIGNALED for a completion)
+     */
+    public void postSend(long wrId, MemorySegment buf, MemoryRegion mr, int flags) {
+        QueuePair q = requireQp();
+        int len = mr == null ? length(buf) : checkIn(buf, mr);
+        synchronized (sendWr) {
+            sendWr.clear().wrId(wrId).flags(flags).send();
+            gather(buf, mr, len);
+            q.postSend(sendWr);
+        }
+    }
+
+    /**
+     * rdma_post_read: an RDMA READ of the peer's {@code remoteAddr} (key {@code rkey}) into {@code buf}.
+     *
+     * @param wrId the work request id
+     * @param buf where the data goes
+     * @param mr the region holding {@code buf}
+     * @param flags {@link org.rdma4j.verbs.SendFlag} bits
+     * @param remoteAddr the peer's address
+     * @param rkey the peer's remote key
+     */
+    public void postRead(long wrId, MemorySegment buf, MemoryRegion mr, int flags, long remoteAddr, int rkey) {
+        QueuePair q = requireQp();
+        int len = checkIn(buf, Objects.requireNonNull(mr, "mr"));
+        synchronized (sendWr) {
+            sendWr.clear().wrId(wrId).flags(flags).read(remoteAddr, rkey);
+            sendWr.sge(buf.address(), len, mr.lkey());
+            q.postSend(sendWr);
+        }
+    }
+
+    /**
+     * rdma_post_write: an RDMA WRITE of {@code buf} to the peer's {@code remoteAddr} (key {@code rkey}).
+     *
+     * @param wrId the work request id
+     * @param buf the data
+     * @param mr the region holding {@code buf}; null to write it inline
+     * @param flags {@link org.rdma4j.verbs.SendFlag} bits (without SIGNALED no completion unless it fails)
+     * @param remoteAddr the peer's address
+     * @param rkey the peer's remote key
+     */
+    public void postWrite(long wrId, MemorySegment buf, MemoryRegion mr, int flags, long remoteAddr, int rkey) {
+        QueuePair q = requireQp();
+        int len = mr == null ? length(buf) : checkIn(buf, mr);
+        synchronized (sendWr) {
+            sendWr.clear().wrId(wrId).flags(flags).write(remoteAddr, rkey);
+            gather(buf, mr, len);
+            q.postSend(sendWr);
+        }
+    }
+
+    private void gather(MemorySegment buf, MemoryRegion mr, int len) {
+        if (mr == null) {
+            sendWr.inlineData(buf);
+        } else {
+            sendWr.sge(buf.address(), len, mr.lkey());
+        }
+    }
+
+    // ------------------------------------------------------------------ completions
+
+    /**
+     * rdma_get_send_comp: the next completion of the send CQ into {@code wc}; polls, and when there is
+     * none arms the CQ, polls again and waits on its completion channel. Bounded by {@link #timeout()}.
+     * The completion's status is the QP's (e.g. WR_FLUSH_ERR after a disconnect): check it.
+     *
+     * @param wc where the completion is copied
+     * @throws VerbsException ETIMEDOUT when none came within the timeout; EBADF when the endpoint closed
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public void getSendComp(WorkCompletion wc) throws InterruptedException {
+        if (!getSendComp(wc, timeoutNs, TimeUnit.NANOSECONDS)) {
+            throw new VerbsException(Errno.ETIMEDOUT, "no send completion within " + timeout());
+        }
+    }
+
+    /**
+     * As {@link #getSendComp(WorkCompletion)}, waiting at most {@code timeout}.
+     *
+     * @param wc where the completion is copied
+     * @param timeout how long
+     * @param unit its unit
+     * @return true with a completion in {@code wc}, false when none came in time
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public boolean getSendComp(WorkCompletion wc, long timeout, TimeUnit unit) throws InterruptedException {
+        return getComp(send, wc, unit.toNanos(timeout));
+    }
+
+    /**
+     * rdma_get_recv_comp: as {@link #getSendComp(WorkCompletion)} on the receive CQ.
+     *
+     * @param wc where the completion is copied
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public void getRecvComp(WorkCompletion wc) throws InterruptedException {
+        if (!getRecvComp(wc, timeoutNs, TimeUnit.NANOSECONDS)) {
+            throw new VerbsException(Errno.ETIMEDOUT, "no receive completion within " + timeout());
+        }
+    }
+
+    /**
+     * As {@link #getRecvComp(WorkCompletion)}, waiting at most {@code timeout}.
+     *
+     * @param wc where the completion is copied
+     * @param timeout how long
+     * @param unit its unit
+     * @return true with a completion in {@code wc}, false when none came in time
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public boolean getRecvComp(WorkCompletion wc, long timeout, TimeUnit unit) throws InterruptedException {
+        return getComp(recv, wc, unit.toNanos(timeout));
+    }
+
+    private boolean getComp(Side s, WorkCompletion wc, long ns) throws InterruptedException {
+        Objects.requireNonNull(wc, "wc");
+        CompletionQueue cq = s.cq;
+        if (cq == null) {
+            throw new VerbsException(Errno.EINVAL, closed.get() ? "the endpoint is closed" : "the endpoint has no QP");
+        }
+        long deadline = System.nanoTime() + Math.min(ns, Long.MAX_VALUE / 4);
+        s.lock.lockInterruptibly();
+        try {
+            CompletionChannel ch = cq.channel();
+            while (true) {
+                if (closed.get()) {
+                    throw new VerbsException(Errno.EBADF, "the endpoint is closed");
+                }
+                if (cq.poll(s.slot, 1) == 1) {
+                    break;
+                }
+                long left = deadline - System.nanoTime();
+                if (ch == null) {
+                    // a CQ of the program's without a channel: nothing to wait on, so poll with backoff
+                    if (left <= 0 || cq.poll(s.slot, 1, s.idle, left) == 0) {
+                        if (Thread.interrupted()) {
+                            throw new InterruptedException();
+                        }
+                        return false;
+                    }
+                    break;
+                }
+                cq.reqNotify(false);
+                if (cq.poll(s.slot, 1) == 1) {
+                    break; // came between the first poll and the arming
+                }
+                if (left <= 0) {
+                    return false;
+                }
+                CompletionQueue got = ch.getEvent(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left + 999_999)));
+                if (got != null) {
+                    got.ackEvents(1);
+                }
+            }
+            wc.copyFrom(s.slot[0]);
+            return true;
+        } catch (IllegalStateException e) {
+            if (closed.get()) { // the CQ was destroyed under us by close()
+                throw new VerbsException(Errno.EBADF, "the endpoint is closed");
+            }
+            throw e;
+        } finally {
+            s.lock.unlock();
+        }
+    }
+
+    // ------------------------------------------------------------------ accessors
+
+    /** {@return the endpoint's connection manager id} (its options may be set before connect or listen) */
+    public CmId id() {
+        return id;
+    }
+
+    /** {@return the QP, or null when the endpoint has none} */
+    public QueuePair qp() {
+        return qp;
+    }
+
+    /** {@return the protection domain (the one given, or the endpoint's own), or null before a QP} */
+    public ProtectionDomain pd() {
+        return pd != null ? pd : listenPd;
+    }
+
+    /** {@return the QP's send CQ, or null} */
+    public CompletionQueue sendCq() {
+        return send.cq;
+    }
+
+    /** {@return the QP's receive CQ, or null} */
+    public CompletionQueue recvCq() {
+        return recv.cq;
+    }
+
+    /** {@return the device context, or null while unbound} (the connection manager's: do not close it) */
+    public Context context() {
+        return id.context();
+    }
+
+    /**
+     * {@return the last event a synchronous step completed with} ({@code id->event}): for a request's
+     * endpoint the CONNECT_REQUEST with the peer's private data and parameters; after connect the
+     * ESTABLISHED with the peer's private data; after a failure the event that ended the step (e.g.
+     * REJECTED with the reason as status). Null before any.
+     */
+    public CmEvent lastEvent() {
+        return lastEvent;
+    }
+
+    /**
+     * {@return for an endpoint from {@link #getRequest}: its CONNECT_REQUEST, with the client's private
+     * data and connection parameters (also after {@link #accept}); else null}
+     */
+    public CmEvent connectRequest() {
+        return request;
+    }
+
+    /** {@return whether connect or accept completed and disconnect was not called} */
+    public boolean isConnected() {
+        return connected && !disconnected && !closed.get();
+    }
+
+    /** {@return whether the endpoint is passive (binds and listens)} */
+    public boolean isPassive() {
+        return passive;
+    }
+
+    /** {@return the local address and port} */
+    public InetSocketAddress localAddress() {
+        return id.localAddress();
+    }
+
+    /** {@return the peer's address and port, or null} */
+    public InetSocketAddress remoteAddress() {
+        return id.remoteAddress();
+    }
+
+    /** {@return the bound of each synchronous step} */
+    public Duration timeout() {
+        return Duration.ofNanos(timeoutNs);
+    }
+
+    /**
+     * Sets the bound of each synchronous step and of {@link #getSendComp(WorkCompletion)}/{@link
+     * #getRecvComp(WorkCompletion)}; requests from {@link #getRequest} inherit it.
+     *
+     * @param timeout a positive duration
+     * @return this
+     */
+    public Endpoint timeout(Duration timeout) {
+        if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+            throw new VerbsException(Errno.EINVAL, "the timeout must be positive");
+        }
+        this.timeoutNs = timeout.toNanos();
+        return this;
+    }
+
+    /** {@return whether {@link #close()} was called} */
+    public boolean isClosed() {
+        return closed.get();
+    }
+
+    /**
+     * rdma_destroy_ep, safe in every state and idempotent: a connected endpoint is disconnected (DREQ,
+     * QP to ERROR) without waiting, a request not accepted is rejected, a passive endpoint stops
+     * listening and rejects the requests no one took; then the QP, the CQs and channels it made, the
+     * regions registered through it and its own PD are released, and the id. Threads waiting in the
+     * endpoint wake with EBADF.
+     *
+     * @throws VerbsException only when the program still holds something on the endpoint's own PD it
+     *     did not register through the endpoint (EBUSY); everything else is released first
+     */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        RuntimeException first = null;
+        if (connected && !disconnected) {
+            attempt(id::disconnect, null); // DREQ out, QP to ERROR: the peer learns now
+        }
+        attempt(id::destroyQp, null); // fails only for a QP the program attached to multicast: the CQ says so
+
+        qp = null;
+        send.cq = null;
+        recv.cq = null;
+        first = attempt(ownSendCq, first);
+        first = attempt(ownRecvCq, first);
+        first = attempt(ownSendChannel, first); // wakes a thread in getSendComp (EBADF)
+        first = attempt(ownRecvChannel, first);
+        List<MemoryRegion> mrs;
+        synchronized (regions) {
+            mrs = new ArrayList<>(regions);
+            regions.clear();
+        }
+        for (int i = mrs.size() - 1; i >= 0; i--) {
+            first = attempt(mrs.get(i), first);
+        }
+        if (ownsPd) {
+            first = attempt(pd, first);
+        }
+        attempt(id::close, null);
+        if (passive) {
+            // requests that came and were not taken: reject them rather than leave them waiting
+            try {
+                CmEvent e;
+                while ((e = channel.getEvent(0, TimeUnit.NANOSECONDS)) != null) {
+                    e.ack();
+                    if (e.type() == CmEventType.CONNECT_REQUEST && e.id() != id) {
+                        e.id().close();
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (RuntimeException e) {
+                // another thread took them, or the channel is closing
+            }
+        }
+        channel.close(); // wakes a thread in getRequest, connect, accept or disconnect (EBADF)
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Endpoint[" + (passive ? "passive " : "") + id.localAddress() + " -> " + id.remoteAddress()
+                + (qp != null ? ", qp 0x" + Integer.toHexString(qp.qpn()) : "") + "]";
+    }
+
+    // ------------------------------------------------------------------ inside
+
+    private static RuntimeException attempt(AutoCloseable c, RuntimeException first) {
+        if (c == null) {
+            return first;
+        }
+        try {
+            c.close();
+        } catch (RuntimeException e) {
+            if (first == null) {
+                return e;
+            }
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+        return first;
+    }
+
+    private void closeQuietly() {
+        try {
+            close();
+        } catch (RuntimeException e) {
+            // the failure that made us close is the one to report
+        }
+    }
+
+    /**
+     * rdma_create_qp for an endpoint made without QP attributes (a request's endpoint of a listener
+     * made without them, or an active one): the QP in INIT, with a PD of the device when {@code given}
+     * is null and a CQ with a completion channel for each side {@code attr} names no CQ for.
+     *
+     * @param given a protection domain of the endpoint's device, or null
+     * @param attr the QP's attributes (copied; the type follows the port space)
+     * @return the QP
+     * @throws VerbsException EINVAL when the endpoint has a QP already, is passive, or is not bound to a device
+     */
+    public QueuePair createQp(ProtectionDomain given, QpInitAttr attr) {
+        Objects.requireNonNull(attr, "attr");
+        if (qp != null || passive || closed.get()) {
+            throw new VerbsException(closed.get() ? Errno.EBADF : Errno.EINVAL, closed.get() ? "the endpoint is closed"
+                    : passive ? "a passive endpoint makes its requests' QPs, not one of its own" : "the endpoint has a QP");
+        }
+        Context ctx = id.context();
+        if (ctx == null) {
+            throw new VerbsException(Errno.EINVAL, "the endpoint is not bound to a device yet");
+        }
+        QpInitAttr a = copy(attr);
+        a.type = id.portSpace().qpType();
+        ProtectionDomain p = given;
+        if (p == null) {
+            p = ctx.allocPd();
+            ownsPd = true;
+        }
+        pd = p;
+        if (a.sendCq == null) {
+            ownSendChannel = ctx.createCompletionChannel();
+            ownSendCq = ctx.createCq(Math.max(1, a.cap.maxSendWr), ownSendChannel, 0);
+            a.sendCq = ownSendCq;
+        }
+        if (a.recvCq == null) {
+            ownRecvChannel = ctx.createCompletionChannel();
+            ownRecvCq = ctx.createCq(Math.max(1, a.cap.maxRecvWr), ownRecvChannel, 0);
+            a.recvCq = ownRecvCq;
+        }
+        qp = id.createQp(p, a);
+        send.cq = a.sendCq;
+        recv.cq = a.recvCq;
+        return qp;
+    }
+
+    private static QpInitAttr copy(QpInitAttr attr) {
+        QpInitAttr a = new QpInitAttr(attr.type, attr.sendCq, attr.recvCq);
+        a.cap = attr.cap == null ? new QpInitAttr().cap : attr.cap.copy();
+        a.srq = attr.srq;
+        a.sqSigAll = attr.sqSigAll;
+        return a;
+    }
+
+    /** rdma_migrate_id for a request's id: its later events go to its endpoint's own channel, as librdmacm does for synchronous ids. */
+    private static void migrate(CmId child, CmEventChannel to) {
+        CmEngine.INSTANCE.lock.lock();
+        try {
+            child.channel = to;
+        } finally {
+            CmEngine.INSTANCE.lock.unlock();
+        }
+    }
+
+    /** Waits for {@code want}; any other outcome throws with the errno librdmacm's ucma_complete sets. */
+    private CmEvent await(CmEventType want) throws InterruptedException {
+        CmEvent e = channel.getEvent(timeoutNs, TimeUnit.NANOSECONDS);
+        if (e == null) {
+            throw new VerbsException(Errno.ETIMEDOUT, "no " + want + " within " + timeout());
+        }
+        e.ack();
+        lastEvent = e;
+        if (e.type() == want && e.status() == 0) {
+            return e;
+        }
+        throw failure(e, want);
+    }
+
+    private static VerbsException failure(CmEvent e, CmEventType want) {
+        String what = "waiting for " + want + ": " + e.type() + " (status " + e.status() + ")";
+        if (e.type() == CmEventType.REJECTED) {
+            return new VerbsException(Errno.ECONNREFUSED, what);
+        }
+        if (e.status() < 0) {
+            return new VerbsException(-e.status(), what);
+        }
+        if (e.status() > 0) {
+            return new VerbsException(e.status(), what);
+        }
+        return switch (e.type()) {
+            case DISCONNECTED -> new VerbsException(ECONNRESET, what);
+            case DEVICE_REMOVAL -> new VerbsException(Errno.ENODEV, what);
+            default -> new VerbsException(Errno.EINVAL, what);
+        };
+    }
+
+    private void requirePassive(String what) {
+        if (!passive) {
+            throw new VerbsException(Errno.EINVAL, what + " needs a passive endpoint (AddrInfo.passive)");
+        }
+    }
+
+    private QueuePair requireQp() {
+        QueuePair q = qp;
+        if (q == null) {
+            throw new VerbsException(closed.get() ? Errno.EBADF : Errno.EINVAL,
+                    closed.get() ? "the endpoint is closed" : "the endpoint has no QP");
+        }
+        return q;
+    }
+
+    private static int length(MemorySegment buf) {
+        long n = buf.byteSize();
+        if (n > Integer.MAX_VALUE) {
+            throw new VerbsException(Errno.EINVAL, "a work request carries at most 2^31-1 bytes, got " + n);
+        }
+        return (int) n;
+    }
+
+    private static int checkIn(MemorySegment buf, MemoryRegion mr) {
+        int len = length(buf);
+        long a = buf.address();
+        if (!buf.isNative() || a < mr.address() || a + len > mr.address() + mr.length()) {
+            throw new VerbsException(Errno.EINVAL, "the buffer [0x" + Long.toHexString(a) + ", +" + len
+                    + ") is not inside the region [0x" + Long.toHexString(mr.address()) + ", +" + mr.length() + ")");
+        }
+        return len;
+    }
+}

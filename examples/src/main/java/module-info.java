@@ -1,0 +1,8 @@
+/**
+ * rdma4j's example programs: the four ping-pongs of Robert D. Russell's "Introduction to RDMA
+ * Programming", written against rdma4j's connection manager as the originals are against rdma_cm.
+ */
+module org.rdma4j.examples {
+    requires org.rdma4j.cm;
+    exports org.rdma4j.examples.pingpong;
+}
