@@ -109,8 +109,11 @@ final class NativeCmId implements CmProvider.Id {
     @Override
     public void resolveAddr(InetSocketAddress src, InetSocketAddress dst, int timeoutMs) {
         Objects.requireNonNull(dst, "dst");
-        call("rdma_resolve_addr(" + dst + ")", (a, e) -> (int) Rdmacm.rdma_resolve_addr.invokeExact(e, id,
-                src == null ? MemorySegment.NULL : sockaddr(a, src), sockaddr(a, dst), timeoutMs));
+        call("rdma_resolve_addr(" + dst + ")", (a, e) -> {
+            // a conditional would be typed Object in a signature-polymorphic call: a local keeps it exact
+            MemorySegment from = src == null ? MemorySegment.NULL : sockaddr(a, src);
+            return (int) Rdmacm.rdma_resolve_addr.invokeExact(e, id, from, sockaddr(a, dst), timeoutMs);
+        });
     }
 
     @Override
@@ -163,8 +166,10 @@ final class NativeCmId implements CmProvider.Id {
         if (pd.length > 255) {
             throw new VerbsException(Errno.EINVAL, "at most 255 bytes of private data, got " + pd.length);
         }
-        call("rdma_reject", (a, e) -> (int) Rdmacm.rdma_reject.invokeExact(e, id,
-                pd.length == 0 ? MemorySegment.NULL : a.allocateFrom(ValueLayout.JAVA_BYTE, pd), (byte) pd.length));
+        call("rdma_reject", (a, e) -> {
+            MemorySegment data = pd.length == 0 ? MemorySegment.NULL : a.allocateFrom(ValueLayout.JAVA_BYTE, pd);
+            return (int) Rdmacm.rdma_reject.invokeExact(e, id, data, (byte) pd.length);
+        });
     }
 
     @Override
