@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # native-deps.sh: what the native provider's build-time layout probe (LayoutProbeTest) needs, installed
-# when missing: gcc and libc6-dev (to compile the probe), libibverbs-dev (verbs.h, the header it checks
+# when missing: gcc and libc6-dev (to compile the probe), libibverbs-dev and librdmacm-dev (verbs.h and rdma_cma.h, the headers it checks
 # the Java layouts against) and ibverbs-providers (the user-space drivers, e.g. rxe). Idempotent: does
 # nothing when all are there. Installs with apt-get when run as root on a Debian/Ubuntu host; otherwise
 # says what to install and exits non-zero.
 set -euo pipefail
 
-packages=(gcc libc6-dev libibverbs-dev ibverbs-providers)
+packages=(gcc libc6-dev libibverbs-dev librdmacm-dev ibverbs-providers)
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then
   for p in "${packages[@]}"; do
@@ -16,10 +16,11 @@ else
   command -v gcc >/dev/null 2>&1 || missing+=(gcc)
   [ -f /usr/include/stdio.h ] || missing+=(libc6-dev)
   [ -f /usr/include/infiniband/verbs.h ] || missing+=(libibverbs-dev)
+  [ -f /usr/include/rdma/rdma_cma.h ] || missing+=(librdmacm-dev)
 fi
 
 if ((${#missing[@]} == 0)); then
-  echo "native-deps: gcc, libc6-dev, libibverbs-dev and ibverbs-providers are installed"
+  echo "native-deps: gcc, libc6-dev, libibverbs-dev, librdmacm-dev and ibverbs-providers are installed"
   exit 0
 fi
 

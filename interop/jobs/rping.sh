@@ -4,6 +4,9 @@
 # validated pings each way:
 #   j2c  rdma4j rping -s on a soft UDP device in namespace peer, rping -c on rxe0
 #   c2j  rping -s on rxe0, rdma4j rping -c on a soft UDP device in namespace peer
+#   n2c  rdma4j rping -s on rxe0 itself (the native provider: its cm goes through librdmacm), rping -c;
+#        over IPv4 the rdma4j server listens on any address (rping's default), so on every device
+#   c2n  rping -s on rxe0, rdma4j rping -c on rxe0 itself (native provider)
 # over IPv6 (fd77::2 <-> fd77::1) and IPv4 (10.77.0.2 <-> 10.77.0.1; the soft device uses a raw
 # socket there, so that rxe accepts our ICRC: see RXE-VM.md). A run passes when both ends exit 0 and
 # the client printed 100 "ping data: rdma-ping-N: ..." lines, N = 0..99, with rping's pattern.
@@ -21,6 +24,12 @@ ACCESS=--enable-native-access=ALL-UNNAMED,org.rdma4j.verbs,org.rdma4j.soft,org.r
 rdma4j_peer() { # the rdma4j tool in namespace peer (soft over UDP)
   # shellcheck disable=SC2086 # option lists
   ip netns exec peer timeout 240 "$JAVA" $TOOL_AOT_OPTS ${RDMA4J_INTEROP_JAVA_OPTS:-} -XX:TieredStopAtLevel=1 "$ACCESS" \
+    -p "$MODULE_PATH" -m org.rdma4j.tools/org.rdma4j.tools.Rdma4j "$@"
+}
+
+rdma4j_host() { # the rdma4j tool beside rping (the native provider finds rxe0 by its address)
+  # shellcheck disable=SC2086 # option lists
+  timeout 240 "$JAVA" $TOOL_AOT_OPTS ${RDMA4J_INTEROP_JAVA_OPTS:-} -XX:TieredStopAtLevel=1 "$ACCESS" \
     -p "$MODULE_PATH" -m org.rdma4j.tools/org.rdma4j.tools.Rdma4j "$@"
 }
 
@@ -54,7 +63,20 @@ run() {
   local dir=$1 fam=$2 t0=$SECONDS saddr extra=() log="$INTEROP_OUT/rping-$1-$2" spid src crc problems
   port=$((port + 1))
   if [[ $fam == v6 ]]; then jaddr=$PEER_ADDR_V6 caddr=$RXE_ADDR_V6; else jaddr=$PEER_ADDR_V4 caddr=$RXE_ADDR_V4; extra=(--udp-mode raw); fi
-  if [[ $dir == j2c ]]; then
+  if [[ $dir == n2c || $dir == c2n ]]; then
+    jaddr=$caddr # both ends on rxe0: no soft device, no --bind
+  fi
+  if [[ $dir == n2c ]]; then
+    local listen=(-a "$caddr")
+    [[ $fam == v4 ]] && listen=() # rping's default: any IPv4 address (a wildcard listener on every device)
+    rdma4j_host rping -s "${listen[@]}" -p "$port" -V -d --accept-timeout 180 >"$log.server.log" 2>&1 &
+    spid=$!
+    if ! wait_listen_cm "$spid" "$log.server.log"; then
+      result "rping $dir $fam" 1 "the rdma4j server did not listen: $(tail -n 5 "$log.server.log" | paste -sd' ')"
+      kill "$spid" 2>/dev/null; wait "$spid"; return
+    fi
+    timeout 120 rping -c -a "$caddr" -p "$port" -C "$COUNT" -v -V -d >"$log.client.log" 2>&1; crc=$?
+  elif [[ $dir == j2c ]]; then
     rdma4j_peer rping -s -a "$jaddr" -p "$port" -V -d --bind "$jaddr" "${extra[@]}" --accept-timeout 180 \
       >"$log.server.log" 2>&1 &
     spid=$!
@@ -71,8 +93,12 @@ run() {
       sleep 0.2
       kill -0 "$spid" 2>/dev/null || break
     done
-    rdma4j_peer rping -c -a "$caddr" -I "$jaddr" -p "$port" -C "$COUNT" -v -V -d --bind "$jaddr" "${extra[@]}" \
-      >"$log.client.log" 2>&1; crc=$?
+    if [[ $dir == c2n ]]; then
+      rdma4j_host rping -c -a "$caddr" -p "$port" -C "$COUNT" -v -V -d >"$log.client.log" 2>&1; crc=$?
+    else
+      rdma4j_peer rping -c -a "$caddr" -I "$jaddr" -p "$port" -C "$COUNT" -v -V -d --bind "$jaddr" "${extra[@]}" \
+        >"$log.client.log" 2>&1; crc=$?
+    fi
   fi
   local deadline=$((SECONDS + 30))
   while kill -0 "$spid" 2>/dev/null && ((SECONDS < deadline)); do sleep 0.5; done
@@ -98,5 +124,9 @@ run c2j v6
 echo "rxe0 hw_counters: $(counters)"
 run j2c v4
 run c2j v4
+for fam in v6 v4; do
+  run n2c "$fam"
+  run c2n "$fam"
+done
 echo "rping: $pass passed, $fail failed"
 ((fail == 0))

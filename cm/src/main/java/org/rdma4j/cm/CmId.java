@@ -24,6 +24,10 @@ import org.rdma4j.verbs.QueuePair;
  * id.connect(new ConnParam().privateData(hello));                      // -> ESTABLISHED (or REJECTED, UNREACHABLE)
  * }
  *
+ * <p>On a device whose provider has a connection manager of its own instead of QP1 (the native
+ * provider: librdmacm, through {@link org.rdma4j.verbs.spi.CmProvider}) the id becomes that CM's id when
+ * a bind or address resolution lands on the device; the calls and events stay the same.
+ *
  * <p>Thread safe: every call takes the connection manager's lock; {@link #close()} is safe in every
  * state and from any thread.
  */
@@ -44,6 +48,8 @@ public final class CmId implements AutoCloseable {
 
     final PortSpace ps;
     CmEventChannel channel;
+    /** Set once when the id's device has a connection manager of its own: every call goes there. */
+    volatile ProviderCmId provider;
 
     // everything below is guarded by CmEngine.INSTANCE.lock
     State state = State.IDLE;
@@ -131,7 +137,10 @@ public final class CmId implements AutoCloseable {
      * @param addr the address and port
      */
     public void bindAddr(InetSocketAddress addr) {
-        CmEngine.INSTANCE.bindAddr(this, Objects.requireNonNull(addr, "addr"));
+        Objects.requireNonNull(addr, "addr");
+        if (!ProviderCmId.bindAddr(this, addr)) {
+            CmEngine.INSTANCE.bindAddr(this, addr);
+        }
     }
 
     /**
@@ -143,7 +152,10 @@ public final class CmId implements AutoCloseable {
      * @param timeoutMs bound on the resolution
      */
     public void resolveAddr(InetSocketAddress src, InetSocketAddress dst, int timeoutMs) {
-        CmEngine.INSTANCE.resolveAddr(this, src, Objects.requireNonNull(dst, "dst"), timeoutMs);
+        Objects.requireNonNull(dst, "dst");
+        if (!ProviderCmId.resolveAddr(this, src, dst, timeoutMs)) {
+            CmEngine.INSTANCE.resolveAddr(this, src, dst, timeoutMs);
+        }
     }
 
     /**
@@ -153,6 +165,11 @@ public final class CmId implements AutoCloseable {
      * @param timeoutMs bound on the resolution
      */
     public void resolveRoute(int timeoutMs) {
+        ProviderCmId p = provider;
+        if (p != null) {
+            p.providerId().resolveRoute(timeoutMs);
+            return;
+        }
         CmEngine.INSTANCE.resolveRoute(this, timeoutMs);
     }
 
@@ -163,7 +180,12 @@ public final class CmId implements AutoCloseable {
      * @param backlog how many requests may wait to be taken (0 or less: 1024)
      */
     public void listen(int backlog) {
-        CmEngine.INSTANCE.listen(this, backlog);
+        ProviderCmId p = provider;
+        if (p != null) {
+            p.listen(backlog);
+            return;
+        }
+        ProviderCmId.listenEverywhere(this, backlog);
     }
 
     /**
@@ -175,11 +197,19 @@ public final class CmId implements AutoCloseable {
      * @return the QP
      */
     public QueuePair createQp(ProtectionDomain pd, QpInitAttr attr) {
-        return CmEngine.INSTANCE.createQp(this, Objects.requireNonNull(pd, "pd"), Objects.requireNonNull(attr, "attr"));
+        Objects.requireNonNull(pd, "pd");
+        Objects.requireNonNull(attr, "attr");
+        ProviderCmId p = provider;
+        return p != null ? p.createQp(pd, attr) : CmEngine.INSTANCE.createQp(this, pd, attr);
     }
 
     /** Destroys the id's QP (rdma_destroy_qp); nothing if it has none. */
     public void destroyQp() {
+        ProviderCmId p = provider;
+        if (p != null) {
+            p.destroyQp();
+            return;
+        }
         CmEngine.INSTANCE.destroyQp(this);
     }
 
@@ -190,7 +220,13 @@ public final class CmId implements AutoCloseable {
      * @param param connection parameters (private data up to {@value ConnParam#MAX_REQ_PRIVATE_DATA} bytes)
      */
     public void connect(ConnParam param) {
-        CmEngine.INSTANCE.connect(this, Objects.requireNonNull(param, "param"));
+        Objects.requireNonNull(param, "param");
+        ProviderCmId p = provider;
+        if (p != null) {
+            p.connect(param);
+            return;
+        }
+        CmEngine.INSTANCE.connect(this, param);
     }
 
     /**
@@ -200,7 +236,13 @@ public final class CmId implements AutoCloseable {
      * @param param connection parameters (private data up to {@value ConnParam#MAX_REP_PRIVATE_DATA} bytes)
      */
     public void accept(ConnParam param) {
-        CmEngine.INSTANCE.accept(this, Objects.requireNonNull(param, "param"));
+        Objects.requireNonNull(param, "param");
+        ProviderCmId p = provider;
+        if (p != null) {
+            p.accept(param);
+            return;
+        }
+        CmEngine.INSTANCE.accept(this, param);
     }
 
     /**
@@ -210,11 +252,21 @@ public final class CmId implements AutoCloseable {
      * @param privateData up to {@value ConnParam#MAX_REJ_PRIVATE_DATA} bytes, or null
      */
     public void reject(byte[] privateData) {
+        ProviderCmId p = provider;
+        if (p != null) {
+            p.reject(privateData == null ? new byte[0] : privateData.clone());
+            return;
+        }
         CmEngine.INSTANCE.reject(this, privateData == null ? new byte[0] : privateData.clone());
     }
 
     /** Sends the RTU after CONNECT_RESPONSE when the id has no QP of its own (rdma_establish). */
     public void establish() {
+        ProviderCmId p = provider;
+        if (p != null) {
+            p.providerId().establish();
+            return;
+        }
         CmEngine.INSTANCE.establish(this);
     }
 
@@ -223,6 +275,11 @@ public final class CmId implements AutoCloseable {
      * DREQ; DISCONNECTED follows on both sides, TIMEWAIT_EXIT later. Nothing when already disconnected.
      */
     public void disconnect() {
+        ProviderCmId p = provider;
+        if (p != null) {
+            p.providerId().disconnect();
+            return;
+        }
         CmEngine.INSTANCE.disconnect(this);
     }
 
@@ -252,6 +309,10 @@ public final class CmId implements AutoCloseable {
      */
     public void setAckTimeout(int exponent) {
         CmEngine.INSTANCE.setOption(this, 2, exponent, 31);
+        ProviderCmId p = provider;
+        if (p != null) {
+            p.providerId().setAckTimeout(exponent);
+        }
     }
 
     /**
@@ -269,17 +330,20 @@ public final class CmId implements AutoCloseable {
      * close it.
      */
     public Context context() {
-        return CmEngine.INSTANCE.read(() -> context);
+        ProviderCmId p = provider;
+        return p != null ? p.providerId().context() : CmEngine.INSTANCE.read(() -> context);
     }
 
     /** {@return the port number on the device, 0 while unbound} */
     public int portNum() {
-        return CmEngine.INSTANCE.read(() -> portNum);
+        ProviderCmId p = provider;
+        return p != null ? p.providerId().portNum() : CmEngine.INSTANCE.read(() -> portNum);
     }
 
     /** {@return the id's QP, or null} */
     public QueuePair qp() {
-        return CmEngine.INSTANCE.read(() -> qp);
+        ProviderCmId p = provider;
+        return p != null ? p.qp() : CmEngine.INSTANCE.read(() -> qp);
     }
 
     /** {@return the channel the id's events go to} */
@@ -294,22 +358,26 @@ public final class CmId implements AutoCloseable {
 
     /** {@return the local address and port, or null} */
     public InetSocketAddress localAddress() {
-        return CmEngine.INSTANCE.read(() -> local);
+        ProviderCmId p = provider;
+        return p != null ? p.providerId().localAddress() : CmEngine.INSTANCE.read(() -> local);
     }
 
     /** {@return the peer's address and port, or null} */
     public InetSocketAddress remoteAddress() {
-        return CmEngine.INSTANCE.read(() -> remote);
+        ProviderCmId p = provider;
+        return p != null ? p.providerId().remoteAddress() : CmEngine.INSTANCE.read(() -> remote);
     }
 
     /** {@return the source GID, or null while unresolved} */
     public Gid sourceGid() {
-        return CmEngine.INSTANCE.read(() -> sgid);
+        ProviderCmId p = provider;
+        return p != null ? p.providerId().sourceGid() : CmEngine.INSTANCE.read(() -> sgid);
     }
 
     /** {@return the destination GID, or null} */
     public Gid destinationGid() {
-        return CmEngine.INSTANCE.read(() -> dgid);
+        ProviderCmId p = provider;
+        return p != null ? p.providerId().destinationGid() : CmEngine.INSTANCE.read(() -> dgid);
     }
 
     /** {@return whether {@link #close()} was called} */
@@ -325,10 +393,18 @@ public final class CmId implements AutoCloseable {
     @Override
     public void close() {
         CmEngine.INSTANCE.destroy(this);
+        ProviderCmId p = provider;
+        if (p != null) {
+            p.close();
+        }
     }
 
     @Override
     public String toString() {
+        ProviderCmId p = provider;
+        if (p != null) {
+            return "CmId[" + ps + ", " + p.providerId() + "]";
+        }
         return "CmId[" + ps + ", comm id 0x" + Integer.toHexString(localCommId) + "]";
     }
 }

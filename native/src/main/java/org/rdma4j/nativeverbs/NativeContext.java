@@ -35,6 +35,7 @@ import org.rdma4j.verbs.QueuePair;
 import org.rdma4j.verbs.SharedReceiveQueue;
 import org.rdma4j.verbs.VerbsException;
 import org.rdma4j.verbs.spi.AbstractResource;
+import org.rdma4j.verbs.spi.CmProvider;
 import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
 
 /**
@@ -42,7 +43,7 @@ import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
  * non-blocking {@code async_fd} after poll(2) says one is there; the CQ, QP or SRQ an event names is
  * found again with {@link #tracked}. Thread safe.
  */
-public final class NativeContext extends AbstractResource implements Context {
+public final class NativeContext extends AbstractResource implements Context, CmProvider.CmAccess {
     private static final long CTX_OPS = offset(DeviceLayouts.ibv_context, "ops");
     private static final long CTX_ASYNC_FD = offset(DeviceLayouts.ibv_context, "async_fd");
     private static final long CTX_NUM_COMP_VECTORS = offset(DeviceLayouts.ibv_context, "num_comp_vectors");
@@ -63,8 +64,15 @@ public final class NativeContext extends AbstractResource implements Context {
     private final Map<Object, Long> addresses = new ConcurrentHashMap<>();
     /** Asynchronous events returned and not yet acknowledged, per CQ/QP/SRQ. */
     private final Map<Object, AtomicInteger> unacked = new ConcurrentHashMap<>();
+    /** False for a context librdmacm opened ({@code cm_id->verbs}): closing it must not close the device. */
+    private final boolean owned;
 
     NativeContext(NativeDevice device, MemorySegment handle) {
+        this(device, handle, true);
+    }
+
+    NativeContext(NativeDevice device, MemorySegment handle, boolean owned) {
+        this.owned = owned;
         this.device = device;
         this.sysfsName = device.name();
         this.handle = Native.at(handle, DeviceLayouts.ibv_context.byteSize());
@@ -72,7 +80,9 @@ public final class NativeContext extends AbstractResource implements Context {
         try {
             a = new EventSource(this.handle.get(ValueLayout.JAVA_INT, CTX_ASYNC_FD), describe() + " async events");
         } catch (RuntimeException e) {
-            closeDevice();
+            if (owned) {
+                closeDevice();
+            }
             throw e;
         }
         this.async = a;
@@ -416,6 +426,17 @@ public final class NativeContext extends AbstractResource implements Context {
         }
     }
 
+    /**
+     * librdmacm's connection manager for this device: its ids get contexts of their own
+     * ({@code cm_id->verbs}), on which their PDs, CQs and QPs must be made.
+     *
+     * @throws VerbsException EOPNOTSUPP when librdmacm cannot be used (with the reason)
+     */
+    @Override
+    public CmProvider cmProvider() {
+        return NativeCm.instance();
+    }
+
     @Override
     protected String describe() {
         return "context " + device.name();
@@ -424,7 +445,7 @@ public final class NativeContext extends AbstractResource implements Context {
     @Override
     protected void destroy() {
         async.shutdown();
-        int rc = closeDevice();
+        int rc = owned ? closeDevice() : 0;
         async.release();
         if (rc != 0) {
             throw new VerbsException(rc, "ibv_close_device(" + device.name() + ") failed");

@@ -127,7 +127,8 @@ public final class NativeProvider implements VerbsProvider {
         return List.copyOf(list);
     }
 
-    private static NativeDevice describe(MemorySegment d) {
+    /** The device a {@code struct ibv_device *} names (for a context librdmacm opened). */
+    static NativeDevice describe(MemorySegment d) {
         try {
             String name = Native.string((MemorySegment) Ibv.ibv_get_device_name.invokeExact(d),
                     DeviceConstants.IBV_SYSFS_NAME_MAX);

@@ -11,7 +11,9 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
+import org.rdma4j.nativeverbs.abi.CmLayouts;
 import org.rdma4j.nativeverbs.abi.IbvQp;
+import org.rdma4j.nativeverbs.abi.Rdmacm;
 import org.rdma4j.nativeverbs.abi.ProviderOps;
 import org.rdma4j.verbs.CompletionQueue;
 import org.rdma4j.verbs.Context;
@@ -55,6 +57,7 @@ final class NativeQueuePair extends AbstractResource implements QueuePair, Nativ
     private static final long CAP_MAX_INLINE = offset(IBV_QP_INIT_ATTR, "cap.max_inline_data");
     /** Every bit of ibv_qp_attr_mask rdma4j uses, for a full query. */
     private static final int QUERY_ALL = (1 << 21) - 1;
+    private static final long CM_ID_QP = offset(CmLayouts.rdma_cm_id, "qp");
 
     private final NativeProtectionDomain pd;
     private final NativeContext context;
@@ -75,8 +78,20 @@ final class NativeQueuePair extends AbstractResource implements QueuePair, Nativ
     private boolean dead;
     /** Multicast attachments (GID, LID) as uverbs keeps them; guarded by this. */
     private final List<Object> mcast = new ArrayList<>();
+    /** The {@code struct rdma_cm_id *} whose {@code qp} this is, or null. */
+    private final MemorySegment cmId;
 
     NativeQueuePair(NativeProtectionDomain pd, QpInitAttr init) {
+        this(pd, init, null);
+    }
+
+    /**
+     * A QP made by {@code rdma_create_qp(cmId, pd, attr)} when {@code cmId} is not null (librdmacm then
+     * moves it through its states and keeps it in {@code cm_id->qp}), else by ibv_create_qp. Destroying
+     * it clears {@code cm_id->qp} first, as rdma_destroy_qp does, so librdmacm never touches a freed QP.
+     */
+    NativeQueuePair(NativeProtectionDomain pd, QpInitAttr init, MemorySegment cmId) {
+        this.cmId = cmId;
         if (init == null || init.type == null) {
             throw new VerbsException(Errno.EINVAL, "no QP type");
         }
@@ -107,7 +122,12 @@ final class NativeQueuePair extends AbstractResource implements QueuePair, Nativ
             attr.set(ValueLayout.JAVA_INT, INIT_QP_TYPE, type.value());
             attr.set(ValueLayout.JAVA_INT, INIT_SQ_SIG_ALL, sqSigAll ? 1 : 0);
             try {
-                created = (MemorySegment) IbvQp.CREATE_QP.invokeExact(errno.segment(), pd.handle(), attr);
+                if (cmId == null) {
+                    created = (MemorySegment) IbvQp.CREATE_QP.invokeExact(errno.segment(), pd.handle(), attr);
+                } else {
+                    int rc = (int) Rdmacm.rdma_create_qp.invokeExact(errno.segment(), cmId, pd.handle(), attr);
+                    created = rc == 0 ? cmId.get(ValueLayout.ADDRESS, CM_ID_QP) : MemorySegment.NULL;
+                }
             } catch (Throwable t) {
                 abandon();
                 throw Downcalls.rethrow(t);
@@ -115,7 +135,8 @@ final class NativeQueuePair extends AbstractResource implements QueuePair, Nativ
             if (created.address() == 0) {
                 int e = errno.errno();
                 abandon();
-                throw new VerbsException(e, "ibv_create_qp(" + type + ", " + want + ") on " + context.device().name()
+                throw new VerbsException(e, (cmId == null ? "ibv_create_qp(" : "rdma_create_qp(") + type + ", "
+                        + want + ") on " + context.device().name()
                         + " failed");
             }
             // ibv_create_qp writes back the capacities the QP really has
@@ -166,14 +187,23 @@ final class NativeQueuePair extends AbstractResource implements QueuePair, Nativ
         setDead(true);
         int ret;
         ErrnoCapture errno = ErrnoCapture.perThread();
+        if (cmId != null) {
+            cmId.set(ValueLayout.ADDRESS, CM_ID_QP, MemorySegment.NULL);
+        }
         try {
             ret = (int) IbvQp.DESTROY_QP.invokeExact(errno.segment(), qp);
         } catch (Throwable t) {
             setDead(false);
+            if (cmId != null) {
+                cmId.set(ValueLayout.ADDRESS, CM_ID_QP, qp);
+            }
             throw Downcalls.rethrow(t);
         }
         if (ret != 0) {
             setDead(false);
+            if (cmId != null) {
+                cmId.set(ValueLayout.ADDRESS, CM_ID_QP, qp);
+            }
             throw new VerbsException(IbvQp.errnoOf(ret, errno.errno()), "ibv_destroy_qp of " + describe() + " failed");
         }
         context.untrack(qp);

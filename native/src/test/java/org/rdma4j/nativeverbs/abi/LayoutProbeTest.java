@@ -33,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LayoutProbeTest {
     static final Path VERBS_H = Path.of("/usr/include/infiniband/verbs.h");
+    static final Path RDMA_CMA_H = Path.of("/usr/include/rdma/rdma_cma.h");
 
     @TempDir
     Path dir;
@@ -99,7 +100,10 @@ class LayoutProbeTest {
                 #include <poll.h>
                 #include <fcntl.h>
                 #include <sys/eventfd.h>
+                #include <netinet/in.h>
+                #include <sys/socket.h>
                 #include <infiniband/verbs.h>
+                #include <rdma/rdma_cma.h>
 
                 int main(void) {
                 """);
@@ -120,6 +124,7 @@ class LayoutProbeTest {
     void layoutsAndConstantsMatchTheInstalledHeaders() throws Exception {
         boolean required = "required".equals(System.getenv("RDMA4J_NATIVE_PROBE"));
         String missing = !Files.isRegularFile(VERBS_H) ? VERBS_H + " is missing (apt-get install libibverbs-dev)"
+                : !Files.isRegularFile(RDMA_CMA_H) ? RDMA_CMA_H + " is missing (apt-get install librdmacm-dev)"
                 : !gccWorks() ? "gcc is missing (apt-get install gcc libc6-dev)" : null;
         if (missing != null) {
             if (required) {

@@ -1,0 +1,312 @@
+package org.rdma4j.cm;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import org.rdma4j.verbs.Context;
+import org.rdma4j.verbs.Errno;
+import org.rdma4j.verbs.ProtectionDomain;
+import org.rdma4j.verbs.QpInitAttr;
+import org.rdma4j.verbs.QueuePair;
+import org.rdma4j.verbs.VerbsException;
+import org.rdma4j.verbs.spi.CmProvider;
+import org.rdma4j.verbs.spi.GsiPort;
+
+/**
+ * A {@link CmId} whose device has a connection manager of its own ({@link CmProvider.CmAccess}, e.g.
+ * librdmacm for the native provider) instead of QP1 for {@link CmEngine}: the id's calls go to the
+ * provider's id, and the provider's events are posted, one to one, on the id's channel. Chosen when a
+ * bind or an address resolution of an unbound id lands on such a device; from then on the id never
+ * touches the engine's tables. Thread safe (the provider's id is).
+ */
+final class ProviderCmId implements CmProvider.Listener {
+    private final CmId owner;
+    private volatile CmProvider.Id id;
+    private volatile QueuePair qp;
+
+    private ProviderCmId(CmId owner) {
+        this.owner = owner;
+    }
+
+    CmProvider.Id providerId() {
+        return id;
+    }
+
+    /**
+     * Binds through the provider when the id already uses one, or when it is unbound and {@code addr}
+     * is an address of a device with a connection manager of its own; false (nothing done) otherwise.
+     */
+    static boolean bindAddr(CmId owner, InetSocketAddress addr) {
+        ProviderCmId p = owner.provider;
+        boolean adopted = false;
+        if (p == null) {
+            if (addr.isUnresolved() || DeviceMatch.isWildcard(addr.getAddress())) {
+                return false;
+            }
+            p = adopt(owner, addr.getAddress(), null);
+            if (p == null) {
+                return false;
+            }
+            adopted = true;
+        }
+        try {
+            p.id.bindAddr(addr);
+        } catch (RuntimeException e) {
+            if (adopted) {
+                p.abandon();
+            }
+            throw e;
+        }
+        return true;
+    }
+
+    /** As {@link #bindAddr}, for rdma_resolve_addr: the device is the one that reaches {@code dst} (from src). */
+    static boolean resolveAddr(CmId owner, InetSocketAddress src, InetSocketAddress dst, int timeoutMs) {
+        ProviderCmId p = owner.provider;
+        boolean adopted = false;
+        if (p == null) {
+            if (dst.isUnresolved() || timeoutMs < 0 || src != null && src.isUnresolved()) {
+                return false; // the engine says EINVAL
+            }
+            InetAddress from = src == null || DeviceMatch.isWildcard(src.getAddress()) ? null : src.getAddress();
+            p = adopt(owner, from, dst.getAddress());
+            if (p == null) {
+                return false;
+            }
+            adopted = true;
+        }
+        try {
+            p.id.resolveAddr(src, dst, timeoutMs);
+        } catch (RuntimeException e) {
+            if (adopted) {
+                p.abandon();
+            }
+            throw e;
+        }
+        return true;
+    }
+
+    /**
+     * Makes {@code owner} use the provider's CM when it is a fresh RC id and the device for these
+     * addresses offers one (and no QP1); null otherwise, also when that CM cannot be used (librdmacm
+     * missing): the engine then reports the device as one it cannot serve (EOPNOTSUPP).
+     */
+    private static ProviderCmId adopt(CmId owner, InetAddress src, InetAddress dst) {
+        if (owner.ps != PortSpace.TCP) {
+            return null; // UD ids (SIDR) need the address handle and Q_Key in events: not mapped yet
+        }
+        CmEngine engine = CmEngine.INSTANCE;
+        if (engine.read(() -> owner.state != CmId.State.IDLE || owner.userClosed)) {
+            return null; // the engine's checks give the errno
+        }
+        DeviceMatch m = DeviceMatch.find(engine, src, dst);
+        if (m == null) {
+            return null;
+        }
+        CmProvider provider;
+        Context ctx = engine.acquireContext(m.device());
+        try {
+            if (ctx instanceof GsiPort.GsiAccess || !(ctx instanceof CmProvider.CmAccess access)) {
+                return null;
+            }
+            provider = access.cmProvider();
+        } catch (VerbsException e) {
+            return null; // its CM cannot be used: the engine reports the device as one it cannot serve
+        } finally {
+            engine.releaseContext(m.device().name());
+        }
+        return attach(owner, provider);
+    }
+
+    /** Makes a fresh {@code owner} use {@code provider}'s CM; null when the id is no longer fresh. */
+    static ProviderCmId attach(CmId owner, CmProvider provider) {
+        CmEngine engine = CmEngine.INSTANCE;
+        ProviderCmId p = new ProviderCmId(owner);
+        p.id = provider.createId(owner.ps.value(), p);
+        int ackTimeout = engine.read(() -> owner.ackTimeout);
+        boolean won = engine.read(() -> {
+            if (owner.provider != null || owner.state != CmId.State.IDLE || owner.userClosed) {
+                return false;
+            }
+            owner.provider = p;
+            return true;
+        });
+        if (!won) {
+            p.id.close();
+            return null;
+        }
+        if (ackTimeout != CmId.DEFAULT_ACK_TIMEOUT) {
+            p.id.setAckTimeout(ackTimeout);
+        }
+        return p;
+    }
+
+    /** Undoes {@link #adopt} after the first call failed: the id is a fresh engine id again. */
+    private void abandon() {
+        CmEngine.INSTANCE.read(() -> {
+            if (owner.provider == this) {
+                owner.provider = null;
+            }
+            return null;
+        });
+        id.close();
+    }
+
+    void listen(int backlog) {
+        id.listen(backlog <= 0 ? 1024 : backlog);
+    }
+
+    /**
+     * rdma_listen on an id the engine has (an unbound or wildcard-bound one): the engine listens on the
+     * devices with QP1, and when a device has a connection manager of its own, a provider id bound to
+     * the same wildcard address and port listens there too; requests from either come as
+     * CONNECT_REQUEST on the id's channel. ENODEV only when neither can listen.
+     */
+    static void listenEverywhere(CmId owner, int backlog) {
+        CmEngine engine = CmEngine.INSTANCE;
+        VerbsException engineFailure = null;
+        try {
+            engine.listen(owner, backlog);
+        } catch (VerbsException e) {
+            if (e.errno() != Errno.ENODEV) {
+                throw e;
+            }
+            engineFailure = e; // no device with QP1: perhaps one with its own CM
+        }
+        InetSocketAddress local = engine.read(() -> owner.local);
+        CmProvider provider = owner.ps != PortSpace.TCP || local == null
+                || !DeviceMatch.isWildcard(local.getAddress()) ? null : anyProvider(engine);
+        if (provider == null) {
+            if (engineFailure != null) {
+                throw engineFailure;
+            }
+            return;
+        }
+        ProviderCmId p = new ProviderCmId(owner);
+        p.id = provider.createId(owner.ps.value(), p);
+        try {
+            p.id.bindAddr(local);
+            p.listen(backlog);
+        } catch (RuntimeException e) {
+            p.id.close();
+            throw e;
+        }
+        boolean won = engine.read(() -> {
+            if (owner.provider != null || owner.userClosed) {
+                return false;
+            }
+            owner.provider = p;
+            return true;
+        });
+        if (!won) {
+            p.id.close();
+        }
+    }
+
+    /** The connection manager of the first device that has one of its own (and no QP1), or null. */
+    private static CmProvider anyProvider(CmEngine engine) {
+        for (org.rdma4j.verbs.Device d : org.rdma4j.verbs.Verbs.devices()) {
+            Context ctx;
+            try {
+                ctx = engine.acquireContext(d);
+            } catch (RuntimeException e) {
+                continue;
+            }
+            try {
+                if (!(ctx instanceof GsiPort.GsiAccess) && ctx instanceof CmProvider.CmAccess access) {
+                    return access.cmProvider();
+                }
+            } catch (VerbsException e) {
+                // its CM cannot be used (librdmacm missing): it cannot take connections
+            } finally {
+                engine.releaseContext(d.name());
+            }
+        }
+        return null;
+    }
+
+    QueuePair createQp(ProtectionDomain pd, QpInitAttr attr) {
+        if (attr.type != owner.ps.qpType()) {
+            throw new VerbsException(Errno.EINVAL, owner.ps + " ids take " + owner.ps.qpType() + " QPs, not "
+                    + attr.type);
+        }
+        QueuePair q = id.createQp(pd, attr);
+        qp = q;
+        return q;
+    }
+
+    void destroyQp() {
+        id.destroyQp();
+        qp = null;
+    }
+
+    QueuePair qp() {
+        QueuePair q = qp;
+        return q == null || q.isClosed() ? null : q;
+    }
+
+    void connect(ConnParam p) {
+        p.checkPrivateData(ConnParam.MAX_REQ_PRIVATE_DATA, "connect");
+        id.connect(param(p));
+    }
+
+    void accept(ConnParam p) {
+        p.checkPrivateData(ConnParam.MAX_REP_PRIVATE_DATA, "accept");
+        id.accept(param(p));
+    }
+
+    void reject(byte[] privateData) {
+        if (privateData.length > ConnParam.MAX_REJ_PRIVATE_DATA) {
+            throw new VerbsException(Errno.EINVAL, "reject carries at most " + ConnParam.MAX_REJ_PRIVATE_DATA
+                    + " bytes of private data, got " + privateData.length);
+        }
+        id.reject(privateData);
+    }
+
+    void close() {
+        id.close();
+    }
+
+    private static CmProvider.Param param(ConnParam p) {
+        return new CmProvider.Param(p.rawPrivateData(), p.responderResources(), p.initiatorDepth(),
+                p.flowControl() ? 1 : 0, p.retryCount(), p.rnrRetryCount(), p.srq() ? 1 : 0, p.qpNum());
+    }
+
+    private static ConnParam connParam(CmProvider.Param p) {
+        return new ConnParam().privateData(p.privateData()).responderResources(p.responderResources() & 0xFF)
+                .initiatorDepth(p.initiatorDepth() & 0xFF).flowControl(p.flowControl() != 0)
+                .retryCount(p.retryCount() & 7).rnrRetryCount(p.rnrRetryCount() & 7).srq(p.srq() != 0)
+                .qpNum(p.qpNum());
+    }
+
+    /** A provider event: the same event on the id's channel (for CONNECT_REQUEST with a new id). */
+    @Override
+    public void onEvent(CmProvider.Event e) {
+        CmEventType[] types = CmEventType.values();
+        if (e.type() < 0 || e.type() >= types.length) {
+            return; // a type rdma_cm added after this enum: nobody could act on it
+        }
+        CmEventType type = types[e.type()];
+        CmId about = owner;
+        CmId listenId = null;
+        if (type == CmEventType.CONNECT_REQUEST) {
+            CmId child = CmId.child(owner);
+            ProviderCmId pc = new ProviderCmId(child);
+            pc.id = e.id();
+            child.provider = pc;
+            e.id().listener(pc);
+            about = child;
+            listenId = owner;
+        }
+        CmEvent ev = new CmEvent(owner.channel, type, e.status(), about, listenId, e.privateData(),
+                e.param() == null ? null : connParam(e.param()));
+        if (listenId != null) {
+            CmEngine.INSTANCE.read(() -> owner.pendingRequests++); // getEvent counts it down
+        }
+        if (owner.isClosed() || !owner.channel.post(ev)) {
+            if (listenId != null) {
+                CmEngine.INSTANCE.connectRequestTaken(owner);
+                about.provider.close(); // nobody can take it: the peer sees a reject
+            }
+        }
+    }
+}
