@@ -76,7 +76,14 @@ public final class CmScaleBenchmark {
         int n = Integer.parseInt(o.get("n"));
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(Long.parseLong(o.get("seconds")));
         switch (o.get("mode")) {
-            case "inproc" -> inproc(n, Integer.parseInt(o.get("port")), deadline);
+            case "inproc" -> {
+                // rounds=R: R runs one after the other in this JVM, each on new devices; the first is cold
+                // (the JIT has not compiled the CM's and the engine's paths yet), the later ones warm
+                int rounds = Integer.parseInt(o.getOrDefault("rounds", "1"));
+                for (int r = 1; r <= rounds; r++) {
+                    inproc(n, Integer.parseInt(o.get("port")), deadline, rounds == 1 ? "" : " round " + r);
+                }
+            }
             case "udp" -> udpServer(n, Integer.parseInt(o.get("port")), deadline);
             case "udp-client" -> udpClient(n, o.get("addr"), Integer.parseInt(o.get("roce")), o.get("server"),
                     Integer.parseInt(o.get("port")), deadline);
@@ -358,9 +365,10 @@ public final class CmScaleBenchmark {
         }
     }
 
-    private static void inproc(int n, int port, long deadline) throws Exception {
-        Device a = SoftDevices.createLoopback("cmbenchA");
-        Device b = SoftDevices.createLoopback("cmbenchB");
+    private static void inproc(int n, int port, long deadline, String round) throws Exception {
+        String suffix = round.isEmpty() ? "" : round.substring(" round ".length());
+        Device a = SoftDevices.createLoopback("cmbenchA" + suffix);
+        Device b = SoftDevices.createLoopback("cmbenchB" + suffix);
         try {
             Gid ga;
             Gid gb;
@@ -396,8 +404,8 @@ public final class CmScaleBenchmark {
                 long t1 = System.nanoTime();
                 st.join();
                 double estS = (tEst - t0) / 1e9;
-                System.out.printf(Locale.ROOT, "inproc: %d connections established in %.3f s = %.0f/s; all verified "
-                        + "by one exchange after %.3f s; failures client %d server %d%n", n, estS, n / estS,
+                System.out.printf(Locale.ROOT, "inproc%s: %d connections established in %.3f s = %.0f/s; all verified "
+                        + "by one exchange after %.3f s; failures client %d server %d%n", round, n, estS, n / estS,
                         (t1 - t0) / 1e9, c.side.failed, server[0].failed);
                 long heap1 = heapUsed();
                 long rss1 = rss();
