@@ -506,8 +506,7 @@ final class CmEngine {
             if (qpn == 0) {
                 throw new VerbsException(Errno.EINVAL, "connect needs the id's QP or ConnParam.qpNum");
             }
-            id.localQpn = qpn;
-            id.localPsn = ThreadLocalRandom.current().nextInt() & 0xFFFFFF;
+            id.localQpn = qpn; // id.localPsn was chosen when the REQ came (initQpAttr may have used it)
             id.responderResources = p.responderResources();
             id.initiatorDepth = p.initiatorDepth();
             id.retryCount = p.retryCount();
@@ -562,8 +561,7 @@ final class CmEngine {
             if (qpn == 0) {
                 throw new VerbsException(Errno.EINVAL, "accept needs the id's QP or ConnParam.qpNum");
             }
-            id.localQpn = qpn;
-            id.localPsn = ThreadLocalRandom.current().nextInt() & 0xFFFFFF;
+            id.localQpn = qpn; // id.localPsn was chosen when the REQ came (initQpAttr may have used it)
             id.responderResources = p.responderResources();
             id.initiatorDepth = p.initiatorDepth();
             if (id.qp != null) {
@@ -869,13 +867,76 @@ final class CmEngine {
      */
     private static void moveToRts(CmId id, int ackTimeout) {
         QueuePair qp = id.qp;
-        int access = Access.REMOTE_WRITE | (id.responderResources > 0 ? Access.REMOTE_READ | Access.REMOTE_ATOMIC : 0);
+        qp.modify(rtrAttr(id).accessFlags(remoteAccess(id)));
+        qp.modify(rtsAttr(id, ackTimeout));
+    }
+
+    /** What the peer may do to the QP: WRITE always, READ and atomics when it may have requests outstanding. */
+    private static int remoteAccess(CmId id) {
+        return Access.REMOTE_WRITE | (id.responderResources > 0 ? Access.REMOTE_READ | Access.REMOTE_ATOMIC : 0);
+    }
+
+    /** INIT to RTR with the connection's values: the peer's address, QPN and send PSN (= our receive PSN). */
+    private static QpAttr rtrAttr(CmId id) {
         AhAttr av = new AhAttr(new GlobalRoute(id.dgid, 0, id.gidIndex, HOP_LIMIT, 0), 0, 0, 0, 0, id.portNum);
-        qp.modify(new QpAttr().state(QpState.RTR).ahAttr(av).pathMtu(Mtu.ofValue(id.pathMtu)).destQpNum(id.remoteQpn)
-                .rqPsn(id.localPsn).maxDestRdAtomic(id.responderResources).minRnrTimer(id.minRnrTimer)
-                .accessFlags(access));
-        qp.modify(new QpAttr().state(QpState.RTS).sqPsn(id.remotePsn).timeout(ackTimeout).retryCnt(id.retryCount)
-                .rnrRetry(id.rnrRetryCount).maxRdAtomic(id.initiatorDepth));
+        return new QpAttr().state(QpState.RTR).ahAttr(av).pathMtu(Mtu.ofValue(id.pathMtu)).destQpNum(id.remoteQpn)
+                .rqPsn(id.localPsn).maxDestRdAtomic(id.responderResources).minRnrTimer(id.minRnrTimer);
+    }
+
+    private static QpAttr rtsAttr(CmId id, int ackTimeout) {
+        return new QpAttr().state(QpState.RTS).sqPsn(id.remotePsn).timeout(ackTimeout).retryCnt(id.retryCount)
+                .rnrRetry(id.rnrRetryCount).maxRdAtomic(id.initiatorDepth);
+    }
+
+    /**
+     * rdma_init_qp_attr: the attributes that move a QP the program created itself (not through
+     * {@link #createQp}) to {@code state} for this id, as ib_cm_init_qp_attr gives them: INIT any time the
+     * id is on a device (RC: with the remote access once a connection is being set up, else none; UD: the
+     * Q_Key); RTR and RTS of an RC id once the connection's values are known (a CONNECT_REQUEST's id, or an
+     * active id after CONNECT_RESPONSE or later). EINVAL in any other state.
+     */
+    QpAttr initQpAttr(CmId id, QpState state) {
+        lock.lock();
+        try {
+            checkOpen(id);
+            if (id.context == null || id.state == State.LISTEN) {
+                throw new VerbsException(Errno.EINVAL, "the id is not bound to a device yet (resolve it first)");
+            }
+            boolean known = switch (id.state) {
+                case REQ_RCVD, REP_SENT, REP_RCVD, ESTABLISHED -> true;
+                default -> false;
+            };
+            boolean ud = id.ps == PortSpace.UDP;
+            return switch (state) {
+                case INIT -> {
+                    QpAttr a = new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(id.portNum);
+                    yield ud ? a.qkey(CmId.UDP_QKEY) : a.accessFlags(known ? remoteAccess(id) : 0);
+                }
+                case RTR -> {
+                    if (ud) {
+                        yield new QpAttr().state(QpState.RTR);
+                    }
+                    if (!known) {
+                        throw wrongState(id, "rdma_init_qp_attr(RTR)");
+                    }
+                    yield rtrAttr(id);
+                }
+                case RTS -> {
+                    if (ud) {
+                        yield new QpAttr().state(QpState.RTS).sqPsn(id.localPsn);
+                    }
+                    if (!known) {
+                        throw wrongState(id, "rdma_init_qp_attr(RTS)");
+                    }
+                    // the passive side uses the ACK timeout the REQ asked for, as accept does
+                    yield rtsAttr(id, id.listener != null && id.remoteAckTimeout != 0 ? id.remoteAckTimeout : id.ackTimeout);
+                }
+                default -> throw new VerbsException(Errno.EINVAL, "rdma_init_qp_attr gives INIT, RTR or RTS, not "
+                        + state);
+            };
+        } finally {
+            lock.unlock();
+        }
     }
 
     private void post(CmId id, CmEventType type, int status, CmId listenId, byte[] pd, ConnParam param) {
@@ -1175,6 +1236,7 @@ final class CmEngine {
         c.tid = tid;
         c.remoteQpn = req.localQpn();
         c.remotePsn = req.startingPsn();
+        c.localPsn = ThreadLocalRandom.current().nextInt() & 0xFFFFFF; // ours, sent in the REP
         c.pathMtu = Math.min(req.pathMtu(), a.context.queryPort(a.portNum).activeMtu().value());
         c.responderResources = req.initiatorDepth();
         c.initiatorDepth = req.responderResources();

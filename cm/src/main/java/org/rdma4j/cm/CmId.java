@@ -5,7 +5,9 @@ import java.util.Objects;
 import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.Gid;
 import org.rdma4j.verbs.ProtectionDomain;
+import org.rdma4j.verbs.QpAttr;
 import org.rdma4j.verbs.QpInitAttr;
+import org.rdma4j.verbs.QpState;
 import org.rdma4j.verbs.QueuePair;
 
 /**
@@ -258,6 +260,29 @@ public final class CmId implements AutoCloseable {
             return;
         }
         CmEngine.INSTANCE.reject(this, privateData == null ? new byte[0] : privateData.clone());
+    }
+
+    /**
+     * The attributes that move a QP this program created itself to {@code state} for this id's connection
+     * (rdma_init_qp_attr), with {@link QpAttr#mask()} saying which are set: pass it to
+     * {@link QueuePair#modify(QpAttr)}. For an id without a QP of its own ({@link #createQp} not called):
+     * create the QP on the id's {@link #context()}, connect or accept with {@link ConnParam#qpNum}, move the
+     * QP through INIT, RTR and RTS with these attributes (the passive side before {@link #accept}, the active
+     * side after CONNECT_RESPONSE, then {@link #establish}), and to ERROR before {@link #disconnect}.
+     *
+     * @param state {@link QpState#INIT} (once the id is on a device), {@link QpState#RTR} or
+     *     {@link QpState#RTS} (once the connection's values are known: a CONNECT_REQUEST's id, or after
+     *     CONNECT_RESPONSE)
+     * @return new attributes
+     * @throws org.rdma4j.verbs.VerbsException EINVAL in another state, or for another target state
+     */
+    public QpAttr initQpAttr(QpState state) {
+        Objects.requireNonNull(state, "state");
+        ProviderCmId p = provider;
+        if (p != null) {
+            return p.providerId().initQpAttr(state);
+        }
+        return CmEngine.INSTANCE.initQpAttr(this, state);
     }
 
     /** Sends the RTU after CONNECT_RESPONSE when the id has no QP of its own (rdma_establish). */

@@ -105,6 +105,12 @@ class ProviderCmIdTest {
         }
 
         @Override
+        public org.rdma4j.verbs.QpAttr initQpAttr(org.rdma4j.verbs.QpState state) {
+            calls.add("initQpAttr " + state);
+            return new org.rdma4j.verbs.QpAttr().state(state);
+        }
+
+        @Override
         public void disconnect() {
             calls.add("disconnect");
         }

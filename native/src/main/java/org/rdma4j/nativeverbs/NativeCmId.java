@@ -13,12 +13,15 @@ import java.net.UnknownHostException;
 import java.util.Objects;
 import org.rdma4j.nativeverbs.abi.CmConstants;
 import org.rdma4j.nativeverbs.abi.CmLayouts;
+import org.rdma4j.nativeverbs.abi.QpLayouts;
 import org.rdma4j.nativeverbs.abi.Rdmacm;
 import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.Gid;
 import org.rdma4j.verbs.ProtectionDomain;
+import org.rdma4j.verbs.QpAttr;
 import org.rdma4j.verbs.QpInitAttr;
+import org.rdma4j.verbs.QpState;
 import org.rdma4j.verbs.QueuePair;
 import org.rdma4j.verbs.VerbsException;
 import org.rdma4j.verbs.spi.CmProvider;
@@ -175,6 +178,22 @@ final class NativeCmId implements CmProvider.Id {
     @Override
     public void establish() {
         call("rdma_establish", (a, e) -> (int) Rdmacm.rdma_establish.invokeExact(e, id));
+    }
+
+    @Override
+    public QpAttr initQpAttr(QpState state) {
+        QpAttr[] out = new QpAttr[1];
+        call("rdma_init_qp_attr(" + state + ")", (a, e) -> {
+            MemorySegment attr = a.allocate(QpLayouts.IBV_QP_ATTR);
+            MemorySegment mask = a.allocate(ValueLayout.JAVA_INT);
+            attr.set(ValueLayout.JAVA_INT, QpAttrCodec.QP_STATE, state.value());
+            int rc = (int) Rdmacm.rdma_init_qp_attr.invokeExact(e, id, attr, mask);
+            if (rc == 0) {
+                out[0] = QpAttrCodec.decodeMasked(attr, mask.get(ValueLayout.JAVA_INT, 0));
+            }
+            return rc;
+        });
+        return out[0];
     }
 
     @Override

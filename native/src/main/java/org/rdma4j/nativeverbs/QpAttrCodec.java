@@ -88,6 +88,37 @@ final class QpAttrCodec {
         m.set(ValueLayout.JAVA_BYTE, RNR_RETRY, (byte) a.rnrRetry);
     }
 
+    /**
+     * The attributes {@code mask} names, read from {@code m} into a new QpAttr through its setters, so
+     * that its {@link QpAttr#mask()} is {@code mask} (what rdma_init_qp_attr returns). Bits this codec
+     * does not know (alternate path, path migration state) are dropped.
+     */
+    static QpAttr decodeMasked(MemorySegment m, int mask) {
+        QpAttr v = new QpAttr();
+        decode(m, v);
+        QpAttr a = new QpAttr();
+        if ((mask & QpAttrMask.STATE) != 0) a.state(v.qpState);
+        if ((mask & QpAttrMask.CUR_STATE) != 0) a.curState(v.curQpState);
+        if ((mask & QpAttrMask.EN_SQD_ASYNC_NOTIFY) != 0) a.enSqdAsyncNotify(v.enSqdAsyncNotify);
+        if ((mask & QpAttrMask.ACCESS_FLAGS) != 0) a.accessFlags(v.qpAccessFlags);
+        if ((mask & QpAttrMask.PKEY_INDEX) != 0) a.pkeyIndex(v.pkeyIndex);
+        if ((mask & QpAttrMask.PORT) != 0) a.portNum(v.portNum);
+        if ((mask & QpAttrMask.QKEY) != 0) a.qkey(v.qkey);
+        if ((mask & QpAttrMask.AV) != 0) a.ahAttr(v.ahAttr);
+        if ((mask & QpAttrMask.PATH_MTU) != 0) a.pathMtu(v.pathMtu);
+        if ((mask & QpAttrMask.TIMEOUT) != 0) a.timeout(v.timeout);
+        if ((mask & QpAttrMask.RETRY_CNT) != 0) a.retryCnt(v.retryCnt);
+        if ((mask & QpAttrMask.RNR_RETRY) != 0) a.rnrRetry(v.rnrRetry);
+        if ((mask & QpAttrMask.RQ_PSN) != 0) a.rqPsn(v.rqPsn);
+        if ((mask & QpAttrMask.MAX_QP_RD_ATOMIC) != 0) a.maxRdAtomic(v.maxRdAtomic);
+        if ((mask & QpAttrMask.MIN_RNR_TIMER) != 0) a.minRnrTimer(v.minRnrTimer);
+        if ((mask & QpAttrMask.SQ_PSN) != 0) a.sqPsn(v.sqPsn);
+        if ((mask & QpAttrMask.MAX_DEST_RD_ATOMIC) != 0) a.maxDestRdAtomic(v.maxDestRdAtomic);
+        if ((mask & QpAttrMask.CAP) != 0) a.cap(v.cap);
+        if ((mask & QpAttrMask.DEST_QPN) != 0) a.destQpNum(v.destQpNum);
+        return a;
+    }
+
     /** Reads a full query into {@code out}. */
     static void decode(MemorySegment m, QpAttr out) {
         int s = m.get(ValueLayout.JAVA_INT, QP_STATE);

@@ -36,6 +36,7 @@ public final class Rdmacm {
     public static final MethodHandle rdma_accept = h("rdma_accept", JAVA_INT, ADDRESS, ADDRESS);
     public static final MethodHandle rdma_reject = h("rdma_reject", JAVA_INT, ADDRESS, ADDRESS, JAVA_BYTE);
     public static final MethodHandle rdma_establish = h("rdma_establish", JAVA_INT, ADDRESS);
+    public static final MethodHandle rdma_init_qp_attr = h("rdma_init_qp_attr", JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
     public static final MethodHandle rdma_disconnect = h("rdma_disconnect", JAVA_INT, ADDRESS);
     public static final MethodHandle rdma_get_cm_event = h("rdma_get_cm_event", JAVA_INT, ADDRESS, ADDRESS);
     public static final MethodHandle rdma_ack_cm_event = h("rdma_ack_cm_event", JAVA_INT, ADDRESS);

@@ -4,7 +4,9 @@ import java.net.InetSocketAddress;
 import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.Gid;
 import org.rdma4j.verbs.ProtectionDomain;
+import org.rdma4j.verbs.QpAttr;
 import org.rdma4j.verbs.QpInitAttr;
+import org.rdma4j.verbs.QpState;
 import org.rdma4j.verbs.QueuePair;
 
 /**
@@ -91,6 +93,12 @@ public interface CmProvider {
         void reject(byte[] privateData);
 
         void establish();
+
+        /**
+         * rdma_init_qp_attr: the attributes (with {@link QpAttr#mask()} set to the mask rdma_cm returns)
+         * that move a QP the program created itself to {@code state} for this id.
+         */
+        QpAttr initQpAttr(QpState state);
 
         void disconnect();
 
