@@ -21,8 +21,10 @@ import org.rdma4j.verbs.Access;
 import org.rdma4j.verbs.CompletionQueue;
 import org.rdma4j.verbs.MemoryRegion;
 import org.rdma4j.verbs.ProtectionDomain;
+import org.rdma4j.verbs.QpAttr;
 import org.rdma4j.verbs.QpCap;
 import org.rdma4j.verbs.QpInitAttr;
+import org.rdma4j.verbs.QpState;
 import org.rdma4j.verbs.QpType;
 import org.rdma4j.verbs.QueuePair;
 import org.rdma4j.verbs.RecvWorkRequest;
@@ -67,9 +69,12 @@ final class Rping {
     private final boolean validate;
     private final boolean debug;
     private final long stepNs;
+    /** -q: the QP is created with the verbs and moved by this program with rdma_init_qp_attr's values. */
+    private final boolean selfCreateQp;
 
     Rping(PrintWriter out, PrintWriter err, int size, int count, boolean verbose, boolean validate, boolean debug,
-            long stepNs) {
+            long stepNs, boolean selfCreateQp) {
+        this.selfCreateQp = selfCreateQp;
         this.out = out;
         this.err = err;
         this.size = size;
@@ -96,10 +101,19 @@ final class Rping {
             }
             try (Connection c = new Connection(id, mine, false)) {
                 c.postRecv();
-                id.connect(connParam());
-                if (!expectEvent(mine, CmEventType.ESTABLISHED)) {
+                id.connect(connParam(c));
+                if (!expectEvent(mine, selfCreateQp ? CmEventType.CONNECT_RESPONSE : CmEventType.ESTABLISHED)) {
                     err.println("wait for CONNECTED state " + ERROR);
                     return fail("connect error -1");
+                }
+                if (selfCreateQp) {
+                    // rping_connect_client with -q: the QP to RTS by hand, then the RTU (rdma_establish)
+                    try {
+                        c.selfModify();
+                    } catch (VerbsException e) {
+                        return fail("rping_modify_qp: " + e.getMessage());
+                    }
+                    id.establish();
                 }
                 c.state = CONNECTED;
                 int ret = c.testClient();
@@ -164,7 +178,17 @@ final class Rping {
         try (child; Connection c = new Connection(child, events, true)) {
             c.state = CONNECT_REQUEST;
             c.postRecv();
-            child.accept(new ConnParam());
+            if (selfCreateQp) {
+                try {
+                    c.selfModify(); // rping_accept with -q: the QP to RTS before the REP
+                } catch (VerbsException e) {
+                    err.println("rping_modify_qp: " + e.getMessage());
+                    return 1;
+                }
+                child.accept(connParam(c));
+            } else {
+                child.accept(new ConnParam());
+            }
             if (!expectEvent(events, CmEventType.ESTABLISHED)) {
                 err.println("wait for CONNECTED state " + ERROR);
                 err.println("connect error -1");
@@ -215,7 +239,14 @@ final class Rping {
             try {
                 pd = id.context().allocPd();
                 cq = id.context().createCq(SQ_DEPTH * 2);
-                qp = id.createQp(pd, new QpInitAttr(QpType.RC, cq, cq).cap(new QpCap(SQ_DEPTH, 2, 1, 1, 0)));
+                QpInitAttr init = new QpInitAttr(QpType.RC, cq, cq).cap(new QpCap(SQ_DEPTH, 2, 1, 1, 0));
+                if (selfCreateQp) {
+                    // rping_create_qp with -q: ibv_create_qp, then INIT with no remote access yet
+                    qp = pd.createQp(init);
+                    qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(id.portNum()).accessFlags(0));
+                } else {
+                    qp = id.createQp(pd, init);
+                }
                 recvMr = pd.regMr(arena.allocate(INFO_SIZE, 8), Access.LOCAL_WRITE);
                 sendMr = pd.regMr(arena.allocate(INFO_SIZE, 8), 0);
                 rdmaMr = pd.regMr(arena.allocate(size, 64),
@@ -237,6 +268,13 @@ final class Rping {
 
         void postRecv() {
             qp.postRecv(recvWr);
+        }
+
+        /** rping_self_modify_qp: INIT, RTR and RTS with the attributes rdma_init_qp_attr gives. */
+        void selfModify() {
+            for (QpState s : new QpState[] {QpState.INIT, QpState.RTR, QpState.RTS}) {
+                qp.modify(id.initQpAttr(s));
+            }
         }
 
         /** rping_test_client: count pings (0: until stopped or disconnected). 0 on success. */
@@ -443,6 +481,9 @@ final class Rping {
         /** rping_disconnect, then waits (bounded) for DISCONNECTED so the peer's DREQ/DREP exchange ends. */
         void disconnect() throws InterruptedException {
             try {
+                if (selfCreateQp) {
+                    qp.modify(new QpAttr().state(QpState.ERR)); // the CM does not move a QP it did not create
+                }
                 id.disconnect();
             } catch (VerbsException e) {
                 debug("rdma_disconnect: " + e.getMessage());
@@ -460,7 +501,11 @@ final class Rping {
         public void close() {
             if (qp != null) {
                 try {
-                    id.destroyQp();
+                    if (selfCreateQp) {
+                        qp.close();
+                    } else {
+                        id.destroyQp();
+                    }
                 } catch (RuntimeException e) {
                     debug("destroy qp: " + e.getMessage());
                 }
@@ -537,8 +582,10 @@ final class Rping {
 
     // ------------------------------------------------------------------ small things
 
-    private ConnParam connParam() {
-        return new ConnParam().responderResources(1).initiatorDepth(1).retryCount(7).rnrRetryCount(7);
+    /** rping_init_conn_param: with -q the QP number goes in the parameters (the id has no QP). */
+    private ConnParam connParam(Connection c) {
+        ConnParam p = new ConnParam().responderResources(1).initiatorDepth(1).retryCount(7).rnrRetryCount(7);
+        return selfCreateQp ? p.qpNum(c.qp.qpn()) : p;
     }
 
     /** Waits for the next event of an id; true if it is {@code want}, else prints rping's message. */

@@ -89,7 +89,7 @@ public final class RpingCommand implements Callable<Integer> {
     @Option(names = "-P", order = 11, description = "persistent server mode allowing multiple connections")
     boolean persistent;
 
-    @Option(names = "-q", order = 12, description = "use self-created, self-modified QP (not supported yet)")
+    @Option(names = "-q", order = 12, description = "use self-created, self-modified QP")
     boolean selfCreateQp;
 
     @Option(names = "--timeout", order = 13, paramLabel = "SECONDS", converter = CNumber.class,
@@ -116,7 +116,7 @@ public final class RpingCommand implements Callable<Integer> {
         try {
             made = deviceFor(server ? addr : src, server ? null : addr);
             Rping rping = new Rping(out, err, size, count, verbose.length > 0, validate, debug,
-                    timeoutSeconds * 1_000_000_000L);
+                    timeoutSeconds * 1_000_000_000L, selfCreateQp);
             if (server) {
                 return rping.runServer(new InetSocketAddress(addr, port), persistent, acceptSeconds * 1_000_000_000L);
             }
@@ -163,10 +163,6 @@ public final class RpingCommand implements Callable<Integer> {
         }
         if (acceptSeconds < 0) {
             throw new ParameterException(spec.commandLine(), "--accept-timeout must be 0 or more seconds");
-        }
-        if (selfCreateQp) {
-            throw new ParameterException(spec.commandLine(),
-                    "-q (a self-created QP moved with rdma_init_qp_attr) is not supported by rdma4j's cm yet");
         }
     }
 

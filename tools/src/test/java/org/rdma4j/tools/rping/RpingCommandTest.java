@@ -126,6 +126,32 @@ class RpingCommandTest {
     }
 
     @Test
+    void withDashQTheProgramsOwnQpsAreMovedWithInitQpAttrAndMixWithCmCreatedOnes() throws Exception {
+        // -q on both sides, then -q only on the client, then only on the server: rping's three mixes
+        for (String[] q : new String[][] {{"-q", "-q"}, {"-q", null}, {null, "-q"}}) {
+            int port = PORTS.incrementAndGet();
+            List<String> sArgs = new java.util.ArrayList<>(List.of("rping", "-s", "-a", ipB, "-p",
+                    Integer.toString(port), "-S", "64", "-v", "-d"));
+            List<String> cArgs = new java.util.ArrayList<>(List.of("rping", "-c", "-a", ipB, "-I", ipA, "-p",
+                    Integer.toString(port), "-C", "7", "-S", "64", "-v", "-V"));
+            if (q[0] != null) {
+                cArgs.add(q[0]);
+            }
+            if (q[1] != null) {
+                sArgs.add(q[1]);
+            }
+            Run server = Run.start(sArgs.toArray(String[]::new));
+            waitListening(server);
+            Run client = Run.start(cArgs.toArray(String[]::new));
+            assertEquals(0, client.exitCode(), () -> cArgs + "\n" + client.all());
+            assertEquals(0, server.exitCode(), () -> sArgs + "\n" + server.all());
+            assertPings(client.out.toString(), 7, 64);
+            assertTrue(server.out.toString().contains("server ping data: " + expectedPing(6, 64)), server::all);
+            assertTrue(client.err.toString().contains("client DISCONNECT EVENT..."), client::all);
+        }
+    }
+
+    @Test
     void pingsBetweenTwoUdpDevicesWithTheLargestSize() throws Exception {
         int port = PORTS.incrementAndGet();
         String udpA = Integer.toString(port + 20_000);
@@ -172,7 +198,7 @@ class RpingCommandTest {
                 List.of("rping", "-c", "-a", "127.0.0.1", "-S", "65536"),
                 List.of("rping", "-c", "-a", "127.0.0.1", "-C", "-1"),
                 List.of("rping", "-c", "-a", "no-such-host.invalid"),
-                List.of("rping", "-s", "-q"))) {
+                List.of("rping", "-s", "-q", "-p", "70000"))) {
             Run r = Run.start(args.toArray(String[]::new));
             assertEquals(2, r.exitCode(), () -> args + "\n" + r.all());
         }
