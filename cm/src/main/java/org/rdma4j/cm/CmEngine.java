@@ -692,6 +692,24 @@ final class CmEngine {
         }
     }
 
+    void migrate(CmId id, CmEventChannel to) {
+        lock.lock();
+        try {
+            checkOpen(id);
+            if (to.isClosed()) {
+                throw new VerbsException(Errno.EBADF, "the event channel to migrate to is closed");
+            }
+            CmEventChannel from = id.channel;
+            if (from == to) {
+                return;
+            }
+            id.channel = to; // provider events post under this lock too: none slips past the move
+            from.moveEventsOf(id, to);
+        } finally {
+            lock.unlock();
+        }
+    }
+
     void connectRequestTaken(CmId listener) {
         if (listener == null) {
             return;

@@ -14,7 +14,8 @@ public final class CmEvent {
     private final CmId listenId;
     private final byte[] privateData;
     private final ConnParam param;
-    private final CmEventChannel channel;
+    /** Where it is counted until acknowledged: the channel it is queued on (rdma_migrate_id moves it). */
+    private volatile CmEventChannel channel;
     private final org.rdma4j.verbs.AhAttr ahAttr;
     private final int qkey;
     private final AtomicBoolean acked = new AtomicBoolean();
@@ -85,6 +86,11 @@ public final class CmEvent {
     /** {@return for UD ids: the peer QP's Q_Key (ESTABLISHED on the active side); else 0} */
     public int qkey() {
         return qkey;
+    }
+
+    /** Moves a queued, not yet taken event to another channel (under both channels' locks). */
+    void channel(CmEventChannel to) {
+        channel = to;
     }
 
     /** Acknowledges the event; a second call does nothing. */

@@ -138,6 +138,46 @@ public final class CmEventChannel implements AutoCloseable {
         }
     }
 
+    /** {@return the events queued and not yet taken} */
+    int queued() {
+        lock.lock();
+        try {
+            return queue.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Moves the queued, not yet taken events of {@code id} to {@code to}, keeping their order (the
+     * kernel's ucma_migrate_id moves them the same way). The caller holds the engine's lock, so no two
+     * moves run at once; this channel's lock is taken before {@code to}'s.
+     */
+    void moveEventsOf(CmId id, CmEventChannel to) {
+        lock.lock();
+        try {
+            to.lock.lock();
+            try {
+                java.util.Iterator<CmEvent> it = queue.iterator();
+                while (it.hasNext()) {
+                    CmEvent e = it.next();
+                    if (e.id() == id && e.type() != CmEventType.CONNECT_REQUEST) {
+                        it.remove();
+                        if (!to.closed) {
+                            e.channel(to);
+                            to.queue.add(e);
+                            to.nonEmpty.signal();
+                        }
+                    }
+                }
+            } finally {
+                to.lock.unlock();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
     void acked() {
         lock.lock();
         try {

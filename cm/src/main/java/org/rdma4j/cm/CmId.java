@@ -49,7 +49,7 @@ public final class CmId implements AutoCloseable {
     }
 
     final PortSpace ps;
-    CmEventChannel channel;
+    volatile CmEventChannel channel;
     /** Set once when the id's device has a connection manager of its own: every call goes there. */
     volatile ProviderCmId provider;
 
@@ -369,6 +369,19 @@ public final class CmId implements AutoCloseable {
     public QueuePair qp() {
         ProviderCmId p = provider;
         return p != null ? p.qp() : CmEngine.INSTANCE.read(() -> qp);
+    }
+
+    /**
+     * Moves the id to another event channel (rdma_migrate_id): its later events go there, and those
+     * queued on the old channel and not yet taken move with it, in order. A CONNECT_REQUEST about the id
+     * stays where it is (it belongs to the listener).
+     *
+     * @param to the new channel
+     * @throws org.rdma4j.verbs.VerbsException EBADF when {@code to} is closed or the id destroyed
+     */
+    public void migrate(CmEventChannel to) {
+        Objects.requireNonNull(to, "to");
+        CmEngine.INSTANCE.migrate(this, to);
     }
 
     /** {@return the channel the id's events go to} */

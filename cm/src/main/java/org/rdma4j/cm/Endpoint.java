@@ -227,8 +227,7 @@ public final class Endpoint implements AutoCloseable {
                 lastEvent = e;
                 throw failure(e, CmEventType.CONNECT_REQUEST);
             }
-            // an event of a request's id that came before the id was moved to its own channel (the peer
-            // gave up): its endpoint's next step times out; nothing to do here
+            // not reached for a request's id: migrate moves its queued events to its endpoint's channel
         }
         CmId child = e.id();
         CmEventChannel childChannel = new CmEventChannel();
@@ -795,14 +794,12 @@ public final class Endpoint implements AutoCloseable {
         return a;
     }
 
-    /** rdma_migrate_id for a request's id: its later events go to its endpoint's own channel, as librdmacm does for synchronous ids. */
+    /**
+     * rdma_migrate_id for a request's id: its events, those already queued included, go to its
+     * endpoint's own channel, as librdmacm does for synchronous ids.
+     */
     private static void migrate(CmId child, CmEventChannel to) {
-        CmEngine.INSTANCE.lock.lock();
-        try {
-            child.channel = to;
-        } finally {
-            CmEngine.INSTANCE.lock.unlock();
-        }
+        child.migrate(to);
     }
 
     /** Waits for {@code want}; any other outcome throws with the errno librdmacm's ucma_complete sets. */

@@ -297,12 +297,16 @@ final class ProviderCmId implements CmProvider.Listener {
             about = child;
             listenId = owner;
         }
-        CmEvent ev = new CmEvent(owner.channel, type, e.status(), about, listenId, e.privateData(),
-                e.param() == null ? null : connParam(e.param()));
+        CmId subject = about;
+        CmId listening = listenId;
+        ConnParam param = e.param() == null ? null : connParam(e.param());
         if (listenId != null) {
             CmEngine.INSTANCE.read(() -> owner.pendingRequests++); // getEvent counts it down
         }
-        if (owner.isClosed() || !owner.channel.post(ev)) {
+        // posted under the engine's lock: a migrate (which moves queued events) cannot run in between
+        boolean posted = !owner.isClosed() && CmEngine.INSTANCE.read(() -> owner.channel.post(
+                new CmEvent(owner.channel, type, e.status(), subject, listening, e.privateData(), param)));
+        if (!posted) {
             if (listenId != null) {
                 CmEngine.INSTANCE.connectRequestTaken(owner);
                 about.provider.close(); // nobody can take it: the peer sees a reject

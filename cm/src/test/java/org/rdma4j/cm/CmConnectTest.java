@@ -182,6 +182,49 @@ class CmConnectTest extends CmTestSupport {
     }
 
     @Test
+    void migrateMovesTheQueuedEventsOfARequestsIdToItsNewChannel() throws Exception {
+        int port = port();
+        try (CmEventChannel sch = new CmEventChannel(); CmEventChannel cch = new CmEventChannel();
+             CmEventChannel own = new CmEventChannel(); CmId listener = sch.createId(PortSpace.TCP)) {
+            listen(listener, ipB, port, 8);
+            CmId client = cch.createId(PortSpace.TCP);
+            resolve(client, cch, ipB, port);
+            Ep ce = new Ep(client);
+            client.connect(new ConnParam());
+            // the client gives up before the server takes the request: its REJ queues REJECTED for the
+            // request's id behind the CONNECT_REQUEST on the listener's channel
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
+            while (sch.queued() < 1) {
+                assertTrue(System.nanoTime() - deadline < 0, "no CONNECT_REQUEST queued");
+                Thread.sleep(1);
+            }
+            ce.close();
+            client.close();
+            while (sch.queued() < 2) {
+                assertTrue(System.nanoTime() - deadline < 0, "no second event queued: " + sch.queued());
+                Thread.sleep(1);
+            }
+            CmEvent req = expect(sch, CmEventType.CONNECT_REQUEST);
+            CmId child = req.id();
+            child.migrate(own);
+            assertSame(own, child.channel());
+            assertNull(sch.getEvent(0, TimeUnit.SECONDS), "the request's event moved with it");
+            CmEvent rej = own.getEvent(WAIT_S, TimeUnit.SECONDS);
+            assertNotNull(rej, "the REJECTED that was queued before the migrate");
+            assertSame(child, rej.id());
+            assertEquals(CmEventType.REJECTED, rej.type());
+            assertEquals(1, own.unackedEvents());
+            rej.ack();
+            assertEquals(0, own.unackedEvents(), "the ack counts on the channel the event moved to");
+            assertEquals(0, sch.unackedEvents());
+            own.close();
+            assertEquals(Errno.EBADF, assertThrows(VerbsException.class, () -> child.migrate(own)).errno(),
+                    "a closed channel");
+            child.close();
+        }
+    }
+
+    @Test
     void aRejectCarriesItsPrivateDataAndReason28() throws Exception {
         int port = port();
         try (CmEventChannel sch = new CmEventChannel(); CmEventChannel cch = new CmEventChannel();
