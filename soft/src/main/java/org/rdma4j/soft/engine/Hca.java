@@ -480,11 +480,25 @@ public final class Hca implements PacketSink {
     public void endBatch() {
         int n = batchSize;
         batchSize = 0;
+        RuntimeException failed = null;
         for (int i = 0; i < n; i++) {
             QpEngine qp = batch[i];
             batch[i] = null;
             qp.inBatch = false;
-            qp.schedule();
+            try {
+                qp.schedule();
+            } catch (RuntimeException e) {
+                // the other QPs of the batch still run (and leave the batch): a QP left marked would
+                // never be batched again and its inbound packets would wait for another trigger
+                if (failed == null) {
+                    failed = e;
+                } else {
+                    failed.addSuppressed(e);
+                }
+            }
+        }
+        if (failed != null) {
+            throw failed;
         }
     }
 
