@@ -266,6 +266,17 @@ final class ProviderCmId implements CmProvider.Listener {
         id.close();
     }
 
+    void joinMulticast(InetAddress group, MulticastJoinFlag flag, Object context) {
+        if (!group.isMulticastAddress()) {
+            throw new VerbsException(Errno.EINVAL, group.getHostAddress() + " is not a multicast address");
+        }
+        if (owner.ps != PortSpace.UDP) {
+            throw new VerbsException(Errno.EINVAL, "only UD ids (RDMA_PS_UDP) join multicast groups, this one is "
+                    + owner.ps);
+        }
+        id.joinMulticast(group, flag == MulticastJoinFlag.SEND_ONLY_FULL_MEMBER, context);
+    }
+
     private static CmProvider.Param param(ConnParam p) {
         return new CmProvider.Param(p.rawPrivateData(), p.responderResources(), p.initiatorDepth(),
                 p.flowControl() ? 1 : 0, p.retryCount(), p.rnrRetryCount(), p.srq() ? 1 : 0, p.qpNum());
@@ -297,8 +308,15 @@ final class ProviderCmId implements CmProvider.Listener {
             about = child;
             listenId = owner;
         }
-        CmEvent ev = new CmEvent(owner.channel, type, e.status(), about, listenId, e.privateData(),
-                e.param() == null ? null : connParam(e.param()));
+        CmProvider.Ud ud = e.ud();
+        ConnParam cp = e.param() == null ? null : connParam(e.param());
+        if (ud != null && cp == null) {
+            cp = new ConnParam().qpNum(ud.qpNum() & 0xFF_FFFF);
+        }
+        CmEvent ev = ud == null
+                ? new CmEvent(owner.channel, type, e.status(), about, listenId, e.privateData(), cp)
+                : new CmEvent(owner.channel, type, e.status(), about, listenId, e.privateData(), cp, ud.ahAttr(),
+                        ud.qkey(), ud.context());
         if (listenId != null) {
             CmEngine.INSTANCE.read(() -> owner.pendingRequests++); // getEvent counts it down
         }
