@@ -91,8 +91,8 @@ final class ProviderCmId implements CmProvider.Listener {
      * missing): the engine then reports the device as one it cannot serve (EOPNOTSUPP).
      */
     private static ProviderCmId adopt(CmId owner, InetAddress src, InetAddress dst) {
-        if (owner.ps != PortSpace.TCP) {
-            return null; // UD ids (SIDR) need the address handle and Q_Key in events: not mapped yet
+        if (owner.ps != PortSpace.TCP && owner.ps != PortSpace.UDP) {
+            return null;
         }
         CmEngine engine = CmEngine.INSTANCE;
         if (engine.read(() -> owner.state != CmId.State.IDLE || owner.userClosed)) {
