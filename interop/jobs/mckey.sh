@@ -10,7 +10,8 @@
 #   n2c  rdma4j mckey -s on rxe0 (native) sends, mckey receives on rxe0
 # c2n and n2c need rxe0 to loop a group's datagrams back to its own QPs. A run passes when both ends
 # exit 0 and the receiver printed "data transfers complete" (every node got every datagram).
-# Also a NOTE (not a failure): what mckey on rxe0 does with an IPv6 group.
+# Both ends must print the same "mckey: joined dgid: ... mlid ... sl ..." line. Then IPv6: a NOTE with
+# what mckey on rxe0 does with an IPv6 group, and a run checking that rdma4j on rxe0 fails the same way.
 set -uo pipefail
 
 . "$INTEROP_DIR/tools-env.sh" mckey || exit 1
@@ -77,6 +78,9 @@ run() {
   ((rrc == 0)) || problems+=" receiver exit $rrc;"
   grep -q '^data transfers complete' "$log.recv.log" || problems+=" the receiver did not complete;"
   grep -q '^data transfers complete' "$log.send.log" || problems+=" the sender did not complete;"
+  # both ends joined the same group: the kernel's MULTICAST_JOIN and rdma4j's must say the same
+  [[ "$(grep -m1 '^mckey: joined dgid' "$log.send.log")" == "$(grep -m1 '^mckey: joined dgid' "$log.recv.log")" ]] \
+    || problems+=" the two ends' 'joined dgid' lines differ;"
   if [[ -n $problems ]]; then
     result "mckey $dir $group [$((SECONDS - t0))s]" 1 "$problems"
     echo "--- sender:"; tail -n 12 "$log.send.log"
@@ -92,10 +96,19 @@ run j2c 239.1.4.2
 run c2n 239.1.4.3
 run n2c 239.1.4.4
 
-# What the kernel's rdma_cm says to an IPv6 group on a RoCEv2 port (cma_iboe_join_multicast).
+# What the kernel's rdma_cm says to an IPv6 group on a RoCEv2 port (cma_iboe_join_multicast: ENOTSUPP,
+# 524): a NOTE for C mckey, and rdma4j mckey on rxe0 (native) must fail the same way.
 v6log="$INTEROP_OUT/mckey-v6-probe.log"
 cmckey -m ff0e::4d:4 -b "$RXE_ADDR_V6" -C 1 >"$v6log" 2>&1
 echo "NOTE mckey on rxe0 with an IPv6 group (exit $?): $(grep -v '^$' "$v6log" | paste -sd'|')"
+t0=$SECONDS
+rdma4j_host mckey -m ff0e::4d:5 -b "$RXE_ADDR_V6" -C 1 --pause 0 >"$v6log.n" 2>&1
+v6rc=$?
+if ((v6rc == 1)) && grep -q '^mckey: failure joining: .*524' "$v6log.n"; then
+  result "mckey native v6 join refused as in C (ENOTSUPP 524) [$((SECONDS - t0))s]" 0 ""
+else
+  result "mckey native v6 join refused as in C (ENOTSUPP 524) [$((SECONDS - t0))s]" 1 "exit $v6rc: $(paste -sd'|' "$v6log.n")"
+fi
 
 echo "mckey: $pass passed, $fail failed"
 ((fail == 0))
