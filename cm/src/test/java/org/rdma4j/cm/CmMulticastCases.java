@@ -215,4 +215,32 @@ abstract class CmMulticastCases extends CmTestSupport {
             }
         }
     }
+
+    @Test
+    void anAttachTheDeviceRefusesEndsTheJoinInMulticastErrorWithTheErrno() throws Exception {
+        boolean v4 = ipA instanceof java.net.Inet4Address;
+        int max;
+        try (org.rdma4j.verbs.Context c = devA.open()) {
+            max = c.queryDevice().maxMcastGrp();
+        }
+        try (CmEventChannel ch = new CmEventChannel(); Member m = new Member(ch, ipA)) {
+            for (int i = 0; i < max; i++) {
+                m.id.joinMulticast(group(v4 ? "239.8.0." + (i + 1) : "ff0e::8:" + Integer.toHexString(i + 1)), i);
+                assertEquals(i, expect(ch, CmEventType.MULTICAST_JOIN).context());
+            }
+            InetAddress tooMany = group(v4 ? "239.8.1.1" : "ff0e::8:ffff");
+            Object ctx = new Object();
+            m.id.joinMulticast(tooMany, ctx);
+            CmEvent e = expect(ch, CmEventType.MULTICAST_ERROR);
+            assertSame(m.id, e.id());
+            assertSame(ctx, e.context());
+            assertEquals(-Errno.ENOMEM, e.status(), "the device's group limit (rxe's order: groups first)");
+            assertNull(e.ahAttr());
+            assertEquals(99, assertThrows(VerbsException.class, () -> m.id.leaveMulticast(tooMany)).errno(),
+                    "a join that failed is not listed");
+            m.id.leaveMulticast(group(v4 ? "239.8.0.1" : "ff0e::8:1"));
+            m.id.joinMulticast(tooMany, ctx); // a group's room again
+            assertSame(ctx, expect(ch, CmEventType.MULTICAST_JOIN).context());
+        }
+    }
 }
