@@ -477,9 +477,28 @@ final class CmEngine {
         }
     }
 
+    void joinMulticast(CmId id, InetAddress group, MulticastJoinFlag flag, Object context) {
+        lock.lock();
+        try {
+            CmMulticast.join(this, id, group, flag, context);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void leaveMulticast(CmId id, InetAddress group) {
+        lock.lock();
+        try {
+            CmMulticast.leave(id, group);
+        } finally {
+            lock.unlock();
+        }
+    }
+
     void destroyQp(CmId id) {
         lock.lock();
         try {
+            CmMulticast.leaveAll(id); // an attached QP cannot be destroyed
             QueuePair qp = id.qp;
             if (qp != null) {
                 qp.close();
@@ -651,6 +670,7 @@ final class CmEngine {
             if (id.userClosed) {
                 return;
             }
+            CmMulticast.leaveAll(id);
             id.userClosed = true;
             switch (id.ps == PortSpace.UDP && id.state != State.REQ_RCVD ? State.IDLE : id.state) {
                 case REQ_RCVD -> {

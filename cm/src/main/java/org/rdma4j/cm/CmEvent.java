@@ -18,6 +18,7 @@ public final class CmEvent {
     private volatile CmEventChannel channel;
     private final org.rdma4j.verbs.AhAttr ahAttr;
     private final int qkey;
+    private final Object context;
     private final AtomicBoolean acked = new AtomicBoolean();
 
     CmEvent(CmEventChannel channel, CmEventType type, int status, CmId id, CmId listenId, byte[] privateData,
@@ -27,6 +28,12 @@ public final class CmEvent {
 
     CmEvent(CmEventChannel channel, CmEventType type, int status, CmId id, CmId listenId, byte[] privateData,
             ConnParam param, org.rdma4j.verbs.AhAttr ahAttr, int qkey) {
+        this(channel, type, status, id, listenId, privateData, param, ahAttr, qkey, null);
+    }
+
+    CmEvent(CmEventChannel channel, CmEventType type, int status, CmId id, CmId listenId, byte[] privateData,
+            ConnParam param, org.rdma4j.verbs.AhAttr ahAttr, int qkey, Object context) {
+        this.context = context;
         this.ahAttr = ahAttr;
         this.qkey = qkey;
         this.channel = channel;
@@ -77,13 +84,17 @@ public final class CmEvent {
 
     /**
      * {@return for UD ids (RDMA_PS_UDP): the address of the peer, to create the AddressHandle its datagrams
-     * go through (ESTABLISHED on the active side, CONNECT_REQUEST on the passive side); else null}
+     * go through (ESTABLISHED on the active side, CONNECT_REQUEST on the passive side); for MULTICAST_JOIN
+     * the group's (the MGID as the GRH's destination GID, MLID 0 on RoCE); else null}
      */
     public org.rdma4j.verbs.AhAttr ahAttr() {
         return ahAttr;
     }
 
-    /** {@return for UD ids: the peer QP's Q_Key (ESTABLISHED on the active side); else 0} */
+    /**
+     * {@return for UD ids: the peer QP's Q_Key (ESTABLISHED on the active side), for MULTICAST_JOIN the
+     * group's (rdma_ud_param's qkey); else 0}
+     */
     public int qkey() {
         return qkey;
     }
@@ -91,6 +102,14 @@ public final class CmEvent {
     /** Moves a queued, not yet taken event to another channel (under both channels' locks). */
     void channel(CmEventChannel to) {
         channel = to;
+    }
+
+    /**
+     * {@return for MULTICAST_JOIN and MULTICAST_ERROR: the context given to
+     * {@link CmId#joinMulticast(java.net.InetAddress, Object)} (rdma_ud_param's private_data); else null}
+     */
+    public Object context() {
+        return context;
     }
 
     /** Acknowledges the event; a second call does nothing. */

@@ -29,9 +29,9 @@ public enum CmEventType {
     DISCONNECTED,
     /** The device (its QP1) went away: the id's QP is in ERROR; close the id. */
     DEVICE_REMOVAL,
-    /** A multicast join completed (not implemented yet). */
+    /** A multicast join completed: the event has the group's address handle attributes and Q_Key. */
     MULTICAST_JOIN,
-    /** A multicast join failed (not implemented yet). */
+    /** A multicast join failed (status: a negative errno), or a joined group was lost. */
     MULTICAST_ERROR,
     /** The address changed (not generated). */
     ADDR_CHANGE,

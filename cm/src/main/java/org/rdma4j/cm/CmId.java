@@ -101,6 +101,8 @@ public final class CmId implements AutoCloseable {
     boolean holdsSlot;
     boolean deferred;
     long requestDelayNs;
+    /** The groups the id has joined (CmMulticast). */
+    final java.util.List<CmMulticast.Join> joins = new java.util.ArrayList<>();
 
     private CmId(CmEventChannel channel, PortSpace ps) {
         this.channel = channel;
@@ -306,6 +308,78 @@ public final class CmId implements AutoCloseable {
             return;
         }
         CmEngine.INSTANCE.disconnect(this);
+    }
+
+    /**
+     * Joins a multicast group as a full member (rdma_join_multicast): {@link CmEventType#MULTICAST_JOIN}
+     * follows with what a sender needs ({@link CmEvent#ahAttr()}: the group's MGID as the GRH's
+     * destination; {@link CmEvent#qkey()}; {@link CmEvent#param()}{@code .qpNum()} 0xFFFFFF) and
+     * {@code context} ({@link CmEvent#context()}); by then the id's QP, if it has one, is attached to the
+     * group. On RoCE the MGID is the group's address (an IPv4 group as ::ffff:a.b.c.d). The id must be a
+     * UD id (RDMA_PS_UDP) bound to a device (bindAddr to a local address, or resolveAddr); EINVAL
+     * otherwise or when {@code group} is not a multicast address of the id's IP version, EADDRINUSE when
+     * it joined the group already, EBADF once closed. A QP created after the join is not attached (as
+     * with librdmacm): create it first.
+     *
+     * @param group the group's address (the port, if any, is ignored)
+     * @param context given back with the join's events
+     */
+    public void joinMulticast(InetSocketAddress group, Object context) {
+        Objects.requireNonNull(group, "group");
+        if (group.isUnresolved()) {
+            throw new org.rdma4j.verbs.VerbsException(org.rdma4j.verbs.Errno.EINVAL, "unresolved group " + group);
+        }
+        joinMulticast(group.getAddress(), MulticastJoinFlag.FULL_MEMBER, context);
+    }
+
+    /** As {@link #joinMulticast(InetSocketAddress, Object)}. @param group the group @param context given back */
+    public void joinMulticast(java.net.InetAddress group, Object context) {
+        joinMulticast(group, MulticastJoinFlag.FULL_MEMBER, context);
+    }
+
+    /**
+     * Joins a multicast group (rdma_join_multicast_ex with a join flag): as
+     * {@link #joinMulticast(InetSocketAddress, Object)}, but a {@link MulticastJoinFlag#SEND_ONLY_FULL_MEMBER}
+     * does not attach the QP (it only sends to the group).
+     *
+     * @param group the group's address
+     * @param flag full or send-only member
+     * @param context given back with the join's events
+     */
+    public void joinMulticast(java.net.InetAddress group, MulticastJoinFlag flag, Object context) {
+        Objects.requireNonNull(group, "group");
+        Objects.requireNonNull(flag, "flag");
+        ProviderCmId p = provider;
+        if (p != null) {
+            p.joinMulticast(group, flag, context);
+            return;
+        }
+        CmEngine.INSTANCE.joinMulticast(this, group, flag, context);
+    }
+
+    /**
+     * Leaves a group (rdma_leave_multicast): the QP is detached from it; EADDRNOTAVAIL when the id has not
+     * joined it. {@link #close()} and {@link #destroyQp()} leave every group.
+     *
+     * @param group the group's address (the port, if any, is ignored)
+     */
+    public void leaveMulticast(InetSocketAddress group) {
+        Objects.requireNonNull(group, "group");
+        if (group.isUnresolved()) {
+            throw new org.rdma4j.verbs.VerbsException(org.rdma4j.verbs.Errno.EINVAL, "unresolved group " + group);
+        }
+        leaveMulticast(group.getAddress());
+    }
+
+    /** As {@link #leaveMulticast(InetSocketAddress)}. @param group the group */
+    public void leaveMulticast(java.net.InetAddress group) {
+        Objects.requireNonNull(group, "group");
+        ProviderCmId p = provider;
+        if (p != null) {
+            p.providerId().leaveMulticast(group);
+            return;
+        }
+        CmEngine.INSTANCE.leaveMulticast(this, group);
     }
 
     /**

@@ -91,8 +91,8 @@ final class ProviderCmId implements CmProvider.Listener {
      * missing): the engine then reports the device as one it cannot serve (EOPNOTSUPP).
      */
     private static ProviderCmId adopt(CmId owner, InetAddress src, InetAddress dst) {
-        if (owner.ps != PortSpace.TCP) {
-            return null; // UD ids (SIDR) need the address handle and Q_Key in events: not mapped yet
+        if (owner.ps != PortSpace.TCP && owner.ps != PortSpace.UDP) {
+            return null;
         }
         CmEngine engine = CmEngine.INSTANCE;
         if (engine.read(() -> owner.state != CmId.State.IDLE || owner.userClosed)) {
@@ -266,6 +266,17 @@ final class ProviderCmId implements CmProvider.Listener {
         id.close();
     }
 
+    void joinMulticast(InetAddress group, MulticastJoinFlag flag, Object context) {
+        if (!group.isMulticastAddress()) {
+            throw new VerbsException(Errno.EINVAL, group.getHostAddress() + " is not a multicast address");
+        }
+        if (owner.ps != PortSpace.UDP) {
+            throw new VerbsException(Errno.EINVAL, "only UD ids (RDMA_PS_UDP) join multicast groups, this one is "
+                    + owner.ps);
+        }
+        id.joinMulticast(group, flag == MulticastJoinFlag.SEND_ONLY_FULL_MEMBER, context);
+    }
+
     private static CmProvider.Param param(ConnParam p) {
         return new CmProvider.Param(p.rawPrivateData(), p.responderResources(), p.initiatorDepth(),
                 p.flowControl() ? 1 : 0, p.retryCount(), p.rnrRetryCount(), p.srq() ? 1 : 0, p.qpNum());
@@ -299,13 +310,20 @@ final class ProviderCmId implements CmProvider.Listener {
         }
         CmId subject = about;
         CmId listening = listenId;
-        ConnParam param = e.param() == null ? null : connParam(e.param());
+        CmProvider.Ud ud = e.ud();
+        ConnParam cp = e.param() == null ? null : connParam(e.param());
+        if (ud != null && cp == null) {
+            cp = new ConnParam().qpNum(ud.qpNum() & 0xFF_FFFF);
+        }
+        ConnParam param = cp;
         if (listenId != null) {
             CmEngine.INSTANCE.read(() -> owner.pendingRequests++); // getEvent counts it down
         }
         // posted under the engine's lock: a migrate (which moves queued events) cannot run in between
-        boolean posted = !owner.isClosed() && CmEngine.INSTANCE.read(() -> owner.channel.post(
-                new CmEvent(owner.channel, type, e.status(), subject, listening, e.privateData(), param)));
+        boolean posted = !owner.isClosed() && CmEngine.INSTANCE.read(() -> owner.channel.post(ud == null
+                ? new CmEvent(owner.channel, type, e.status(), subject, listening, e.privateData(), param)
+                : new CmEvent(owner.channel, type, e.status(), subject, listening, e.privateData(), param,
+                        ud.ahAttr(), ud.qkey(), ud.context())));
         if (!posted) {
             if (listenId != null) {
                 CmEngine.INSTANCE.connectRequestTaken(owner);

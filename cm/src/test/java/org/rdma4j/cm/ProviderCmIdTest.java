@@ -121,6 +121,16 @@ class ProviderCmIdTest {
         }
 
         @Override
+        public void joinMulticast(InetAddress group, boolean sendOnly, Object context) {
+            calls.add("join " + group.getHostAddress() + (sendOnly ? " send-only" : ""));
+        }
+
+        @Override
+        public void leaveMulticast(InetAddress group) {
+            calls.add("leave " + group.getHostAddress());
+        }
+
+        @Override
         public Context context() {
             return null;
         }

@@ -43,6 +43,9 @@ final class NativeCm implements CmProvider {
     static final long PARAM_QPN = offset(CmLayouts.rdma_conn_param, "qp_num");
     private static final long UD_PD = offset(CmLayouts.rdma_ud_param, "private_data");
     private static final long UD_PD_LEN = offset(CmLayouts.rdma_ud_param, "private_data_len");
+    private static final long UD_AH = offset(CmLayouts.rdma_ud_param, "ah_attr");
+    private static final long UD_QPN = offset(CmLayouts.rdma_ud_param, "qp_num");
+    private static final long UD_QKEY = offset(CmLayouts.rdma_ud_param, "qkey");
     private static final long CTX_DEVICE = offset(DeviceLayouts.ibv_context, "device");
 
     private static volatile NativeCm instance;
@@ -181,7 +184,17 @@ final class NativeCm implements CmProvider {
             target = id;
         }
         boolean ud = id != null && id.isUd();
-        byte[] pd = privateData(ev, ud);
+        boolean mc = type == CmConstants.RDMA_CM_EVENT_MULTICAST_JOIN || type == CmConstants.RDMA_CM_EVENT_MULTICAST_ERROR;
+        byte[] pd = mc ? new byte[0] : privateData(ev, ud); // a multicast event's private_data is the join's context
+        CmProvider.Ud udParam = null;
+        if (ud && (mc || type == CmConstants.RDMA_CM_EVENT_CONNECT_REQUEST
+                || type == CmConstants.RDMA_CM_EVENT_ESTABLISHED)) {
+            MemorySegment u = ev.asSlice(EV_UD, CmLayouts.rdma_ud_param.byteSize());
+            Object context = mc ? id.joinContext(u.get(ValueLayout.ADDRESS, UD_PD).address()) : null;
+            udParam = new CmProvider.Ud(type == CmConstants.RDMA_CM_EVENT_MULTICAST_ERROR ? null
+                    : AhCodec.decode(u, UD_AH), u.get(ValueLayout.JAVA_INT, UD_QPN) & 0xFFFFFF,
+                    u.get(ValueLayout.JAVA_INT, UD_QKEY), context);
+        }
         CmProvider.Param param = null;
         if (!ud && (type == CmConstants.RDMA_CM_EVENT_CONNECT_REQUEST
                 || type == CmConstants.RDMA_CM_EVENT_CONNECT_RESPONSE
@@ -198,7 +211,7 @@ final class NativeCm implements CmProvider {
             }
             return;
         }
-        target.deliver(new CmProvider.Event(type, status, id, listenId, pd, param));
+        target.deliver(new CmProvider.Event(type, status, id, listenId, pd, param, udParam));
     }
 
     private static byte[] privateData(MemorySegment ev, boolean ud) {

@@ -50,6 +50,13 @@ final class NativeCmId implements CmProvider.Id {
     private volatile CmProvider.Listener listener;
     private volatile boolean closed;
     private volatile NativeQueuePair qp;
+    /** The joined groups (sockaddr as joined) and the contexts of the joins by their token. */
+    private final java.util.Map<InetAddress, Long> joins = new java.util.concurrent.ConcurrentHashMap<>();
+    private final java.util.Map<Long, Object> joinContexts = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final java.util.concurrent.atomic.AtomicLong NEXT_TOKEN = new java.util.concurrent.atomic.AtomicLong(1);
+    private static final long MC_COMP_MASK = offset(CmLayouts.rdma_cm_join_mc_attr_ex, "comp_mask");
+    private static final long MC_JOIN_FLAGS = offset(CmLayouts.rdma_cm_join_mc_attr_ex, "join_flags");
+    private static final long MC_ADDR = offset(CmLayouts.rdma_cm_join_mc_attr_ex, "addr");
 
     NativeCmId(NativeCm cm, MemorySegment id, CmProvider.Listener listener) {
         this.cm = cm;
@@ -146,6 +153,9 @@ final class NativeCmId implements CmProvider.Id {
 
     @Override
     public void destroyQp() {
+        if (!closed) {
+            leaveAll();
+        }
         NativeQueuePair q = qp;
         if (q != null) {
             q.close();
@@ -201,6 +211,65 @@ final class NativeCmId implements CmProvider.Id {
         call("rdma_disconnect", (a, e) -> (int) Rdmacm.rdma_disconnect.invokeExact(e, id));
     }
 
+    /**
+     * rdma_join_multicast_ex. The context is passed to librdmacm as a token (a small number, never
+     * dereferenced) that the MULTICAST_JOIN/ERROR event gives back; librdmacm attaches the id's QP when it
+     * reads MULTICAST_JOIN (unless send-only).
+     */
+    @Override
+    public void joinMulticast(InetAddress group, boolean sendOnly, Object context) {
+        long token = NEXT_TOKEN.getAndIncrement();
+        if (joins.putIfAbsent(group, token) != null) {
+            throw new VerbsException(Errno.EADDRINUSE, "the id has joined " + group.getHostAddress() + " already");
+        }
+        joinContexts.put(token, context == null ? NO_CONTEXT : context);
+        try {
+            call("rdma_join_multicast_ex(" + group.getHostAddress() + ")", (a, e) -> {
+                MemorySegment attr = a.allocate(CmLayouts.rdma_cm_join_mc_attr_ex);
+                attr.set(ValueLayout.JAVA_INT, MC_COMP_MASK,
+                        CmConstants.RDMA_CM_JOIN_MC_ATTR_ADDRESS | CmConstants.RDMA_CM_JOIN_MC_ATTR_JOIN_FLAGS);
+                attr.set(ValueLayout.JAVA_INT, MC_JOIN_FLAGS, sendOnly ? CmConstants.RDMA_MC_JOIN_FLAG_SENDONLY_FULLMEMBER
+                        : CmConstants.RDMA_MC_JOIN_FLAG_FULLMEMBER);
+                attr.set(ValueLayout.ADDRESS, MC_ADDR, sockaddr(a, new InetSocketAddress(group, 0)));
+                return (int) Rdmacm.rdma_join_multicast_ex.invokeExact(e, id, attr, MemorySegment.ofAddress(token));
+            });
+        } catch (RuntimeException ex) {
+            joins.remove(group, token);
+            joinContexts.remove(token);
+            throw ex;
+        }
+    }
+
+    private static final Object NO_CONTEXT = new Object();
+
+    /** {@return the context of the join whose token a multicast event carries, or null} */
+    Object joinContext(long token) {
+        Object c = joinContexts.get(token);
+        return c == NO_CONTEXT ? null : c;
+    }
+
+    /** rdma_leave_multicast: librdmacm detaches the QP (unless send-only); EADDRNOTAVAIL when not joined. */
+    @Override
+    public void leaveMulticast(InetAddress group) {
+        call("rdma_leave_multicast(" + group.getHostAddress() + ")", (a, e) ->
+                (int) Rdmacm.rdma_leave_multicast.invokeExact(e, id, sockaddr(a, new InetSocketAddress(group, 0))));
+        Long token = joins.remove(group);
+        if (token != null) {
+            joinContexts.remove(token);
+        }
+    }
+
+    /** Leaves every group: the QP is detached (a QP still attached cannot be destroyed: EBUSY). */
+    private void leaveAll() {
+        for (InetAddress g : java.util.List.copyOf(joins.keySet())) {
+            try {
+                leaveMulticast(g);
+            } catch (VerbsException e) {
+                joins.remove(g); // nothing left to undo
+            }
+        }
+    }
+
     @Override
     public void setAckTimeout(int exponent) {
         call("rdma_set_option(ACK_TIMEOUT)", (a, e) -> (int) Rdmacm.rdma_set_option.invokeExact(e, id,
@@ -254,6 +323,7 @@ final class NativeCmId implements CmProvider.Id {
             if (closed) {
                 return;
             }
+            leaveAll(); // rdma_destroy_id would leave the QP attached
             closed = true;
         }
         cm.forget(this);

@@ -15,7 +15,15 @@ public final class CmConstants {
     public static final int RDMA_CM_EVENT_CONNECT_REQUEST = 4;
     public static final int RDMA_CM_EVENT_CONNECT_RESPONSE = 5;
     public static final int RDMA_CM_EVENT_ESTABLISHED = 9;
+    public static final int RDMA_CM_EVENT_MULTICAST_JOIN = 12;
+    public static final int RDMA_CM_EVENT_MULTICAST_ERROR = 13;
     public static final int RDMA_CM_EVENT_TIMEWAIT_EXIT = 15;
+
+    // enum rdma_cm_join_mc_attr_mask, enum rdma_cm_mc_join_flags
+    public static final int RDMA_CM_JOIN_MC_ATTR_ADDRESS = 1;
+    public static final int RDMA_CM_JOIN_MC_ATTR_JOIN_FLAGS = 2;
+    public static final int RDMA_MC_JOIN_FLAG_FULLMEMBER = 0;
+    public static final int RDMA_MC_JOIN_FLAG_SENDONLY_FULLMEMBER = 1;
 
     // rdma_set_option
     public static final int RDMA_OPTION_ID = 0;

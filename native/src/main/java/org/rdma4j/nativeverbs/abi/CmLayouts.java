@@ -64,4 +64,7 @@ public final class CmLayouts {
     public static final StructLayout rdma_cm_event = struct("rdma_cm_event",
             m("id", PTR), m("listen_id", PTR), m("event", INT), m("status", INT),
             union("param", rdma_conn_param.withName("conn"), rdma_ud_param.withName("ud")));
+
+    public static final StructLayout rdma_cm_join_mc_attr_ex = struct("rdma_cm_join_mc_attr_ex",
+            m("comp_mask", INT), m("join_flags", INT), m("addr", PTR));
 }

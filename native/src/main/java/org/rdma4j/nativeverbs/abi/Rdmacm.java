@@ -42,6 +42,9 @@ public final class Rdmacm {
     public static final MethodHandle rdma_ack_cm_event = h("rdma_ack_cm_event", JAVA_INT, ADDRESS);
     public static final MethodHandle rdma_create_qp = h("rdma_create_qp", JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
     public static final MethodHandle rdma_destroy_qp = h("rdma_destroy_qp", null, ADDRESS);
+    public static final MethodHandle rdma_join_multicast_ex = h("rdma_join_multicast_ex", JAVA_INT, ADDRESS, ADDRESS,
+            ADDRESS);
+    public static final MethodHandle rdma_leave_multicast = h("rdma_leave_multicast", JAVA_INT, ADDRESS, ADDRESS);
     public static final MethodHandle rdma_set_option = h("rdma_set_option", JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT,
             ADDRESS, JAVA_LONG);
 

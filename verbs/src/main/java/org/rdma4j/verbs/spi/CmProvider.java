@@ -48,7 +48,24 @@ public interface CmProvider {
      * @param privateData the private data the event carried (a copy; empty when none)
      * @param param the peer's connection parameters (CONNECT_REQUEST, CONNECT_RESPONSE, ESTABLISHED), else null
      */
-    record Event(int type, int status, Id id, Id listenId, byte[] privateData, Param param) {
+    record Event(int type, int status, Id id, Id listenId, byte[] privateData, Param param, Ud ud) {
+        /** An event without UD parameters. */
+        public Event(int type, int status, Id id, Id listenId, byte[] privateData, Param param) {
+            this(type, status, id, listenId, privateData, param, null);
+        }
+    }
+
+    /**
+     * {@code struct rdma_ud_param} of a UD id's event (CONNECT_REQUEST and ESTABLISHED of SIDR,
+     * MULTICAST_JOIN/MULTICAST_ERROR) without its private data.
+     *
+     * @param ahAttr the address of the peer or group, to create the AddressHandle sends go through (null for
+     *     MULTICAST_ERROR)
+     * @param qpNum the peer's QPN (0xFFFFFF for a group)
+     * @param qkey the peer's or group's Q_Key
+     * @param context for multicast events the context given to {@link Id#joinMulticast}, else null
+     */
+    record Ud(org.rdma4j.verbs.AhAttr ahAttr, int qpNum, int qkey, Object context) {
     }
 
     /**
@@ -101,6 +118,25 @@ public interface CmProvider {
         QpAttr initQpAttr(QpState state);
 
         void disconnect();
+
+        /**
+         * rdma_join_multicast_ex: MULTICAST_JOIN (with {@link Ud}, the QP attached unless send-only) or
+         * MULTICAST_ERROR follows.
+         *
+         * @param group the group's address
+         * @param sendOnly RDMA_MC_JOIN_FLAG_SENDONLY_FULLMEMBER instead of FULLMEMBER
+         * @param context given back in the events' {@link Ud#context()}
+         */
+        default void joinMulticast(java.net.InetAddress group, boolean sendOnly, Object context) {
+            throw new org.rdma4j.verbs.VerbsException(org.rdma4j.verbs.Errno.EOPNOTSUPP,
+                    "this connection manager has no multicast");
+        }
+
+        /** rdma_leave_multicast (EADDRNOTAVAIL when not joined). @param group the group's address */
+        default void leaveMulticast(java.net.InetAddress group) {
+            throw new org.rdma4j.verbs.VerbsException(org.rdma4j.verbs.Errno.EOPNOTSUPP,
+                    "this connection manager has no multicast");
+        }
 
         /** rdma_set_option(RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT). */
         void setAckTimeout(int exponent);
