@@ -322,7 +322,7 @@ final class CmEngine {
             if (!DeviceMatch.isWildcard(a)) {
                 m = DeviceMatch.find(this, a, null);
                 if (m == null) {
-                    throw new VerbsException(99 /* EADDRNOTAVAIL */, "no RDMA device has the address " + a.getHostAddress());
+                    throw new VerbsException(Errno.EADDRNOTAVAIL, "no RDMA device has the address " + a.getHostAddress());
                 }
             }
             bindPort(id, a, addr.getPort());

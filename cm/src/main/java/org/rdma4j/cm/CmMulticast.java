@@ -97,7 +97,7 @@ final class CmMulticast {
                 return;
             }
         }
-        throw new VerbsException(99 /* EADDRNOTAVAIL */, "the id has not joined " + group.getHostAddress());
+        throw new VerbsException(Errno.EADDRNOTAVAIL, "the id has not joined " + group.getHostAddress());
     }
 
     /** Leaves every group (the id or its QP goes away): its QP is detached so that it can be destroyed. */

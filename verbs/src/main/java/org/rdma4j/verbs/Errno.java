@@ -21,8 +21,12 @@ public final class Errno {
     public static final int EPROTONOSUPPORT = 93;
     public static final int EOPNOTSUPP = 95;
     public static final int EADDRINUSE = 98;
+    public static final int EADDRNOTAVAIL = 99;
+    public static final int ECONNRESET = 104;
     public static final int ECONNREFUSED = 111;
     public static final int ETIMEDOUT = 110;
+    /** The kernel's internal ENOTSUPP (not a libc errno), which rdma_cm passes up, e.g. for an IPv6 group on RoCE. */
+    public static final int ENOTSUPP = 524;
 
     private Errno() {}
 
@@ -48,8 +52,11 @@ public final class Errno {
             case EPROTONOSUPPORT -> "EPROTONOSUPPORT";
             case EOPNOTSUPP -> "EOPNOTSUPP";
             case EADDRINUSE -> "EADDRINUSE";
+            case EADDRNOTAVAIL -> "EADDRNOTAVAIL";
+            case ECONNRESET -> "ECONNRESET";
             case ECONNREFUSED -> "ECONNREFUSED";
             case ETIMEDOUT -> "ETIMEDOUT";
+            case ENOTSUPP -> "ENOTSUPP";
             default -> "E?" + errno;
         };
     }
