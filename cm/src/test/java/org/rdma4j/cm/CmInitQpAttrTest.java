@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.ValueLayout;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -77,17 +76,7 @@ class CmInitQpAttrTest extends CmTestSupport {
         }
 
         WorkCompletion poll() {
-            WorkCompletion[] slot = WorkCompletion.array(1);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
-            while (cq.poll(slot, 1) != 1) {
-                if (System.nanoTime() - deadline > 0) {
-                    throw new AssertionError("no completion on " + cq);
-                }
-                Thread.onSpinWait();
-            }
-            WorkCompletion wc = new WorkCompletion();
-            wc.copyFrom(slot[0]);
-            return wc;
+            return pollOne(cq);
         }
 
         @Override

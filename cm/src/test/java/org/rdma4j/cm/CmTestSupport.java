@@ -123,6 +123,21 @@ abstract class CmTestSupport {
         return new String(b, 0, n, java.nio.charset.StandardCharsets.US_ASCII);
     }
 
+    /** The next completion of {@code cq} (a copy), waiting at most {@link #WAIT_S}. */
+    static WorkCompletion pollOne(CompletionQueue cq) {
+        WorkCompletion[] slot = WorkCompletion.array(1);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
+        while (cq.poll(slot, 1) != 1) {
+            if (System.nanoTime() - deadline > 0) {
+                return fail("no completion on " + cq);
+            }
+            Thread.onSpinWait();
+        }
+        WorkCompletion wc = new WorkCompletion();
+        wc.copyFrom(slot[0]);
+        return wc;
+    }
+
     /** A PD, a CQ, a 4 KiB MR and the id's RC QP. */
     static final class Ep implements AutoCloseable {
         final CmId id;
@@ -142,17 +157,7 @@ abstract class CmTestSupport {
         }
 
         WorkCompletion poll() {
-            WorkCompletion[] slot = WorkCompletion.array(1);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
-            while (cq.poll(slot, 1) != 1) {
-                if (System.nanoTime() - deadline > 0) {
-                    return fail("no completion on " + cq);
-                }
-                Thread.onSpinWait();
-            }
-            WorkCompletion wc = new WorkCompletion();
-            wc.copyFrom(slot[0]);
-            return wc;
+            return pollOne(cq);
         }
 
         @Override
