@@ -4,22 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.rdma4j.tools.Rdma4j;
 import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.Device;
 import org.rdma4j.verbs.Verbs;
-import picocli.CommandLine;
 
 /**
  * {@code rdma4j rdma-server} and {@code rdma4j rdma-client} against each other on threads of this JVM:
@@ -28,7 +21,6 @@ import picocli.CommandLine;
  */
 class RdmaServerClientTest {
     private static final AtomicInteger PORTS = new AtomicInteger(18_100 + (int) (ProcessHandle.current().pid() % 400));
-    private static ExecutorService pool;
     private static Device devB;
     private static String ipB;
 
@@ -38,16 +30,10 @@ class RdmaServerClientTest {
         try (Context b = devB.open()) {
             ipB = b.queryGid(1, 1).toInetAddress().getHostAddress();
         }
-        pool = Executors.newCachedThreadPool(r -> {
-            Thread t = new Thread(r, "cmutils-test");
-            t.setDaemon(true);
-            return t;
-        });
     }
 
     @AfterAll
     static void tearDown() throws InterruptedException {
-        pool.shutdownNow();
         // the connection manager lets go of the device's context once its last ids have left TIMEWAIT
         for (int i = 0; ; i++) {
             try {
@@ -62,34 +48,6 @@ class RdmaServerClientTest {
         }
     }
 
-    record Run(Future<Integer> exit, StringWriter out, StringWriter err) {
-        static Run start(String... args) {
-            StringWriter out = new StringWriter();
-            StringWriter err = new StringWriter();
-            CommandLine cl = Rdma4j.commandLine(args);
-            cl.setOut(new PrintWriter(out, true));
-            cl.setErr(new PrintWriter(err, true));
-            return new Run(pool.submit(() -> cl.execute(args)), out, err);
-        }
-
-        int exitCode() throws Exception {
-            return exit.get(60, TimeUnit.SECONDS);
-        }
-
-        String all() {
-            return "stdout:\n" + out + "\nstderr:\n" + err;
-        }
-
-        void awaitListening() throws InterruptedException {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (!out.toString().contains("listening on") && System.nanoTime() < deadline) {
-                assertFalse(exit.isDone(), this::all);
-                Thread.sleep(10);
-            }
-            assertTrue(out.toString().contains("listening on"), this::all);
-        }
-    }
-
     private static String port() {
         return Integer.toString(PORTS.incrementAndGet());
     }
@@ -97,38 +55,38 @@ class RdmaServerClientTest {
     @Test
     void aClientAndAServerExchangeTheirMessagesOverTheInProcessFabric() throws Exception {
         String port = port();
-        Run server = Run.start("rdma-server", "-s", ipB, "-p", port, "-v", "--accept-timeout", "30");
+        CmRun server = CmRun.start("rdma-server", "-s", ipB, "-p", port, "-v", "--accept-timeout", "30");
         server.awaitListening();
-        Run client = Run.start("rdma-client", "-s", ipB, "-p", port, "-v");
+        CmRun client = CmRun.start("rdma-client", "-s", ipB, "-p", port, "-v");
         assertEquals(0, client.exitCode(), client::all);
         assertEquals(0, server.exitCode(), server::all);
-        assertTrue(client.out.toString().startsWith("rdma_client: start\nconnected "), client::all);
-        assertTrue(client.out.toString().contains("received 16 bytes\nrdma_client: end 0\n"), client::all);
-        assertTrue(server.out.toString().startsWith("rdma_server: start\n"), server::all);
-        assertTrue(server.out.toString().contains("received 16 bytes\nrdma_server: end 0\n"), server::all);
-        assertEquals("", client.err.toString() + server.err.toString());
+        assertTrue(client.out().toString().startsWith("rdma_client: start\nconnected "), client::all);
+        assertTrue(client.out().toString().contains("received 16 bytes\nrdma_client: end 0\n"), client::all);
+        assertTrue(server.out().toString().startsWith("rdma_server: start\n"), server::all);
+        assertTrue(server.out().toString().contains("received 16 bytes\nrdma_server: end 0\n"), server::all);
+        assertEquals("", client.err().toString() + server.err().toString());
     }
 
     @Test
     void withoutVerboseTheOutputIsRdmaServersAndRdmaClients() throws Exception {
         String port = port();
         // a server on a port given, two clients in turn (--connections), the C programs' lines only
-        Run server = Run.start("rdma-server", "-s", ipB, "-p", port, "--connections", "2", "--accept-timeout", "30");
-        Run first = null;
+        CmRun server = CmRun.start("rdma-server", "-s", ipB, "-p", port, "--connections", "2", "--accept-timeout", "30");
+        CmRun first = null;
         for (int i = 0; i < 2; i++) {
-            Run client;
+            CmRun client;
             do { // no line says the server listens without -v: retry while the port is refused
-                client = Run.start("rdma-client", "-s", ipB, "-p", port);
+                client = CmRun.start("rdma-client", "-s", ipB, "-p", port);
                 client.exitCode();
-                assertFalse(server.exit.isDone() && client.exit.get() != 0, server::all);
-            } while (client.exit.get() != 0 && client.err.toString().contains("Connection refused"));
+                assertFalse(server.exit().isDone() && client.exit().get() != 0, server::all);
+            } while (client.exit().get() != 0 && client.err().toString().contains("Connection refused"));
             assertEquals(0, client.exitCode(), client::all);
-            assertEquals("rdma_client: start\nrdma_client: end 0\n", client.out.toString(), client::all);
+            assertEquals("rdma_client: start\nrdma_client: end 0\n", client.out().toString(), client::all);
             first = client;
         }
         assertEquals(0, server.exitCode(), server::all);
-        assertEquals("rdma_server: start\nrdma_server: end 0\n", server.out.toString(), server::all);
-        assertEquals("", first.err.toString());
+        assertEquals("rdma_server: start\nrdma_server: end 0\n", server.out().toString(), server::all);
+        assertEquals("", first.err().toString());
     }
 
     @Test
@@ -139,32 +97,32 @@ class RdmaServerClientTest {
         // addresses of this test's own (a soft device may outlive its command while the CM still holds it)
         String a = "127.0.1." + (PORTS.get() % 250 + 1);
         String b = "127.0.2." + (PORTS.get() % 250 + 1);
-        Run server = Run.start("rdma-server", "-s", a, "-p", port, "-v", "--bind", a,
+        CmRun server = CmRun.start("rdma-server", "-s", a, "-p", port, "-v", "--bind", a,
                 "--udp-port", udpB, "--udp-peer-port", udpA, "--accept-timeout", "30");
         server.awaitListening();
-        Run client = Run.start("rdma-client", "-s", a, "-p", port, "-v", "--bind", b,
+        CmRun client = CmRun.start("rdma-client", "-s", a, "-p", port, "-v", "--bind", b,
                 "--udp-port", udpA, "--udp-peer-port", udpB);
         assertEquals(0, client.exitCode(), client::all);
-        assertTrue(server.out.toString().contains("received 16 bytes\n"), server::all);
+        assertTrue(server.out().toString().contains("received 16 bytes\n"), server::all);
         if (server.exitCode() != 0) {
             // Known soft-device race (docs/DESIGN.md, "rdma-server"): the client disconnects as soon as
             // it has the server's message, and the ACK of that SEND can lose against the DREQ, which
             // moves the server's QP to ERROR at once (Linux's rdma_cm leaves it in RTS): the SEND is
             // then flushed. Any other failure fails the test.
-            assertTrue(server.err.toString().startsWith("rdma_get_send_comp: Input/output error\n"
+            assertTrue(server.err().toString().startsWith("rdma_get_send_comp: Input/output error\n"
                     + "rdma4j: EIO: the SEND completed with status WR_FLUSH_ERR"), server::all);
         }
-        assertTrue(client.out.toString().contains("connected /" + b + ":"), client::all);
-        assertTrue(server.out.toString().contains("connection request from /" + b + ":"), server::all);
-        assertTrue(client.out.toString().endsWith("rdma_client: end 0\n"), client::all);
+        assertTrue(client.out().toString().contains("connected /" + b + ":"), client::all);
+        assertTrue(server.out().toString().contains("connection request from /" + b + ":"), server::all);
+        assertTrue(client.out().toString().endsWith("rdma_client: end 0\n"), client::all);
     }
 
     @Test
     void aPortWithoutListenerIsRefused() throws Exception {
-        Run client = Run.start("rdma-client", "-s", ipB, "-p", port(), "--timeout", "20");
+        CmRun client = CmRun.start("rdma-client", "-s", ipB, "-p", port(), "--timeout", "20");
         assertEquals(-1, client.exitCode(), client::all);
-        assertTrue(client.err.toString().startsWith("rdma_connect: Connection refused\n"), client::all);
-        assertTrue(client.out.toString().endsWith("rdma_client: end -1\n"), client::all);
+        assertTrue(client.err().toString().startsWith("rdma_connect: Connection refused\n"), client::all);
+        assertTrue(client.out().toString().endsWith("rdma_client: end -1\n"), client::all);
     }
 
     @Test
@@ -173,32 +131,32 @@ class RdmaServerClientTest {
         String port = port();
         String udpA = Integer.toString(Integer.parseInt(port) + 22_000);
         String nobody = Integer.toString(Integer.parseInt(port) + 24_000);
-        Run client = Run.start("rdma-client", "-s", "127.0.3.1", "-p", port, "--bind", "127.0.3.2", "--udp-port", udpA,
+        CmRun client = CmRun.start("rdma-client", "-s", "127.0.3.1", "-p", port, "--bind", "127.0.3.2", "--udp-port", udpA,
                 "--udp-peer-port", nobody, "--timeout", "2");
         assertEquals(-1, client.exitCode(), client::all);
-        assertTrue(client.err.toString().startsWith("rdma_connect: Connection timed out\n")
-                || client.err.toString().startsWith("rdma_create_ep: Connection timed out\n"), client::all);
-        assertTrue(client.out.toString().endsWith("rdma_client: end -1\n"), client::all);
+        assertTrue(client.err().toString().startsWith("rdma_connect: Connection timed out\n")
+                || client.err().toString().startsWith("rdma_create_ep: Connection timed out\n"), client::all);
+        assertTrue(client.out().toString().endsWith("rdma_client: end -1\n"), client::all);
     }
 
     @Test
     void aServerNobodyConnectsToGivesUpAfterTheAcceptTimeout() throws Exception {
-        Run server = Run.start("rdma-server", "-s", ipB, "-p", port(), "--accept-timeout", "1");
+        CmRun server = CmRun.start("rdma-server", "-s", ipB, "-p", port(), "--accept-timeout", "1");
         assertEquals(-1, server.exitCode(), server::all);
-        assertTrue(server.err.toString().startsWith("rdma_get_request: Connection timed out\n"), server::all);
-        assertTrue(server.out.toString().endsWith("rdma_server: end -1\n"), server::all);
+        assertTrue(server.err().toString().startsWith("rdma_get_request: Connection timed out\n"), server::all);
+        assertTrue(server.out().toString().endsWith("rdma_server: end -1\n"), server::all);
     }
 
     @Test
     void aPortTakenIsAddressInUse() throws Exception {
         String port = port();
-        Run server = Run.start("rdma-server", "-s", ipB, "-p", port, "-v", "--accept-timeout", "20");
+        CmRun server = CmRun.start("rdma-server", "-s", ipB, "-p", port, "-v", "--accept-timeout", "20");
         server.awaitListening();
-        Run second = Run.start("rdma-server", "-s", ipB, "-p", port, "--accept-timeout", "1");
+        CmRun second = CmRun.start("rdma-server", "-s", ipB, "-p", port, "--accept-timeout", "1");
         assertEquals(-1, second.exitCode(), second::all);
-        assertTrue(second.err.toString().startsWith("rdma_create_ep: Address already in use\n")
-                || second.err.toString().startsWith("rdma_listen: Address already in use\n"), second::all);
-        Run client = Run.start("rdma-client", "-s", ipB, "-p", port);
+        assertTrue(second.err().toString().startsWith("rdma_create_ep: Address already in use\n")
+                || second.err().toString().startsWith("rdma_listen: Address already in use\n"), second::all);
+        CmRun client = CmRun.start("rdma-client", "-s", ipB, "-p", port);
         assertEquals(0, client.exitCode(), client::all);
         assertEquals(0, server.exitCode(), server::all);
     }
@@ -207,12 +165,12 @@ class RdmaServerClientTest {
     void badInputIsRefused() throws Exception {
         for (List<String> args : List.of(List.of("rdma-client", "-p", "70000"), List.of("rdma-server", "-x"),
                 List.of("rdma-server", "--connections", "0"), List.of("rdma-client", "--timeout", "0"))) {
-            Run r = Run.start(args.toArray(String[]::new));
+            CmRun r = CmRun.start(args.toArray(String[]::new));
             assertEquals(2, r.exitCode(), () -> args + "\n" + r.all());
         }
-        Run host = Run.start("rdma-client", "-s", "no-such-host.invalid");
+        CmRun host = CmRun.start("rdma-client", "-s", "no-such-host.invalid");
         assertEquals(-2, host.exitCode(), host::all);
         assertEquals("rdma_client: start\nrdma_getaddrinfo: Name or service not known\nrdma_client: end -2\n",
-                host.out.toString());
+                host.out().toString());
     }
 }
