@@ -89,7 +89,7 @@ class RdmaServerClientTest {
         assertEquals("", first.err().toString());
     }
 
-    @Test
+    @org.junit.jupiter.api.RepeatedTest(5)
     void overUdpBetweenTwoSoftDevices() throws Exception {
         String port = port();
         String udpA = Integer.toString(Integer.parseInt(port) + 22_000);
@@ -104,14 +104,10 @@ class RdmaServerClientTest {
                 "--udp-port", udpA, "--udp-peer-port", udpB);
         assertEquals(0, client.exitCode(), client::all);
         assertTrue(server.out().toString().contains("received 16 bytes\n"), server::all);
-        if (server.exitCode() != 0) {
-            // Known soft-device race (docs/DESIGN.md, "rdma-server"): the client disconnects as soon as
-            // it has the server's message, and the ACK of that SEND can lose against the DREQ, which
-            // moves the server's QP to ERROR at once (Linux's rdma_cm leaves it in RTS): the SEND is
-            // then flushed. Any other failure fails the test.
-            assertTrue(server.err().toString().startsWith("rdma_get_send_comp: Input/output error\n"
-                    + "rdma4j: EIO: the SEND completed with status WR_FLUSH_ERR"), server::all);
-        }
+        // the client disconnects as soon as it has the server's message; the ACK of that message may
+        // still wait in the server QP's inbound queue when the DREQ moves the QP to ERROR: it must be
+        // taken in first (QpEngine.modify), or the server's SEND is flushed (it was, 2-8 in 25 runs)
+        assertEquals(0, server.exitCode(), server::all);
         assertTrue(client.out().toString().contains("connected /" + b + ":"), client::all);
         assertTrue(server.out().toString().contains("connection request from /" + b + ":"), server::all);
         assertTrue(client.out().toString().endsWith("rdma_client: end 0\n"), client::all);
