@@ -27,4 +27,5 @@ module org.rdma4j.tools {
     opens org.rdma4j.tools.perf to info.picocli;
     opens org.rdma4j.tools.rping to info.picocli;
     opens org.rdma4j.tools.mckey to info.picocli;
+    opens org.rdma4j.tools.cmutils to info.picocli;
 }

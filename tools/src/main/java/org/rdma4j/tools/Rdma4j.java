@@ -35,7 +35,9 @@ public final class Rdma4j implements Runnable {
     /** The commands, in the order usage lists them. */
     private static final List<Class<?>> COMMANDS = List.of(DevicesCommand.class, DevinfoCommand.class,
             DemoCommand.class, StressCommand.class, org.rdma4j.tools.pingpong.PingpongCommand.class,
-            PerfCommand.class, org.rdma4j.tools.rping.RpingCommand.class, McastCommand.class,
+            PerfCommand.class, org.rdma4j.tools.rping.RpingCommand.class,
+            org.rdma4j.tools.cmutils.RdmaServerCommand.class, org.rdma4j.tools.cmutils.RdmaClientCommand.class,
+            org.rdma4j.tools.cmutils.CmatoseCommand.class, McastCommand.class,
             org.rdma4j.tools.mckey.MckeyCommand.class, org.rdma4j.tools.study.StudyCommand.class,
             CommandLine.HelpCommand.class);
 

@@ -177,9 +177,33 @@ public final class QpEngine {
                          int minRnrTimer, int maxRdAtomic, int maxDestRdAtomic, boolean sqdNotify) {
     }
 
-    /** Applies a validated modify: attributes first, then the state, exclusively of the task. */
+    /**
+     * Applies a validated modify: attributes first, then the state, exclusively of the task. Before a
+     * move to ERR the packets already queued for the QP are taken in, in the state they arrived in (a
+     * NIC processes what it received before the transition): an ACK waiting behind the task when the
+     * program, or the CM on a peer's DREQ, moves the QP to ERR completes its SEND instead of being
+     * dropped with the queue and leaving the SEND to be flushed.
+     */
     public void modify(Change c) {
-        task.runExclusive(() -> apply(c));
+        task.runExclusive(() -> {
+            if (c.next() == QpState.ERR && state != QpState.ERR && state != QpState.RESET) {
+                takeInQueued();
+            }
+            apply(c);
+        });
+    }
+
+    /** Handles the inbound packets queued so far (inside the task) and sends the ACK they call for. */
+    private void takeInQueued() {
+        Packet p;
+        boolean any = false;
+        while ((p = nextInbound()) != null) {
+            any = true;
+            handle(p);
+        }
+        if (any) {
+            responder.flushAck();
+        }
     }
 
     private void apply(Change c) {

@@ -1,0 +1,150 @@
+package org.rdma4j.tools.cmutils;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.rdma4j.verbs.Context;
+import org.rdma4j.verbs.Device;
+import org.rdma4j.verbs.Verbs;
+
+/**
+ * {@code rdma4j cmatose}: a server and a client with several connections at once, every message of
+ * both directions completed, over the in-process fabric and over UDP; the client refused on a port
+ * without listener; bad flags.
+ */
+class CmatoseCommandTest {
+    private static final AtomicInteger PORTS = new AtomicInteger(18_600 + (int) (ProcessHandle.current().pid() % 400));
+    private static Device devA;
+    private static Device devB;
+    private static String ipA;
+    private static String ipB;
+
+    @BeforeAll
+    static void setUp() {
+        devA = Verbs.createDevice("soft:loopback?name=cmatose-a&fabric=cmatose");
+        devB = Verbs.createDevice("soft:loopback?name=cmatose-b&fabric=cmatose");
+        try (Context a = devA.open(); Context b = devB.open()) {
+            ipA = a.queryGid(1, 1).toInetAddress().getHostAddress();
+            ipB = b.queryGid(1, 1).toInetAddress().getHostAddress();
+        }
+    }
+
+    @AfterAll
+    static void tearDown() throws InterruptedException {
+        for (Device d : List.of(devA, devB)) {
+            for (int i = 0; i < 100; i++) {
+                try {
+                    Verbs.removeDevice(d);
+                    break;
+                } catch (org.rdma4j.verbs.VerbsException e) {
+                    Thread.sleep(50);
+                }
+            }
+        }
+    }
+
+    private static String port() {
+        return Integer.toString(PORTS.incrementAndGet());
+    }
+
+    /** The server's lines without the -v one. */
+    private static String lines(CmRun server) {
+        return server.out().toString().replaceAll("(?m)^listening on .*\n", "");
+    }
+
+    private static final String SERVER_LINES = """
+            cmatose: starting server
+            initiating data transfers
+            completing sends
+            receiving data transfers
+            data transfers complete
+            cmatose: disconnecting
+            disconnected
+            test complete
+            return status 0
+            """;
+    private static final String CLIENT_LINES = """
+            cmatose: starting client
+            cmatose: connecting
+            receiving data transfers
+            sending replies
+            data transfers complete
+            test complete
+            return status 0
+            """;
+
+    @Test
+    void fourConnectionsExchangeTheirMessagesOverTheInProcessFabric() throws Exception {
+        String port = port();
+        CmRun server = CmRun.start("cmatose", "-v", "-b", ipB, "-p", port, "-c", "4", "-C", "20", "-S", "1000");
+        server.awaitListening();
+        CmRun client = CmRun.start("cmatose", "-s", ipB, "-b", ipA, "-p", port, "-c", "4", "-C", "20", "-S", "1000");
+        assertEquals(0, client.exitCode(), () -> client.all() + "\nserver " + server.all());
+        assertEquals(0, server.exitCode(), server::all);
+        assertEquals(SERVER_LINES, lines(server));
+        assertEquals(CLIENT_LINES, client.out().toString());
+    }
+
+    @Test
+    void overUdpBetweenTwoSoftDevices() throws Exception {
+        String port = port();
+        String udpA = Integer.toString(Integer.parseInt(port) + 22_000);
+        String udpB = Integer.toString(Integer.parseInt(port) + 23_000);
+        String a = "127.0.4." + (PORTS.get() % 250 + 1);
+        String b = "127.0.5." + (PORTS.get() % 250 + 1);
+        CmRun server = CmRun.start("cmatose", "-v", "-b", a, "-p", port, "-c", "3", "--bind", a, "--udp-port", udpB,
+                "--udp-peer-port", udpA);
+        server.awaitListening();
+        CmRun client = CmRun.start("cmatose", "-s", a, "-b", b, "-p", port, "-c", "3", "--bind", b, "--udp-port", udpA,
+                "--udp-peer-port", udpB);
+        assertEquals(0, client.exitCode(), () -> client.all() + "\nserver " + server.all());
+        assertEquals(0, server.exitCode(), server::all);
+        assertEquals(SERVER_LINES, lines(server));
+        assertEquals(CLIENT_LINES, client.out().toString());
+    }
+
+    @Test
+    void noMessagesOnlyConnectsAndDisconnects() throws Exception {
+        String port = port();
+        CmRun server = CmRun.start("cmatose", "-v", "-b", ipB, "-p", port, "-c", "2", "-C", "0");
+        server.awaitListening();
+        CmRun client = CmRun.start("cmatose", "-s", ipB, "-p", port, "-c", "2", "-C", "0");
+        assertEquals(0, client.exitCode(), () -> client.all() + "\nserver " + server.all());
+        assertEquals(0, server.exitCode(), server::all);
+        assertEquals("cmatose: starting server\ncmatose: disconnecting\ndisconnected\ntest complete\n"
+                + "return status 0\n", lines(server));
+    }
+
+    @Test
+    void aPortWithoutListenerIsRejected() throws Exception {
+        CmRun client = CmRun.start("cmatose", "-s", ipB, "-b", ipA, "-p", port(), "-c", "2");
+        assertEquals(8, client.exitCode(), client::all);
+        assertTrue(client.out().toString().contains("cmatose: event: RDMA_CM_EVENT_REJECTED, error: 8\n"),
+                client::all);
+        assertTrue(client.out().toString().endsWith("test complete\nreturn status 8\n"), client::all);
+    }
+
+    @Test
+    void aServerWithoutClientsGivesUp() throws Exception {
+        CmRun server = CmRun.start("cmatose", "-v", "-b", ipB, "-p", port(), "--timeout", "1");
+        assertEquals(110, server.exitCode(), server::all);
+        assertTrue(server.out().toString().contains("cmatose: no event within 1 s in connect events (1 connections left)"),
+                server::all);
+    }
+
+    @Test
+    void badFlagsAreRefused() throws Exception {
+        for (List<String> args : List.of(List.of("cmatose", "-c", "0"), List.of("cmatose", "-P", "ib"),
+                List.of("cmatose", "-m"), List.of("cmatose", "-a", "40"), List.of("cmatose", "-C", "-1"))) {
+            CmRun r = CmRun.start(args.toArray(String[]::new));
+            assertEquals(2, r.exitCode(), () -> args + "\n" + r.all());
+        }
+    }
+}
