@@ -585,7 +585,15 @@ public final class PerfCommand implements Runnable {
                 err.flush();
                 return 1;
             } finally {
-                devices.release();
+                try {
+                    devices.release();
+                } catch (VerbsException e) {
+                    if (!p.rdmaCm || e.errno() != org.rdma4j.verbs.Errno.EBUSY) {
+                        throw e;
+                    }
+                    // -R: the connection manager keeps the device's context until the ids' time wait
+                    // ends (seconds after the disconnect); the device goes with the process
+                }
             }
         }
     }
