@@ -25,6 +25,8 @@
 #                          jobs: see docs/PERFORMANCE.md on tiered compilation under TCG)
 #   INTEROP_PERF_SELFTEST=1  the harness's own check: perftest in place of rdma4j on the native side
 #                          (perftest against itself must pass every check); the soft side is skipped
+#   INTEROP_PERF_RUNS      instead of every test in both roles: TEST:xc (rdma4j serves, perftest is the
+#                          client) and TEST:cx (the other way round) runs, in each mode
 #   INTEROP_PERF_RDMA_CM=1 every end gets -R (perftest's rdma_cm mode; jobs/perf-cm.sh sets it): the
 #                          exchange and the test QPs go through the connection managers (perftest's -R
 #                          is IPv4 only: the soft end is --bind 10.77.0.2 --udp-mode raw); an rdma4j
@@ -240,6 +242,17 @@ mode() {
     soft) GID=$RXE_GID_V6; x=s; port=18700
           ((RDMA_CM)) && GID=$RXE_GID_V4 ;;
   esac
+  if [[ -n ${INTEROP_PERF_RUNS:-} ]]; then
+    local r
+    for r in $INTEROP_PERF_RUNS; do # TEST:xc (this mode's rdma4j end serves) or TEST:cx (perftest serves)
+      case ${r#*:} in
+        xc) pair "$x" c "${r%%:*}" ;;
+        cx) pair c "$x" "${r%%:*}" ;;
+        *) result "$JOB: INTEROP_PERF_RUNS" 1 "'$r' is not TEST:xc or TEST:cx" ;;
+      esac
+    done
+    return
+  fi
   for t in $TESTS; do
     pair "$x" c "$t"
     pair c "$x" "$t"

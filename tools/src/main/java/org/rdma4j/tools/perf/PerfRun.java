@@ -148,12 +148,15 @@ final class PerfRun {
         if (verb == Verb.SEND) {
             comm.handShake(mine[0], g);
         }
+        // perftest prints the address lines with its exchange's verb: SEND for the rdma_cm exchange
+        // (so no RKey, VAddr or OUT with -R)
+        Verb printed = p.rdmaCm ? Verb.SEND : verb;
         for (int i = 0; i < q; i++) {
-            out.print(Banner.address("local", mine[i], verb, g));
+            out.print(Banner.address("local", mine[i], printed, g));
         }
         for (int i = 0; i < q; i++) {
             remote[i] = comm.handShake(mine[i], g);
-            out.print(Banner.address("remote", remote[i], verb, g));
+            out.print(Banner.address("remote", remote[i], printed, g));
         }
         if (verb != Verb.SEND) {
             comm.handShake(mine[0], g);

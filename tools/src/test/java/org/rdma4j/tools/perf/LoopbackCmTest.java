@@ -76,6 +76,7 @@ class LoopbackCmTest {
         all[args.length] = "-R";
         LoopbackTest.Run r = LoopbackTest.run(test, all);
         assertTrue(r.out().contains(" rdma_cm QPs\t : ON\n Data ex. method : rdma_cm\n"), r.out());
+        assertFalse(r.out().contains("RKey"), "perftest's -R prints the address lines as SEND's\n" + r.out());
         String server = r.pair().serverOut.toString();
         assertTrue(server.contains(" Waiting for client rdma_cm QP to connect\n"), server);
         for (PerfResources side : new PerfResources[] {r.server(), r.client()}) {
