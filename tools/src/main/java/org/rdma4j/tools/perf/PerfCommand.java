@@ -325,7 +325,7 @@ public final class PerfCommand implements Runnable {
                     throw usage(" UC is not supported in librdmacm");
                 }
                 if (p.connection == Connection.UD) {
-                    throw usage(" -R with UD (SIDR) is not supported by rdma perf yet: -R runs RC");
+                    throw usage(" -R with UD (SIDR) is not supported by rdma4j perf yet: -R runs RC");
                 }
                 p.rdmaCm = true;
                 p.cmAddress = devices.bindAddress();
