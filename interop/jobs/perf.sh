@@ -25,6 +25,13 @@
 #                          jobs: see docs/PERFORMANCE.md on tiered compilation under TCG)
 #   INTEROP_PERF_SELFTEST=1  the harness's own check: perftest in place of rdma4j on the native side
 #                          (perftest against itself must pass every check); the soft side is skipped
+#   INTEROP_PERF_RUNS      instead of every test in both roles: TEST:xc (rdma4j serves, perftest is the
+#                          client) and TEST:cx (the other way round) runs, in each mode
+#   INTEROP_PERF_RDMA_CM=1 every end gets -R (perftest's rdma_cm mode; jobs/perf-cm.sh sets it): the
+#                          exchange and the test QPs go through the connection managers (perftest's -R
+#                          is IPv4 only: the soft end is --bind 10.77.0.2 --udp-mode raw); an rdma4j
+#                          server counts as listening once it prints "Waiting for client to connect", a
+#                          perftest server after a second (it says nothing when its rdma_cm listens)
 set -uo pipefail
 
 . "$INTEROP_DIR/tools-env.sh" perf || exit 1
@@ -34,7 +41,10 @@ LAT_ITERS="${INTEROP_PERF_ITERS:-100}"
 BW_ITERS="${INTEROP_PERF_BW_ITERS:-20}"
 SELFTEST="${INTEROP_PERF_SELFTEST:-0}"
 RUN_LIMIT="${INTEROP_PERF_RUN_LIMIT:-150}"
-RESULTS="$INTEROP_OUT/perf-results.txt"
+RDMA_CM="${INTEROP_PERF_RDMA_CM:-0}"
+JOB=perf CM_ARG=()
+((RDMA_CM)) && JOB=perf-cm CM_ARG=(-R)
+RESULTS="$INTEROP_OUT/$JOB-results.txt"
 : >"$RESULTS"
 t_job=$SECONDS
 
@@ -95,13 +105,31 @@ dump_threads() {
 side() {
   local kind=$1 t=$2
   case $kind in
-    c) CMD=(perftest "$t" -d rxe0 -x "$GID" -F); NS=""; ADDR=10.77.0.1; WHO="ib_$t" ;;
-    n) if ((SELFTEST)); then CMD=(perftest "$t" -d rxe0 -x "$GID" -F); WHO="ib_$t (selftest)"
-       else CMD=(rdma4j perf "$t" -d rxe0 -x "$GID" -F); WHO="rdma4j perf -d rxe0"; fi
+    c) CMD=(perftest "$t" -d rxe0 -x "$GID" -F "${CM_ARG[@]}"); NS=""; ADDR=10.77.0.1; WHO="ib_$t" ;;
+    n) if ((SELFTEST)); then CMD=(perftest "$t" -d rxe0 -x "$GID" -F "${CM_ARG[@]}"); WHO="ib_$t (selftest)"
+       else CMD=(rdma4j perf "$t" -d rxe0 -x "$GID" -F "${CM_ARG[@]}"); WHO="rdma4j perf -d rxe0"; fi
        NS=""; ADDR=10.77.0.1 ;;
-    s) CMD=(rdma4j_peer perf "$t" --bind fd77::2 -x 1 -F); NS=peer; ADDR=10.77.0.2
-       WHO="rdma4j perf --bind fd77::2" ;;
+    s) if ((RDMA_CM)); then CMD=(rdma4j_peer perf "$t" --bind 10.77.0.2 --udp-mode raw -x 1 -F -R)
+         WHO="rdma4j perf --bind 10.77.0.2"
+       else CMD=(rdma4j_peer perf "$t" --bind fd77::2 -x 1 -F); WHO="rdma4j perf --bind fd77::2"; fi
+       NS=peer; ADDR=10.77.0.2 ;;
   esac
+  if ((RDMA_CM)); then WHO+=" -R"; fi
+}
+
+# wait_up KIND PORT NETNS PID LOG: until the server of KIND listens (TCP: ss; -R: see above).
+wait_up() {
+  local i
+  if ((!RDMA_CM)); then wait_listen "$2" "$3" "$4"; return; fi
+  if [[ $1 == c ]] || ((SELFTEST)); then
+    sleep 1; kill -0 "$4" 2>/dev/null; return
+  fi
+  for ((i = 0; i < 600; i++)); do
+    grep -q 'Waiting for client to connect' "$5" 2>/dev/null && return 0
+    kill -0 "$4" 2>/dev/null || return 1
+    sleep 0.2
+  done
+  return 1
 }
 
 # The result row of a perftest table: the line after the header that starts with " #bytes".
@@ -164,13 +192,13 @@ pair() {
   local name="$t $sk-$ck" ITERS=$LAT_ITERS
   [[ $t == *_bw ]] && ITERS=$BW_ITERS
   port=$((port + 1))
-  local log="$INTEROP_OUT/perf-$t-$sk$ck-$port"
+  local log="$INTEROP_OUT/$JOB-$t-$sk$ck-$port"
   side "$sk" "$t"; scmd=("${CMD[@]}"); sns=$NS; saddr=$ADDR; swho=$WHO
   side "$ck" "$t"; ccmd=("${CMD[@]}"); cwho=$WHO
   local common=(-p "$port" -n "$ITERS")
   "${scmd[@]}" "${common[@]}" >"$log.server.log" 2>&1 &
   spid=$!
-  if ! wait_listen "$port" "$sns" "$spid"; then
+  if ! wait_up "$sk" "$port" "$sns" "$spid" "$log.server.log"; then
     kill "$spid" 2>/dev/null; wait "$spid"; src=$?
     echo "--- $name: server ($swho, exit $src):"; tail -n 20 "$log.server.log"
     result "$name [$((SECONDS - t0))s]" 1 "server ($swho) did not listen on $port (exit $src)"; return
@@ -211,8 +239,20 @@ mode() {
   local x port
   case $1 in
     native) GID=$RXE_GID_V4; x=n; port=18600 ;;
-    soft) GID=$RXE_GID_V6; x=s; port=18700 ;;
+    soft) GID=$RXE_GID_V6; x=s; port=18700
+          ((RDMA_CM)) && GID=$RXE_GID_V4 ;;
   esac
+  if [[ -n ${INTEROP_PERF_RUNS:-} ]]; then
+    local r
+    for r in $INTEROP_PERF_RUNS; do # TEST:xc (this mode's rdma4j end serves) or TEST:cx (perftest serves)
+      case ${r#*:} in
+        xc) pair "$x" c "${r%%:*}" ;;
+        cx) pair c "$x" "${r%%:*}" ;;
+        *) result "$JOB: INTEROP_PERF_RUNS" 1 "'$r' is not TEST:xc or TEST:cx" ;;
+      esac
+    done
+    return
+  fi
   for t in $TESTS; do
     pair "$x" c "$t"
     pair c "$x" "$t"
@@ -238,6 +278,6 @@ fi
 
 echo "--- rxe0 hw_counters: $(grep -H . /sys/class/infiniband/rxe0/ports/1/hw_counters/* 2>/dev/null | sed 's|.*/||' | paste -sd' ')"
 pass=$(grep -c '^PASS ' "$RESULTS") fail=$(grep -c '^FAIL ' "$RESULTS")
-echo "perf: $pass passed, $fail failed in $((SECONDS - t_job))s (modes: ${run_modes[*]}; -n $LAT_ITERS latency, $BW_ITERS bandwidth)"
+echo "$JOB: $pass passed, $fail failed in $((SECONDS - t_job))s (modes: ${run_modes[*]}; -n $LAT_ITERS latency, $BW_ITERS bandwidth)"
 grep '^FAIL ' "$RESULTS" | sed 's/^/  /'
 ((fail == 0 && pass > 0))

@@ -61,8 +61,19 @@ final class Banner {
         } else {
             sb.append(String.format(Locale.ROOT, " Outstand reads  : %d\n", p.outReads));
         }
-        sb.append(" rdma_cm QPs\t : OFF\n");
-        sb.append(" Data ex. method : Ethernet\n");
+        if (p.rdmaCm) {
+            sb.append(" rdma_cm QPs\t : ON\n");
+            sb.append(" Data ex. method : rdma_cm");
+            if (p.server) {
+                sb.append('\n').append(Tables.RESULT_LINE);
+                sb.append(" Waiting for client rdma_cm QP to connect\n");
+                sb.append(" Please run the same command with the IB/RoCE interface IP");
+            }
+            sb.append('\n');
+        } else {
+            sb.append(" rdma_cm QPs\t : OFF\n");
+            sb.append(" Data ex. method : Ethernet\n");
+        }
         sb.append(Tables.RESULT_LINE);
         return sb.toString();
     }

@@ -42,11 +42,32 @@ final class Comm implements AutoCloseable {
     private final DataInputStream in;
     private final OutputStream out;
     private int timeoutMs;
+    /** With -R: the connection manager's QP that carries the messages instead of the socket. */
+    private final CmLink cm;
+
+    /**
+     * With -R: the same messages, each one SEND over {@code link} (perftest's rdma_write_data), key
+     * messages as the binary {@code struct pingpong_dest} ({@link PerfDest#toStruct()}), no "done" at the end.
+     */
+    Comm(CmLink link, boolean client) {
+        this.socket = null;
+        this.in = null;
+        this.out = null;
+        this.cm = link;
+        this.client = client;
+        this.timeoutMs = link.timeoutMs();
+    }
+
+    /** The connection manager's link with -R, else null. */
+    CmLink cmLink() {
+        return cm;
+    }
 
     private Comm(Socket socket, boolean client, int timeoutMs) throws IOException {
         this.socket = socket;
         this.client = client;
         this.timeoutMs = timeoutMs;
+        this.cm = null;
         socket.setTcpNoDelay(true);
         socket.setSoTimeout(timeoutMs);
         this.in = new DataInputStream(socket.getInputStream());
@@ -115,6 +136,11 @@ final class Comm implements AutoCloseable {
 
     /** How long reads wait from now on (the barrier after a long run waits longer). */
     void timeoutMs(int ms) throws PerfFailure {
+        if (cm != null) {
+            timeoutMs = ms;
+            cm.timeoutMs(ms);
+            return;
+        }
         try {
             timeoutMs = ms;
             socket.setSoTimeout(ms);
@@ -137,6 +163,10 @@ final class Comm implements AutoCloseable {
     }
 
     private void write(byte[] b, String what) throws PerfFailure {
+        if (cm != null) {
+            cm.write(b, what);
+            return;
+        }
         try {
             out.write(b);
             out.flush();
@@ -146,6 +176,10 @@ final class Comm implements AutoCloseable {
     }
 
     private void read(byte[] b, String what) throws PerfFailure {
+        if (cm != null) {
+            cm.read(b, what);
+            return;
+        }
         try {
             in.readFully(b);
         } catch (EOFException e) {
@@ -191,6 +225,9 @@ final class Comm implements AutoCloseable {
 
     /** ctx_hand_shake: one key message each way. */
     PerfDest handShake(PerfDest mine, boolean withGid) throws PerfFailure {
+        if (cm != null) {
+            return PerfDest.fromStruct(xchg(mine.toStruct(), "remote address"));
+        }
         byte[] theirs = xchg(mine.toWire(withGid), "remote address");
         try {
             return PerfDest.fromWire(theirs, withGid);
@@ -220,6 +257,9 @@ final class Comm implements AutoCloseable {
      */
     void closeConnection(PerfDest mine, boolean withGid) throws PerfFailure {
         handShake(mine, withGid);
+        if (cm != null) {
+            return; // perftest writes "done" on the socket only
+        }
         write("done\0".getBytes(StandardCharsets.US_ASCII), "done");
         try {
             socket.setSoTimeout(Math.min(timeoutMs, 2000));
@@ -232,6 +272,10 @@ final class Comm implements AutoCloseable {
 
     @Override
     public void close() {
+        if (cm != null) {
+            cm.close();
+            return;
+        }
         try {
             socket.close();
         } catch (IOException ignored) {

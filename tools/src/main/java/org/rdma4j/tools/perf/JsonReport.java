@@ -107,8 +107,8 @@ final class JsonReport {
         } else {
             m.put("Outstand_reads", p.outReads);
         }
-        m.put("rdma_cm_QPs", "OFF");
-        m.put("Data_ex_method", "Ethernet");
+        m.put("rdma_cm_QPs", p.rdmaCm ? "ON" : "OFF");
+        m.put("Data_ex_method", p.rdmaCm ? "rdma_cm" : "Ethernet");
         return m;
     }
 

@@ -22,6 +22,7 @@ import org.rdma4j.verbs.VerbsException;
  */
 final class Loopback {
     private static final AtomicInteger RUNS = new AtomicInteger();
+    private static final AtomicInteger CM_PORTS = new AtomicInteger();
 
     private Loopback() {}
 
@@ -65,6 +66,9 @@ final class Loopback {
                 return pair;
             }
             PerfParams server = copyAsServer(client);
+            if (client.rdmaCm) {
+                return runCm(pair, client, server, devServer, devClient, out, err, keep);
+            }
             ServerSocket ss;
             try {
                 ss = Comm.listen(InetAddress.getLoopbackAddress(), 0);
@@ -131,6 +135,92 @@ final class Loopback {
 
         Device[] devices;
 
+        /**
+         * -R: the server's connection manager listens on its device's address (GID index 1, the
+         * address the fabric gives it) on a port that no other run uses, the client connects from its.
+         */
+        private static Pair runCm(Pair pair, PerfParams client, PerfParams server, Device devServer, Device devClient,
+                                  PrintWriter out, PrintWriter err, boolean keep) {
+            int timeoutMs = client.exchangeTimeoutS * 1000;
+            CmLink listening = null;
+            try {
+                java.net.InetAddress ipServer;
+                java.net.InetAddress ipClient;
+                try (var a = devServer.open(); var b = devClient.open()) {
+                    ipServer = a.queryGid(1, 1).toInetAddress();
+                    ipClient = b.queryGid(1, 1).toInetAddress();
+                }
+                server.cmAddress = ipServer;
+                client.cmAddress = ipClient;
+                client.server = false;
+                client.host = ipServer.getHostAddress();
+                // the connection manager's port space is per process: a free port among the runs of this one
+                server.port = client.port = 20_000 + (int) ((ProcessHandle.current().pid() * 7 + CM_PORTS.incrementAndGet())
+                        % 20_000);
+                listening = CmLink.listen(new java.net.InetSocketAddress(ipServer, server.port), timeoutMs);
+            } catch (PerfFailure f) {
+                f.lines().forEach(err::println);
+                err.flush();
+                pair.clientRc = 1;
+                removeQuietly(devServer);
+                removeQuietly(devClient);
+                return pair;
+            }
+            CmLink l = listening;
+            PrintWriter sOut = new PrintWriter(pair.serverOut);
+            PrintWriter sErr = new PrintWriter(pair.serverErr);
+            pair.server = new PerfRun(server, sOut, sErr);
+            pair.client = new PerfRun(client, out, err);
+            if (keep) {
+                pair.server.keepResources();
+                pair.client.keepResources();
+            }
+            FutureTask<Integer> serverTask = new FutureTask<>(() -> pair.server.run(null, () -> {
+                l.accept(timeoutMs, server.qpTimeout);
+                return new Comm(l, false);
+            }));
+            Thread st = Thread.ofPlatform().name("perf-server").daemon().start(serverTask);
+            try (Progress bar = Progress.start(client, pair.client, err)) {
+                pair.clientRc = pair.client.run(null, () -> new Comm(CmLink.connect(
+                        new java.net.InetSocketAddress(client.cmAddress, 0),
+                        new java.net.InetSocketAddress(client.host, client.port), client.qpTimeout, timeoutMs), true));
+            }
+            finish(pair, client, st, serverTask);
+            if (!keep) {
+                l.close(); // closed with the server's Comm already, unless the run never got that far
+            }
+            sOut.flush();
+            sErr.flush();
+            if (pair.serverRc != 0 && pair.clientRc == 0 || pair.serverRc != 0 && pair.serverErr.getBuffer().length() > 0) {
+                err.print("rdma4j: loopback server:\n" + pair.serverErr);
+                err.flush();
+            }
+            if (!keep) {
+                removeQuietly(devServer);
+                removeQuietly(devClient);
+            } else {
+                pair.devices = new Device[] {devServer, devClient};
+            }
+            return pair;
+        }
+
+        private static void finish(Pair pair, PerfParams client, Thread st, FutureTask<Integer> serverTask) {
+            try {
+                pair.serverRc = serverTask.get(client.exchangeTimeoutS + 5L, TimeUnit.SECONDS);
+            } catch (TimeoutException e) {
+                st.interrupt();
+                pair.serverRc = 1;
+                pair.serverErr.append("rdma4j: the loopback server did not finish\n");
+            } catch (ExecutionException e) {
+                pair.serverRc = 1;
+                pair.serverErr.append("rdma4j: the loopback server failed: ").append(String.valueOf(e.getCause()))
+                        .append('\n');
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                pair.serverRc = 1;
+            }
+        }
+
         /** With keep: closes both sides' resources and removes the devices. */
         void close() {
             if (server != null && server.resources != null) {
@@ -189,6 +279,7 @@ final class Loopback {
         s.duplex = c.duplex;
         s.gbits = c.gbits;
         s.exchangeTimeoutS = c.exchangeTimeoutS;
+        s.rdmaCm = c.rdmaCm;
         return s;
     }
 }

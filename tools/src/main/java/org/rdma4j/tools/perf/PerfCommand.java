@@ -1,6 +1,7 @@
 package org.rdma4j.tools.perf;
 
 import java.io.PrintWriter;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -144,7 +145,8 @@ public final class PerfCommand implements Runnable {
         Integer rxDepth;
 
         @Option(names = {"-R", "--rdma_cm"}, order = 21,
-                description = "Connect QPs with rdma_cm (refused: rdma4j has no connection manager yet)")
+                description = "Connect QPs with rdma_cm and run test on those QPs (RC; the exchange goes over an "
+                        + "rdma_cm QP too; the device is the one of the address: --bind, or the route to the host)")
         boolean rdmaCm;
 
         @Option(names = {"-s", "--size"}, order = 22, paramLabel = "<size>",
@@ -238,10 +240,6 @@ public final class PerfCommand implements Runnable {
             boolean bw = t.isBw();
             PerfParams p = new PerfParams();
             p.test = t;
-            if (rdmaCm) {
-                throw usage(" -R: rdma4j has no RDMA connection manager yet: run without -R (the QPs are "
-                        + "connected through perftest's TCP exchange, which the C tools use without -R too)");
-            }
             if (port != null && (port < 0 || port > 65535)) {
                 throw usage(" Port should be between 0 and 65535");
             }
@@ -321,6 +319,16 @@ public final class PerfCommand implements Runnable {
                             + ": rdma4j runs RC, UC and UD (" + connection + " needs a vendor extension)");
                     default -> throw usage(" Invalid Connection type. Please choose from {RC,UC,UD,XRC,DC,SRD}");
                 };
+            }
+            if (rdmaCm) {
+                if (p.connection == Connection.UC) {
+                    throw usage(" UC is not supported in librdmacm");
+                }
+                if (p.connection == Connection.UD) {
+                    throw usage(" -R with UD (SIDR) is not supported by rdma4j perf yet: -R runs RC");
+                }
+                p.rdmaCm = true;
+                p.cmAddress = devices.bindAddress();
             }
             if (mtu != null && !(mtu == 256 || mtu == 512 || mtu == 1024 || mtu == 2048 || mtu == 4096)) {
                 throw usage(" Invalid MTU - " + mtu + " : please choose mtu from {256,512,1024,2048,4096}");
@@ -519,9 +527,12 @@ public final class PerfCommand implements Runnable {
             if (isLoopback()) {
                 return Loopback.run(p, out, err);
             }
-            Device device;
+            Device device = null;
             try {
-                device = devices.resolve(ibDev);
+                if (!p.rdmaCm || ibDev != null || devices.bindAddress() != null) {
+                    // with -R and neither -d nor --bind the connection manager picks the device by address
+                    device = devices.resolve(ibDev);
+                }
             } catch (VerbsException e) {
                 if (devices.bindAddress() != null) {
                     err.println("rdma4j: " + e.getMessage());
@@ -539,19 +550,50 @@ public final class PerfCommand implements Runnable {
             try {
                 PerfRun run = new PerfRun(p, out, err);
                 int timeoutMs = p.exchangeTimeoutS * 1000;
-                PerfRun.CommOpener opener = p.server
-                        ? () -> Comm.accept(Comm.listen(null, p.port), timeoutMs, timeoutMs)
-                        : () -> Comm.connect(p.host, p.port, timeoutMs);
+                PerfRun.CommOpener opener;
+                CmLink listening = null;
+                if (p.rdmaCm && p.server) {
+                    // listening before "Waiting for client to connect" is printed: a client may start then
+                    CmLink l = CmLink.listen(new InetSocketAddress(PerfRun.cmListenAddress(p), p.port), timeoutMs);
+                    listening = l;
+                    opener = () -> {
+                        l.accept(timeoutMs, p.qpTimeout);
+                        return new Comm(l, false);
+                    };
+                } else if (p.rdmaCm) {
+                    InetSocketAddress src = p.cmAddress == null ? null : new InetSocketAddress(p.cmAddress, 0);
+                    opener = () -> new Comm(CmLink.connect(src, new InetSocketAddress(PerfRun.cmHost(p), p.port),
+                            p.qpTimeout, timeoutMs), true);
+                } else {
+                    opener = p.server
+                            ? () -> Comm.accept(Comm.listen(null, p.port), timeoutMs, timeoutMs)
+                            : () -> Comm.connect(p.host, p.port, timeoutMs);
+                }
                 int rc;
                 try (Progress bar = Progress.start(p, run, err)) {
                     rc = run.run(device, opener);
+                }
+                if (listening != null) {
+                    listening.close(); // closed with the run's Comm already, unless no client came
                 }
                 if (rc == 0) {
                     rc = Outputs.write(p, run, err);
                 }
                 return rc;
+            } catch (PerfFailure f) {
+                f.lines().forEach(err::println);
+                err.flush();
+                return 1;
             } finally {
-                devices.release();
+                try {
+                    devices.release();
+                } catch (VerbsException e) {
+                    if (!p.rdmaCm || e.errno() != org.rdma4j.verbs.Errno.EBUSY) {
+                        throw e;
+                    }
+                    // -R: the connection manager keeps the device's context until the ids' time wait
+                    // ends (seconds after the disconnect); the device goes with the process
+                }
             }
         }
     }

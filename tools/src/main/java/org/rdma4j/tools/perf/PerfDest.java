@@ -88,4 +88,35 @@ record PerfDest(int lid, int outReads, int qpn, int psn, int rkey, long vaddr, G
             throw new IllegalArgumentException("Couldn't parse line <" + text + ">", e);
         }
     }
+
+    /** Bytes of the binary form (perftest 4.5's sizeof(struct pingpong_dest) on 64-bit Linux). */
+    static final int STRUCT_SIZE = 56;
+
+    /**
+     * The binary form -R sends over the connection manager's QP (perftest's rdma_write_keys built with
+     * endian.h): big-endian lid, out_reads, qpn, psn, rkey at 0..19, 4 bytes of padding, vaddr at 24,
+     * the 16 GID bytes at 32, srqn at 48 and the GID index at 52.
+     * (perftest releases after 4.5 added a field, making it 64 bytes: those peers are refused by size.)
+     */
+    byte[] toStruct() {
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(STRUCT_SIZE);
+        b.putInt(0, lid).putInt(4, outReads).putInt(8, qpn).putInt(12, psn).putInt(16, rkey).putLong(24, vaddr);
+        for (int i = 0; i < Gid.LENGTH; i++) {
+            b.put(32 + i, gid.byteAt(i));
+        }
+        b.putInt(48, srqn); // the GID index at 52 stays 0: with -R the connection manager routes, nobody reads it
+        return b.array();
+    }
+
+    /** Parses the binary form ({@link #STRUCT_SIZE} bytes; the padding and GID index are ignored). */
+    static PerfDest fromStruct(byte[] msg) {
+        if (msg.length != STRUCT_SIZE) {
+            throw new IllegalArgumentException("a key message of " + msg.length + " bytes, not " + STRUCT_SIZE);
+        }
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(msg);
+        byte[] raw = new byte[Gid.LENGTH];
+        b.get(32, raw);
+        return new PerfDest(b.getInt(0), b.getInt(4), b.getInt(8), b.getInt(12), b.getInt(16), b.getLong(24),
+                Gid.of(raw), b.getInt(48));
+    }
 }

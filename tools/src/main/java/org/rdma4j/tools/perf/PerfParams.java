@@ -34,6 +34,8 @@ final class PerfParams {
     static final int MSG_SIZE_CQ_MOD_LIMIT = 8192;
     static final int QKEY = 0x11111111;
     static final int MIN_RNR_TIMER = 12;
+    /** perftest's DEF_RETRY_COUNT: the retry count of -R's connections. */
+    static final int DEF_RETRY_COUNT = 7;
     static final int UD_ADDITION = 40;
     static final long ATOMIC_ADD_VALUE = 1;
     static final long ATOMIC_SWAP_VALUE = 0;
@@ -48,6 +50,10 @@ final class PerfParams {
     /** The server side (no host); false for the client. */
     boolean server;
     int port = DEF_PORT;
+    /** -R: the QPs (and the exchange) go through the connection manager. */
+    boolean rdmaCm;
+    /** -R: the address of this end (--bind), or null: the server listens on any address, the client's is routed. */
+    java.net.InetAddress cmAddress;
     String ibDev;
     int ibPort = 1;
     long size;

@@ -55,6 +55,10 @@ final class PerfResources implements AutoCloseable {
     long area;
     /** The dests this side announces. */
     PerfDest[] mine;
+    /** With -R: the connection manager's ids that own the QPs (closed first). */
+    CmQps cm;
+    /** False with -R: the context is the connection manager's (shared by its ids), not closed here. */
+    private boolean ownsCtx = true;
 
     PerfResources(PerfParams p) {
         this.p = p;
@@ -67,6 +71,18 @@ final class PerfResources implements AutoCloseable {
         } catch (VerbsException e) {
             throw PerfFailure.of(" Couldn't get context for the device", e);
         }
+        query();
+    }
+
+    /** With -R: the device and port the connection manager chose for the address (cm_id->verbs). */
+    void open(Context cmContext, int portNum) throws PerfFailure {
+        ctx = cmContext;
+        ownsCtx = false;
+        p.ibPort = portNum;
+        query();
+    }
+
+    private void query() throws PerfFailure {
         try {
             port = ctx.queryPort(p.ibPort);
         } catch (VerbsException e) {
@@ -158,13 +174,32 @@ final class PerfResources implements AutoCloseable {
         }
         qps = new QueuePair[p.numQps];
         ahs = new AddressHandle[p.numQps];
+        if (p.rdmaCm) {
+            return; // created on the connection manager's ids as they connect (createCmQp)
+        }
         for (int i = 0; i < p.numQps; i++) {
-            qps[i] = createQp();
+            qps[i] = createQp(null);
             toInit(qps[i]);
         }
     }
 
-    private QueuePair createQp() throws PerfFailure {
+    /** With -R: QP {@code i} on {@code id} (rdma_create_qp: the connection manager moves it to INIT). */
+    void createCmQp(int i, org.rdma4j.cm.CmId id) throws PerfFailure {
+        qps[i] = createQp(id);
+    }
+
+    /** With -R: QP {@code i} was destroyed with its id (a connection attempt starts over). */
+    void forgetCmQp(int i) {
+        if (qps != null && i < qps.length) {
+            qps[i] = null;
+        }
+    }
+
+    private QueuePair make(org.rdma4j.cm.CmId id, QpInitAttr init) {
+        return id != null ? id.createQp(pd, init) : pd.createQp(init);
+    }
+
+    private QueuePair createQp(org.rdma4j.cm.CmId id) throws PerfFailure {
         int recv = p.verb() == Verb.SEND && srq == null ? Math.max(1, p.rxDepth) : 1;
         QpInitAttr init = new QpInitAttr(p.connection.qpType(), sendCq, recvCq);
         init.cap(new QpCap(Math.max(1, p.txDepth), recv, 1, 1, p.inlineSize));
@@ -172,14 +207,14 @@ final class PerfResources implements AutoCloseable {
             init.srq(srq);
         }
         try {
-            return pd.createQp(init);
+            return make(id, init);
         } catch (VerbsException e) {
             if (p.inlineSize > 0) {
                 // the device cannot inline this much: perftest disables inline on devices it does not know
                 p.inlineSize = 0;
                 init.cap(new QpCap(Math.max(1, p.txDepth), recv, 1, 1, 0));
                 try {
-                    return pd.createQp(init);
+                    return make(id, init);
                 } catch (VerbsException e2) {
                     throw PerfFailure.of("Couldn't create QP", e2);
                 }
@@ -335,6 +370,12 @@ final class PerfResources implements AutoCloseable {
 
     @Override
     public void close() {
+        CmQps ids = cm;
+        cm = null;
+        if (ids != null) {
+            ids.destroyQps(); // the QPs are the ids'; the ids go after the rest
+            qps = null;
+        }
         List<VerbsResource> order = new ArrayList<>();
         if (qps != null) {
             for (QueuePair q : qps) {
@@ -354,7 +395,9 @@ final class PerfResources implements AutoCloseable {
         order.add(sendCq);
         order.add(pd);
         order.add(channel);
-        order.add(ctx);
+        if (ownsCtx) {
+            order.add(ctx);
+        }
         boolean memoryFree = true;
         for (VerbsResource r : order) {
             if (r != null) {
@@ -369,5 +412,15 @@ final class PerfResources implements AutoCloseable {
             arena.close();
         }
         arena = null;
+        if (ids != null) {
+            ids.close();
+        }
+        if (closeAfter != null) {
+            closeAfter.close();
+            closeAfter = null;
+        }
     }
+
+    /** With -R and kept resources: the exchange's channel, whose id holds the shared context, closed last. */
+    Comm closeAfter;
 }

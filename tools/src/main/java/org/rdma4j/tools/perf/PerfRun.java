@@ -55,16 +55,28 @@ final class PerfRun {
         resources = res;
         Comm comm = null;
         try {
-            res.open(device);
-            deviceName = device.name();
-            linkLayerName = res.linkLayer == LinkLayer.ETHERNET ? "Ethernet" : "IB";
+            if (!p.rdmaCm) {
+                res.open(device);
+                deviceName = device.name();
+                linkLayerName = res.linkLayer == LinkLayer.ETHERNET ? "Ethernet" : "IB";
+            }
             if (p.server) {
                 out.print("\n************************************\n* Waiting for client to connect... *\n"
                         + "************************************\n");
                 out.flush();
             }
             comm = opener.open();
+            if (p.rdmaCm) {
+                // -R: the QPs go on the device the connection manager picked for the address (cm_id->verbs)
+                CmLink link = comm.cmLink();
+                res.open(link.context(), link.portNum());
+                deviceName = link.context().device().name();
+                linkLayerName = res.linkLayer == LinkLayer.ETHERNET ? "Ethernet" : "IB";
+            }
             steps(res, comm);
+            if (res.cm != null) {
+                res.cm.disconnect(Math.min(p.exchangeTimeoutS * 1000, 5000));
+            }
             out.flush();
             return 0;
         } catch (PerfFailure f) {
@@ -75,12 +87,16 @@ final class PerfRun {
             err.flush();
             return 1;
         } finally {
-            if (comm != null) {
-                comm.close();
-            }
             if (!keepResources) {
                 res.close();
                 resources = null;
+            }
+            if (comm != null) {
+                if (keepResources && p.rdmaCm) {
+                    res.closeAfter = comm; // its id holds the connection manager's context the resources use
+                } else {
+                    comm.close();
+                }
             }
         }
     }
@@ -106,6 +122,9 @@ final class PerfRun {
             }
         }
         res.create();
+        if (p.rdmaCm) {
+            cmConnect(res, comm);
+        }
         PerfDest[] mine = res.setUpConnection();
         out.print(Banner.testInfo(p, deviceName, linkLayerName));
         out.flush();
@@ -119,20 +138,25 @@ final class PerfRun {
         for (int i = 0; i < q; i++) {
             remote[i] = comm.handShake(mine[i], g);
         }
-        if (mine[0].gid().isIpv4Mapped() != remote[0].gid().isIpv4Mapped()) {
-            throw new PerfFailure("", " Found Incompatibility issue with GID types.",
-                    " Please Try to use a different IP version.", "");
+        if (!p.rdmaCm) {
+            if (mine[0].gid().isIpv4Mapped() != remote[0].gid().isIpv4Mapped()) {
+                throw new PerfFailure("", " Found Incompatibility issue with GID types.",
+                        " Please Try to use a different IP version.", "");
+            }
+            res.connect(remote); // with -R the connection manager moved the QPs to RTR and RTS
         }
-        res.connect(remote);
         if (verb == Verb.SEND) {
             comm.handShake(mine[0], g);
         }
+        // perftest prints the address lines with its exchange's verb: SEND for the rdma_cm exchange
+        // (so no RKey, VAddr or OUT with -R)
+        Verb printed = p.rdmaCm ? Verb.SEND : verb;
         for (int i = 0; i < q; i++) {
-            out.print(Banner.address("local", mine[i], verb, g));
+            out.print(Banner.address("local", mine[i], printed, g));
         }
         for (int i = 0; i < q; i++) {
             remote[i] = comm.handShake(mine[i], g);
-            out.print(Banner.address("remote", remote[i], verb, g));
+            out.print(Banner.address("remote", remote[i], printed, g));
         }
         if (verb != Verb.SEND) {
             comm.handShake(mine[0], g);
@@ -155,6 +179,49 @@ final class PerfRun {
             sendBw(comm, l, mine[0], remote, g, runWaitMs);
         } else {
             rdmaBw(comm, l, mine[0], remote, g, runWaitMs);
+        }
+    }
+
+    /**
+     * create_rdma_cm_connection: a hand shake, the test QPs connected by the connection manager (the
+     * server listening before that hand shake already, see {@link #cmListener}), another hand shake.
+     * The key messages carry nothing yet (perftest sends its still empty dests).
+     */
+    private void cmConnect(PerfResources res, Comm comm) throws PerfFailure {
+        PerfDest empty = new PerfDest(0, 0, 0, 0, 0, 0, org.rdma4j.verbs.Gid.ZERO, 0);
+        int timeoutMs = p.exchangeTimeoutS * 1000;
+        CmLink link = comm.cmLink();
+        if (p.server) {
+            res.cm = CmQps.listen(p, new java.net.InetSocketAddress(cmListenAddress(p), p.port));
+            comm.handShake(empty, true);
+            res.cm.accept(res, timeoutMs);
+        } else {
+            res.cm = CmQps.client(p);
+            comm.handShake(empty, true);
+            java.net.InetSocketAddress src = new java.net.InetSocketAddress(link.localAddress().getAddress(), 0);
+            res.cm.connect(res, src, new java.net.InetSocketAddress(cmHost(p), p.port), timeoutMs);
+        }
+        comm.handShake(empty, true);
+    }
+
+    /** Where a -R server listens: the --bind address, else any IPv4 address (perftest's AF_INET passive address). */
+    static java.net.InetAddress cmListenAddress(PerfParams p) {
+        if (p.cmAddress != null) {
+            return p.cmAddress;
+        }
+        try {
+            return java.net.InetAddress.getByAddress(new byte[4]);
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The -R client's server address. */
+    static java.net.InetAddress cmHost(PerfParams p) throws PerfFailure {
+        try {
+            return java.net.InetAddress.getByName(p.host);
+        } catch (java.net.UnknownHostException e) {
+            throw PerfFailure.of("Problem in resolving basic address and port", e);
         }
     }
 

@@ -21,10 +21,10 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(120)
 class LoopbackTest {
-    private static final Pattern LAT_LINE = Pattern.compile(
+    static final Pattern LAT_LINE = Pattern.compile(
             "^ (\\d+)\\s+(\\d+)\\s+([\\d.]+)\\s+([\\d.]+)\\s+([\\d.]+)\\s+([\\d.]+)\\s+([\\d.]+)\\s+([\\d.]+)\\s+([\\d.]+)\\s*$",
             Pattern.MULTILINE);
-    private static final Pattern BW_LINE = Pattern.compile(
+    static final Pattern BW_LINE = Pattern.compile(
             "^ (\\d+)\\s+(\\d+)\\s+([\\d.]+)\\s+([\\d.]+)\\s+([\\d.]+)\\s*$", Pattern.MULTILINE);
 
     record Run(Loopback.Pair pair, String out, String err) {
@@ -49,7 +49,7 @@ class LoopbackTest {
         return r;
     }
 
-    private static List<long[]> rows(Pattern p, String out) {
+    static List<long[]> rows(Pattern p, String out) {
         List<long[]> rows = new ArrayList<>();
         Matcher m = p.matcher(out);
         while (m.find()) {
@@ -62,18 +62,18 @@ class LoopbackTest {
         return rows;
     }
 
-    private static void assertPattern(MemorySegment seg, long offset, long size) {
+    static void assertPattern(MemorySegment seg, long offset, long size) {
         assertPattern(seg, offset, size, 0);
     }
 
     /** {@code size} bytes at {@code offset} are the send pattern from {@code from} on. */
-    private static void assertPattern(MemorySegment seg, long offset, long size, long from) {
+    static void assertPattern(MemorySegment seg, long offset, long size, long from) {
         for (long i = 0; i < size; i++) {
             assertEquals(PerfResources.pattern(from + i), seg.get(ValueLayout.JAVA_BYTE, offset + i), "byte " + i);
         }
     }
 
-    private static long recvOffset(PerfResources r, int qp) {
+    static long recvOffset(PerfResources r, int qp) {
         return r.recvAddress(qp) - r.mr.address();
     }
 
