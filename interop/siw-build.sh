@@ -80,10 +80,10 @@ gccv="$(grep -o 'linux-compiler-gcc-[0-9]*' <<<"$deps" | head -n1 | sed 's/.*-gc
 [[ -n $common && -n $kbuild && -n $gccv ]] || die "unexpected Depends of $HDR: $deps"
 download "$common=$DEBVER" "$kbuild=$DEBVER" || die "apt-get download $common=$DEBVER $kbuild=$DEBVER failed"
 
-# The compiler the kernel was built with (Kbuild checks it) and make: installed when missing.
+# The compiler the kernel was built with (Kbuild checks it), make, xz and strip: installed when missing.
 installed() { [[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" == "install ok installed" ]]; }
 missing=()
-for p in "gcc-$gccv" make xz-utils; do installed "$p" || missing+=("$p"); done
+for p in "gcc-$gccv" make xz-utils binutils; do installed "$p" || missing+=("$p"); done
 if ((${#missing[@]})); then
   log "apt-get install ${missing[*]}"
   timeout "$APT_TIMEOUT" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 \
@@ -140,6 +140,8 @@ else
 fi
 log "siw.ko: vermagic '$vm', depends $(modinfo -F depends "$src/siw.ko")"
 
+# Without debug info, as Debian ships its modules (5 MB -> ~0.3 MB in the initrd).
+strip --strip-debug "$src/siw.ko" || die "strip --strip-debug siw.ko failed"
 mkdir -p "$OUT"
 cp "$src/siw.ko" "$OUT/siw.ko.tmp"
 mv "$OUT/siw.ko.tmp" "$OUT/siw.ko"

@@ -114,7 +114,8 @@ run() { # DIRECTION: c2n (C server, rdma4j client) or n2c
       result "rping $dir siw0" 1 "the rdma4j server did not listen: $(tail -n 5 "$log.server.log" | paste -sd' ')"
       kill "$spid" 2>/dev/null; wait "$spid"; return
     fi
-    timeout 150 rping -c -a "$SIW_ADDR" -p "$port" -C "$COUNT" -v -V -d >"$log.client.log" 2>&1; crc=$?
+    # line-buffered: rping prints its DISCONNECT line to stderr, which would land inside a half-flushed stdout line
+    timeout 150 stdbuf -oL rping -c -a "$SIW_ADDR" -p "$port" -C "$COUNT" -v -V -d >"$log.client.log" 2>&1; crc=$?
   else
     timeout 200 rping -s -a "$SIW_ADDR" -p "$port" -v -V -d >"$log.server.log" 2>&1 &
     spid=$!
@@ -126,7 +127,7 @@ run() { # DIRECTION: c2n (C server, rdma4j client) or n2c
       kill -0 "$spid" 2>/dev/null || break
     done
     # rdma_cm binds a listener on a specific address to the device of that address's net device.
-    if [[ $bound == *"dev siw0 "* ]]; then
+    if [[ $bound == "link siw0/"* ]]; then
       result "cm_id: rping's listener on $SIW_ADDR:$port is on siw0" 0
     else
       result "cm_id: rping's listener on $SIW_ADDR:$port is on siw0" 1 "rdma res show cm_id: '${bound:-nothing}'"
@@ -155,7 +156,8 @@ run n2c
 if [[ ${INTEROP_SIW_CONFORMANCE:-1} != 0 ]]; then
   classes=(DeviceConformanceTest ProtectionDomainConformanceTest MemoryRegionConformanceTest
            CompletionQueueConformanceTest CompletionChannelConformanceTest EventPollerConformanceTest
-           ResourceLimitsConformanceTest QueuePairStateConformanceTest)
+           ResourceLimitsConformanceTest QueuePairStateConformanceTest AsyncEventConformanceTest
+           LifetimeConformanceTest)
   sel=""
   for c in "${classes[@]}"; do sel+=" --select-class org.rdma4j.conformance.$c"; done
   out="$(INTEROP_CONFORMANCE_ISOLATED=0 INTEROP_CONFORMANCE_DEVICE=siw0 INTEROP_CONFORMANCE_GID=0 \
