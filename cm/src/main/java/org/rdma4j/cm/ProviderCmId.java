@@ -5,6 +5,7 @@ import java.net.InetSocketAddress;
 import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.Device;
 import org.rdma4j.verbs.Errno;
+import org.rdma4j.verbs.Gid;
 import org.rdma4j.verbs.ProtectionDomain;
 import org.rdma4j.verbs.QpInitAttr;
 import org.rdma4j.verbs.QueuePair;
@@ -109,9 +110,13 @@ final class ProviderCmId implements CmProvider.Listener {
         }
         DeviceMatch m = DeviceMatch.find(engine, src, dst);
         // An iWARP device's GIDs are MAC addresses, not IP addresses, so no GID places an address on it;
-        // its own CM (librdmacm, by the address's net device) does. With no GID match, such a device's
-        // CM gets the call: if the address is not its, the bind fails and the engine answers instead.
-        Device device = m != null ? m.device() : DeviceMatch.iwarp(engine);
+        // its own CM (librdmacm: the kernel's routing, the address's net device) does. Unless a GID is
+        // the address itself (a destination matched only by the longest common prefix is a guess, and
+        // may be an iWARP device's), such a device's CM gets the call: if the address is not its, the
+        // bind fails and the engine answers instead.
+        boolean exact = m != null && (src != null || m.gid().equals(Gid.of(dst)));
+        Device iwarp = exact ? null : DeviceMatch.iwarp(engine);
+        Device device = iwarp != null ? iwarp : m != null ? m.device() : null;
         if (device == null) {
             return null;
         }
@@ -134,7 +139,7 @@ final class ProviderCmId implements CmProvider.Listener {
         }
         ProviderCmId p = attach(owner, provider);
         if (p != null) {
-            p.guessed = m == null;
+            p.guessed = iwarp != null;
         }
         return p;
     }

@@ -11,7 +11,10 @@ import java.net.InetSocketAddress;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.Errno;
+import org.rdma4j.verbs.Gid;
+import org.rdma4j.verbs.Verbs;
 import org.rdma4j.verbs.VerbsException;
 
 /**
@@ -58,6 +61,27 @@ class IwarpDeviceMatchTest {
             id.resolveAddr(null, SIW_ADDR, 2000);
             assertNotNull(id.provider);
             assertEquals(List.of("resolveAddr 7400 2000"), provider.made.get(0).calls);
+        }
+    }
+
+    @Test
+    void aDestinationMatchedOnlyByPrefixGoesToTheIwarpDevicesCmButAnExactGidStays() throws Exception {
+        Gid soft0;
+        try (Context c = Verbs.open("soft0")) {
+            soft0 = c.queryGid(1, 1); // its ULA, fd72:646d:6134:6a00::n
+        }
+        byte[] near = soft0.bytes();
+        near[15] ^= 0x40; // same /64, not soft0's address: a prefix guess
+        ProviderCmIdTest.FakeProvider provider = new ProviderCmIdTest.FakeProvider();
+        FakeIwarpProvider.cm = provider;
+        CmEngine.INSTANCE.devicesForResolve(true); // the engine's device list is kept for a second
+        try (CmEventChannel ch = new CmEventChannel(); CmId guess = ch.createId(PortSpace.TCP);
+             CmId exact = ch.createId(PortSpace.TCP)) {
+            guess.resolveAddr(null, new InetSocketAddress(InetAddress.getByAddress(near), 7401), 2000);
+            assertNotNull(guess.provider, "a prefix guess goes to librdmacm when an iWARP device exists");
+            exact.resolveAddr(null, new InetSocketAddress(InetAddress.getByAddress(soft0.bytes()), 7402), 2000);
+            assertNull(exact.provider, "soft0's own address stays with the engine");
+            assertEquals(1, provider.made.size());
         }
     }
 
