@@ -8,7 +8,7 @@
 #   cm_id      the C rping server's listener on 10.79.0.1 is bound to siw0 (`rdma res show cm_id`)
 #   c2n        rping -s on siw0, rdma4j rping -c (native provider; librdmacm; iw_cm) on siw0
 #   n2c        rdma4j rping -s on siw0, rping -c
-#              (100 validated pings each, IPv4 and IPv6, both ends on siw0's address: siw's TCP
+#              (100 validated pings each, IPv4 both ways and c2n over IPv6, both ends on siw0's address: siw's TCP
 #              connection runs over lo); at the end c2n v4 again after `rdma link delete rxe0`
 #   conformance  the control-path conformance suites (no connected QP) on siw0 through NativeSetups,
 #              with siw's departures skipped with a reason (SiwDeviations.java)
@@ -156,8 +156,7 @@ run() { # DIRECTION FAMILY [NOTE]: c2n (C server, rdma4j client) or n2c; v4 or v
 }
 run c2n v4
 run n2c v4
-run c2n v6
-run n2c v6
+run c2n v6 # (n2c v6 takes the server's path of n2c v4 with another address: left out for time)
 
 # --- the control-path conformance suites (no connected QP: iWARP connects only through the CM)
 if [[ ${INTEROP_SIW_CONFORMANCE:-1} != 0 ]]; then
