@@ -4,8 +4,12 @@
 #   1. host packages (qemu, busybox-static, rdma-core tools, ...) via apt-get, skipped when present;
 #   2. Debian's current kernel image package, downloaded with `apt-get download` into the cache
 #      and unpacked with `dpkg-deb -x` (never installed on the host), `depmod -b` on it;
-#   3. a small initramfs: static busybox, interop/vm-init.sh as /init, and the kernel modules the
-#      VM needs with their dependencies resolved through modules.dep.
+#   3. softiwarp: siw.ko built for that kernel by interop/siw-build.sh (Debian's kernel lacks it; the
+#      build downloads the kernel's headers and linux-source packages and installs gcc-N and make when
+#      missing; cached, so a warm run does nothing). RDMA4J_INTEROP_SIW=0 skips it; a failed build is a
+#      warning (the VM then has no siw and the siw job fails saying so);
+#   4. a small initramfs: static busybox, interop/vm-init.sh as /init, and the kernel modules the
+#      VM needs with their dependencies resolved through modules.dep (siw.ko added to the tree).
 #
 # Idempotent; everything lands in $RDMA4J_INTEROP_CACHE (default ~/.cache/rdma4j-interop), keyed by
 # kernel version. On success it prints `KERNEL_DIR=...` as its last line; that directory holds
@@ -103,10 +107,24 @@ if [[ -z $deb ]]; then
   deb="$(ls -1 "$CACHE/debs/${pkg}_"*.deb | sort -V | tail -n1)"
 fi
 
-# ---------------------------------------------------------------------------- 3. initramfs
+# ---------------------------------------------------------------------------- 3. softiwarp
+SIW_KO=
+if [[ ${RDMA4J_INTEROP_SIW:-1} != 0 ]]; then
+  debver="$(dpkg-deb -f "$deb" Version)"
+  if SIW_KO="$(RDMA4J_INTEROP_PROVISION_LOCKED=1 RDMA4J_INTEROP_CACHE="$CACHE" bash "$HERE/siw-build.sh" "$KVER" "$debver" | tail -n1)" \
+     && [[ -f $SIW_KO ]]; then
+    :
+  else
+    log "WARNING: no siw.ko for $KVER (interop/siw-build.sh failed, see above): the VM has no softiwarp"
+    SIW_KO=
+  fi
+fi
+
+# ---------------------------------------------------------------------------- 4. initramfs
 # Rebuild when the kernel package, the init script, the module list or busybox changes. The
 # unpacked kernel tree (~400 MB) is only kept while building.
-inputs_hash="$( { basename "$deb"; cat "$HERE/vm-init.sh"; echo "${VM_MODULES[*]}"; sha256sum "$BUSYBOX"; } | sha256sum | cut -c1-16)"
+inputs_hash="$( { basename "$deb"; cat "$HERE/vm-init.sh"; echo "${VM_MODULES[*]}"; sha256sum "$BUSYBOX"
+                 if [[ -n $SIW_KO ]]; then sha256sum <"$SIW_KO"; fi; } | sha256sum | cut -c1-16)"
 if [[ ! -f $KDIR/initrd.gz || ! -f $KDIR/vmlinuz || "$(cat "$KDIR/initrd.hash" 2>/dev/null)" != "$inputs_hash" ]]; then
   work="$(mktemp -d "$KDIR/.build.XXXXXX")"
   trap 'rm -rf "$work"' EXIT
@@ -115,6 +133,13 @@ if [[ ! -f $KDIR/initrd.gz || ! -f $KDIR/vmlinuz || "$(cat "$KDIR/initrd.hash" 2
   src_root="$work/kernel/lib/modules/$KVER"
   [[ -d $src_root ]] || die "$deb has no lib/modules/$KVER"
   [[ -f $work/kernel/boot/vmlinuz-$KVER ]] || die "$deb has no boot/vmlinuz-$KVER"
+  boot_modules=("${VM_MODULES[@]}")
+  if [[ -n $SIW_KO ]]; then
+    # siw joins the tree as an out-of-tree module (updates/), so depmod and modprobe treat it like the
+    # kernel's own; crc32c_generic: libcrc32c's crc32c transform (its softdep names only "crc32c").
+    install -D -m 644 "$SIW_KO" "$src_root/updates/siw.ko"
+    boot_modules+=(crc32c_generic siw)
+  fi
   depmod -b "$work/kernel" "$KVER"
 
   log "building initrd.gz for $KVER"
@@ -132,7 +157,7 @@ if [[ ! -f $KDIR/initrd.gz || ! -f $KDIR/vmlinuz || "$(cat "$KDIR/initrd.hash" 2
 
   # Closure of VM_MODULES through the unpacked kernel's modules.dep (modprobe does the walk,
   # including softdeps), copied under the same relative paths, decompressed if needed.
-  mods="$(modprobe -d "$work/kernel" -S "$KVER" -a --show-depends "${VM_MODULES[@]}" 2>&1)" \
+  mods="$(modprobe -d "$work/kernel" -S "$KVER" -a --show-depends "${boot_modules[@]}" 2>&1)" \
     || die "modprobe --show-depends failed: $mods"
   declare -A seen=()
   while read -r verb path _; do
@@ -153,7 +178,7 @@ if [[ ! -f $KDIR/initrd.gz || ! -f $KDIR/vmlinuz || "$(cat "$KDIR/initrd.hash" 2
   ((${#seen[@]} > 0)) || die "no modules resolved for ${VM_MODULES[*]}: $mods"
   cp "$src_root"/modules.order "$src_root"/modules.builtin* "$stage/lib/modules/$KVER/" 2>/dev/null || true
   depmod -b "$stage" "$KVER"
-  printf '%s\n' "${VM_MODULES[@]}" > "$stage/etc/modules"
+  printf '%s\n' "${boot_modules[@]}" > "$stage/etc/modules"
   (cd "$stage" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc --quiet) | gzip -6 > "$KDIR/initrd.gz.tmp"
   cp "$work/kernel/boot/vmlinuz-$KVER" "$KDIR/vmlinuz.tmp"
   mv "$KDIR/vmlinuz.tmp" "$KDIR/vmlinuz"
@@ -161,7 +186,7 @@ if [[ ! -f $KDIR/initrd.gz || ! -f $KDIR/vmlinuz || "$(cat "$KDIR/initrd.hash" 2
   echo "$KVER" > "$KDIR/kver"
   echo "$inputs_hash" > "$KDIR/initrd.hash"
   rm -rf "$work"; trap - EXIT
-  log "initrd.gz: ${#seen[@]} modules, $(du -k "$KDIR/initrd.gz" | cut -f1) KiB"
+  log "initrd.gz: ${#seen[@]} modules${SIW_KO:+ (with siw)}, $(du -k "$KDIR/initrd.gz" | cut -f1) KiB"
 fi
 touch "$KDIR/.complete"
 

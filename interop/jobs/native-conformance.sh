@@ -14,6 +14,8 @@
 #   INTEROP_CONFORMANCE_SELECT=...      console launcher selectors instead of the whole package, e.g.
 #                                       "--select-class org.rdma4j.conformance.UdConformanceTest"
 #   INTEROP_CONFORMANCE_ISOLATED=0      no rxe1, so no PORT_STATE_CONTROL (the port-state suite is skipped)
+#   INTEROP_CONFORMANCE_DEVICE=siw0     another device than rxe0 (made by the caller, e.g. jobs/siw.sh)
+#   INTEROP_CONFORMANCE_GID=N           its GID index (default RXE_GID_V4)
 set -uo pipefail
 
 REPO="$(cd "$INTEROP_DIR/.." && pwd)"
@@ -24,6 +26,7 @@ NAME="native-conformance${PROVIDER:+ ($PROVIDER)}"
 fail() { echo "FAIL $NAME: $*"; exit 1; }
 
 . "$INTEROP_DIR/net-setup.sh" || fail "net-setup"
+DEV="${INTEROP_CONFORMANCE_DEVICE:-rxe0}"
 
 # JUnit's console launcher: the native module's build names it in native/target/test-classpath.txt;
 # otherwise the newest junit-platform-console-standalone in the local Maven repository.
@@ -59,7 +62,7 @@ CP="$(IFS=:; echo "${jars[*]}")"
 
 props=()
 if [[ $PROVIDER == native ]]; then
-  props+=(-Drdma4j.native.conformance.device=rxe0 -Drdma4j.native.conformance.gid="$RXE_GID_V4")
+  props+=(-Drdma4j.native.conformance.device="$DEV" -Drdma4j.native.conformance.gid="${INTEROP_CONFORMANCE_GID:-$RXE_GID_V4}")
   props+=(-Drdma4j.conformance.setups="${INTEROP_CONFORMANCE_SETUPS:-native}")
   if [[ ${INTEROP_CONFORMANCE_ISOLATED:-1} != 0 ]]; then
     # A device of its own for the port-state suite: rxe1 on veth2. rxe connects a QP only to a peer it
@@ -92,11 +95,11 @@ fi
 
 # What C gets from libibverbs on rxe0 where the suites skip a test as a known rxe deviation
 # (RxeDeviations.java): the native provider passes these verbs through, so the answers must match.
-if [[ $PROVIDER == native ]]; then
+if [[ $PROVIDER == native && $DEV == rxe* ]]; then
   if gcc -O2 -Wall -o /tmp/deviations "$INTEROP_DIR/native/deviations.c" -libverbs >"$INTEROP_OUT/deviations-gcc.log" 2>&1; then
-    /tmp/deviations rxe0 2>&1 | sed 's/^/--- C on rxe0: /'
+    /tmp/deviations "$DEV" 2>&1 | sed "s/^/--- C on $DEV: /"
   else
-    echo "--- C on rxe0: could not compile interop/native/deviations.c (see $INTEROP_OUT/deviations-gcc.log)"
+    echo "--- C on $DEV: could not compile interop/native/deviations.c (see $INTEROP_OUT/deviations-gcc.log)"
   fi
 fi
 

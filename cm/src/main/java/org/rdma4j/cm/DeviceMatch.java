@@ -85,6 +85,19 @@ record DeviceMatch(Device device, int portNum, int gidIndex, Gid gid) {
         return best;
     }
 
+    /**
+     * The first iWARP device (whose GIDs are MAC addresses, so {@link #find} never places an address on
+     * it), or null. Its transport name comes from the provider (ibv_devinfo's "iWARP (1)").
+     */
+    static Device iwarp(CmEngine engine) {
+        for (Device d : engine.devicesForResolve(false)) {
+            if (d.transportName().startsWith("iWARP")) {
+                return d;
+            }
+        }
+        return null;
+    }
+
     /** Every active port of every device with a routable GID: where a wildcard listener listens. */
     static java.util.List<DeviceMatch> all(CmEngine engine) {
         java.util.List<DeviceMatch> out = new java.util.ArrayList<>();

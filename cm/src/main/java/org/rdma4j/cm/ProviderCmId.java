@@ -3,7 +3,9 @@ package org.rdma4j.cm;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import org.rdma4j.verbs.Context;
+import org.rdma4j.verbs.Device;
 import org.rdma4j.verbs.Errno;
+import org.rdma4j.verbs.Gid;
 import org.rdma4j.verbs.ProtectionDomain;
 import org.rdma4j.verbs.QpInitAttr;
 import org.rdma4j.verbs.QueuePair;
@@ -22,6 +24,8 @@ final class ProviderCmId implements CmProvider.Listener {
     private final CmId owner;
     private volatile CmProvider.Id id;
     private volatile QueuePair qp;
+    /** Adopted for an iWARP device without a GID match ({@link DeviceMatch#iwarp}): its CM decides. */
+    private boolean guessed;
 
     private ProviderCmId(CmId owner) {
         this.owner = owner;
@@ -53,6 +57,9 @@ final class ProviderCmId implements CmProvider.Listener {
         } catch (RuntimeException e) {
             if (adopted) {
                 p.abandon();
+                if (p.guessed) {
+                    return false; // the address is on no iWARP device either: the engine's answer
+                }
             }
             throw e;
         }
@@ -79,6 +86,9 @@ final class ProviderCmId implements CmProvider.Listener {
         } catch (RuntimeException e) {
             if (adopted) {
                 p.abandon();
+                if (p.guessed) {
+                    return false;
+                }
             }
             throw e;
         }
@@ -99,11 +109,24 @@ final class ProviderCmId implements CmProvider.Listener {
             return null; // the engine's checks give the errno
         }
         DeviceMatch m = DeviceMatch.find(engine, src, dst);
-        if (m == null) {
+        // An iWARP device's GIDs are MAC addresses, not IP addresses, so no GID places an address on it;
+        // its own CM (librdmacm: the kernel's routing, the address's net device) does. Unless a GID is
+        // the address itself (a destination matched only by the longest common prefix is a guess, and
+        // may be an iWARP device's), such a device's CM gets the call: if the address is not its, the
+        // bind fails and the engine answers instead.
+        boolean exact = m != null && (src != null || m.gid().equals(Gid.of(dst)));
+        Device iwarp = exact ? null : DeviceMatch.iwarp(engine);
+        Device device = iwarp != null ? iwarp : m != null ? m.device() : null;
+        if (device == null) {
             return null;
         }
         CmProvider provider;
-        Context ctx = engine.acquireContext(m.device());
+        Context ctx;
+        try {
+            ctx = engine.acquireContext(device);
+        } catch (RuntimeException e) {
+            return null;
+        }
         try {
             if (ctx instanceof GsiPort.GsiAccess || !(ctx instanceof CmProvider.CmAccess access)) {
                 return null;
@@ -112,9 +135,13 @@ final class ProviderCmId implements CmProvider.Listener {
         } catch (VerbsException e) {
             return null; // its CM cannot be used: the engine reports the device as one it cannot serve
         } finally {
-            engine.releaseContext(m.device().name());
+            engine.releaseContext(device.name());
         }
-        return attach(owner, provider);
+        ProviderCmId p = attach(owner, provider);
+        if (p != null) {
+            p.guessed = iwarp != null;
+        }
+        return p;
     }
 
     /** Makes a fresh {@code owner} use {@code provider}'s CM; null when the id is no longer fresh. */

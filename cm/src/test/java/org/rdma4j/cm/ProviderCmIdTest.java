@@ -32,7 +32,7 @@ import org.rdma4j.verbs.spi.CmProvider;
  */
 class ProviderCmIdTest {
     /** Records every call; its events are fired by the test through {@link #listener}. */
-    static final class FakeId implements CmProvider.Id {
+    static class FakeId implements CmProvider.Id {
         final List<String> calls = new ArrayList<>();
         CmProvider.Listener listener;
         CmProvider.Param param;
@@ -166,7 +166,7 @@ class ProviderCmIdTest {
         }
     }
 
-    static final class FakeProvider implements CmProvider {
+    static class FakeProvider implements CmProvider {
         final List<FakeId> made = new ArrayList<>();
         int lastPortSpace;
 

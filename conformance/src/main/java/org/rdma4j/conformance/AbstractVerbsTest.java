@@ -283,6 +283,7 @@ public abstract class AbstractVerbsTest {
 
     /** Creates both sides of {@code s} and brings them up to RTS connected to each other. */
     protected final QpPair connect(PairSpec s) {
+        assumeModifyQpConnects();
         Context pc = peer();
         DeviceAttr da = ctx.queryDevice();
         DeviceAttr pa = pc.queryDevice();
@@ -318,6 +319,12 @@ public abstract class AbstractVerbsTest {
         return p;
     }
 
+    /** Aborts the test, with the setup's reason, when its QPs cannot be connected by modify_qp. */
+    protected final void assumeModifyQpConnects() {
+        String why = setup.modifyQpConnectUnsupported();
+        assumeTrue(why == null, () -> "setup " + setup.name() + " cannot connect QPs by modify_qp: " + why);
+    }
+
     /** Moves both QPs of {@code p} to RESET and brings them up again, with fresh PSNs. */
     protected final void reconnect(QpPair p) {
         QpBringUp.to(p.a().qp(), QpState.RESET);
@@ -335,6 +342,7 @@ public abstract class AbstractVerbsTest {
         if (upTo == QpState.INIT) {
             return;
         }
+        assumeModifyQpConnects();
         int gi = gidIndex(qp.context());
         Mtu mtu = qp.context().queryPort(1).activeMtu().bytes() >= 1024 ? Mtu.MTU_1024
                 : qp.context().queryPort(1).activeMtu();

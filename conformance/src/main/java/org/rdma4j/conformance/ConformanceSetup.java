@@ -88,6 +88,16 @@ public interface ConformanceSetup {
         return null;
     }
 
+    /**
+     * Why this setup's QPs cannot be connected by {@code modify_qp} (INIT, RTR, RTS with the peer's QPN
+     * and GID), or null when they can. An iWARP device is one: its RC QPs reach RTS only through the
+     * connection manager (iw_cm over a TCP connection). Tests that connect QPs so are aborted with the
+     * reason instead of failing.
+     */
+    default String modifyQpConnectUnsupported() {
+        return null;
+    }
+
     /** Counts of injected faults. */
     record Faults(long lost, long duplicated, long reordered) {
         public static final Faults NONE = new Faults(0, 0, 0);

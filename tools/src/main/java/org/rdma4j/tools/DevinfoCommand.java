@@ -301,8 +301,11 @@ public final class DevinfoCommand implements Callable<Integer> {
             out.printf("\t\t\tinit_type_reply:\t%d\n", pa.initTypeReply());
             out.printf("\t\t\tactive_width:\t\t%sX (%d)\n", width(pa.activeWidth()), pa.activeWidth());
             out.printf("\t\t\tactive_speed:\t\t%s (%d)\n", speed(pa.activeSpeed()), pa.activeSpeed());
-            // ibv_devinfo prints phys_state for the InfiniBand transport, which RoCE devices report.
-            out.printf("\t\t\tphys_state:\t\t%s (%d)\n", physState(pa.physState()), pa.physState());
+            // ibv_devinfo prints phys_state for the InfiniBand transport only (RoCE devices report it;
+            // an iWARP device such as siw does not get the line).
+            if (ctx.device().transportName().startsWith("InfiniBand ")) {
+                out.printf("\t\t\tphys_state:\t\t%s (%d)\n", physState(pa.physState()), pa.physState());
+            }
             int rc = printGids(ctx, p, pa);
             if (rc != 0) {
                 return rc;

@@ -139,8 +139,19 @@ public final class NativeSetups implements SetupProvider {
 
         @Override
         public String knownDeviation(String suite, String method, String displayName) {
-            // found on rxe; a NIC has its own (run the suites on it to find them)
+            // found on rxe and on siw; a NIC has its own (run the suites on it to find them)
+            if (device.name().startsWith("siw")) {
+                return SiwDeviations.why(suite, method, displayName);
+            }
             return device.name().startsWith("rxe") ? RxeDeviations.why(suite, method, displayName) : null;
+        }
+
+        @Override
+        public String modifyQpConnectUnsupported() {
+            return device.transportName().startsWith("iWARP")
+                    ? device.name() + " is an iWARP device: an RC QP reaches RTS only through the connection manager"
+                            + " (rdma_connect/rdma_accept; iw_cm hands the QP its TCP stream), not by modify_qp"
+                    : null;
         }
 
         @Override

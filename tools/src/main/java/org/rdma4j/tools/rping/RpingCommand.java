@@ -5,8 +5,12 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.util.concurrent.Callable;
+import org.rdma4j.cm.CmEventChannel;
+import org.rdma4j.cm.CmId;
+import org.rdma4j.cm.PortSpace;
 import org.rdma4j.tools.device.DeviceOptions;
 import org.rdma4j.tools.pingpong.CNumber;
+import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.Device;
 import org.rdma4j.verbs.Gid;
 import org.rdma4j.verbs.Verbs;
@@ -27,7 +31,8 @@ import picocli.CommandLine.Spec;
  * be librdmacm's rping on a kernel device (rxe).
  *
  * <p>Which device: the one whose GID is the address (-a on the server, -I on the client, or the one
- * that reaches -a); when none has it, a soft device over RoCEv2/UDP is made on that address, as
+ * that reaches -a), or the iWARP device whose net device has it (librdmacm decides: an iWARP GID is a
+ * MAC address); when none has it, a soft device over RoCEv2/UDP is made on that address, as
  * {@code --bind ADDRESS} does explicitly.
  */
 @Command(name = "rping", mixinStandardHelpOptions = true, sortOptions = false,
@@ -182,7 +187,7 @@ public final class RpingCommand implements Callable<Integer> {
      */
     private Device deviceFor(InetAddress local, InetAddress remote) {
         if (devices.bindAddress() == null) {
-            if (local == null || local.isAnyLocalAddress() || hasGid(Gid.of(local))) {
+            if (local == null || local.isAnyLocalAddress() || hasGid(Gid.of(local)) || onIwarpDevice(local)) {
                 return null; // the CM picks among the devices there are (and says ADDR_ERROR if none fits)
             }
             devices.bind(local);
@@ -200,6 +205,24 @@ public final class RpingCommand implements Callable<Integer> {
                     throw e;
                 }
             }
+        }
+    }
+
+    /**
+     * Whether {@code local} is an address of an iWARP device (siw, a NIC's iWARP function): its GIDs are
+     * MAC addresses, so {@link #hasGid} cannot tell; its connection manager, which maps the address to a
+     * device by net device, can: a bind to it lands on the device.
+     */
+    private static boolean onIwarpDevice(InetAddress local) {
+        if (Verbs.devices().stream().noneMatch(d -> d.transportName().startsWith("iWARP"))) {
+            return false;
+        }
+        try (CmEventChannel ch = new CmEventChannel(); CmId id = ch.createId(PortSpace.TCP)) {
+            id.bindAddr(new InetSocketAddress(local, 0));
+            Context c = id.context();
+            return c != null && c.device().transportName().startsWith("iWARP");
+        } catch (RuntimeException e) {
+            return false;
         }
     }
 
