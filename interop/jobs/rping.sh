@@ -12,6 +12,8 @@
 # the client printed 100 "ping data: rdma-ping-N: ..." lines, N = 0..99, with rping's pattern.
 # rping's -q (the program creates its QP and moves it with rdma_init_qp_attr's values; the CM only
 # carries its number) is used by the rdma4j side in every IPv4 run, and by C rping's client in j2c v6.
+# C rping runs under `stdbuf -oL`: its stderr lines (DISCONNECT) must not land inside a half-written
+# stdout ping line in the shared log.
 #
 #   INTEROP_RPING_COUNT   pings per run (default 100)
 set -uo pipefail
@@ -78,7 +80,7 @@ run() {
       result "$name" 1 "the rdma4j server did not listen: $(tail -n 5 "$log.server.log" | paste -sd' ')"
       kill "$spid" 2>/dev/null; wait "$spid"; return
     fi
-    timeout 120 rping -c -a "$caddr" -p "$port" -C "$COUNT" -v -V -d "${cq[@]}" >"$log.client.log" 2>&1; crc=$?
+    timeout 120 stdbuf -oL rping -c -a "$caddr" -p "$port" -C "$COUNT" -v -V -d "${cq[@]}" >"$log.client.log" 2>&1; crc=$?
   elif [[ $dir == j2c ]]; then
     rdma4j_peer rping -s -a "$jaddr" -p "$port" -V -d "${jq[@]}" --bind "$jaddr" "${extra[@]}" --accept-timeout 180 \
       >"$log.server.log" 2>&1 &
@@ -87,9 +89,9 @@ run() {
       result "$name" 1 "the rdma4j server did not listen: $(tail -n 5 "$log.server.log" | paste -sd' ')"
       kill "$spid" 2>/dev/null; wait "$spid"; return
     fi
-    timeout 120 rping -c -a "$jaddr" -p "$port" -C "$COUNT" -v -V -d "${cq[@]}" >"$log.client.log" 2>&1; crc=$?
+    timeout 120 stdbuf -oL rping -c -a "$jaddr" -p "$port" -C "$COUNT" -v -V -d "${cq[@]}" >"$log.client.log" 2>&1; crc=$?
   else
-    timeout 200 rping -s -a "$caddr" -p "$port" -v -V -d "${cq[@]}" >"$log.server.log" 2>&1 &
+    timeout 200 stdbuf -oL rping -s -a "$caddr" -p "$port" -v -V -d "${cq[@]}" >"$log.server.log" 2>&1 &
     spid=$!
     local i
     for ((i = 0; i < 50; i++)); do # rping's server listens within a moment; no line says so
