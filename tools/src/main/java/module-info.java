@@ -8,6 +8,8 @@ module org.rdma4j.tools {
     requires org.rdma4j.verbs;
     // rping: connections through rdma4j's connection manager
     requires org.rdma4j.cm;
+    // study pingpong --examples: the example programs (examples/) measured as they are
+    requires org.rdma4j.examples;
     requires info.picocli;
     // --plot: JFreeChart (an automatic module) draws with AWT, headless
     requires java.desktop;

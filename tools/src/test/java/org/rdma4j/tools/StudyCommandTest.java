@@ -99,6 +99,33 @@ class StudyCommandTest {
     }
 
     @Test
+    void pingpongWithExamplesRunsTheExampleProgramsThemselvesAndPrintsTheirFigures() {
+        ToolRun run = ToolRun.of("study", "pingpong", "--examples", "-n", "300", "--warmup", "50", "--port", "27471");
+        assertEquals(0, run.exitCode(), run::toString);
+        assertTrue(run.out().contains("examples/, on rdma4j's connection manager"), run::toString);
+        List<String[]> rows = table(run.out(), "variant", 13);
+        assertEquals(4, rows.size(), run::toString);
+        String[] ids = {"send-recv-busy", "send-recv-events", "write-read-events", "unsig-write-read-events"};
+        String[] seedRtt = {"15.7", "21.1", "14.3", "8.3"};
+        for (int i = 0; i < 4; i++) {
+            String[] r = rows.get(i);
+            assertEquals(ids[i], r[0], run::toString);
+            assertTrue(Double.parseDouble(r[1]) > 0, "a round trip takes time: " + String.join(" ", r));
+            for (int c = 2; c <= 6; c++) {
+                assertTrue(Double.parseDouble(r[c]) >= 0, "a CPU share is not negative: " + String.join(" ", r));
+            }
+            assertTrue(Double.parseDouble(r[4]) > 0, "the client's loop used CPU: " + String.join(" ", r));
+            assertEquals(seedRtt[i], r[9]);
+        }
+        assertEquals("1.00", rows.get(0)[8], "variant 1 is the ratios' base");
+        // variants 3 and 4: the server's program is passive until the client's final count
+        assertTrue(Double.parseDouble(rows.get(2)[5]) < Double.parseDouble(rows.get(0)[5]) + 1e-9,
+                "a passive server uses less CPU than a busy-polling one: " + run);
+        expect(ToolRun.of("study", "pingpong", "--examples", "-d", "soft0"), 2, "--examples");
+        expect(ToolRun.of("study", "pingpong", "--examples", "-s", "1m"), 2, "64 KiB");
+    }
+
+    @Test
     void badInputEndsWithAMessageAndExitCode() {
         expect(ToolRun.of("study"), 2, "Missing study");
         expect(ToolRun.of("study", "pingpong", "-n", "0"), 2, "-n 0");

@@ -45,8 +45,10 @@ public final class PingPong {
      * @param source the client's local address (null: the connection manager picks)
      * @param timeout the bound of every wait (connection steps and completions)
      * @param out where the figures go, or null
+     * @param probe what a measuring harness wants told when the timed loop starts and ends, or null
      */
-    public record Settings(int iterations, int size, InetAddress source, Duration timeout, PrintStream out) {
+    public record Settings(int iterations, int size, InetAddress source, Duration timeout, PrintStream out,
+            Probe probe) {
         /** Checks the numbers. */
         public Settings {
             if (iterations < 1 || size < 1) {
@@ -55,6 +57,19 @@ public final class PingPong {
             if (timeout == null) {
                 timeout = Duration.ofSeconds(30);
             }
+        }
+
+        /**
+         * Settings without a probe.
+         *
+         * @param iterations round trips
+         * @param size bytes per ping
+         * @param source the client's local address (null: the connection manager picks)
+         * @param timeout the bound of every wait
+         * @param out where the figures go, or null
+         */
+        public Settings(int iterations, int size, InetAddress source, Duration timeout, PrintStream out) {
+            this(iterations, size, source, timeout, out, null);
         }
 
         /** {@return the defaults: 1000 round trips of 64 bytes} */
@@ -131,7 +146,40 @@ public final class PingPong {
         return buf.get(BE_INT, 0);
     }
 
+    /**
+     * Told, on the thread that runs the loop, where a program's timed loop starts and ends (the seed's
+     * client steps 9 and 17, its agent's 9 and 14): what {@code rdma4j study pingpong --examples} measures
+     * between. The programs work the same without one.
+     */
+    public interface Probe {
+        /**
+         * The timed loop starts on this thread.
+         *
+         * @param role "client" or "server"
+         */
+        void started(String role);
+
+        /**
+         * The timed loop ended on this thread.
+         *
+         * @param role "client" or "server"
+         * @param iterations the round trips it made
+         */
+        void finished(String role, int iterations);
+    }
+
+    /** Step 9: the timed loop starts; returns the time. */
+    static long start(Settings s, String role) {
+        if (s.probe() != null) {
+            s.probe().started(role);
+        }
+        return System.nanoTime();
+    }
+
     static void report(Settings s, String role, long startNs, int iterations) {
+        if (s.probe() != null) {
+            s.probe().finished(role, iterations);
+        }
         if (s.out() != null) {
             double us = (System.nanoTime() - startNs) / 1000.0 / iterations;
             s.out().printf("%s: %d round trips of %d bytes, %.2f us each%n", role, iterations, s.size(), us);

@@ -79,7 +79,7 @@ public final class SendRecvBusyPoll {
             ep.connect(new ConnParam());
 
             WorkCompletion[] slot = WorkCompletion.array(1);
-            long start = System.nanoTime(); // 9.
+            long start = PingPong.start(s, "client"); // 9.
             for (int i = 0; i < s.iterations(); i++) { // 10.
                 fill(ping, i);
                 pong.fill((byte) 0);
@@ -131,7 +131,7 @@ public final class SendRecvBusyPoll {
                     WorkCompletion wc = busyPoll(agent.recvCq(), slot, s.timeout()); // 8.
                     check(wc, WcOpcode.RECV);
                     if (i == 0) {
-                        start = System.nanoTime(); // 9.
+                        start = PingPong.start(s, "server"); // 9.
                     }
                     MemorySegment ping = buffer(bufs, i, s);
                     if (wc.byteLen() != s.size()) {

@@ -79,7 +79,7 @@ public final class SendRecvWait {
             ep.connect(new ConnParam());
 
             WorkCompletion wc = new WorkCompletion();
-            long start = System.nanoTime(); // 9.
+            long start = PingPong.start(s, "client"); // 9.
             for (int i = 0; i < s.iterations(); i++) { // 10.
                 fill(ping, i);
                 pong.fill((byte) 0);
@@ -132,7 +132,7 @@ public final class SendRecvWait {
                     agent.getRecvComp(wc); // 8. wait-wakeup
                     check(wc, WcOpcode.RECV);
                     if (i == 0) {
-                        start = System.nanoTime(); // 9.
+                        start = PingPong.start(s, "server"); // 9.
                     }
                     MemorySegment ping = buffer(bufs, i, s);
                     if (wc.byteLen() != s.size()) {

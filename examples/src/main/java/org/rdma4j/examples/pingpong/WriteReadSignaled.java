@@ -91,7 +91,7 @@ public final class WriteReadSignaled {
                         + " bytes) is smaller than a ping (" + s.size() + ")");
             }
 
-            long start = System.nanoTime();
+            long start = PingPong.start(s, "client");
             for (int i = 0; i < s.iterations(); i++) {
                 fill(ping, i);
                 pong.fill((byte) 0);

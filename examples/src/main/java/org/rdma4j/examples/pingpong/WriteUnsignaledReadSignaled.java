@@ -87,7 +87,7 @@ public final class WriteUnsignaledReadSignaled {
                         + " bytes) is smaller than a ping (" + s.size() + ")");
             }
 
-            long start = System.nanoTime();
+            long start = PingPong.start(s, "client");
             for (int i = 0; i < s.iterations(); i++) {
                 fill(ping, i);
                 pong.fill((byte) 0);

@@ -79,6 +79,16 @@ public final class PingpongStudyCommand implements Callable<Integer> {
             description = "run only these variants (numbers 1-4 or names), in this order (default all)")
     List<String> variantNames;
 
+    @Option(names = "--examples", order = 9,
+            description = "run the example programs themselves (examples/: the seed's four programs on rdma4j's "
+                    + "connection manager) between two in-process soft devices, timed around their own loops")
+    boolean examples;
+
+    @Option(names = "--port", order = 10, paramLabel = "<port>", converter = CNumber.class,
+            description = "with --examples: the first CM port the programs listen on, one more per run "
+                    + "(default ${DEFAULT-VALUE})")
+    int port = 7471;
+
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
@@ -112,6 +122,9 @@ public final class PingpongStudyCommand implements Callable<Integer> {
             return 1;
         }
 
+        if (examples) {
+            return runExamples(out, err, variants);
+        }
         Device clientDevice;
         Device serverDevice;
         Device created = null;
@@ -161,6 +174,51 @@ public final class PingpongStudyCommand implements Callable<Integer> {
             }
             out.println("plots: " + plot + ", " + cpuPlot());
         }
+        out.flush();
+        return 0;
+    }
+
+    /** --examples: the programs of examples/ measured as they are (ExamplesStudy). */
+    private int runExamples(PrintWriter out, PrintWriter err, List<Variant> variants) {
+        if (ibDev != null || plot != null) {
+            throw usage("--examples runs the programs between two in-process soft devices: no -d, no --plot");
+        }
+        if (size > 65536) {
+            throw usage("-s " + size + ": the example programs take at most 64 KiB");
+        }
+        if (port < 1 || port > 65535 - 2 * variants.size()) {
+            throw usage("--port " + port + " is outside 1.." + (65535 - 2 * variants.size()));
+        }
+        String load = HostInfo.load();
+        List<ExamplesStudy.Row> rows;
+        try {
+            rows = new ExamplesStudy(iters, (int) size, warmup, port).runAll(variants);
+        } catch (StudyFailure e) {
+            err.println("rdma4j study pingpong: " + e.getMessage());
+            err.flush();
+            return 1;
+        }
+        out.printf(Locale.ROOT, "rdma4j study pingpong --examples: the example programs of \"Introduction to RDMA "
+                + "Programming\" (examples/, on rdma4j's connection manager)%n");
+        out.printf(Locale.ROOT, "client and server on two in-process soft devices; %s; %d timed round trips per "
+                + "variant after %d warm-up%n", ByteSize.format(size), iters, warmup);
+        out.printf(Locale.ROOT, "host: %s at start, %s at end%n%n", load, HostInfo.load());
+        String fmt = "%-24s %8s %8s %8s %8s %8s %8s %10s %7s %11s %9s %9s %11s%n";
+        out.printf(Locale.ROOT, fmt, "variant", "rtt_us", "cli_usr%", "cli_sys%", "cli_cpu%", "srv_cpu%", "dev_cpu%",
+                "jvm_other%", "rtt/v1", "seed_rtt_us", "seed_cli%", "seed_srv%", "seed_rtt/v1");
+        ExamplesStudy.Row base = rows.getFirst();
+        for (ExamplesStudy.Row r : rows) {
+            Variant v = r.variant();
+            out.printf(Locale.ROOT, fmt, v.id, f2(r.rttUs()), f1(r.client().userPercent()),
+                    f1(r.client().kernelPercent()), f1(r.client().totalPercent()), f1(r.server().totalPercent()),
+                    f1(r.devices().totalPercent()), f1(r.otherPercent()), f2(r.rttUs() / base.rttUs()),
+                    f1(v.seedRttUs), f1(v.seedClientTotal()), f1(v.seedServerTotal()),
+                    f2(v.seedRttUs / base.variant().seedRttUs));
+        }
+        out.println();
+        out.println("rtt_us: the client's timed loop over its round trips (no per-iteration times: the programs "
+                + "keep none); CPU: each thread's CPU time over that loop, dev_cpu% the devices' and the CM's "
+                + "threads (rdma4j-*)");
         out.flush();
         return 0;
     }
