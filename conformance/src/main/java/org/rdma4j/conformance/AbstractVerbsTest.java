@@ -94,6 +94,11 @@ public abstract class AbstractVerbsTest {
     private Context peerCtx;
     /** The running test's setup lacks {@link Capability#RELIABLE_LINK} (tests run one at a time). */
     private static volatile boolean lossyLink;
+
+    /** {@return whether the running test's setup lacks {@link Capability#RELIABLE_LINK}} */
+    protected static boolean lossyLink() {
+        return lossyLink;
+    }
     private final Deque<VerbsResource> resources = new ArrayDeque<>();
     private final Map<Context, Integer> gidIndexes = new HashMap<>();
 

@@ -94,6 +94,8 @@ public class GuidedBringUpConformanceTest extends AbstractVerbsTest {
         assertEquals(eb.gid(), attr.ahAttr.grh().dgid());
         assertEquals(a.prepared().gidIndex(), attr.ahAttr.grh().sgidIndex());
         assertEquals(QpState.RTS, b.qp().query().qpState);
+        org.junit.jupiter.api.Assumptions.assumeTrue(type != QpType.UC || !lossyLink(),
+                "the pair is checked; its WRITE is not: UC never retransmits, and this link loses packets");
         writeAndCheck(a, b);
     }
 
