@@ -13,6 +13,9 @@
 # failure the lines that differ and the tails of both logs.
 #
 #   INTEROP_PERF_TESTS     tests to run (default: all eight)
+#   INTEROP_PERF_FULL=1    every test in both roles in each mode (32 runs); by default each test runs
+#                          in one role per mode and the other mode takes the other role (16 runs: every
+#                          test in both roles, every mode in both roles, half the CI time)
 #   INTEROP_PERF_MODES     native and/or soft (default: both)
 #   INTEROP_PERF_ITERS     -n of the latency tests (default 100)
 #   INTEROP_PERF_BW_ITERS  -n of the bandwidth tests (default 20: each is 20 x 64 KiB; with soft as the
@@ -41,6 +44,7 @@ LAT_ITERS="${INTEROP_PERF_ITERS:-100}"
 BW_ITERS="${INTEROP_PERF_BW_ITERS:-20}"
 SELFTEST="${INTEROP_PERF_SELFTEST:-0}"
 RUN_LIMIT="${INTEROP_PERF_RUN_LIMIT:-150}"
+FULL="${INTEROP_PERF_FULL:-0}"
 RDMA_CM="${INTEROP_PERF_RDMA_CM:-0}"
 JOB=perf CM_ARG=()
 ((RDMA_CM)) && JOB=perf-cm CM_ARG=(-R)
@@ -234,7 +238,8 @@ pair() {
   fi
 }
 
-# mode native|soft: every test, both roles, one run after the other.
+# mode native|soft [PARITY]: the tests one run after the other, both roles or (default) one role each,
+# alternating, starting with rdma4j serving when PARITY is 0.
 mode() {
   local x port
   case $1 in
@@ -253,9 +258,17 @@ mode() {
     done
     return
   fi
+  local i=0
   for t in $TESTS; do
-    pair "$x" c "$t"
-    pair c "$x" "$t"
+    if ((FULL)); then
+      pair "$x" c "$t"
+      pair c "$x" "$t"
+    elif (((i + ${2:-0}) % 2 == 0)); then # one role per test, the other mode takes the other role
+      pair "$x" c "$t"
+    else
+      pair c "$x" "$t"
+    fi
+    i=$((i + 1))
   done
 }
 
@@ -269,10 +282,10 @@ for m in $MODES; do
   esac
 done
 if [[ ${INTEROP_PERF_SERIAL:-0} == 1 ]]; then
-  for m in "${run_modes[@]}"; do mode "$m"; done
+  k=0; for m in "${run_modes[@]}"; do mode "$m" "$k"; k=$((k + 1)); done
 else
   pids=()
-  for m in "${run_modes[@]}"; do mode "$m" & pids+=($!); done
+  k=0; for m in "${run_modes[@]}"; do mode "$m" "$k" & pids+=($!); k=$((k + 1)); done
   for p in "${pids[@]}"; do wait "$p"; done
 fi
 
