@@ -1,13 +1,10 @@
 package org.rdma4j.tools.cmutils;
 
 import java.io.PrintWriter;
-import java.net.InetAddress;
+import org.rdma4j.tools.device.CmDevices;
 import org.rdma4j.tools.device.DeviceOptions;
-import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.Device;
 import org.rdma4j.verbs.Errno;
-import org.rdma4j.verbs.Gid;
-import org.rdma4j.verbs.Verbs;
 import org.rdma4j.verbs.VerbsException;
 
 /**
@@ -25,34 +22,7 @@ final class CmUtil {
     }
 
     /**
-     * The soft UDP device to make, if one is needed: with {@code --bind} always; else on {@code local}
-     * when it is a specific address no device has as a GID. Returns the device made (to release), or
-     * null when the existing devices serve.
-     */
-    static Device deviceFor(DeviceOptions devices, InetAddress local) {
-        if (devices.bindAddress() == null) {
-            if (local == null || local.isAnyLocalAddress() || hasGid(Gid.of(local))) {
-                return null; // the connection manager picks among the devices there are
-            }
-            devices.bind(local);
-        }
-        for (int i = 0; ; i++) { // the first free udpN (a server and a client in one JVM, as in the tests)
-            String name = "udp" + i;
-            if (Verbs.devices().stream().anyMatch(d -> d.name().equals(name))) {
-                continue;
-            }
-            try {
-                return devices.resolve(name);
-            } catch (VerbsException e) {
-                if (e.errno() != Errno.EEXIST || i > 64) {
-                    throw e;
-                }
-            }
-        }
-    }
-
-    /**
-     * Removes the device {@link #deviceFor} made, if any. The connection manager may still hold it (an
+     * Removes the device {@link CmDevices#softDeviceFor} made, if any. The connection manager may still hold it (an
      * id in time wait): then it stays until the process ends, said only with {@code verbose}.
      */
     static void release(DeviceOptions devices, Device made, PrintWriter err, boolean verbose) {
@@ -65,29 +35,6 @@ final class CmUtil {
                 }
             }
         }
-    }
-
-    private static boolean hasGid(Gid gid) {
-        for (Device d : Verbs.devices()) {
-            try (Context ctx = d.open()) {
-                int ports = ctx.queryDevice().physPortCnt();
-                for (int p = 1; p <= ports; p++) {
-                    int n = ctx.queryPort(p).gidTblLen();
-                    for (int i = 0; i < n; i++) {
-                        try {
-                            if (gid.equals(ctx.queryGid(p, i))) {
-                                return true;
-                            }
-                        } catch (VerbsException e) {
-                            // an empty entry
-                        }
-                    }
-                }
-            } catch (VerbsException e) {
-                // a device that cannot be opened does not have it
-            }
-        }
-        return false;
     }
 
     /**

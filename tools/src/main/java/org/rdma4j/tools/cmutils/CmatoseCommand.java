@@ -14,6 +14,7 @@ import org.rdma4j.cm.CmEventType;
 import org.rdma4j.cm.CmId;
 import org.rdma4j.cm.ConnParam;
 import org.rdma4j.cm.PortSpace;
+import org.rdma4j.tools.device.CmDevices;
 import org.rdma4j.tools.device.DeviceOptions;
 import org.rdma4j.tools.pingpong.CNumber;
 import org.rdma4j.verbs.Access;
@@ -155,7 +156,7 @@ public final class CmatoseCommand implements Callable<Integer> {
         Device made = null;
         int ret;
         try {
-            made = CmUtil.deviceFor(devices, srcIp != null ? srcIp : devices.bindAddress());
+            made = CmDevices.softDeviceFor(devices, srcIp != null ? srcIp : devices.bindAddress());
             if (srcIp == null && devices.bindAddress() != null) {
                 srcIp = devices.bindAddress(); // the --bind device is the one to use
             }

@@ -11,6 +11,7 @@ import java.util.concurrent.Callable;
 import org.rdma4j.cm.AddrInfo;
 import org.rdma4j.cm.Endpoint;
 import org.rdma4j.cm.PortSpace;
+import org.rdma4j.tools.device.CmDevices;
 import org.rdma4j.tools.device.DeviceOptions;
 import org.rdma4j.tools.pingpong.CNumber;
 import org.rdma4j.verbs.Device;
@@ -100,7 +101,7 @@ public final class RdmaClientCommand implements Callable<Integer> {
         }
         Device made;
         try {
-            made = CmUtil.deviceFor(devices, devices.bindAddress());
+            made = CmDevices.softDeviceFor(devices, devices.bindAddress());
         } catch (VerbsException e) {
             CmUtil.perror(err, "rdma_create_ep", e);
             return -1;

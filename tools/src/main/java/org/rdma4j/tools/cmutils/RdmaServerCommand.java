@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import org.rdma4j.cm.AddrInfo;
 import org.rdma4j.cm.Endpoint;
 import org.rdma4j.cm.PortSpace;
+import org.rdma4j.tools.device.CmDevices;
 import org.rdma4j.tools.device.DeviceOptions;
 import org.rdma4j.tools.pingpong.CNumber;
 import org.rdma4j.verbs.Device;
@@ -125,7 +126,7 @@ public final class RdmaServerCommand implements Callable<Integer> {
         }
         Device made;
         try {
-            made = CmUtil.deviceFor(devices, addr);
+            made = CmDevices.softDeviceFor(devices, addr);
         } catch (VerbsException e) {
             CmUtil.perror(err, "rdma_create_ep", e);
             return -1;

@@ -5,11 +5,10 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.util.concurrent.Callable;
+import org.rdma4j.tools.device.CmDevices;
 import org.rdma4j.tools.device.DeviceOptions;
 import org.rdma4j.tools.pingpong.CNumber;
 import org.rdma4j.verbs.Device;
-import org.rdma4j.verbs.Gid;
-import org.rdma4j.verbs.Verbs;
 import org.rdma4j.verbs.VerbsException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -108,7 +107,7 @@ public final class MckeyCommand implements Callable<Integer> {
         }
         Device made = null;
         try {
-            made = deviceFor(src);
+            made = CmDevices.softDeviceFor(devices, src);
             Mckey mckey = new Mckey(out, err, sender, sendOnly, count, size, pauseMs, timeoutSeconds * 1_000_000_000L);
             int ret = mckey.run(src == null ? null : new InetSocketAddress(src, 0), new InetSocketAddress(dst, 0),
                     connections);
@@ -169,51 +168,5 @@ public final class MckeyCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(),
                     "getaddrinfo failed (" + host + ") - invalid hostname or IP address");
         }
-    }
-
-    /** As rping's: a soft UDP device on {@code local} when --bind asks for one or no device has it; else null. */
-    private Device deviceFor(InetAddress local) {
-        if (devices.bindAddress() == null) {
-            if (local == null || local.isAnyLocalAddress() || hasGid(Gid.of(local))) {
-                return null;
-            }
-            devices.bind(local);
-        }
-        for (int i = 0; ; i++) {
-            String name = "udp" + i;
-            if (Verbs.devices().stream().anyMatch(d -> d.name().equals(name))) {
-                continue;
-            }
-            try {
-                return devices.resolve(name);
-            } catch (VerbsException e) {
-                if (e.errno() != org.rdma4j.verbs.Errno.EEXIST || i > 64) {
-                    throw e;
-                }
-            }
-        }
-    }
-
-    private static boolean hasGid(Gid gid) {
-        for (Device d : Verbs.devices()) {
-            try (var ctx = d.open()) {
-                var attr = ctx.queryDevice();
-                for (int p = 1; p <= attr.physPortCnt(); p++) {
-                    int n = ctx.queryPort(p).gidTblLen();
-                    for (int i = 0; i < n; i++) {
-                        try {
-                            if (gid.equals(ctx.queryGid(p, i))) {
-                                return true;
-                            }
-                        } catch (VerbsException e) {
-                            // an empty entry
-                        }
-                    }
-                }
-            } catch (VerbsException e) {
-                // a device that cannot be opened does not have it
-            }
-        }
-        return false;
     }
 }

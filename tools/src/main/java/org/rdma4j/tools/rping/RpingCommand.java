@@ -5,15 +5,10 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.util.concurrent.Callable;
-import org.rdma4j.cm.CmEventChannel;
-import org.rdma4j.cm.CmId;
-import org.rdma4j.cm.PortSpace;
+import org.rdma4j.tools.device.CmDevices;
 import org.rdma4j.tools.device.DeviceOptions;
 import org.rdma4j.tools.pingpong.CNumber;
-import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.Device;
-import org.rdma4j.verbs.Gid;
-import org.rdma4j.verbs.Verbs;
 import org.rdma4j.verbs.VerbsException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -119,7 +114,7 @@ public final class RpingCommand implements Callable<Integer> {
         }
         Device made = null;
         try {
-            made = deviceFor(server ? addr : src, server ? null : addr);
+            made = CmDevices.softDeviceFor(devices, server ? addr : src);
             Rping rping = new Rping(out, err, size, count, verbose.length > 0, validate, debug,
                     timeoutSeconds * 1_000_000_000L, selfCreateQp);
             if (server) {
@@ -178,74 +173,5 @@ public final class RpingCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(),
                     option + " " + host + ": getaddrinfo failed - invalid hostname or IP address");
         }
-    }
-
-    /**
-     * The soft UDP device to make, if one is needed: with --bind always; else on {@code local} when no
-     * device has it as a GID (a wildcard needs a device to exist already). Returns the device made, or
-     * null when the existing devices serve.
-     */
-    private Device deviceFor(InetAddress local, InetAddress remote) {
-        if (devices.bindAddress() == null) {
-            if (local == null || local.isAnyLocalAddress() || hasGid(Gid.of(local)) || onIwarpDevice(local)) {
-                return null; // the CM picks among the devices there are (and says ADDR_ERROR if none fits)
-            }
-            devices.bind(local);
-        }
-        // the first free udpN (two tools in one JVM, as in the tests, each make their own)
-        for (int i = 0; ; i++) {
-            String name = "udp" + i;
-            if (Verbs.devices().stream().anyMatch(d -> d.name().equals(name))) {
-                continue;
-            }
-            try {
-                return devices.resolve(name);
-            } catch (VerbsException e) {
-                if (e.errno() != org.rdma4j.verbs.Errno.EEXIST || i > 64) {
-                    throw e;
-                }
-            }
-        }
-    }
-
-    /**
-     * Whether {@code local} is an address of an iWARP device (siw, a NIC's iWARP function): its GIDs are
-     * MAC addresses, so {@link #hasGid} cannot tell; its connection manager, which maps the address to a
-     * device by net device, can: a bind to it lands on the device.
-     */
-    private static boolean onIwarpDevice(InetAddress local) {
-        if (Verbs.devices().stream().noneMatch(d -> d.transportName().startsWith("iWARP"))) {
-            return false;
-        }
-        try (CmEventChannel ch = new CmEventChannel(); CmId id = ch.createId(PortSpace.TCP)) {
-            id.bindAddr(new InetSocketAddress(local, 0));
-            Context c = id.context();
-            return c != null && c.device().transportName().startsWith("iWARP");
-        } catch (RuntimeException e) {
-            return false;
-        }
-    }
-
-    private static boolean hasGid(Gid gid) {
-        for (Device d : Verbs.devices()) {
-            try (var ctx = d.open()) {
-                var attr = ctx.queryDevice();
-                for (int p = 1; p <= attr.physPortCnt(); p++) {
-                    int n = ctx.queryPort(p).gidTblLen();
-                    for (int i = 0; i < n; i++) {
-                        try {
-                            if (gid.equals(ctx.queryGid(p, i))) {
-                                return true;
-                            }
-                        } catch (VerbsException e) {
-                            // an empty entry
-                        }
-                    }
-                }
-            } catch (VerbsException e) {
-                // a device that cannot be opened does not have it
-            }
-        }
-        return false;
     }
 }
