@@ -99,38 +99,13 @@ final class Loopback {
                 pair.clientRc = pair.client.run(devClient,
                         () -> Comm.connect(client.host, client.port, timeoutMs));
             }
-            try {
-                pair.serverRc = serverTask.get(client.exchangeTimeoutS + 5L, TimeUnit.SECONDS);
-            } catch (TimeoutException e) {
-                st.interrupt();
-                pair.serverRc = 1;
-                pair.serverErr.append("rdma4j: the loopback server did not finish\n");
-            } catch (ExecutionException e) {
-                pair.serverRc = 1;
-                pair.serverErr.append("rdma4j: the loopback server failed: ").append(String.valueOf(e.getCause()))
-                        .append('\n');
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                pair.serverRc = 1;
-            }
+            finish(pair, client, st, serverTask);
             try {
                 ss.close();
             } catch (java.io.IOException ignored) {
                 // closed by accept already
             }
-            sOut.flush();
-            sErr.flush();
-            if (pair.serverRc != 0 && pair.clientRc == 0 || pair.serverRc != 0 && pair.serverErr.getBuffer().length() > 0) {
-                err.print("rdma4j: loopback server:\n" + pair.serverErr);
-                err.flush();
-            }
-            if (!keep) {
-                removeQuietly(devServer);
-                removeQuietly(devClient);
-            } else {
-                pair.devices = new Device[] {devServer, devClient};
-            }
-            return pair;
+            return done(pair, sOut, sErr, err, keep, devServer, devClient);
         }
 
         Device[] devices;
@@ -189,6 +164,15 @@ final class Loopback {
             if (!keep) {
                 l.close(); // closed with the server's Comm already, unless the run never got that far
             }
+            return done(pair, sOut, sErr, err, keep, devServer, devClient);
+        }
+
+        /**
+         * Both runs' end: the server's output flushed, its errors shown when it failed, the devices
+         * removed (or kept in the pair with {@code keep}).
+         */
+        private static Pair done(Pair pair, PrintWriter sOut, PrintWriter sErr, PrintWriter err, boolean keep,
+                                 Device devServer, Device devClient) {
             sOut.flush();
             sErr.flush();
             if (pair.serverRc != 0 && pair.clientRc == 0 || pair.serverRc != 0 && pair.serverErr.getBuffer().length() > 0) {
@@ -204,6 +188,7 @@ final class Loopback {
             return pair;
         }
 
+        /** Waits (bounded) for the server's task and records its exit code or why it has none. */
         private static void finish(Pair pair, PerfParams client, Thread st, FutureTask<Integer> serverTask) {
             try {
                 pair.serverRc = serverTask.get(client.exchangeTimeoutS + 5L, TimeUnit.SECONDS);
