@@ -16,6 +16,8 @@
 #   INTEROP_CONFORMANCE_ISOLATED=0      no rxe1, so no PORT_STATE_CONTROL (the port-state suite is skipped)
 #   INTEROP_CONFORMANCE_DEVICE=siw0     another device than rxe0 (made by the caller, e.g. jobs/siw.sh)
 #   INTEROP_CONFORMANCE_GID=N           its GID index (default RXE_GID_V4)
+#   INTEROP_CONFORMANCE_CM_ADDRESS=IP   RC pairs connected through librdmacm on this address of the device
+#                                       (CmQpConnector) instead of by modify_qp (siw0: iWARP needs it)
 set -uo pipefail
 
 REPO="$(cd "$INTEROP_DIR/.." && pwd)"
@@ -64,6 +66,7 @@ props=()
 if [[ $PROVIDER == native ]]; then
   props+=(-Drdma4j.native.conformance.device="$DEV" -Drdma4j.native.conformance.gid="${INTEROP_CONFORMANCE_GID:-$RXE_GID_V4}")
   props+=(-Drdma4j.conformance.setups="${INTEROP_CONFORMANCE_SETUPS:-native}")
+  [[ -n ${INTEROP_CONFORMANCE_CM_ADDRESS:-} ]] && props+=(-Drdma4j.native.conformance.cm.address="$INTEROP_CONFORMANCE_CM_ADDRESS")
   if [[ ${INTEROP_CONFORMANCE_ISOLATED:-1} != 0 ]]; then
     # A device of its own for the port-state suite: rxe1 on veth2. rxe connects a QP only to a peer it
     # reaches through the GID's own net device, so both ends are on rxe1; its port follows veth2.

@@ -10,12 +10,15 @@
 #   n2c        rdma4j rping -s on siw0, rping -c
 #              (100 validated pings each, IPv4 both ways and c2n over IPv6, both ends on siw0's address: siw's TCP
 #              connection runs over lo); at the end c2n v4 again after `rdma link delete rxe0`
-#   conformance  the control-path conformance suites (no connected QP) on siw0 through NativeSetups,
-#              with siw's departures skipped with a reason (SiwDeviations.java)
+#   conformance  the conformance suites on siw0 through NativeSetups: the control-path suites, and the
+#              data-path suites with every RC pair connected through librdmacm (CmQpConnector: iWARP connects
+#              QPs only through the CM; both ends on 10.79.0.1), with siw's departures skipped with a reason
+#              (SiwDeviations.java)
 # Prints one PASS/FAIL line per run; exits non-zero if any failed.
 #
 #   INTEROP_RPING_COUNT          pings per rping run (default 100)
 #   INTEROP_SIW_CONFORMANCE=0    no conformance run
+#   INTEROP_SIW_RPING=0          no rping runs (the conformance run alone)
 set -uo pipefail
 
 . "$INTEROP_DIR/tools-env.sh" siw || exit 1
@@ -154,19 +157,26 @@ run() { # DIRECTION FAMILY [NOTE]: c2n (C server, rdma4j client) or n2c; v4 or v
     result "$name [$((SECONDS - t0))s]" 0 "$COUNT validated pings"
   fi
 }
-run c2n v4
-run n2c v4
-run c2n v6 # (n2c v6 takes the server's path of n2c v4 with another address: left out for time)
+if [[ ${INTEROP_SIW_RPING:-1} != 0 ]]; then
+  run c2n v4
+  run n2c v4
+  run c2n v6 # (n2c v6 takes the server's path of n2c v4 with another address: left out for time)
+fi
 
-# --- the control-path conformance suites (no connected QP: iWARP connects only through the CM)
+# --- the conformance suites: control path, and data path over CM-connected RC pairs (iWARP connects QPs
+# only through the CM); UC, UD, multicast, port state and lossy links do not exist on siw
 if [[ ${INTEROP_SIW_CONFORMANCE:-1} != 0 ]]; then
   classes=(DeviceConformanceTest ProtectionDomainConformanceTest MemoryRegionConformanceTest
            CompletionQueueConformanceTest CompletionChannelConformanceTest EventPollerConformanceTest
            ResourceLimitsConformanceTest QueuePairStateConformanceTest AsyncEventConformanceTest
-           LifetimeConformanceTest)
+           LifetimeConformanceTest
+           SendRecvConformanceTest RdmaWriteConformanceTest RdmaReadConformanceTest AtomicConformanceTest
+           ErrorOutcomeConformanceTest SignalingAndFenceConformanceTest SendQueueDrainConformanceTest
+           PostingConformanceTest SharedReceiveQueueConformanceTest GuidedBringUpConformanceTest)
   sel=""
   for c in "${classes[@]}"; do sel+=" --select-class org.rdma4j.conformance.$c"; done
   out="$(INTEROP_CONFORMANCE_ISOLATED=0 INTEROP_CONFORMANCE_DEVICE=siw0 INTEROP_CONFORMANCE_GID=0 \
+         INTEROP_CONFORMANCE_CM_ADDRESS=$SIW_ADDR \
          INTEROP_CONFORMANCE_SELECT="${sel# }" INTEROP_CONFORMANCE_TIMEOUT=${INTEROP_SIW_CONFORMANCE_TIMEOUT:-300} \
          INTEROP_OUT="$INTEROP_OUT" bash "$INTEROP_DIR/jobs/native-conformance.sh" 2>&1)"
   crc=$?

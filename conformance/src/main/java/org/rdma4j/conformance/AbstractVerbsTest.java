@@ -101,6 +101,8 @@ public abstract class AbstractVerbsTest {
     }
     private final Deque<VerbsResource> resources = new ArrayDeque<>();
     private final Map<Context, Integer> gidIndexes = new HashMap<>();
+    /** The connections of pairs a {@link QpConnector} made (closed with the other resources). */
+    private final Map<QpPair, QpConnector.Connection> connections = new java.util.IdentityHashMap<>();
 
     /** A fresh open of the device under test: the setup's device, unless a suite needs another one. */
     protected Context openContext() {
@@ -211,6 +213,7 @@ public abstract class AbstractVerbsTest {
             }
         }
         resources.clear();
+        connections.clear();
         peerCtx = null;
         if (failed.isEmpty()) {
             arena.close(); // only when no MR can still point into it
@@ -288,7 +291,10 @@ public abstract class AbstractVerbsTest {
 
     /** Creates both sides of {@code s} and brings them up to RTS connected to each other. */
     protected final QpPair connect(PairSpec s) {
-        assumeModifyQpConnects();
+        QpConnector connector = connectorFor(s.type);
+        if (connector == null) {
+            assumeModifyQpConnects();
+        }
         Context pc = peer();
         DeviceAttr da = ctx.queryDevice();
         DeviceAttr pa = pc.queryDevice();
@@ -320,8 +326,25 @@ public abstract class AbstractVerbsTest {
         Endpoint a = new Endpoint(ctx, pdA, scqA, rcqA, qpA, giA, gidA, ahA);
         Endpoint b = new Endpoint(pc, pdB, scqB, rcqB, qpB, giB, gidB, ahB);
         QpPair p = new QpPair(a, b, s);
-        bringUp(p);
+        if (connector != null) {
+            connections.put(p, track(connectThrough(connector, p)));
+        } else {
+            bringUp(p);
+        }
         return p;
+    }
+
+    /** The setup's connector when it connects QPs of {@code type}, else null (modify_qp). */
+    private QpConnector connectorFor(QpType type) {
+        QpConnector c = setup.qpConnector();
+        return c != null && c.connects(type) ? c : null;
+    }
+
+    private static QpConnector.Connection connectThrough(QpConnector c, QpPair p) {
+        PairSpec s = p.spec();
+        return c.connect(new QpConnector.Side(p.a().qp(), s.accessA, s.psnA, s.minRnrTimerA),
+                new QpConnector.Side(p.b().qp(), s.accessB, s.psnB, s.minRnrTimerB),
+                new QpConnector.Link(s.mtu, s.timeout, s.retryCnt, s.rnrRetry, s.maxRdAtomic, s.maxDestRdAtomic));
     }
 
     /** Aborts the test, with the setup's reason, when its QPs cannot be connected by modify_qp. */
@@ -332,10 +355,18 @@ public abstract class AbstractVerbsTest {
 
     /** Moves both QPs of {@code p} to RESET and brings them up again, with fresh PSNs. */
     protected final void reconnect(QpPair p) {
+        QpConnector.Connection old = connections.remove(p);
+        if (old != null) {
+            old.close(); // disconnects; the QPs stay
+        }
         QpBringUp.to(p.a().qp(), QpState.RESET);
         QpBringUp.to(p.b().qp(), QpState.RESET);
         p.spec().psns((p.spec().psnA + 0x10000) & 0xFFFFFF, (p.spec().psnB + 0x10000) & 0xFFFFFF);
-        bringUp(p);
+        if (old != null) {
+            connections.put(p, track(connectThrough(setup.qpConnector(), p)));
+        } else {
+            bringUp(p);
+        }
     }
 
     /**

@@ -98,6 +98,16 @@ public interface ConformanceSetup {
         return null;
     }
 
+    /**
+     * How this setup connects pairs of queue pairs other than by {@code modify_qp}, or null (the default:
+     * every pair is connected by modify_qp). With a connector, {@link AbstractVerbsTest#connect} hands it
+     * the pairs of the types it {@linkplain QpConnector#connects connects}, even where modify_qp would
+     * work: a setup of connection-manager connected QPs.
+     */
+    default QpConnector qpConnector() {
+        return null;
+    }
+
     /** Counts of injected faults. */
     record Faults(long lost, long duplicated, long reordered) {
         public static final Faults NONE = new Faults(0, 0, 0);

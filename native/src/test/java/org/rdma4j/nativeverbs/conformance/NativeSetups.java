@@ -7,6 +7,8 @@ import static org.rdma4j.conformance.Capability.RELIABLE_LINK;
 import static org.rdma4j.conformance.Capability.SELF_LOOPBACK;
 
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
 import java.util.List;
@@ -14,6 +16,8 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.rdma4j.conformance.Capability;
 import org.rdma4j.conformance.ConformanceSetup;
+import org.rdma4j.conformance.QpConnector;
+import org.rdma4j.conformance.cm.CmQpConnector;
 import org.rdma4j.conformance.SetupProvider;
 import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.Device;
@@ -37,6 +41,8 @@ import org.rdma4j.verbs.spi.VerbsProvider;
  *   <li>{@value #MULTICAST_PROP}{@code =true}: the device receives multicast its own QPs send to groups
  *       they attached to. Off by default: rxe before Linux 6.3 attaches a QP to a group without joining
  *       the IP group, so nothing arrives (interop/README.md, "The mcast job").
+ *   <li>{@value #CM_ADDRESS}{@code =IP}: RC pairs are connected through librdmacm ({@link CmQpConnector}),
+ *       both ends on this address of the device, instead of by modify_qp: an iWARP device (siw) needs it.
  * </ul>
  *
  * <p>Offers no setup when the native provider is missing or unavailable, or the device does not exist;
@@ -51,6 +57,7 @@ public final class NativeSetups implements SetupProvider {
     public static final String ISOLATED_GID = "rdma4j.native.conformance.isolated.gid";
     public static final String ISOLATED_NETDEV = "rdma4j.native.conformance.isolated.netdev";
     public static final String MULTICAST_PROP = "rdma4j.native.conformance.multicast";
+    public static final String CM_ADDRESS = "rdma4j.native.conformance.cm.address";
     /** Printed first on the line that says why there is no native setup. */
     public static final String UNAVAILABLE = "native provider unavailable: ";
 
@@ -79,8 +86,19 @@ public final class NativeSetups implements SetupProvider {
             }
             caps.add(PORT_STATE_CONTROL);
         }
+        String cm = System.getProperty(CM_ADDRESS, "");
+        QpConnector connector = null;
+        if (!cm.isEmpty()) {
+            try {
+                InetAddress at = InetAddress.getByName(cm);
+                connector = new CmQpConnector(at, at);
+            } catch (UnknownHostException e) {
+                System.err.println(UNAVAILABLE + CM_ADDRESS + "=" + cm + " is not an address: " + e.getMessage());
+                return List.of();
+            }
+        }
         return List.of(new NativeSetup(main, Integer.getInteger(GID, -1), iso, Integer.getInteger(ISOLATED_GID, -1),
-                netdev, caps));
+                netdev, caps, connector));
     }
 
     /** Why the native provider cannot run here, or null. */
@@ -126,9 +144,11 @@ public final class NativeSetups implements SetupProvider {
         private final int isolatedGid;
         private final String isolatedNetdev;
         private final Set<Capability> capabilities;
+        private final QpConnector connector;
 
         NativeSetup(Device device, int gidIndex, Device isolated, int isolatedGid, String isolatedNetdev,
-                    Set<Capability> capabilities) {
+                    Set<Capability> capabilities, QpConnector connector) {
+            this.connector = connector;
             this.device = device;
             this.gidIndex = gidIndex;
             this.isolated = isolated;
@@ -155,6 +175,11 @@ public final class NativeSetups implements SetupProvider {
         }
 
         @Override
+        public QpConnector qpConnector() {
+            return connector;
+        }
+
+        @Override
         public String name() {
             return "native";
         }
@@ -163,7 +188,8 @@ public final class NativeSetups implements SetupProvider {
         public String description() {
             return "libibverbs on " + device.name() + (gidIndex >= 0 ? " GID " + gidIndex : "")
                     + ", both ends on the device (QP-to-QP loopback)"
-                    + (isolated != null ? "; port-state suite on " + isolated.name() + " over " + isolatedNetdev : "");
+                    + (isolated != null ? "; port-state suite on " + isolated.name() + " over " + isolatedNetdev : "")
+                    + (connector != null ? "; RC pairs connected by " + connector : "");
         }
 
         @Override
