@@ -85,6 +85,13 @@ public abstract class AbstractDataPathTest extends AbstractVerbsTest {
         assumeTrue(deviceAttr().maxSge() >= n && peer().queryDevice().maxSge() >= n, "device has fewer than " + n + " SGEs");
     }
 
+    /** Skips the test when an RDMA READ cannot scatter into {@code n} SGEs ({@code max_sge_rd}). */
+    protected final void assumeReadSges(int n) {
+        assumeSges(n);
+        assumeTrue(deviceAttr().maxSgeRd() >= n, "a READ scatters into at most " + deviceAttr().maxSgeRd()
+                + " SGEs on this device (max_sge_rd), not " + n);
+    }
+
     /**
      * A sends {@code size} bytes (SEND, or SEND_WITH_IMM carrying {@link #IMM}) to a receive B posted
      * at offset 64 of a larger buffer; checks both completions, the bytes, and that nothing around

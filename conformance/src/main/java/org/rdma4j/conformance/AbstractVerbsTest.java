@@ -95,6 +95,9 @@ public abstract class AbstractVerbsTest {
     /** The running test's setup lacks {@link Capability#RELIABLE_LINK} (tests run one at a time). */
     private static volatile boolean lossyLink;
 
+    /** The running test's setup's {@link ConformanceSetup#qpStateUnreported()} (tests run one at a time). */
+    private static volatile String qpStateUnreported;
+
     /** {@return whether the running test's setup lacks {@link Capability#RELIABLE_LINK}} */
     protected static boolean lossyLink() {
         return lossyLink;
@@ -167,6 +170,7 @@ public abstract class AbstractVerbsTest {
     @BeforeEach
     final void openDevice() {
         lossyLink = !setup.has(Capability.RELIABLE_LINK);
+        qpStateUnreported = setup.qpStateUnreported();
         Waiters.nativeWaits = setup.has(Capability.WAITS_IN_NATIVE_CODE);
         arena = Arena.ofShared();
         ctx = openContext();
@@ -546,6 +550,7 @@ public abstract class AbstractVerbsTest {
 
     /** Waits until {@code ibv_query_qp} reports {@code state}; fails after the timeout. */
     protected static void awaitQpState(QueuePair qp, QpState state) {
+        assumeQpStateReported();
         long deadline = System.nanoTime() + TIMEOUT_MS * 1_000_000L;
         QpState s;
         while ((s = qp.query().qpState) != state) {
@@ -557,7 +562,21 @@ public abstract class AbstractVerbsTest {
     }
 
     protected static void assertQpState(QueuePair qp, QpState state) {
+        assumeQpStateReported();
         assertEquals(state, qp.query().qpState, () -> "state of QP 0x" + Integer.toHexString(qp.qpn()));
+    }
+
+    /** Aborts the test here, with the setup's reason, when its device's query_qp reports no state. */
+    protected static void assumeQpStateReported() {
+        String why = qpStateUnreported;
+        assumeTrue(why == null, () -> "the QP's state cannot be checked here: " + why);
+    }
+
+    /** Skips the test when either device has no atomics ({@code atomic_cap} ATOMIC_NONE). */
+    protected final void assumeAtomics() {
+        assumeTrue(ctx.queryDevice().atomicCap() != DeviceAttr.AtomicCap.ATOMIC_NONE
+                        && peer().queryDevice().atomicCap() != DeviceAttr.AtomicCap.ATOMIC_NONE,
+                "the device has no atomics (atomic_cap ATOMIC_NONE): ibv_post_send of an atomic is EINVAL");
     }
 
     // ---------------------------------------------------------------- errors

@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -34,6 +35,11 @@ public class AtomicConformanceTest extends AbstractDataPathTest {
     private QpPair p;
     private MemoryRegion local;
     private MemoryRegion remote;
+
+    @BeforeEach
+    void needsAtomics() {
+        assumeAtomics();
+    }
 
     private void setUp(long target, long localInit) {
         p = connect(spec(QpType.RC));

@@ -99,6 +99,15 @@ public interface ConformanceSetup {
     }
 
     /**
+     * Why {@code ibv_query_qp} on this setup's device does not report a QP's state, or null when it does
+     * (siw's query_qp always says RESET). A test that checks a state through the query is aborted with the
+     * reason at that check, after everything before it was checked.
+     */
+    default String qpStateUnreported() {
+        return null;
+    }
+
+    /**
      * How this setup connects pairs of queue pairs other than by {@code modify_qp}, or null (the default:
      * every pair is connected by modify_qp). With a connector, {@link AbstractVerbsTest#connect} hands it
      * the pairs of the types it {@linkplain QpConnector#connects connects}, even where modify_qp would

@@ -63,8 +63,11 @@ public class ErrorOutcomeConformanceTest extends AbstractDataPathTest {
     }
 
     /** Posts {@code op} from A: 16 bytes (8 for atomics) between {@code local} at 0 and {@code remoteAddr}. */
-    private static void postOp(QpPair p, long wrId, Op op, MemoryRegion local, long localAddr, int lkey,
-                               long remoteAddr, int rkey) {
+    private void postOp(QpPair p, long wrId, Op op, MemoryRegion local, long localAddr, int lkey,
+                        long remoteAddr, int rkey) {
+        if (op == Op.ATOMIC) {
+            assumeAtomics();
+        }
         SendWorkRequest w = new SendWorkRequest().wrId(wrId).flags(SendFlag.SIGNALED);
         switch (op) {
             case WRITE -> w.opcode(WrOpcode.RDMA_WRITE).sge(localAddr, 16, lkey).rdma(remoteAddr, rkey);
@@ -146,6 +149,9 @@ public class ErrorOutcomeConformanceTest extends AbstractDataPathTest {
     @ParameterizedTest
     @ValueSource(booleans = {false, true})
     void readOrAtomicWithoutResponderResourcesIsRemoteInvalidRequest(boolean atomic) {
+        if (atomic) {
+            assumeAtomics();
+        }
         QpPair p = connect(spec(QpType.RC).maxDestRdAtomic(0));
         MemoryRegion local = register(p.a(), PAGE_SIZE, MR_ALL);
         MemoryRegion remote = register(p.b(), PAGE_SIZE, MR_ALL);

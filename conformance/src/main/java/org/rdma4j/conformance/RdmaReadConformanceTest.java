@@ -49,7 +49,7 @@ public class RdmaReadConformanceTest extends AbstractDataPathTest {
     @MethodSource("mtusAndSgeCounts")
     void readScattersIntoSeveralSges(Mtu mtu, int n) {
         assumeMtu(mtu);
-        assumeSges(n);
+        assumeReadSges(n);
         QpPair p = connect(spec(QpType.RC).mtu(mtu).cap(new QpCap(16, 16, n, n, 0)));
         int total = 3 * mtu.bytes() + 17;
         int[] parts = split(total, n);

@@ -32,12 +32,13 @@ public final class SoftCmSetups implements SetupProvider {
         return List.of(new LoopbackCm());
     }
 
+    /** One per JVM: the devices' names are unique, and every caller of {@link #setups()} shares them. */
     static final class LoopbackCm implements ConformanceSetup {
-        private Device a;
-        private Device b;
-        private CmQpConnector connector;
+        private static Device a;
+        private static Device b;
+        private static CmQpConnector connector;
 
-        private synchronized void make() {
+        private static synchronized void make() {
             if (a == null) {
                 a = Verbs.createDevice("soft:loopback?name=soft-cm-a&fabric=soft-cm");
                 b = Verbs.createDevice("soft:loopback?name=soft-cm-b&fabric=soft-cm");

@@ -175,6 +175,12 @@ public final class NativeSetups implements SetupProvider {
         }
 
         @Override
+        public String qpStateUnreported() {
+            return device.name().startsWith("siw") ? "Linux 6.1 siw's query_qp reports no QP state (qp_state 0,"
+                    + " RESET, whatever the state)" : null;
+        }
+
+        @Override
         public QpConnector qpConnector() {
             return connector;
         }

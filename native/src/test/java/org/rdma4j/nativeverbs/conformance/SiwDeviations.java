@@ -41,7 +41,66 @@ final class SiwDeviations {
     private static final String RTS_BY_CM = "an iWARP RC QP reaches RTS only through the connection manager: siw's"
             + " modify_qp to RTS without its TCP stream is EINVAL";
 
+    private static final String NO_IMM = "iWARP (RDMAP) has no immediate data: libsiw's ibv_post_send refuses"
+            + " SEND_WITH_IMM and RDMA_WRITE_WITH_IMM with EINVAL (\"opcode unsupported\")";
+    private static final String LOCAL_COMPLETION = "siw completes a SEND or WRITE once its data is in the TCP"
+            + " stream, not when the peer acknowledges it (iWARP's verbs see no transport ACK): the responder's"
+            + " error never reaches the sender's completion, and no posted SEND or WRITE stays outstanding";
+    private static final String NO_RNR = "iWARP has no RNR: a SEND for which no receive is posted ends the"
+            + " connection (siw sends a TERMINATE), it does not wait; and the SEND completed at the sender already";
+    private static final String ZERO_SGE_RECV = "libsiw's ibv_post_recv refuses a receive with no SGE (EINVAL)";
+    private static final String NO_QP_ACCESS = "siw checks an inbound WRITE or READ against the MR's access only,"
+            + " never against the QP's remote access flags (siw_qp_rx.c)";
+
     static final List<Deviation> ALL = List.of(
+            // --- the data-path suites over CM-connected pairs (CmQpConnector)
+            new Deviation("SendRecvConformanceTest", "sendWithImmediateDeliversImmediateAndBytes", null, NO_IMM),
+            new Deviation("RdmaWriteConformanceTest", "writeWithImmediateConsumesAReceiveAndReportsTheImmediate", null,
+                    NO_IMM),
+            new Deviation("RdmaWriteConformanceTest", "zeroLengthWriteWithImmediateNeedsNoReceiveBuffer", null,
+                    NO_IMM + "; and " + ZERO_SGE_RECV),
+            new Deviation("SendRecvConformanceTest", "zeroLengthSendIntoAReceiveWithoutSgesWorks", null, ZERO_SGE_RECV),
+            new Deviation("SendRecvConformanceTest", "multiPacketMessagesCrossThePsnWrap", null,
+                    "its second message is a SEND_WITH_IMM: " + NO_IMM + " (and iWARP has no PSNs to wrap)"),
+            new Deviation("SendRecvConformanceTest", "queryReportsTheLivePsnsAfterTraffic", null,
+                    "iWARP has no PSNs (it runs over TCP): siw's query_qp reports sq_psn and rq_psn 0"),
+            new Deviation("CompletionChannelConformanceTest", "solicitedOnlyArmIgnoresUnsolicitedReceives", null,
+                    "the receive completion of a SEND posted with IBV_SEND_SOLICITED did not wake a CQ armed"
+                            + " solicited-only (siw notifies a solicited-only arm of no receive)"),
+            new Deviation("CompletionChannelConformanceTest", "solicitedOnlyArmWakesForErrorCompletions", null,
+                    "an error completion did not wake a CQ armed solicited-only on siw"),
+            new Deviation("ErrorOutcomeConformanceTest", "receiveWithABadLkeyFailsWithRemOpErrAndLocQpOpErr", null,
+                    LOCAL_COMPLETION),
+            new Deviation("ErrorOutcomeConformanceTest",
+                    "sendLongerThanTheReceiveBufferIsRemoteInvalidRequestAndLocalLengthError", null, LOCAL_COMPLETION),
+            new Deviation("ErrorOutcomeConformanceTest", "qpInErrCanBeResetAndThenWorksAgain", null, LOCAL_COMPLETION),
+            new Deviation("ErrorOutcomeConformanceTest", "modifyToErrFlushesOutstandingSends", null, LOCAL_COMPLETION),
+            new Deviation("ErrorOutcomeConformanceTest", "rnrRetriesUntilAReceiveIsPosted", null, NO_RNR),
+            new Deviation("ErrorOutcomeConformanceTest", "operationTheResponderQpDoesNotAllowCompletesWithRemInvReqErr",
+                    null, NO_QP_ACCESS + "; and " + LOCAL_COMPLETION),
+            new Deviation("ErrorOutcomeConformanceTest", "readOrAtomicWithoutResponderResourcesIsRemoteInvalidRequest",
+                    null, "siw served a READ on a connection whose responder accepted no read resources (IRD 0 in"
+                            + " rdma_accept's parameters)"),
+            new Deviation("ErrorOutcomeConformanceTest", "invalidLocalGatherCompletesWithLocProtErr", null,
+                    "siw completes a SEND or WRITE whose gather list fails the local key check with LOC_QP_OP_ERR,"
+                            + " not LOC_PROT_ERR"),
+            new Deviation("ErrorOutcomeConformanceTest", "responseIntoFreedMemoryCompletesWithLocProtErrAtOnce",
+                    Pattern.compile("READ"), "siw resolves a READ's local MR when it sends the request: an MR"
+                            + " deregistered before the response arrives does not stop the placement (siw holds the"
+                            + " pages until the READ completes, SUCCESS)"),
+            new Deviation("MemoryRegionConformanceTest", "deregWhileAnOutstandingWorkRequestUsesItIsRefused", null,
+                    LOCAL_COMPLETION),
+            new Deviation("MemoryRegionConformanceTest",
+                    "reregWithANewTranslationWhileAnOutstandingWorkRequestUsesItIsRefusedEbusy", null, LOCAL_COMPLETION),
+            new Deviation("MemoryRegionConformanceTest", "reregWithANewTranslationWhileAWindowIsBoundIsRefusedEbusy",
+                    null, NO_MW),
+            new Deviation("MemoryRegionConformanceTest", "deregWithBoundType2WindowIsRefusedEbusy", null, NO_MW),
+            new Deviation("LifetimeConformanceTest", "mrCanBeDeregisteredOnceItsWindowIsDeallocated", null, NO_MW),
+            new Deviation("CompletionQueueConformanceTest", "resizeBelowQueuedCompletionsFailsEinvalAndLosesNothing",
+                    null, "siw has no resize_cq: ibv_resize_cq is EOPNOTSUPP"),
+            new Deviation("CompletionQueueConformanceTest", "resizeUpKeepsQueuedCompletionsInOrder", null,
+                    "siw has no resize_cq: ibv_resize_cq is EOPNOTSUPP"),
+            // --- the control-path suites
             new Deviation("QueuePairStateConformanceTest", null, UC_UD, RC_ONLY),
             new Deviation("QueuePairStateConformanceTest", "udQkeyReadsBack", null, RC_ONLY),
             new Deviation("QueuePairStateConformanceTest", "moveToResetOrErrWithAnyOtherBitFailsEinval", null, QP_STATE),
