@@ -49,6 +49,11 @@ final class SiwDeviations {
     private static final String NO_RNR = "iWARP has no RNR: a SEND for which no receive is posted ends the"
             + " connection (siw sends a TERMINATE), it does not wait; and the SEND completed at the sender already";
     private static final String ZERO_SGE_RECV = "libsiw's ibv_post_recv refuses a receive with no SGE (EINVAL)";
+    private static final String PINNED = "siw pins an MR's pages at registration and keeps using them after the"
+            + " process unmapped the memory (the registration holds them): the operation completes SUCCESS with"
+            + " the pages' old contents";
+    private static final String NO_QUERY_SRQ = "libsiw has no ibv_query_srq (EOPNOTSUPP), which the test reads the"
+            + " SRQ's attributes back with";
     private static final String NO_QP_ACCESS = "siw checks an inbound WRITE or READ against the MR's access only,"
             + " never against the QP's remote access flags (siw_qp_rx.c)";
 
@@ -88,6 +93,51 @@ final class SiwDeviations {
                     Pattern.compile("READ"), "siw resolves a READ's local MR when it sends the request: an MR"
                             + " deregistered before the response arrives does not stop the placement (siw holds the"
                             + " pages until the READ completes, SUCCESS)"),
+            new Deviation("ErrorOutcomeConformanceTest", "errorCompletionsKeepWrIdAndQpNum", null,
+                    "its error is an RNR retry exhaustion: " + NO_RNR),
+            new Deviation("ErrorOutcomeConformanceTest", "peerThatNeverAnswersExhaustsRetries", Pattern.compile("RESET"),
+                    "TCP retransmits, not the QP: " + LOCAL_COMPLETION),
+            new Deviation("ErrorOutcomeConformanceTest", "peerThatNeverAnswersExhaustsRetries", Pattern.compile("ERR"),
+                    "a WRITE to a peer whose QP was moved to ERR neither completed nor failed within 10 s (no"
+                            + " transport retry count on iWARP; the TCP connection stays up)"),
+            new Deviation("ErrorOutcomeConformanceTest", "receiveIntoFreedMemoryFailsLikeABadLkeyAtOnce", null,
+                    LOCAL_COMPLETION),
+            new Deviation("ErrorOutcomeConformanceTest", "afterAnErrorEveryOutstandingAndLaterRequestIsFlushed", null,
+                    LOCAL_COMPLETION),
+            new Deviation("ErrorOutcomeConformanceTest", "remoteAccessViolationCompletesWithRemAccessErrAndResponderGoesToErr",
+                    Pattern.compile("WRITE"), LOCAL_COMPLETION),
+            new Deviation("ErrorOutcomeConformanceTest", "remoteAccessViolationCompletesWithRemAccessErrAndResponderGoesToErr",
+                    Pattern.compile("READ"), "siw answers a READ the responder refuses (bad STag, bounds, rights) with"
+                            + " a TERMINATE that ends the connection: the READ completes WR_FLUSH_ERR, not REM_ACCESS_ERR"),
+            new Deviation("ErrorOutcomeConformanceTest", "noReceivePostedExhaustsRnrRetries", null, NO_RNR),
+            new Deviation("ErrorOutcomeConformanceTest", "responderErrorFlushesTheResponderReceives", null,
+                    LOCAL_COMPLETION),
+            new Deviation("ErrorOutcomeConformanceTest", "gatherFromFreedMemoryCompletesWithLocProtErrAtOnce", null,
+                    PINNED),
+            new Deviation("ErrorOutcomeConformanceTest", "remoteMemoryFreedUnderItsRegistrationIsARemoteAccessErrorAtOnce",
+                    null, PINNED),
+            new Deviation("SignalingAndFenceConformanceTest", "anUnsignaledRequestThatFailsStillCompletes", null,
+                    LOCAL_COMPLETION),
+            new Deviation("SendQueueDrainConformanceTest", "leavingSqdWhileTheSendQueueIsStillDrainingFailsEinval", null,
+                    "it keeps the send queue busy with a SEND the peer has no receive for: " + NO_RNR),
+            new Deviation("SendQueueDrainConformanceTest", "sqdWithNotifyRaisesSqDrainedAfterOutstandingWorkCompletes",
+                    null, "siw has no SQD state: a modify to SQD raises no SQ_DRAINED event"),
+            new Deviation("PostingConformanceTest", null, UC_UD, RC_ONLY),
+            new Deviation("PostingConformanceTest", "moreSendWorkRequestsThanMaxFailsEnomem", null,
+                    "the send queue never fills: " + LOCAL_COMPLETION),
+            new Deviation("PostingConformanceTest", "postRecvInResetFailsEinval", null,
+                    "libsiw's ibv_post_recv accepts a receive on a QP in RESET"),
+            new Deviation("PostingConformanceTest", "postSendBeforeRtsFailsEinval", null,
+                    "siw refuses a send before RTS with EPERM, not EINVAL"),
+            new Deviation("SharedReceiveQueueConformanceTest", "resizeWorksUpToMaxAndKeepsPostedReceives", null,
+                    "siw cannot resize an SRQ: ibv_modify_srq of max_wr is EOPNOTSUPP"),
+            new Deviation("SharedReceiveQueueConformanceTest", "createdSrqReportsAtLeastTheRequest", null, NO_QUERY_SRQ),
+            new Deviation("SharedReceiveQueueConformanceTest", "limitAboveDeviceMaxFailsEinval", null, NO_QUERY_SRQ),
+            new Deviation("SharedReceiveQueueConformanceTest", "limitFiresOnceWhenFewerThanLimitRemainAndDisarms", null, NO_QUERY_SRQ),
+            new Deviation("SharedReceiveQueueConformanceTest", "moreReceivesThanMaxFailsEnomem", null, NO_QUERY_SRQ),
+            new Deviation("SharedReceiveQueueConformanceTest", "moreSgesThanMaxFailsEinval", null, NO_QUERY_SRQ),
+            new Deviation("SharedReceiveQueueConformanceTest", "resizeBelowTheArmedLimitOrLimitAboveMaxWrFailsEinval", null, NO_QUERY_SRQ),
+            new Deviation("SharedReceiveQueueConformanceTest", "srqWithMaxSgeZeroGetsOneScatterEntry", null, NO_QUERY_SRQ),
             new Deviation("MemoryRegionConformanceTest", "deregWhileAnOutstandingWorkRequestUsesItIsRefused", null,
                     LOCAL_COMPLETION),
             new Deviation("MemoryRegionConformanceTest",
