@@ -448,9 +448,52 @@ public final class QpEngine {
         if (s == QpState.RESET || s == QpState.INIT || s == QpState.ERR) {
             return true;
         }
+        return fromConnectedPeer(p.srcGid, p.dstGid);
+    }
+
+    /** {@link #fromConnectedPeer(Packet)} for a packet from {@code src} to {@code dst} (RC/UC in RTR or later). */
+    boolean fromConnectedPeer(Gid src, Gid dst) {
+        if (type == QpType.UD) {
+            return true;
+        }
         Gid d = dgid;
         Gid own = sgid;
-        return d != null && own != null && d.equals(p.srcGid) && own.equals(p.dstGid);
+        return d != null && own != null && d.equals(src) && own.equals(dst);
+    }
+
+    /**
+     * An RDMA WRITE ONLY from the connected QP's requester on an in-process fabric, without a packet
+     * (see {@code Requester.writeDirect}): taken in when {@link #inbound} would handle its packet at
+     * once (this thread may run the task, it is idle and nothing is queued) and the responder would
+     * take the packet in unchanged ({@code Responder.takeWrite}); then the ACK it calls for is sent
+     * and the task runs, as after a delivered packet. False with nothing changed otherwise: the caller
+     * sends the packet.
+     */
+    boolean takeDirectWrite(int psn, int pkey, boolean ackReq, long va, int rkey, java.lang.foreign.MemorySegment src,
+                            long srcOffset, int len) {
+        if (task.runningHere()) {
+            return false;
+        }
+        int[] depth = DEPTH.get();
+        if (depth[0] >= MAX_INLINE_DEPTH || !task.tryAcquire()) {
+            return false;
+        }
+        boolean took = false;
+        depth[0]++;
+        try {
+            if (inTail == inHead && responder.takeWrite(psn, pkey, ackReq, va, rkey, src, srcOffset, len)) {
+                took = true;
+                hca.counters.inc(Counter.RCVD_PKTS);
+                responder.flushAck();
+            }
+        } finally {
+            try {
+                task.runAcquired();
+            } finally {
+                depth[0]--;
+            }
+        }
+        return took;
     }
 
     /** Set while this QP waits in the device's receive batch (receive thread only). */

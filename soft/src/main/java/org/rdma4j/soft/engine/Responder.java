@@ -272,6 +272,45 @@ final class Responder {
     }
 
     /**
+     * An RDMA WRITE ONLY handed over without a packet ({@link QpEngine#takeDirectWrite}), taken in
+     * when its packet would pass every check unchanged: the QP's state, transport and P_Key, the PSN
+     * the expected one, no message in progress, the length within the MTU, remote write allowed and
+     * the rkey good for the range; then the copy, and the ACK (or the owed ACK) as {@link #advance}
+     * gives it. Returns false with nothing changed otherwise: the requester then sends the packet.
+     */
+    boolean takeWrite(int psn, int pkey, boolean ackReq, long va, int rkey, MemorySegment src, long srcOffset,
+                      int len) {
+        QpState s = qp.state;
+        if (s == QpState.RESET || s == QpState.INIT || s == QpState.ERR || qp.transport != Opcode.TRANSPORT_RC
+                || (pkey & 0x7FFF) != (qp.pkey & 0x7FFF) || psn != ePsn || inProgress != NONE || len <= 0
+                || len > qp.mtuBytes || (qp.accessFlags & Access.REMOTE_WRITE) == 0) {
+            return false;
+        }
+        MemKey key = checkKey(rkey, va, len, Access.REMOTE_WRITE);
+        if (key == null) {
+            return false;
+        }
+        try {
+            Packet.copyBytes(src, srcOffset, key.segment, key.offsetOf(va), len);
+        } catch (IllegalStateException | IndexOutOfBoundsException e) {
+            return false; // memory went away: the packet says how
+        }
+        writeKey = null;
+        writeVa = va + len;
+        writeRemaining = 0;
+        writeLength = len;
+        acks.messageDone();
+        ePsn = Psn.add(psn, 1);
+        nakSent = false;
+        if (ackReq) {
+            sendAck(ACK_SYNDROME, psn);
+        } else {
+            acks.owe(psn);
+        }
+        return true;
+    }
+
+    /**
      * Takes a burst in as the packets it stands for, one after the other: the same headers the
      * requester would have written for each (PSN, opcode, RETH on the first of a message, SE and
      * AckReq on the last) and the matching slice of the payload.
