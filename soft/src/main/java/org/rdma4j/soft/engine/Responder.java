@@ -88,6 +88,7 @@ final class Responder {
     }
 
     void reset() {
+        lastKey = null;
         acks.reset();
         inProgress = NONE;
         haveRecv = false;
@@ -539,8 +540,22 @@ final class Responder {
 
     // ------------------------------------------------------------------ helpers
 
+    /**
+     * The key an rkey named last: a run of WRITEs to one region checks it without the table. Used
+     * only while it still carries that rkey and passes the check; otherwise the table decides (a key
+     * deregistered and its number given to a new region fails the check: invalid).
+     */
+    private MemKey lastKey;
+
     private MemKey checkKey(int rkey, long va, long length, int accessBit) {
-        return MemKey.remote(qp.hca.keys, rkey, qp, va, length, accessBit);
+        MemKey k = lastKey;
+        if (k != null && k.key == rkey
+                && MemKey.check(k, MemKey.Use.REMOTE, qp.pd, va, length, accessBit, qp) == KeyVerdict.OK) {
+            return k;
+        }
+        k = qp.hca.keys.lookup(rkey);
+        lastKey = k;
+        return MemKey.check(k, MemKey.Use.REMOTE, qp.pd, va, length, accessBit, qp) == KeyVerdict.OK ? k : null;
     }
 
     private boolean sizeOk(int op, int len) {
