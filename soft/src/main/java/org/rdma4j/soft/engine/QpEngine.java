@@ -568,7 +568,13 @@ public final class QpEngine {
             }
         } finally {
             try {
-                task.runAcquired();
+                if (took) {
+                    // an executed WRITE leaves the requester and completer nothing to do: no pass, unless
+                    // the task was scheduled meanwhile (anything that arrives while we hold it does so)
+                    task.releaseAcquired();
+                } else {
+                    task.runAcquired();
+                }
             } finally {
                 depth[0]--;
             }
