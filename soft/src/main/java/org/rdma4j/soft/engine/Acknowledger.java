@@ -108,6 +108,9 @@ final class Acknowledger {
 
     private void send(int syndrome, int psn) {
         owedDeadlineNs = NEVER; // an ACK or NAK acknowledges every message before it
+        if (syndrome == ACK_SYNDROME && qp.ackDirect(psn)) {
+            return; // on the in-process fabric, without a packet
+        }
         Packet p = responsePacket(Opcode.RC_ACKNOWLEDGE, psn, 0);
         Aeth.writeAt(p.buffer, Opcode.offsetOf(Opcode.RC_ACKNOWLEDGE, Opcode.HEADER_AETH), syndrome, msn);
         qp.send(p);

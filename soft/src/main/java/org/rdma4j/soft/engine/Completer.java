@@ -119,6 +119,19 @@ final class Completer {
 
     // ------------------------------------------------------------------ responses
 
+    /**
+     * A positive ACK of {@code psn} handed over without a packet ({@link QpEngine#takeDirectAck}):
+     * what {@link #receive} does with the ACK packet.
+     */
+    void receiveAck(int psn) {
+        QpState s = qp.state;
+        if (qp.transport != Opcode.TRANSPORT_RC || (s != QpState.RTS && s != QpState.SQD)) {
+            qp.hca.counters.inc(Counter.STALE_RESPONSES);
+            return;
+        }
+        ack(psn);
+    }
+
     void receive(Packet p, int op) {
         QpState s = qp.state;
         if (qp.transport != Opcode.TRANSPORT_RC || Opcode.transport(op) != Opcode.TRANSPORT_RC

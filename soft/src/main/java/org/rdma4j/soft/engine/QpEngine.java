@@ -196,7 +196,7 @@ public final class QpEngine {
     /** Handles the inbound packets queued so far (inside the task) and sends the ACK they call for. */
     private void takeInQueued() {
         Packet p;
-        boolean any = false;
+        boolean any = takeDirectAckIn();
         while ((p = nextInbound()) != null) {
             any = true;
             handle(p);
@@ -429,6 +429,86 @@ public final class QpEngine {
         }
     }
 
+    /**
+     * A positive ACK of this QP's responder for the connected QP's requester on an in-process fabric,
+     * without a packet (see {@link #takeDirectAck}); false when it must go as the packet (another
+     * link, no such peer, a port down, the peer cannot take it now). Task only.
+     */
+    boolean ackDirect(int psn) {
+        if (transport != Opcode.TRANSPORT_RC) {
+            return false;
+        }
+        Route r = directRoute();
+        if (r == null || !(r.sink instanceof Hca peerHca) || !hca.portUp() || !peerHca.portUp()) {
+            return false;
+        }
+        int d = destQpn & 0xFFFFFF;
+        if (d < Hca.FIRST_QPN || d == Hca.MULTICAST_QPN) {
+            return false;
+        }
+        QpEngine peer = peerHca.qp(d);
+        if (peer == null || !peer.fromConnectedPeer(sgid, dgid) || !peer.takeDirectAck(psn)) {
+            return false;
+        }
+        hca.counters.inc(Counter.SENT_PKTS);
+        return true;
+    }
+
+    /** A positive ACK handed over without a packet, not yet taken in (task only, see {@link #takeDirectAck}). */
+    private boolean directAckPending;
+    private int directAckPsn;
+
+    /**
+     * A positive ACK from the connected QP's responder, without a packet: taken when its packet would
+     * be the next thing the task takes in (nothing queued, no such ACK waiting) and this thread runs
+     * the task further up its stack (the ACK answers our own send: the running pass takes it next) or
+     * may take the idle task now. The task takes it in before any packet queued after it
+     * ({@link Completer#receiveAck}). False otherwise: the caller sends the packet.
+     */
+    boolean takeDirectAck(int psn) {
+        if (task.runningHere()) {
+            if (directAckPending || inTail != inHead) {
+                return false;
+            }
+            directAckPsn = psn;
+            directAckPending = true;
+            hca.counters.inc(Counter.RCVD_PKTS);
+            task.again();
+            return true;
+        }
+        int[] depth = DEPTH.get();
+        if (depth[0] >= MAX_INLINE_DEPTH || !task.tryAcquire()) {
+            return false;
+        }
+        boolean took = false;
+        depth[0]++;
+        try {
+            if (inTail == inHead && !directAckPending) {
+                directAckPsn = psn;
+                directAckPending = true;
+                hca.counters.inc(Counter.RCVD_PKTS);
+                took = true;
+            }
+        } finally {
+            try {
+                task.runAcquired();
+            } finally {
+                depth[0]--;
+            }
+        }
+        return took;
+    }
+
+    /** Takes in the ACK handed over without a packet, if one waits; true if one did. Task only. */
+    private boolean takeDirectAckIn() {
+        if (!directAckPending) {
+            return false;
+        }
+        directAckPending = false;
+        completer.receiveAck(directAckPsn);
+        return true;
+    }
+
     /** Hop limit 0 in an address vector means the default (64), on every link alike. */
     static int hopLimitOrDefault(int hopLimit) {
         return hopLimit == 0 ? Packet.DEFAULT_HOP_LIMIT : hopLimit;
@@ -448,9 +528,58 @@ public final class QpEngine {
         if (s == QpState.RESET || s == QpState.INIT || s == QpState.ERR) {
             return true;
         }
+        return fromConnectedPeer(p.srcGid, p.dstGid);
+    }
+
+    /** {@link #fromConnectedPeer(Packet)} for a packet from {@code src} to {@code dst} (RC/UC in RTR or later). */
+    boolean fromConnectedPeer(Gid src, Gid dst) {
+        if (type == QpType.UD) {
+            return true;
+        }
         Gid d = dgid;
         Gid own = sgid;
-        return d != null && own != null && d.equals(p.srcGid) && own.equals(p.dstGid);
+        return d != null && own != null && d.equals(src) && own.equals(dst);
+    }
+
+    /**
+     * An RDMA WRITE ONLY from the connected QP's requester on an in-process fabric, without a packet
+     * (see {@code Requester.writeDirect}): taken in when {@link #inbound} would handle its packet at
+     * once (this thread may run the task, it is idle and nothing is queued) and the responder would
+     * take the packet in unchanged ({@code Responder.takeWrite}); then the ACK it calls for is sent
+     * and the task runs, as after a delivered packet. False with nothing changed otherwise: the caller
+     * sends the packet.
+     */
+    boolean takeDirectWrite(int psn, int pkey, boolean ackReq, long va, int rkey, java.lang.foreign.MemorySegment src,
+                            long srcOffset, int len) {
+        if (task.runningHere()) {
+            return false;
+        }
+        int[] depth = DEPTH.get();
+        if (depth[0] >= MAX_INLINE_DEPTH || !task.tryAcquire()) {
+            return false;
+        }
+        boolean took = false;
+        depth[0]++;
+        try {
+            if (inTail == inHead && responder.takeWrite(psn, pkey, ackReq, va, rkey, src, srcOffset, len)) {
+                took = true;
+                hca.counters.inc(Counter.RCVD_PKTS);
+                responder.flushAck();
+            }
+        } finally {
+            try {
+                if (took) {
+                    // an executed WRITE leaves the requester and completer nothing to do: no pass, unless
+                    // the task was scheduled meanwhile (anything that arrives while we hold it does so)
+                    task.releaseAcquired();
+                } else {
+                    task.runAcquired();
+                }
+            } finally {
+                depth[0]--;
+            }
+        }
+        return took;
     }
 
     /** Set while this QP waits in the device's receive batch (receive thread only). */
@@ -523,6 +652,7 @@ public final class QpEngine {
     }
 
     private void drainInbound() {
+        directAckPending = false;
         Packet p;
         while ((p = nextInbound()) != null) {
             p.release();
@@ -552,6 +682,7 @@ public final class QpEngine {
             }
         }
         Packet p;
+        progress = takeDirectAckIn(); // it came before anything queued now
         while ((p = nextInbound()) != null) {
             progress = true;
             handle(p);

@@ -2,6 +2,7 @@ package org.rdma4j.soft.engine;
 
 import java.lang.foreign.MemorySegment;
 import org.rdma4j.soft.link.Packet;
+import org.rdma4j.soft.link.Route;
 import org.rdma4j.soft.wire.AtomicEth;
 import org.rdma4j.soft.wire.Bth;
 import org.rdma4j.soft.wire.Deth;
@@ -183,6 +184,10 @@ final class Requester {
 
     /** Builds and sends the next packet of {@code w}; false on a local protection error. */
     private boolean sendOne(SendWqe w) {
+        if (w.opcode == WrOpcode.RDMA_WRITE && w.sendOffset == 0 && w.totalLength > 0
+                && w.totalLength <= qp.mtuBytes && qp.transport == Opcode.TRANSPORT_RC && writeDirect(w)) {
+            return true;
+        }
         Packet p = qp.hca.packets.acquire();
         MemorySegment b = p.buffer;
         int mtu = qp.mtuBytes;
@@ -272,6 +277,61 @@ final class Requester {
             }
         }
         qp.send(p);
+        return true;
+    }
+
+    /**
+     * A WRITE that fits one packet (an RDMA WRITE ONLY), handed straight to the connected QP's
+     * responder on an in-process fabric ({@link org.rdma4j.soft.link.DirectLink}): no {@link Packet},
+     * no headers written and parsed again, the payload copied once from the WQE's inline copy or its
+     * one gather entry into the target. The peer takes it in only when it would take the packet in at
+     * once and unchanged by every check ({@link QpEngine#takeDirectWrite}); otherwise nothing has
+     * changed on either side and false sends the packet as usual, so every unusual case (a bad key, a
+     * PSN gap, a busy peer, a port down, a local protection error) behaves exactly as for the packet.
+     * The requester's state then moves as if the packet had been sent. Allocation free.
+     */
+    private boolean writeDirect(SendWqe w) {
+        Route r = qp.directRoute();
+        if (r == null || !(r.sink instanceof Hca peerHca) || !qp.hca.portUp() || !peerHca.portUp()) {
+            return false;
+        }
+        int len = (int) w.totalLength;
+        MemorySegment src;
+        long srcOffset;
+        if (w.isInline) {
+            src = w.inlineData;
+            srcOffset = 0;
+        } else if (w.numSge == 1) {
+            MemKey k = qp.hca.keys.lookup(w.lkey[0]);
+            long at = w.addr[0];
+            if (MemKey.check(k, MemKey.Use.LOCAL, qp.pd, at, len, 0, null) != KeyVerdict.OK) {
+                return false;
+            }
+            src = k.segment;
+            srcOffset = k.offsetOf(at);
+        } else {
+            return false;
+        }
+        int destQpn = qp.destQpn & 0xFFFFFF;
+        if (destQpn < Hca.FIRST_QPN || destQpn == Hca.MULTICAST_QPN) {
+            return false;
+        }
+        QpEngine peer = peerHca.qp(destQpn);
+        if (peer == null || !peer.fromConnectedPeer(qp.sgid, qp.dgid)) {
+            return false;
+        }
+        // AckReq as header() would set it, committed only once the peer took the WRITE
+        boolean ackReq = lastAsksForAck(w) || sinceAckReq + 1 >= ACK_EVERY;
+        if (!peer.takeDirectWrite(w.nextPsn, qp.pkey, ackReq, w.remoteAddr, w.rkey, src, srcOffset, len)) {
+            return false;
+        }
+        qp.hca.counters.inc(Counter.SENT_PKTS);
+        sinceAckReq = ackReq ? 0 : sinceAckReq + 1;
+        w.sendOffset = len;
+        w.nextPsn = Psn.add(w.nextPsn, 1);
+        psn = w.nextPsn;
+        w.sent = true;
+        qp.completer.armRetransmit();
         return true;
     }
 

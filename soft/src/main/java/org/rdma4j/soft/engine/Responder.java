@@ -88,6 +88,7 @@ final class Responder {
     }
 
     void reset() {
+        lastKey = null;
         acks.reset();
         inProgress = NONE;
         haveRecv = false;
@@ -267,6 +268,45 @@ final class Responder {
             sendAck(ACK_SYNDROME, Psn.add(psn, k - 1));
         } else if (end) {
             acks.owe(Psn.add(psn, k - 1));
+        }
+        return true;
+    }
+
+    /**
+     * An RDMA WRITE ONLY handed over without a packet ({@link QpEngine#takeDirectWrite}), taken in
+     * when its packet would pass every check unchanged: the QP's state, transport and P_Key, the PSN
+     * the expected one, no message in progress, the length within the MTU, remote write allowed and
+     * the rkey good for the range; then the copy, and the ACK (or the owed ACK) as {@link #advance}
+     * gives it. Returns false with nothing changed otherwise: the requester then sends the packet.
+     */
+    boolean takeWrite(int psn, int pkey, boolean ackReq, long va, int rkey, MemorySegment src, long srcOffset,
+                      int len) {
+        QpState s = qp.state;
+        if (s == QpState.RESET || s == QpState.INIT || s == QpState.ERR || qp.transport != Opcode.TRANSPORT_RC
+                || (pkey & 0x7FFF) != (qp.pkey & 0x7FFF) || psn != ePsn || inProgress != NONE || len <= 0
+                || len > qp.mtuBytes || (qp.accessFlags & Access.REMOTE_WRITE) == 0) {
+            return false;
+        }
+        MemKey key = checkKey(rkey, va, len, Access.REMOTE_WRITE);
+        if (key == null) {
+            return false;
+        }
+        try {
+            Packet.copyBytes(src, srcOffset, key.segment, key.offsetOf(va), len);
+        } catch (IllegalStateException | IndexOutOfBoundsException e) {
+            return false; // memory went away: the packet says how
+        }
+        writeKey = null;
+        writeVa = va + len;
+        writeRemaining = 0;
+        writeLength = len;
+        acks.messageDone();
+        ePsn = Psn.add(psn, 1);
+        nakSent = false;
+        if (ackReq) {
+            sendAck(ACK_SYNDROME, psn);
+        } else {
+            acks.owe(psn);
         }
         return true;
     }
@@ -500,8 +540,22 @@ final class Responder {
 
     // ------------------------------------------------------------------ helpers
 
+    /**
+     * The key an rkey named last: a run of WRITEs to one region checks it without the table. Used
+     * only while it still carries that rkey and passes the check; otherwise the table decides (a key
+     * deregistered and its number given to a new region fails the check: invalid).
+     */
+    private MemKey lastKey;
+
     private MemKey checkKey(int rkey, long va, long length, int accessBit) {
-        return MemKey.remote(qp.hca.keys, rkey, qp, va, length, accessBit);
+        MemKey k = lastKey;
+        if (k != null && k.key == rkey
+                && MemKey.check(k, MemKey.Use.REMOTE, qp.pd, va, length, accessBit, qp) == KeyVerdict.OK) {
+            return k;
+        }
+        k = qp.hca.keys.lookup(rkey);
+        lastKey = k;
+        return MemKey.check(k, MemKey.Use.REMOTE, qp.pd, va, length, accessBit, qp) == KeyVerdict.OK ? k : null;
     }
 
     private boolean sizeOk(int op, int len) {

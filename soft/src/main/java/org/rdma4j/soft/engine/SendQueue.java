@@ -303,13 +303,24 @@ final class SendQueue {
      * Copies an inline work request's gather list into the WQE. libibverbs looks at no lkey for
      * inline data, so an entry whose lkey does not name a region covering it is looked up by address.
      */
+    /**
+     * The region an inline gather entry was copied from last (guarded by postLock): the next entry
+     * naming the same lkey is checked against it without the table; a key that no longer carries that
+     * lkey or fails the check goes to the table as before.
+     */
+    private MemKey lastInlineKey;
+
     private String copyInline(SendWqe q) {
         long at = 0;
         for (int i = 0; i < q.numSge; i++) {
             if (q.length[i] == 0) {
                 continue;
             }
-            MemKey k = qp.hca.keys.lookup(q.lkey[i]);
+            MemKey k = lastInlineKey;
+            if (k == null || k.key != q.lkey[i]
+                    || MemKey.check(k, MemKey.Use.LOCAL, null, q.addr[i], q.length[i], 0, null) != KeyVerdict.OK) {
+                k = qp.hca.keys.lookup(q.lkey[i]);
+            }
             if (MemKey.check(k, MemKey.Use.LOCAL, null, q.addr[i], q.length[i], 0, null) != KeyVerdict.OK) {
                 k = qp.hca.keys.findRegionCovering(q.addr[i], q.length[i]);
             }
@@ -318,6 +329,7 @@ final class SendQueue {
                 return "inline data at 0x" + Long.toHexString(q.addr[i]) + " is not in memory registered on "
                         + qp.hca.name + "; pass unregistered data with SendWorkRequest.inlineData(MemorySegment)";
             }
+            lastInlineKey = k;
             Packet.copyBytes(k.segment, k.offsetOf(q.addr[i]), q.inlineData, at, q.length[i]);
             at += q.length[i];
         }

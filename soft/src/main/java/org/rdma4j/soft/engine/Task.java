@@ -62,6 +62,17 @@ public final class Task {
     }
 
     /**
+     * Releases the task after {@link #tryAcquire()} returned true and the caller's one piece of work
+     * left nothing for a pass to do: idle again at once, unless someone scheduled the task meanwhile
+     * (it is ARMED), then the work runs as {@link #runAcquired()} runs it.
+     */
+    public void releaseAcquired() {
+        if (!state.compareAndSet(BUSY, IDLE)) {
+            loop();
+        }
+    }
+
+    /**
      * Waits until the task is idle, runs {@code action} exclusively (no work runs concurrently), then
      * the pending work. For control-path changes such as QP state transitions.
      */
