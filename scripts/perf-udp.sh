@@ -140,6 +140,8 @@ perf_bw() { # perf_bw BUILD OUT ARGS...: two JVMs, rdma4j perf write_bw ARGS; pr
 
 # UDP RcvbufErrors of the whole host (/proc/net/snmp): datagrams the kernel dropped for a full socket buffer
 rcvbuferrors() { awk '$1 == "Udp:" && $2 ~ /^[0-9]+$/ { print $7 }' /proc/net/snmp; }
+# UDP OutDatagrams of the whole host: a run's data packets plus its ACKs (plus whatever else the host sends)
+outdatagrams() { awk '$1 == "Udp:" && $2 ~ /^[0-9]+$/ { print $5 }' /proc/net/snmp; }
 
 ratio() { awk -v x="$1" -v y="$2" 'BEGIN { if (y > 0) printf "%.2f", x / y; else print "n/a" }'; }
 
@@ -178,16 +180,16 @@ for r in $(seq 1 "$rounds"); do
       "$(val mib_per_s "$tmp/fs") MiB/s (the floor for 64 KiB write_bw: target >= 80 %)"
     echo "UDP 8-byte packets: $(val datagrams_per_s "$tmp/fr") packets/s (the floor for the message rate: target >= 80 %)"
     for build in "${builds[@]}"; do
-      e0="$(rcvbuferrors)"
+      e0="$(rcvbuferrors)"; o0="$(outdatagrams)"
       bw64="$(perf_bw "$build" "$tmp/bw" -s 65536 -n 5000)"
-      e1="$(rcvbuferrors)"
+      e1="$(rcvbuferrors)"; o1="$(outdatagrams)"
       rate8="$(perf_bw "$build" "$tmp/mr" -s 8 -n 200000)"
-      e2="$(rcvbuferrors)"
+      e2="$(rcvbuferrors)"; o2="$(outdatagrams)"
       echo "[$build] perf write_bw -s 65536 -n 5000 (two JVMs): ${bw64% *} MiB/s =" \
-        "$(ratio "${bw64% *}" "$(val mib_per_s "$tmp/fs")") of the UDP stream ($((e1 - e0)) UDP RcvbufErrors on the host)"
+        "$(ratio "${bw64% *}" "$(val mib_per_s "$tmp/fs")") of the UDP stream ($((e1 - e0)) UDP RcvbufErrors, $((o1 - o0)) datagrams sent on the host)"
       echo "[$build] perf write_bw -s 8 -n 200000 (two JVMs; -Q 100): ${rate8#* } Mpps =" \
         "$(ratio "$(awk -v m="${rate8#* }" 'BEGIN { print m * 1e6 }')" "$(val datagrams_per_s "$tmp/fr")") of the UDP packet rate" \
-        "($((e2 - e1)) UDP RcvbufErrors on the host)"
+        "($((e2 - e1)) UDP RcvbufErrors, $((o2 - o1)) datagrams sent on the host)"
     done
   fi
 done

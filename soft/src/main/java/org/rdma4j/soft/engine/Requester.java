@@ -370,7 +370,7 @@ final class Requester {
      * shared memory) every {@link #linkAckInterval} packets, so the responder sends one ACK per that
      * many packets instead of one per message (over UDP each ACK is a datagram both sides pay a
      * system call for). A responder that is rdma4j acknowledges an owed message
-     * {@value Acknowledger#DELAYED_ACK_NS} ns later anyway; one that only answers AckReq (rxe) leaves
+     * {@value Acknowledger#LINK_DELAYED_ACK_NS} ns later anyway; one that only answers AckReq (rxe) leaves
      * the last unsignaled messages of a burst to the ACK timeout, whose retransmission asks again
      * ({@link #eagerAck}). Coalescing needs an ACK timeout far above that delay, so a late ACK never
      * looks like a lost one; over a link also a finite one, so nothing waits forever on a responder
