@@ -15,7 +15,7 @@
 # the 127.0.0.1/127.0.0.2 pair tests and other runs use), -u PORT the devices' UDP port (default a random
 # one in 20000..20999, never 4791), -t TESTS (lat,bw: which halves to run; default both), -B DIR a
 # baseline build to run beside this one (DIR holds lib/ and rdma4j-tools-*.jar as tools/target does;
-# every rdma4j run then happens twice per round, "base" before "new", and the summary shows both).
+# every rdma4j run then happens twice per round, "base" first in odd rounds, "new" first in even ones).
 # RDMA4J_JAVA_OPTS is passed to the rdma4j JVMs (e.g. a JFR recording); %r in it becomes
 # "base-client", "new-server", ... so two JVMs do not write one file.
 #
@@ -179,7 +179,9 @@ for r in $(seq 1 "$rounds"); do
     echo "UDP stream, $dgram-byte datagrams: $(val datagrams_per_s "$tmp/fs") datagrams/s," \
       "$(val mib_per_s "$tmp/fs") MiB/s (the floor for 64 KiB write_bw: target >= 80 %)"
     echo "UDP 8-byte packets: $(val datagrams_per_s "$tmp/fr") packets/s (the floor for the message rate: target >= 80 %)"
-    for build in "${builds[@]}"; do
+    order=("${builds[@]}")
+    if [ "${#builds[@]}" = 2 ] && [ $((r % 2)) = 0 ]; then order=(new base); fi # even rounds: new first
+    for build in "${order[@]}"; do
       e0="$(rcvbuferrors)"; o0="$(outdatagrams)"
       bw64="$(perf_bw "$build" "$tmp/bw" -s 65536 -n 5000)"
       e1="$(rcvbuferrors)"; o1="$(outdatagrams)"
