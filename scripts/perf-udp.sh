@@ -16,15 +16,17 @@
 # one in 20000..20999, never 4791), -t TESTS (lat,bw: which halves to run; default both), -B DIR a
 # baseline build to run beside this one (DIR holds lib/ and rdma4j-tools-*.jar as tools/target does;
 # every rdma4j run then happens twice per round, "base" first in odd rounds, "new" first in even ones).
+# -x FACTOR multiplies the bandwidth runs' iterations (default 1: -n 5000 and -n 200000; the first
+# seconds of a JVM are mostly compilation, so longer runs show the warmed-up device).
 # RDMA4J_JAVA_OPTS is passed to the rdma4j JVMs (e.g. a JFR recording); %r in it becomes
 # "base-client", "new-server", ... so two JVMs do not write one file.
 #
 # What it runs, per round:
 #   floor   java ... org.rdma4j.bench.UdpFloor test=latency poll=busy|block   (bench/target/benchmarks.jar)
-#   rdma4j  ./rdma4j pingpong rc -g 1 -s 8 --warmup W [-e]        (usec/iter = mean round trip)
+#   rdma4j  rdma4j pingpong rc -g 1 -s 8 --warmup W [-e]          (usec/iter = mean round trip; per build)
 #   rdma4j  java ... org.rdma4j.bench.UdpFloor test=latency stack=rdma poll=busy|block   (percentiles)
 #   floor   UdpFloor test=stream size=D, test=rate                 (datagrams/s and 8-byte packets/s)
-#   rdma4j  ./rdma4j perf write_bw -s 65536 and -s 8 between two JVMs  (beside the stream and rate floors)
+#   rdma4j  rdma4j perf write_bw -s 65536 and -s 8 between two JVMs    (beside the stream and rate floors; per build)
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -42,7 +44,8 @@ b=127.0.0.4
 uport=$((20000 + RANDOM % 1000))
 tests=lat,bw
 base=
-while getopts "n:w:r:s:d:a:b:u:t:B:h" opt; do
+factor=1
+while getopts "n:w:r:s:d:a:b:u:t:B:x:h" opt; do
   case "$opt" in
     n) iters="$OPTARG" ;;
     w) warmup="$OPTARG" ;;
@@ -54,7 +57,8 @@ while getopts "n:w:r:s:d:a:b:u:t:B:h" opt; do
     u) uport="$OPTARG" ;;
     t) tests="$OPTARG" ;;
     B) base="$OPTARG" ;;
-    *) sed -n '2,33p' "$0"; exit 2 ;;
+    x) factor="$OPTARG" ;;
+    *) sed -n '2,29p' "$0"; exit 2 ;;
   esac
 done
 
@@ -183,13 +187,13 @@ for r in $(seq 1 "$rounds"); do
     if [ "${#builds[@]}" = 2 ] && [ $((r % 2)) = 0 ]; then order=(new base); fi # even rounds: new first
     for build in "${order[@]}"; do
       e0="$(rcvbuferrors)"; o0="$(outdatagrams)"
-      bw64="$(perf_bw "$build" "$tmp/bw" -s 65536 -n 5000)"
+      bw64="$(perf_bw "$build" "$tmp/bw" -s 65536 -n $((5000 * factor)))"
       e1="$(rcvbuferrors)"; o1="$(outdatagrams)"
-      rate8="$(perf_bw "$build" "$tmp/mr" -s 8 -n 200000)"
+      rate8="$(perf_bw "$build" "$tmp/mr" -s 8 -n $((200000 * factor)))"
       e2="$(rcvbuferrors)"; o2="$(outdatagrams)"
-      echo "[$build] perf write_bw -s 65536 -n 5000 (two JVMs): ${bw64% *} MiB/s =" \
+      echo "[$build] perf write_bw -s 65536 -n $((5000 * factor)) (two JVMs): ${bw64% *} MiB/s =" \
         "$(ratio "${bw64% *}" "$(val mib_per_s "$tmp/fs")") of the UDP stream ($((e1 - e0)) UDP RcvbufErrors, $((o1 - o0)) datagrams sent on the host)"
-      echo "[$build] perf write_bw -s 8 -n 200000 (two JVMs; -Q 100): ${rate8#* } Mpps =" \
+      echo "[$build] perf write_bw -s 8 -n $((200000 * factor)) (two JVMs; -Q 100): ${rate8#* } Mpps =" \
         "$(ratio "$(awk -v m="${rate8#* }" 'BEGIN { print m * 1e6 }')" "$(val datagrams_per_s "$tmp/fr")") of the UDP packet rate" \
         "($((e2 - e1)) UDP RcvbufErrors, $((o2 - o1)) datagrams sent on the host)"
     done
