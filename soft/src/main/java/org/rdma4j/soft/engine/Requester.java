@@ -20,8 +20,8 @@ import org.rdma4j.verbs.WrOpcode;
 
 /**
  * The requester: turns posted work requests into request packets. It segments messages at the path
- * MTU, stamps 24-bit PSNs, asks for an ACK on the last packet of each message and every
- * {@value #ACK_EVERY} packets, keeps at most {@value #WINDOW_PSNS} PSNs unacknowledged, honours
+ * MTU, stamps 24-bit PSNs, asks for an ACK on the last packet of each message that needs one (see
+ * {@link #lastAsksForAck}) and every {@value #ACK_EVERY} packets, keeps at most {@value #WINDOW_PSNS} PSNs unacknowledged, honours
  * max_rd_atomic and fences, and executes local operations (BIND_MW, LOCAL_INV) in order; rxe's
  * rxe_req.c. One pass of {@link #step} walks the send queue from its cursor: next WQE, may it start
  * (SQD, fence, local invalidate fence, read/atomic credits, window), start it, send its next packet.
@@ -41,6 +41,12 @@ final class Requester {
     /** READs and atomics started and not yet retired: each holds one of the responder's resources. */
     private int outstandingRdAtomic;
     private int sinceAckReq;
+    /**
+     * After a rewind: the PSN the requester had reached, before which the last packet of every message
+     * asks for an ACK again (see {@link #lastAsksForAck}); valid while {@link #eagerAck}.
+     */
+    private int eagerAckEnd;
+    private boolean eagerAck;
 
     Requester(QpEngine qp, SendQueue sq) {
         this.qp = qp;
@@ -60,6 +66,7 @@ final class Requester {
     void reset() {
         outstandingRdAtomic = 0;
         sinceAckReq = 0;
+        eagerAck = false;
     }
 
     /** The completer retired a READ or atomic: its responder resource is free again. */
@@ -416,21 +423,47 @@ final class Requester {
     }
 
     /**
-     * Whether the last packet of {@code w} asks for an ACK. Always, except on the in-process fabric
-     * ({@link org.rdma4j.soft.link.DirectLink}, whose responder is this engine): there an unsignaled
-     * SEND or WRITE need not be acknowledged on its own, so the requester coalesces ACKs. It still
-     * asks on every signaled WR, when a quarter of the send queue or half of the send window waits for
-     * retirement, and the responder acknowledges an owed message {@value Acknowledger#DELAYED_ACK_NS} ns
-     * later anyway; only with an ACK timeout far above that delay (or none), so a late ACK can never
-     * look like a lost one.
+     * Whether the last packet of {@code w} asks for an ACK. Always for a signaled WR, a READ or an
+     * atomic; an unsignaled SEND or WRITE need not be acknowledged on its own, so the requester
+     * coalesces ACKs: on the in-process fabric ({@link org.rdma4j.soft.link.DirectLink}) it asks when a
+     * quarter of the send queue or half of the send window waits for retirement; over a link (UDP,
+     * shared memory) every {@link #linkAckInterval} packets, so the responder sends one ACK per that
+     * many packets instead of one per message (over UDP each ACK is a datagram both sides pay a
+     * system call for). A responder that is rdma4j acknowledges an owed message
+     * {@value Acknowledger#LINK_DELAYED_ACK_NS} ns later anyway; one that only answers AckReq (rxe) leaves
+     * the last unsignaled messages of a burst to the ACK timeout, whose retransmission asks again
+     * ({@link #eagerAck}). Coalescing needs an ACK timeout far above that delay, so a late ACK never
+     * looks like a lost one; over a link also a finite one, so nothing waits forever on a responder
+     * that owes but never sends.
      */
     private boolean lastAsksForAck(SendWqe w) {
-        if (w.signaled || w.isReadOrAtomic() || qp.directRoute() == null
-                || (qp.timeoutCode != 0 && RnrTimer.ackTimeoutNanos(qp.timeoutCode) < LAZY_ACK_MIN_TIMEOUT_NS)) {
+        if (w.signaled || w.isReadOrAtomic()) {
             return true;
+        }
+        boolean direct = qp.directRoute() != null;
+        if (qp.timeoutCode == 0 ? !direct : RnrTimer.ackTimeoutNanos(qp.timeoutCode) < LAZY_ACK_MIN_TIMEOUT_NS) {
+            return true;
+        }
+        if (eagerAck) {
+            if (Psn.diff(w.lastPsn, eagerAckEnd) < 0) {
+                return true; // a retransmitted message
+            }
+            eagerAck = false;
+        }
+        if (!direct) {
+            return sinceAckReq + 1 >= linkAckInterval();
         }
         return sq.head() - sq.tail() >= Math.max(1, qp.maxSendWr / 4)
                 || Psn.diff(w.lastPsn, qp.completer.lastAckedPsn()) >= WINDOW_PSNS / 2;
+    }
+
+    /**
+     * Over a link, an unsignaled message asks for an ACK when this many packets went without one: a
+     * quarter of the send window, or of the send queue when that is shorter (so its slots are retired
+     * in time).
+     */
+    private int linkAckInterval() {
+        return Math.max(1, Math.min(WINDOW_PSNS / 4, qp.maxSendWr / 4));
     }
 
     /** ACKs are coalesced only under an ACK timeout of at least this (timeout code 13, 33.6 ms). */
@@ -505,6 +538,10 @@ final class Requester {
         w.sent = false;
         long oldCursor = sq.cursor();
         sq.rewindCursorTo(found);
+        if (!eagerAck || Psn.diff(psn, eagerAckEnd) > 0) {
+            eagerAckEnd = psn;
+        }
+        eagerAck = true;
         psn = toPsn;
         sinceAckReq = 0;
         // READs and atomics hold responder resources until retired, finished or not.

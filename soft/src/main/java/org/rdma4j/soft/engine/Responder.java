@@ -625,7 +625,7 @@ final class Responder {
             if (Bth.ackReqOf(p.buffer)) {
                 sendAck(ACK_SYNDROME, psn);
             } else if (Opcode.isEnd(Bth.opcodeOf(p.buffer))) {
-                acks.owe(psn); // a requester coalescing ACKs (in-process fabric): acknowledged soon anyway
+                acks.owe(psn); // a requester coalescing ACKs: acknowledged soon anyway
             }
         }
     }
