@@ -15,7 +15,15 @@
 # over IPv6 (fd77::2 <-> fd77::1) and IPv4 (10.77.0.2 <-> 10.77.0.1; the soft device in raw mode, see
 # RXE-VM.md). A run passes when both ends exit 0 with the programs' "start"/"end 0" lines (the rdma4j
 # end with -v also says it received 16 bytes); a cmatose run when both print "return status 0" after
-# "data transfers complete". Nine JVMs in all.
+# "data transfers complete". And udaddy (UD ids: SIDR_REQ/SIDR_REP between the kernel's rdma_cm and
+# rdma4j's cm, then -C 10 datagrams of 100 bytes each way, the server answering through an AH made from
+# the receive) against `rdma4j udaddy`, IPv4, on port 7174 (C udaddy's, fixed):
+#   udaddy j2c  rdma4j udaddy server on a soft UDP device in peer, C udaddy -s on rxe0
+#   udaddy c2j  C udaddy server on rxe0, rdma4j udaddy -s on a soft UDP device in peer
+#   udaddy n2c  rdma4j udaddy server on rxe0 itself (native provider), C udaddy -s on rxe0
+#   udaddy c2n  C udaddy server on rxe0, rdma4j udaddy -s on rxe0 itself (native provider)
+# A udaddy run passes when both print "data transfers complete", "test complete" and "return status 0".
+# Thirteen JVMs in all.
 set -uo pipefail
 
 . "$INTEROP_DIR/tools-env.sh" cmutils || exit 1
@@ -189,6 +197,56 @@ cmatose() {
   fi
 }
 
+# udaddy DIRECTION FAMILY: C udaddy (rxe0) against rdma4j udaddy, soft in peer (j2c, c2j) or native (n2c, c2n)
+udaddy() {
+  local t0=$SECONDS log="$INTEROP_OUT/cmutils-udaddy-$1-$2" spid crc problems='' f
+  fam_addrs "$2"
+  local opts=(-c 2 -C 10 -S 100) soft=(--bind "$jaddr" "${extra[@]}")
+  case $1 in
+    j2c|n2c)
+      if [[ $1 == j2c ]]; then
+        rdma4j_peer udaddy -v -b "$jaddr" "${opts[@]}" "${soft[@]}" >"$log.server.log" 2>&1 &
+      else
+        rdma4j_host udaddy -v -b "$caddr" "${opts[@]}" >"$log.server.log" 2>&1 &
+      fi
+      spid=$!
+      if ! wait_line "$spid" "$log.server.log" '^listening on'; then
+        result "udaddy $1 $2" 1 "the rdma4j server did not listen: $(tail -n 5 "$log.server.log" | paste -sd' ')"
+        kill "$spid" 2>/dev/null; wait "$spid"; return
+      fi
+      timeout 60 udaddy -s "$([[ $1 == j2c ]] && echo "$jaddr" || echo "$caddr")" "${opts[@]}" \
+        >"$log.client.log" 2>&1; crc=$? ;;
+    c2j|c2n)
+      timeout 120 stdbuf -oL udaddy -b "$caddr" "${opts[@]}" >"$log.server.log" 2>&1 &
+      spid=$!
+      wait_line "$spid" "$log.server.log" '^udaddy: starting server' && sleep 1
+      if [[ $1 == c2j ]]; then
+        rdma4j_peer udaddy -s "$caddr" -b "$jaddr" "${opts[@]}" "${soft[@]}" >"$log.client.log" 2>&1; crc=$?
+      else
+        rdma4j_host udaddy -s "$caddr" "${opts[@]}" >"$log.client.log" 2>&1; crc=$?
+      fi ;;
+  esac
+  stop "$spid"
+  for f in "$log.server.log" "$log.client.log"; do
+    grep -qx 'data transfers complete' "$f" || problems+=" $(basename "$f" .log): no \"data transfers complete\";"
+    grep -qx 'test complete' "$f" || problems+=" $(basename "$f" .log): no \"test complete\";"
+    grep -qx 'return status 0' "$f" || problems+=" $(basename "$f" .log): $(grep '^return status' "$f");"
+  done
+  ((crc == 0)) || problems+=" client exit $crc;"
+  ((src == 0)) || problems+=" server exit $src;"
+  if [[ -n $problems ]]; then
+    finish "udaddy $1 $2" "$t0" "$problems" "$log.server.log" "$log.client.log"
+  else
+    result "udaddy $1 $2 [$((SECONDS - t0))s]" 0 "2 ids, 10 datagrams each way on each"
+  fi
+}
+
+if [[ -n ${RDMA4J_CMUTILS_ONLY:-} ]]; then # a developer's shortcut: only the runs named, e.g. "udaddy j2c v4"
+  while read -r -a run; do "${run[@]}"; done <<<"$RDMA4J_CMUTILS_ONLY"
+  echo "cmutils: $pass passed, $fail failed"
+  ((fail == 0)); exit
+fi
+
 j2c v6
 j2c v4
 n2c
@@ -198,5 +256,9 @@ c2x c2n v6
 c2x c2n v4
 cmatose j2c v6
 cmatose c2j v6
+udaddy j2c v4
+udaddy c2j v4
+udaddy n2c v4
+udaddy c2n v4
 echo "cmutils: $pass passed, $fail failed"
 ((fail == 0))
