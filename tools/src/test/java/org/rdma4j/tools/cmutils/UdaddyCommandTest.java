@@ -129,6 +129,24 @@ class UdaddyCommandTest {
         assertTrue(System.nanoTime() - t0 < 30_000_000_000L, "answered at once, not after the CM's retries");
     }
 
+    /**
+     * No device has the address: the SIDR_REQ goes unanswered. The CM would say UNREACHABLE (-110) only
+     * after its 16 tries of about 4.4 s each (the kernel's rdma_cm takes as long); --timeout ends it first.
+     */
+    @Test
+    void anAddressNobodyHasGetsNoAnswerAndTheClientGivesUp() throws Exception {
+        String nobody = ipB.substring(0, ipB.lastIndexOf(':') + 1) + "fffc";
+        CmRun client = CmRun.start("udaddy", "-s", nobody, "-b", ipA, "-p", port(), "--timeout", "2");
+        assertEquals(110, client.exitCode(), client::all);
+        assertEquals("""
+                udaddy: starting client
+                udaddy: connecting
+                udaddy: no event within 2 s in connect events (1 connections left)
+                test complete
+                return status 110
+                """, client.out().toString());
+    }
+
     @Test
     void aDatagramLargerThanTheMtuIsRefusedBeforeConnecting() throws Exception {
         CmRun client = CmRun.start("udaddy", "-s", ipB, "-b", ipA, "-p", port(), "-S", "5000");
