@@ -17,12 +17,13 @@
 # end with -v also says it received 16 bytes); a cmatose run when both print "return status 0" after
 # "data transfers complete". And udaddy (UD ids: SIDR_REQ/SIDR_REP between the kernel's rdma_cm and
 # rdma4j's cm, then -C 10 datagrams of 100 bytes each way, the server answering through an AH made from
-# the receive) against `rdma4j udaddy`, IPv4, on port 7174 (C udaddy's, fixed):
+# the receive) against `rdma4j udaddy`, IPv4, on port 7174 (C udaddy's, fixed), 2 ids per client:
 #   udaddy j2c  rdma4j udaddy server on a soft UDP device in peer, C udaddy -s on rxe0
-#   udaddy c2j  C udaddy server on rxe0, rdma4j udaddy -s on a soft UDP device in peer
 #   udaddy n2c  rdma4j udaddy server on rxe0 itself (native provider), C udaddy -s on rxe0
-#   udaddy c2n  C udaddy server on rxe0, rdma4j udaddy -s on rxe0 itself (native provider)
-# A udaddy run passes when both print "data transfers complete", "test complete" and "return status 0".
+#   udaddy c2j  C udaddy server on rxe0, rdma4j udaddy -s on a soft UDP device in peer
+#   udaddy c2n  the same C server (-c 4), rdma4j udaddy -s on rxe0 itself (native provider)
+# (the two rdma4j servers run at once, and the two clients: their JVMs start side by side). A udaddy
+# run passes when both ends print "data transfers complete", "test complete" and "return status 0".
 # Thirteen JVMs in all.
 set -uo pipefail
 
@@ -197,51 +198,73 @@ cmatose() {
   fi
 }
 
-# udaddy DIRECTION FAMILY: C udaddy (rxe0) against rdma4j udaddy, soft in peer (j2c, c2j) or native (n2c, c2n)
-udaddy() {
-  local t0=$SECONDS log="$INTEROP_OUT/cmutils-udaddy-$1-$2" spid crc problems='' f
-  fam_addrs "$2"
-  local opts=(-c 2 -C 10 -S 100) soft=(--bind "$jaddr" "${extra[@]}")
-  case $1 in
-    j2c|n2c)
-      if [[ $1 == j2c ]]; then
-        rdma4j_peer udaddy -v -b "$jaddr" "${opts[@]}" "${soft[@]}" >"$log.server.log" 2>&1 &
-      else
-        rdma4j_host udaddy -v -b "$caddr" "${opts[@]}" >"$log.server.log" 2>&1 &
-      fi
-      spid=$!
-      if ! wait_line "$spid" "$log.server.log" '^listening on'; then
-        result "udaddy $1 $2" 1 "the rdma4j server did not listen: $(tail -n 5 "$log.server.log" | paste -sd' ')"
-        kill "$spid" 2>/dev/null; wait "$spid"; return
-      fi
-      timeout 60 udaddy -s "$([[ $1 == j2c ]] && echo "$jaddr" || echo "$caddr")" "${opts[@]}" \
-        >"$log.client.log" 2>&1; crc=$? ;;
-    c2j|c2n)
-      timeout 120 stdbuf -oL udaddy -b "$caddr" "${opts[@]}" >"$log.server.log" 2>&1 &
-      spid=$!
-      wait_line "$spid" "$log.server.log" '^udaddy: starting server' && sleep 1
-      if [[ $1 == c2j ]]; then
-        rdma4j_peer udaddy -s "$caddr" -b "$jaddr" "${opts[@]}" "${soft[@]}" >"$log.client.log" 2>&1; crc=$?
-      else
-        rdma4j_host udaddy -s "$caddr" "${opts[@]}" >"$log.client.log" 2>&1; crc=$?
-      fi ;;
-  esac
-  stop "$spid"
-  for f in "$log.server.log" "$log.client.log"; do
+# udaddy_check NAME T0 SERVER_LOG CLIENT_LOG SERVER_RC CLIENT_RC: a udaddy run's verdict
+udaddy_check() {
+  local problems='' f
+  for f in "$3" "$4"; do
     grep -qx 'data transfers complete' "$f" || problems+=" $(basename "$f" .log): no \"data transfers complete\";"
     grep -qx 'test complete' "$f" || problems+=" $(basename "$f" .log): no \"test complete\";"
     grep -qx 'return status 0' "$f" || problems+=" $(basename "$f" .log): $(grep '^return status' "$f");"
   done
-  ((crc == 0)) || problems+=" client exit $crc;"
-  ((src == 0)) || problems+=" server exit $src;"
+  (($6 == 0)) || problems+=" client exit $6;"
+  (($5 == 0)) || problems+=" server exit $5;"
   if [[ -n $problems ]]; then
-    finish "udaddy $1 $2" "$t0" "$problems" "$log.server.log" "$log.client.log"
+    finish "$1" "$2" "$problems" "$3" "$4"
   else
-    result "udaddy $1 $2 [$((SECONDS - t0))s]" 0 "2 ids, 10 datagrams each way on each"
+    result "$1 [$((SECONDS - $2))s]" 0 "2 ids, 10 datagrams each way on each"
   fi
 }
 
-if [[ -n ${RDMA4J_CMUTILS_ONLY:-} ]]; then # a developer's shortcut: only the runs named, e.g. "udaddy j2c v4"
+# udaddy_j FAMILY: two rdma4j udaddy servers started together (their JVMs start side by side), one on a
+# soft UDP device in peer (j2c), one on rxe0 itself (native, n2c); C udaddy -s on rxe0 against each
+udaddy_j() {
+  local t0=$SECONDS log="$INTEROP_OUT/cmutils-udaddy" jpid npid jrc nrc c1 c2 t1
+  fam_addrs "$1"
+  local opts=(-c 2 -C 10 -S 100)
+  rdma4j_peer udaddy -v -b "$jaddr" "${opts[@]}" --timeout 100 --bind "$jaddr" "${extra[@]}" \
+    >"$log-j2c-$1.server.log" 2>&1 &
+  jpid=$!
+  rdma4j_host udaddy -v -b "$caddr" "${opts[@]}" --timeout 100 >"$log-n2c-$1.server.log" 2>&1 &
+  npid=$!
+  if wait_line "$jpid" "$log-j2c-$1.server.log" '^listening on'; then
+    timeout 60 udaddy -s "$jaddr" "${opts[@]}" >"$log-j2c-$1.client.log" 2>&1; c1=$?
+  else
+    c1=1; echo "the rdma4j server did not listen" >"$log-j2c-$1.client.log"
+  fi
+  t1=$SECONDS
+  if wait_line "$npid" "$log-n2c-$1.server.log" '^listening on'; then
+    timeout 60 udaddy -s "$caddr" "${opts[@]}" >"$log-n2c-$1.client.log" 2>&1; c2=$?
+  else
+    c2=1; echo "the rdma4j server did not listen" >"$log-n2c-$1.client.log"
+  fi
+  stop "$jpid"; jrc=$src
+  stop "$npid"; nrc=$src
+  udaddy_check "udaddy j2c $1" "$t0" "$log-j2c-$1.server.log" "$log-j2c-$1.client.log" "$jrc" "$c1"
+  udaddy_check "udaddy n2c $1" "$t1" "$log-n2c-$1.server.log" "$log-n2c-$1.client.log" "$nrc" "$c2"
+}
+
+# udaddy_c FAMILY: one C udaddy server on rxe0 for 4 ids; two rdma4j udaddy -s -c 2 started together, one
+# on a soft UDP device in peer (c2j), one on rxe0 itself (native, c2n)
+udaddy_c() {
+  local t0=$SECONDS log="$INTEROP_OUT/cmutils-udaddy-c2x-$1" spid jpid npid c1 c2 srv
+  fam_addrs "$1"
+  local opts=(-C 10 -S 100)
+  timeout 150 stdbuf -oL udaddy -b "$caddr" -c 4 "${opts[@]}" >"$log.server.log" 2>&1 &
+  spid=$!
+  wait_line "$spid" "$log.server.log" '^udaddy: starting server' && sleep 1
+  rdma4j_peer udaddy -s "$caddr" -b "$jaddr" -c 2 "${opts[@]}" --timeout 100 --bind "$jaddr" "${extra[@]}" \
+    >"$log.c2j.client.log" 2>&1 &
+  jpid=$!
+  rdma4j_host udaddy -s "$caddr" -c 2 "${opts[@]}" --timeout 100 >"$log.c2n.client.log" 2>&1 &
+  npid=$!
+  wait "$jpid"; c1=$?
+  wait "$npid"; c2=$?
+  stop "$spid"; srv=$src
+  udaddy_check "udaddy c2j $1" "$t0" "$log.server.log" "$log.c2j.client.log" "$srv" "$c1"
+  udaddy_check "udaddy c2n $1" "$t0" "$log.server.log" "$log.c2n.client.log" "$srv" "$c2"
+}
+
+if [[ -n ${RDMA4J_CMUTILS_ONLY:-} ]]; then # a developer's shortcut: only the runs named, e.g. "udaddy_j v4"
   while read -r -a run; do "${run[@]}"; done <<<"$RDMA4J_CMUTILS_ONLY"
   echo "cmutils: $pass passed, $fail failed"
   ((fail == 0)); exit
@@ -256,9 +279,7 @@ c2x c2n v6
 c2x c2n v4
 cmatose j2c v6
 cmatose c2j v6
-udaddy j2c v4
-udaddy c2j v4
-udaddy n2c v4
-udaddy c2n v4
+udaddy_j v4
+udaddy_c v4
 echo "cmutils: $pass passed, $fail failed"
 ((fail == 0))
