@@ -3,7 +3,8 @@
 # rdma_create_ep layer on rxe0, the kernel's rdma_cm) against `rdma4j rdma-server`/`rdma4j rdma-client`
 # (rdma4j's Endpoint), one 16-byte SEND each way per connection:
 #   j2c  rdma4j rdma-server on a soft UDP device in namespace peer, C rdma_client on rxe0; before it a
-#        C rdma_client to a port nobody listens on, which the soft device's CM must refuse (REJ)
+#        C rdma_client to a port nobody listens on, which the soft device's CM must refuse (REJ), and a
+#        C udaddy (UD: SIDR_REQ) nobody serves, which it must answer with SIDR_REP status 1
 #   n2c  one rdma4j rdma-server on rxe0 itself (native provider, librdmacm), listening on :: and serving
 #        a C rdma_client over IPv4 and one over IPv6 (--connections 2: one JVM)
 #   c2j  C rdma_server on rxe0, rdma4j rdma-client on a soft UDP device in namespace peer
@@ -113,6 +114,14 @@ j2c() {
     result "rdma_client to a port without listener j2c $1" 0 "refused"
   else
     result "rdma_client to a port without listener j2c $1" 1 "exit $crc: $(paste -sd'|' "$log.refused.log")"
+  fi
+  # and udaddy's SIDR_REQ (UDP port space, port 7174) nobody serves there: a SIDR_REP with status 1
+  timeout 60 udaddy -s "$jaddr" >"$log.udaddy-refused.log" 2>&1; crc=$?
+  if ((crc == 1)) && grep -qx 'udaddy: event: RDMA_CM_EVENT_UNREACHABLE, error: 1' "$log.udaddy-refused.log" &&
+     grep -qx 'return status 1' "$log.udaddy-refused.log"; then
+    result "udaddy to a port without listener j2c $1" 0 "unreachable"
+  else
+    result "udaddy to a port without listener j2c $1" 1 "exit $crc: $(paste -sd'|' "$log.udaddy-refused.log")"
   fi
   timeout 60 rdma_client -s "$jaddr" -p "$port" >"$log.client.log" 2>&1; crc=$?
   stop "$spid"
