@@ -3,7 +3,8 @@
 # rdma_create_ep layer on rxe0, the kernel's rdma_cm) against `rdma4j rdma-server`/`rdma4j rdma-client`
 # (rdma4j's Endpoint), one 16-byte SEND each way per connection:
 #   j2c  rdma4j rdma-server on a soft UDP device in namespace peer, C rdma_client on rxe0; before it a
-#        C rdma_client to a port nobody listens on, which the soft device's CM must refuse (REJ)
+#        C rdma_client to a port nobody listens on, which the soft device's CM must refuse (REJ), and a
+#        C udaddy (UD: SIDR_REQ) nobody serves, which it must answer with SIDR_REP status 1
 #   n2c  one rdma4j rdma-server on rxe0 itself (native provider, librdmacm), listening on :: and serving
 #        a C rdma_client over IPv4 and one over IPv6 (--connections 2: one JVM)
 #   c2j  C rdma_server on rxe0, rdma4j rdma-client on a soft UDP device in namespace peer
@@ -15,7 +16,16 @@
 # over IPv6 (fd77::2 <-> fd77::1) and IPv4 (10.77.0.2 <-> 10.77.0.1; the soft device in raw mode, see
 # RXE-VM.md). A run passes when both ends exit 0 with the programs' "start"/"end 0" lines (the rdma4j
 # end with -v also says it received 16 bytes); a cmatose run when both print "return status 0" after
-# "data transfers complete". Nine JVMs in all.
+# "data transfers complete". And udaddy (UD ids: SIDR_REQ/SIDR_REP between the kernel's rdma_cm and
+# rdma4j's cm, then -C 10 datagrams of 100 bytes each way, the server answering through an AH made from
+# the receive) against `rdma4j udaddy`, IPv4, on port 7174 (C udaddy's, fixed), 2 ids per client:
+#   udaddy j2c  rdma4j udaddy server on a soft UDP device in peer, C udaddy -s on rxe0
+#   udaddy n2c  rdma4j udaddy server on rxe0 itself (native provider), C udaddy -s on rxe0
+#   udaddy c2j  C udaddy server on rxe0, rdma4j udaddy -s on a soft UDP device in peer
+#   udaddy c2n  the same C server (-c 4), rdma4j udaddy -s on rxe0 itself (native provider)
+# (the two rdma4j servers run at once, and the two clients: their JVMs start side by side). A udaddy
+# run passes when both ends print "data transfers complete", "test complete" and "return status 0".
+# Thirteen JVMs in all.
 set -uo pipefail
 
 . "$INTEROP_DIR/tools-env.sh" cmutils || exit 1
@@ -105,6 +115,14 @@ j2c() {
   else
     result "rdma_client to a port without listener j2c $1" 1 "exit $crc: $(paste -sd'|' "$log.refused.log")"
   fi
+  # and udaddy's SIDR_REQ (UDP port space, port 7174) nobody serves there: a SIDR_REP with status 1
+  timeout 60 udaddy -s "$jaddr" >"$log.udaddy-refused.log" 2>&1; crc=$?
+  if ((crc == 1)) && grep -qx 'udaddy: event: RDMA_CM_EVENT_UNREACHABLE, error: 1' "$log.udaddy-refused.log" &&
+     grep -qx 'return status 1' "$log.udaddy-refused.log"; then
+    result "udaddy to a port without listener j2c $1" 0 "unreachable"
+  else
+    result "udaddy to a port without listener j2c $1" 1 "exit $crc: $(paste -sd'|' "$log.udaddy-refused.log")"
+  fi
   timeout 60 rdma_client -s "$jaddr" -p "$port" >"$log.client.log" 2>&1; crc=$?
   stop "$spid"
   problems+="$(check_c "$log.client.log" rdma_client)$(check_j "$log.server.log" rdma_server)"
@@ -189,6 +207,78 @@ cmatose() {
   fi
 }
 
+# udaddy_check NAME T0 SERVER_LOG CLIENT_LOG SERVER_RC CLIENT_RC: a udaddy run's verdict
+udaddy_check() {
+  local problems='' f
+  for f in "$3" "$4"; do
+    grep -qx 'data transfers complete' "$f" || problems+=" $(basename "$f" .log): no \"data transfers complete\";"
+    grep -qx 'test complete' "$f" || problems+=" $(basename "$f" .log): no \"test complete\";"
+    grep -qx 'return status 0' "$f" || problems+=" $(basename "$f" .log): $(grep '^return status' "$f");"
+  done
+  (($6 == 0)) || problems+=" client exit $6;"
+  (($5 == 0)) || problems+=" server exit $5;"
+  if [[ -n $problems ]]; then
+    finish "$1" "$2" "$problems" "$3" "$4"
+  else
+    result "$1 [$((SECONDS - $2))s]" 0 "2 ids, 10 datagrams each way on each"
+  fi
+}
+
+# udaddy_j FAMILY: two rdma4j udaddy servers started together (their JVMs start side by side), one on a
+# soft UDP device in peer (j2c), one on rxe0 itself (native, n2c); C udaddy -s on rxe0 against each
+udaddy_j() {
+  local t0=$SECONDS log="$INTEROP_OUT/cmutils-udaddy" jpid npid jrc nrc c1 c2 t1
+  fam_addrs "$1"
+  local opts=(-c 2 -C 10 -S 100)
+  rdma4j_peer udaddy -v -b "$jaddr" "${opts[@]}" --timeout 100 --bind "$jaddr" "${extra[@]}" \
+    >"$log-j2c-$1.server.log" 2>&1 &
+  jpid=$!
+  rdma4j_host udaddy -v -b "$caddr" "${opts[@]}" --timeout 100 >"$log-n2c-$1.server.log" 2>&1 &
+  npid=$!
+  if wait_line "$jpid" "$log-j2c-$1.server.log" '^listening on'; then
+    timeout 60 udaddy -s "$jaddr" "${opts[@]}" >"$log-j2c-$1.client.log" 2>&1; c1=$?
+  else
+    c1=1; echo "the rdma4j server did not listen" >"$log-j2c-$1.client.log"
+  fi
+  t1=$SECONDS
+  if wait_line "$npid" "$log-n2c-$1.server.log" '^listening on'; then
+    timeout 60 udaddy -s "$caddr" "${opts[@]}" >"$log-n2c-$1.client.log" 2>&1; c2=$?
+  else
+    c2=1; echo "the rdma4j server did not listen" >"$log-n2c-$1.client.log"
+  fi
+  stop "$jpid"; jrc=$src
+  stop "$npid"; nrc=$src
+  udaddy_check "udaddy j2c $1" "$t0" "$log-j2c-$1.server.log" "$log-j2c-$1.client.log" "$jrc" "$c1"
+  udaddy_check "udaddy n2c $1" "$t1" "$log-n2c-$1.server.log" "$log-n2c-$1.client.log" "$nrc" "$c2"
+}
+
+# udaddy_c FAMILY: one C udaddy server on rxe0 for 4 ids; two rdma4j udaddy -s -c 2 started together, one
+# on a soft UDP device in peer (c2j), one on rxe0 itself (native, c2n)
+udaddy_c() {
+  local t0=$SECONDS log="$INTEROP_OUT/cmutils-udaddy-c2x-$1" spid jpid npid c1 c2 srv
+  fam_addrs "$1"
+  local opts=(-C 10 -S 100)
+  timeout 150 stdbuf -oL udaddy -b "$caddr" -c 4 "${opts[@]}" >"$log.server.log" 2>&1 &
+  spid=$!
+  wait_line "$spid" "$log.server.log" '^udaddy: starting server' && sleep 1
+  rdma4j_peer udaddy -s "$caddr" -b "$jaddr" -c 2 "${opts[@]}" --timeout 100 --bind "$jaddr" "${extra[@]}" \
+    >"$log.c2j.client.log" 2>&1 &
+  jpid=$!
+  rdma4j_host udaddy -s "$caddr" -c 2 "${opts[@]}" --timeout 100 >"$log.c2n.client.log" 2>&1 &
+  npid=$!
+  wait "$jpid"; c1=$?
+  wait "$npid"; c2=$?
+  stop "$spid"; srv=$src
+  udaddy_check "udaddy c2j $1" "$t0" "$log.server.log" "$log.c2j.client.log" "$srv" "$c1"
+  udaddy_check "udaddy c2n $1" "$t0" "$log.server.log" "$log.c2n.client.log" "$srv" "$c2"
+}
+
+if [[ -n ${RDMA4J_CMUTILS_ONLY:-} ]]; then # a developer's shortcut: only the runs named, e.g. "udaddy_j v4"
+  while read -r -a run; do "${run[@]}"; done <<<"$RDMA4J_CMUTILS_ONLY"
+  echo "cmutils: $pass passed, $fail failed"
+  ((fail == 0)); exit
+fi
+
 j2c v6
 j2c v4
 n2c
@@ -198,5 +288,7 @@ c2x c2n v6
 c2x c2n v4
 cmatose j2c v6
 cmatose c2j v6
+udaddy_j v4
+udaddy_c v4
 echo "cmutils: $pass passed, $fail failed"
 ((fail == 0))

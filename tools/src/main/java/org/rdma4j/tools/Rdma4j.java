@@ -37,7 +37,8 @@ public final class Rdma4j implements Runnable {
             DemoCommand.class, StressCommand.class, org.rdma4j.tools.pingpong.PingpongCommand.class,
             PerfCommand.class, org.rdma4j.tools.rping.RpingCommand.class,
             org.rdma4j.tools.cmutils.RdmaServerCommand.class, org.rdma4j.tools.cmutils.RdmaClientCommand.class,
-            org.rdma4j.tools.cmutils.CmatoseCommand.class, McastCommand.class,
+            org.rdma4j.tools.cmutils.CmatoseCommand.class, org.rdma4j.tools.cmutils.UdaddyCommand.class,
+            McastCommand.class,
             org.rdma4j.tools.mckey.MckeyCommand.class, org.rdma4j.tools.study.StudyCommand.class,
             CommandLine.HelpCommand.class);
 

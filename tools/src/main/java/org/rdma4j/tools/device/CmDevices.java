@@ -13,7 +13,7 @@ import org.rdma4j.verbs.Verbs;
 import org.rdma4j.verbs.VerbsException;
 
 /**
- * Which device a tool on the connection manager (rping, mckey, rdma-server, rdma-client, cmatose)
+ * Which device a tool on the connection manager (rping, mckey, rdma-server, rdma-client, cmatose, udaddy)
  * uses for its address: the one that has it, as rdma_cm finds it, or else a soft device over
  * RoCEv2/UDP made on it, so that {@code rdma4j rping -s -a 127.0.0.1} works with nothing set up.
  */
