@@ -1,28 +1,15 @@
 package org.rdma4j.tools.cmutils;
 
-import java.io.PrintWriter;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
-import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 import org.rdma4j.cm.CmEvent;
-import org.rdma4j.cm.CmEventChannel;
-import org.rdma4j.cm.CmEventType;
 import org.rdma4j.cm.CmId;
 import org.rdma4j.cm.ConnParam;
 import org.rdma4j.cm.PortSpace;
-import org.rdma4j.tools.device.CmDevices;
-import org.rdma4j.tools.device.DeviceOptions;
 import org.rdma4j.tools.pingpong.CNumber;
 import org.rdma4j.verbs.Access;
 import org.rdma4j.verbs.CompletionQueue;
 import org.rdma4j.verbs.Context;
-import org.rdma4j.verbs.Device;
 import org.rdma4j.verbs.Errno;
-import org.rdma4j.verbs.IdleStrategy;
 import org.rdma4j.verbs.MemoryRegion;
 import org.rdma4j.verbs.ProtectionDomain;
 import org.rdma4j.verbs.QpCap;
@@ -31,14 +18,10 @@ import org.rdma4j.verbs.QpType;
 import org.rdma4j.verbs.RecvWorkRequest;
 import org.rdma4j.verbs.SendWorkRequest;
 import org.rdma4j.verbs.VerbsException;
-import org.rdma4j.verbs.WorkCompletion;
 import org.rdma4j.verbs.WrOpcode;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code rdma4j cmatose}: rdmacm-utils' {@code ucmatose} (librdmacm/examples/cmatose.c) on rdma4j's
@@ -58,31 +41,7 @@ import picocli.CommandLine.Spec;
                 + "-b (--bind ADDRESS chooses it explicitly).",
             "Exit code: cmatose's return status (0, or the failing event's status or errno; 255 for -1), 2 "
                 + "on a bad flag."})
-public final class CmatoseCommand implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
-
-    @Mixin
-    DeviceOptions devices;
-
-    @Option(names = "-s", order = 1, paramLabel = "server_address", description = "connect to this server (client)")
-    String dstAddr;
-
-    @Option(names = "-b", order = 2, paramLabel = "bind_address", description = "the local address")
-    String srcAddr;
-
-    @Option(names = "-c", order = 3, paramLabel = "connections", converter = CNumber.class,
-            description = "connections (default 1)")
-    int connections = 1;
-
-    @Option(names = "-C", order = 4, paramLabel = "message_count", converter = CNumber.class,
-            description = "messages each way per connection (default 10)")
-    int messageCount = 10;
-
-    @Option(names = "-S", order = 5, paramLabel = "message_size", converter = CNumber.class,
-            description = "bytes per message (default 100; 0: no messages)")
-    int messageSize = 100;
-
+public final class CmatoseCommand extends CmaTest<CmatoseCommand.Conn> {
     @Option(names = "-p", order = 6, paramLabel = "port_number", converter = CNumber.class,
             description = "the port (default " + RdmaServerCommand.DEFAULT_PORT + ")")
     int port = RdmaServerCommand.DEFAULT_PORT;
@@ -100,113 +59,47 @@ public final class CmatoseCommand implements Callable<Integer> {
     @Option(names = "-m", order = 10, hidden = true)
     boolean migrate;
 
-    @Option(names = "-v", order = 11, description = "rdma4j: say \"listening on ADDRESS\" once the server listens")
-    boolean verbose;
-
-    @Option(names = "--timeout", order = 12, paramLabel = "SECONDS", converter = CNumber.class,
-            description = "rdma4j: give up when no connection event or completion comes for SECONDS (default "
-                    + "30; cmatose waits forever)")
-    int timeoutSeconds = 30;
-
-    private PrintWriter out;
-    private Node[] nodes;
-    private int connIndex;
-    private int connectsLeft;
     private int disconnectsLeft;
-    private CmEventChannel channel;
-    private Arena arena;
-    private InetSocketAddress src;
-    private InetSocketAddress dst;
-    private final WorkCompletion[] wcs = WorkCompletion.array(8);
 
-    /** One connection (cmatose.c's struct cmatest_node). */
-    private static final class Node {
-        final int id;
-        CmId cmId;
-        boolean connected;
+    /** One connection: the id's PD, CQs and message buffer. */
+    static final class Conn extends CmaTest.Node {
         ProtectionDomain pd;
         CompletionQueue sendCq;
         CompletionQueue recvCq;
         MemoryRegion mr;
         MemorySegment mem;
 
-        Node(int id) {
-            this.id = id;
+        Conn(int id) {
+            super(id);
         }
     }
 
     @Override
-    public Integer call() throws Exception {
-        out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
-        checkOptions();
-        if (messageSize == 0) {
-            messageCount = 0;
-        }
-        InetAddress srcIp;
-        InetAddress dstIp;
-        try {
-            srcIp = srcAddr == null ? null : InetAddress.getByName(srcAddr);
-            dstIp = dstAddr == null ? null : InetAddress.getByName(dstAddr);
-        } catch (UnknownHostException e) {
-            out.println("getaddrinfo error: Name or service not known");
-            out.flush();
-            return -2; // EAI_NONAME, as get_rdma_addr returns it
-        }
-        Device made = null;
-        int ret;
-        try {
-            made = CmDevices.softDeviceFor(devices, srcIp != null ? srcIp : devices.bindAddress());
-            if (srcIp == null && devices.bindAddress() != null) {
-                srcIp = devices.bindAddress(); // the --bind device is the one to use
-            }
-            connectsLeft = connections;
-            channel = new CmEventChannel();
-            arena = Arena.ofShared();
-            nodes = new Node[connections];
-            for (int i = 0; i < connections; i++) {
-                nodes[i] = new Node(i);
-                if (dstIp != null) {
-                    nodes[i].cmId = channel.createId(PortSpace.TCP);
-                }
-            }
-            if (dstIp != null) {
-                src = srcIp == null ? null : new InetSocketAddress(srcIp, 0);
-                dst = new InetSocketAddress(dstIp, port);
-                ret = runClient();
-            } else {
-                src = new InetSocketAddress(srcIp != null ? srcIp : InetAddress.getByName("0.0.0.0"), port);
-                ret = runServer();
-            }
-            out.println("test complete");
-            destroyNodes();
-        } catch (VerbsException e) {
-            CmUtil.perror(err, "cmatose", e);
-            ret = e.errno();
-            destroyNodes();
-        } finally {
-            if (channel != null) {
-                channel.close();
-            }
-            if (arena != null) {
-                arena.close();
-            }
-            CmUtil.release(devices, made, err, false);
-        }
-        out.println("return status " + ret);
-        out.flush();
-        err.flush();
-        return ret;
+    String name() {
+        return "cmatose";
     }
 
-    private void checkOptions() {
-        if (connections < 1 || messageCount < 0 || messageSize < 0 || timeoutSeconds < 1) {
-            throw new ParameterException(spec.commandLine(), connections < 1 ? "-c must be at least 1"
-                    : timeoutSeconds < 1 ? "--timeout must be at least 1 second" : "-C and -S must be 0 or more");
+    @Override
+    PortSpace portSpace() {
+        return PortSpace.TCP;
+    }
+
+    @Override
+    int port() {
+        return port;
+    }
+
+    @Override
+    Conn[] newNodes(int n) {
+        Conn[] a = new Conn[n];
+        for (int i = 0; i < n; i++) {
+            a[i] = new Conn(i);
         }
-        if (port < 0 || port > 65535) {
-            throw new ParameterException(spec.commandLine(), "-p " + port + " is outside 0..65535");
-        }
+        return a;
+    }
+
+    @Override
+    void checkOwnOptions() {
         if (!"tcp".equalsIgnoreCase(portSpace)) {
             throw new ParameterException(spec.commandLine(), "-P " + portSpace + ": only tcp is supported");
         }
@@ -221,33 +114,21 @@ public final class CmatoseCommand implements Callable<Integer> {
 
     // ------------------------------------------------------------------ the two sides
 
-    private int runServer() throws InterruptedException {
-        out.println("cmatose: starting server");
-        CmId listenId = channel.createId(PortSpace.TCP);
+    @Override
+    int runServer() throws InterruptedException {
+        int[] failed = new int[1];
+        CmId listenId = listen(failed);
+        if (listenId == null) {
+            return failed[0];
+        }
         try {
-            try {
-                listenId.bindAddr(src);
-            } catch (VerbsException e) {
-                perror("cmatose: bind address failed", e);
-                return e.errno();
-            }
-            try {
-                listenId.listen(0);
-            } catch (VerbsException e) {
-                perror("cmatose: failure trying to listen", e);
-                return e.errno();
-            }
-            if (verbose) {
-                out.println("listening on " + listenId.localAddress());
-                out.flush();
-            }
             int ret = connectEvents();
             if (ret != 0) {
                 return ret;
             }
             if (messageCount > 0) {
                 out.println("initiating data transfers");
-                for (Node n : nodes) {
+                for (Conn n : nodes) {
                     postSends(n);
                 }
                 out.println("completing sends");
@@ -263,7 +144,7 @@ public final class CmatoseCommand implements Callable<Integer> {
                 out.println("data transfers complete");
             }
             out.println("cmatose: disconnecting");
-            for (Node n : nodes) {
+            for (Conn n : nodes) {
                 if (n.connected) {
                     n.connected = false;
                     n.cmId.disconnect();
@@ -277,25 +158,15 @@ public final class CmatoseCommand implements Callable<Integer> {
         }
     }
 
-    private int runClient() throws InterruptedException {
-        out.println("cmatose: starting client");
-        out.println("cmatose: connecting");
-        for (Node n : nodes) {
-            try {
-                n.cmId.resolveAddr(src, dst, 2000);
-            } catch (VerbsException e) {
-                perror("cmatose: failure getting addr", e);
-                connectsLeft--;
-                return e.errno();
-            }
-        }
-        int ret = connectEvents();
+    @Override
+    int runClient() throws InterruptedException {
+        int ret = connectAll();
         if (ret == 0 && messageCount > 0) {
             out.println("receiving data transfers");
             ret = pollCqs(false);
             if (ret == 0) {
                 out.println("sending replies");
-                for (Node n : nodes) {
+                for (Conn n : nodes) {
                     postSends(n);
                 }
                 out.println("data transfers complete");
@@ -307,88 +178,37 @@ public final class CmatoseCommand implements Callable<Integer> {
 
     // ------------------------------------------------------------------ events
 
-    private int connectEvents() throws InterruptedException {
-        int ret = 0;
-        while (connectsLeft > 0 && ret == 0) {
-            ret = nextEvent("connect");
-        }
-        return ret;
-    }
-
     private int disconnectEvents() throws InterruptedException {
         int ret = 0;
         while (disconnectsLeft > 0 && ret == 0) {
-            ret = nextEvent("disconnect");
+            ret = nextEvent("disconnect", disconnectsLeft + " disconnects");
         }
         return ret;
     }
 
-    private int nextEvent(String phase) throws InterruptedException {
-        CmEvent e = channel.getEvent(timeoutSeconds, TimeUnit.SECONDS);
-        if (e == null) {
-            out.println("cmatose: no event within " + timeoutSeconds + " s in " + phase + " events ("
-                    + (phase.equals("connect") ? connectsLeft + " connections" : disconnectsLeft + " disconnects")
-                    + " left)");
-            return Errno.ETIMEDOUT;
+    @Override
+    int established(Conn n, CmEvent e) {
+        if (n != null) {
+            n.connected = true;
         }
+        connectsLeft--;
+        disconnectsLeft++;
+        return 0;
+    }
+
+    @Override
+    int disconnected(CmId id) {
         try {
-            return handle(e);
-        } finally {
-            e.ack();
+            id.disconnect(); // answers the peer's DREQ; after our own DREQ there is nothing to do
+        } catch (VerbsException ignored) {
+            // cmatose ignores rdma_disconnect's result here too
         }
+        disconnectsLeft--;
+        return 0;
     }
 
-    private int handle(CmEvent e) throws InterruptedException {
-        CmEventType t = e.type();
-        switch (t) {
-            case ADDR_RESOLVED -> {
-                return addrHandler(node(e.id()));
-            }
-            case ROUTE_RESOLVED -> {
-                return routeHandler(node(e.id()));
-            }
-            case CONNECT_REQUEST -> {
-                return connectHandler(e.id());
-            }
-            case ESTABLISHED -> {
-                Node n = node(e.id());
-                if (n != null) {
-                    n.connected = true;
-                }
-                connectsLeft--;
-                disconnectsLeft++;
-                return 0;
-            }
-            case ADDR_ERROR, ROUTE_ERROR, CONNECT_ERROR, UNREACHABLE, REJECTED -> {
-                out.println("cmatose: event: RDMA_CM_EVENT_" + t.name() + ", error: " + e.status());
-                connectsLeft--;
-                return e.status();
-            }
-            case DISCONNECTED -> {
-                try {
-                    e.id().disconnect(); // answers the peer's DREQ; after our own DREQ there is nothing to do
-                } catch (VerbsException ignored) {
-                    // cmatose ignores rdma_disconnect's result here too
-                }
-                disconnectsLeft--;
-                return 0;
-            }
-            default -> {
-                return 0; // DEVICE_REMOVAL: cleaned up after the test, as cmatose does
-            }
-        }
-    }
-
-    private Node node(CmId id) {
-        for (Node n : nodes) {
-            if (n.cmId == id) {
-                return n;
-            }
-        }
-        return null;
-    }
-
-    private int addrHandler(Node n) {
+    @Override
+    int addrHandler(Conn n) {
         if (ackTimeout != null) {
             n.cmId.setAckTimeout(ackTimeout);
         }
@@ -402,7 +222,8 @@ public final class CmatoseCommand implements Callable<Integer> {
         }
     }
 
-    private int routeHandler(Node n) {
+    @Override
+    int routeHandler(Conn n) {
         String step = "cmatose: unable to create QP";
         try {
             initNode(n);
@@ -417,14 +238,12 @@ public final class CmatoseCommand implements Callable<Integer> {
         }
     }
 
-    private int connectHandler(CmId id) {
-        if (connIndex == connections) {
-            out.println("cmatose: failing connection request");
-            id.reject(null);
+    @Override
+    int connectHandler(CmId id) {
+        Conn n = takeNode(id);
+        if (n == null) {
             return -Errno.ENOMEM;
         }
-        Node n = nodes[connIndex++];
-        n.cmId = id;
         String step = "cmatose: unable to create QP";
         try {
             initNode(n);
@@ -452,7 +271,7 @@ public final class CmatoseCommand implements Callable<Integer> {
 
     // ------------------------------------------------------------------ verbs
 
-    private void initNode(Node n) {
+    private void initNode(Conn n) {
         Context ctx = n.cmId.context();
         n.pd = ctx.allocPd();
         int cqe = messageCount > 0 ? messageCount : 1;
@@ -467,7 +286,7 @@ public final class CmatoseCommand implements Callable<Integer> {
         }
     }
 
-    private void postRecvs(Node n) {
+    private void postRecvs(Conn n) {
         if (messageCount == 0) {
             return;
         }
@@ -477,7 +296,7 @@ public final class CmatoseCommand implements Callable<Integer> {
         }
     }
 
-    private void postSends(Node n) {
+    private void postSends(Conn n) {
         if (!n.connected || messageCount == 0) {
             return;
         }
@@ -487,71 +306,40 @@ public final class CmatoseCommand implements Callable<Integer> {
         }
     }
 
-    /**
-     * Waits for {@code -C} completions on every connected node's send or receive CQ. Unlike cmatose,
-     * which spins without a bound and ignores the status, a wait is bounded by --timeout and a failed
-     * completion ends the test with EIO.
-     */
+    /** {@code -C} completions on every connected node's send or receive CQ. */
     private int pollCqs(boolean send) {
-        IdleStrategy idle = IdleStrategy.backoff();
-        long bound = TimeUnit.SECONDS.toNanos(timeoutSeconds);
-        for (Node n : nodes) {
+        for (Conn n : nodes) {
             if (!n.connected) {
                 continue;
             }
-            CompletionQueue cq = send ? n.sendCq : n.recvCq;
-            for (int done = 0; done < messageCount; ) {
-                int got = cq.poll(wcs, Math.min(wcs.length, messageCount - done), idle, bound);
-                if (got == 0) {
-                    out.println("cmatose: connection " + n.id + ": " + done + " of " + messageCount + " "
-                            + (send ? "send" : "receive") + " completions within " + timeoutSeconds + " s");
-                    return Errno.ETIMEDOUT;
-                }
-                for (int i = 0; i < got; i++) {
-                    if (!wcs[i].isSuccess()) {
-                        out.println("cmatose: connection " + n.id + ": completion with status " + wcs[i].status());
-                        return Errno.EIO;
-                    }
-                }
-                done += got;
+            int ret = pollNode(n, send ? n.sendCq : n.recvCq, send ? "send completions" : "receive completions", null);
+            if (ret != 0) {
+                return ret;
             }
         }
         return 0;
     }
 
-    private void perror(String what, VerbsException e) {
-        out.println(what + ": " + CmUtil.strerror(e.errno()) + " (" + e.getMessage() + ")");
-    }
-
-    private void destroyNodes() {
-        if (nodes == null) {
-            return;
-        }
-        for (Node n : nodes) {
-            if (n == null || n.cmId == null) {
-                continue;
+    @Override
+    void destroyResources(Conn n) {
+        try {
+            if (n.cmId.qp() != null) {
+                n.cmId.destroyQp();
             }
-            try {
-                if (n.cmId.qp() != null) {
-                    n.cmId.destroyQp();
-                }
-                if (n.sendCq != null) {
-                    n.sendCq.close();
-                }
-                if (n.recvCq != null) {
-                    n.recvCq.close();
-                }
-                if (n.mr != null) {
-                    n.mr.close();
-                }
-                if (n.pd != null) {
-                    n.pd.close();
-                }
-            } catch (VerbsException e) {
-                out.println("cmatose: cleaning up connection " + n.id + ": " + e.getMessage());
-            } finally {
-                n.cmId.close(); // after every device resource, as cmatose destroys its ids last
+            if (n.sendCq != null) {
+                n.sendCq.close();
             }
+            if (n.recvCq != null) {
+                n.recvCq.close();
+            }
+            if (n.mr != null) {
+                n.mr.close();
+            }
+            if (n.pd != null) {
+                n.pd.close();
+            }
+        } catch (VerbsException e) {
+            out.println("cmatose: cleaning up connection " + n.id + ": " + e.getMessage());
         }
     }
 }

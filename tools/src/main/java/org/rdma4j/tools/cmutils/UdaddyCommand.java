@@ -1,29 +1,16 @@
 package org.rdma4j.tools.cmutils;
 
-import java.io.PrintWriter;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
-import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 import org.rdma4j.cm.CmEvent;
-import org.rdma4j.cm.CmEventChannel;
-import org.rdma4j.cm.CmEventType;
 import org.rdma4j.cm.CmId;
 import org.rdma4j.cm.ConnParam;
 import org.rdma4j.cm.PortSpace;
-import org.rdma4j.tools.device.CmDevices;
-import org.rdma4j.tools.device.DeviceOptions;
 import org.rdma4j.tools.pingpong.CNumber;
 import org.rdma4j.verbs.Access;
 import org.rdma4j.verbs.AddressHandle;
 import org.rdma4j.verbs.CompletionQueue;
 import org.rdma4j.verbs.Context;
-import org.rdma4j.verbs.Device;
 import org.rdma4j.verbs.Errno;
-import org.rdma4j.verbs.IdleStrategy;
 import org.rdma4j.verbs.MemoryRegion;
 import org.rdma4j.verbs.ProtectionDomain;
 import org.rdma4j.verbs.QpCap;
@@ -36,11 +23,8 @@ import org.rdma4j.verbs.VerbsException;
 import org.rdma4j.verbs.WorkCompletion;
 import org.rdma4j.verbs.WrOpcode;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code rdma4j udaddy}: rdmacm-utils' {@code udaddy} (librdmacm/examples/udaddy.c) on rdma4j's UD
@@ -61,35 +45,11 @@ import picocli.CommandLine.Spec;
                 + "-b (--bind ADDRESS chooses it explicitly).",
             "-p is the port (udaddy's is always 7174 and its -p, kept for old scripts, a port space).",
             "Exit code: udaddy's return status (0, or the failing event's status or errno), 2 on a bad flag."})
-public final class UdaddyCommand implements Callable<Integer> {
+public final class UdaddyCommand extends CmaTest<UdaddyCommand.UdNode> {
     /** udaddy's port, fixed in udaddy.c. */
     static final int DEFAULT_PORT = 7174;
     /** Bytes of the GRH area ahead of every UD receive. */
     private static final int GRH = 40;
-
-    @Spec
-    CommandSpec spec;
-
-    @Mixin
-    DeviceOptions devices;
-
-    @Option(names = "-s", order = 1, paramLabel = "server_address", description = "resolve this server (client)")
-    String dstAddr;
-
-    @Option(names = "-b", order = 2, paramLabel = "bind_address", description = "the local address")
-    String srcAddr;
-
-    @Option(names = "-c", order = 3, paramLabel = "connections", converter = CNumber.class,
-            description = "ids (default 1)")
-    int connections = 1;
-
-    @Option(names = "-C", order = 4, paramLabel = "message_count", converter = CNumber.class,
-            description = "datagrams each way per id (default 10)")
-    int messageCount = 10;
-
-    @Option(names = "-S", order = 5, paramLabel = "message_size", converter = CNumber.class,
-            description = "bytes per datagram, at most the port's active MTU (default 100; 0: no datagrams)")
-    int messageSize = 100;
 
     @Option(names = "-p", order = 6, paramLabel = "port_number", converter = CNumber.class,
             description = "the port (default " + DEFAULT_PORT + ", udaddy's)")
@@ -105,29 +65,8 @@ public final class UdaddyCommand implements Callable<Integer> {
     @Option(names = "-t", order = 9, paramLabel = "type_of_service", hidden = true)
     String tos;
 
-    @Option(names = "-v", order = 10, description = "rdma4j: say \"listening on ADDRESS\" once the server listens")
-    boolean verbose;
-
-    @Option(names = "--timeout", order = 11, paramLabel = "SECONDS", converter = CNumber.class,
-            description = "rdma4j: give up when no connection event or completion comes for SECONDS (default "
-                    + "30; udaddy waits forever)")
-    int timeoutSeconds = 30;
-
-    private PrintWriter out;
-    private Node[] nodes;
-    private int connIndex;
-    private int connectsLeft;
-    private CmEventChannel channel;
-    private Arena arena;
-    private InetSocketAddress src;
-    private InetSocketAddress dst;
-    private final WorkCompletion[] wcs = WorkCompletion.array(8);
-
-    /** One id (udaddy.c's struct cmatest_node). */
-    private static final class Node {
-        final int id;
-        CmId cmId;
-        boolean connected;
+    /** One id: its PD, CQ, datagram buffer (GRH area first) and the address of its peer. */
+    static final class UdNode extends CmaTest.Node {
         ProtectionDomain pd;
         CompletionQueue cq;
         MemoryRegion mr;
@@ -136,83 +75,37 @@ public final class UdaddyCommand implements Callable<Integer> {
         int remoteQpn;
         int remoteQkey;
 
-        Node(int id) {
-            this.id = id;
+        UdNode(int id) {
+            super(id);
         }
     }
 
     @Override
-    public Integer call() throws Exception {
-        out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
-        checkOptions();
-        if (messageSize == 0) {
-            messageCount = 0;
-        }
-        InetAddress srcIp;
-        InetAddress dstIp;
-        try {
-            srcIp = srcAddr == null ? null : InetAddress.getByName(srcAddr);
-            dstIp = dstAddr == null ? null : InetAddress.getByName(dstAddr);
-        } catch (UnknownHostException e) {
-            out.println("getaddrinfo error: Name or service not known");
-            out.flush();
-            return -2; // EAI_NONAME, as get_rdma_addr returns it
-        }
-        Device made = null;
-        int ret;
-        try {
-            made = CmDevices.softDeviceFor(devices, srcIp != null ? srcIp : devices.bindAddress());
-            if (srcIp == null && devices.bindAddress() != null) {
-                srcIp = devices.bindAddress(); // the --bind device is the one to use
-            }
-            connectsLeft = connections;
-            channel = new CmEventChannel();
-            arena = Arena.ofShared();
-            nodes = new Node[connections];
-            for (int i = 0; i < connections; i++) {
-                nodes[i] = new Node(i);
-                if (dstIp != null) {
-                    nodes[i].cmId = channel.createId(PortSpace.UDP);
-                }
-            }
-            if (dstIp != null) {
-                src = srcIp == null ? null : new InetSocketAddress(srcIp, 0);
-                dst = new InetSocketAddress(dstIp, port);
-                ret = runClient();
-            } else {
-                src = new InetSocketAddress(srcIp != null ? srcIp : InetAddress.getByName("0.0.0.0"), port);
-                ret = runServer();
-            }
-            out.println("test complete");
-            destroyNodes();
-        } catch (VerbsException e) {
-            CmUtil.perror(err, "udaddy", e);
-            ret = e.errno();
-            destroyNodes();
-        } finally {
-            if (channel != null) {
-                channel.close();
-            }
-            if (arena != null) {
-                arena.close();
-            }
-            CmUtil.release(devices, made, err, false);
-        }
-        out.println("return status " + ret);
-        out.flush();
-        err.flush();
-        return ret;
+    String name() {
+        return "udaddy";
     }
 
-    private void checkOptions() {
-        if (connections < 1 || messageCount < 0 || messageSize < 0 || timeoutSeconds < 1) {
-            throw new ParameterException(spec.commandLine(), connections < 1 ? "-c must be at least 1"
-                    : timeoutSeconds < 1 ? "--timeout must be at least 1 second" : "-C and -S must be 0 or more");
+    @Override
+    PortSpace portSpace() {
+        return PortSpace.UDP;
+    }
+
+    @Override
+    int port() {
+        return port;
+    }
+
+    @Override
+    UdNode[] newNodes(int n) {
+        UdNode[] a = new UdNode[n];
+        for (int i = 0; i < n; i++) {
+            a[i] = new UdNode(i);
         }
-        if (port < 0 || port > 65535) {
-            throw new ParameterException(spec.commandLine(), "-p " + port + " is outside 0..65535");
-        }
+        return a;
+    }
+
+    @Override
+    void checkOwnOptions() {
         if (!portSpace.regionMatches(true, 0, "udp", 0, 3)) {
             throw new ParameterException(spec.commandLine(), "-P " + portSpace + ": only udp is supported");
         }
@@ -228,26 +121,14 @@ public final class UdaddyCommand implements Callable<Integer> {
 
     // ------------------------------------------------------------------ the two sides
 
-    private int runServer() throws InterruptedException {
-        out.println("udaddy: starting server");
-        CmId listenId = channel.createId(PortSpace.UDP);
+    @Override
+    int runServer() throws InterruptedException {
+        int[] failed = new int[1];
+        CmId listenId = listen(failed);
+        if (listenId == null) {
+            return failed[0];
+        }
         try {
-            try {
-                listenId.bindAddr(src);
-            } catch (VerbsException e) {
-                perror("udaddy: bind address failed", e);
-                return e.errno();
-            }
-            try {
-                listenId.listen(0);
-            } catch (VerbsException e) {
-                perror("udaddy: failure trying to listen", e);
-                return e.errno();
-            }
-            if (verbose) {
-                out.println("listening on " + listenId.localAddress());
-                out.flush();
-            }
             int ret = connectEvents();
             if (ret != 0) {
                 return ret; // udaddy goes on to wait for datagrams that cannot come
@@ -259,7 +140,7 @@ public final class UdaddyCommand implements Callable<Integer> {
                     return ret;
                 }
                 out.println("sending replies");
-                for (Node n : nodes) {
+                for (UdNode n : nodes) {
                     postSends(n, SendFlag.SIGNALED);
                 }
                 ret = pollCqs();
@@ -274,22 +155,12 @@ public final class UdaddyCommand implements Callable<Integer> {
         }
     }
 
-    private int runClient() throws InterruptedException {
-        out.println("udaddy: starting client");
-        out.println("udaddy: connecting");
-        for (Node n : nodes) {
-            try {
-                n.cmId.resolveAddr(src, dst, 2000);
-            } catch (VerbsException e) {
-                perror("udaddy: failure getting addr", e);
-                connectsLeft--;
-                return e.errno();
-            }
-        }
-        int ret = connectEvents();
+    @Override
+    int runClient() throws InterruptedException {
+        int ret = connectAll();
         if (ret == 0 && messageCount > 0) {
             out.println("initiating data transfers");
-            for (Node n : nodes) {
+            for (UdNode n : nodes) {
                 postSends(n, 0);
             }
             out.println("receiving data transfers");
@@ -303,60 +174,8 @@ public final class UdaddyCommand implements Callable<Integer> {
 
     // ------------------------------------------------------------------ events
 
-    private int connectEvents() throws InterruptedException {
-        int ret = 0;
-        while (connectsLeft > 0 && ret == 0) {
-            CmEvent e = channel.getEvent(timeoutSeconds, TimeUnit.SECONDS);
-            if (e == null) {
-                out.println("udaddy: no event within " + timeoutSeconds + " s in connect events (" + connectsLeft
-                        + " connections left)");
-                return Errno.ETIMEDOUT;
-            }
-            try {
-                ret = handle(e);
-            } finally {
-                e.ack();
-            }
-        }
-        return ret;
-    }
-
-    private int handle(CmEvent e) {
-        CmEventType t = e.type();
-        switch (t) {
-            case ADDR_RESOLVED -> {
-                return addrHandler(node(e.id()));
-            }
-            case ROUTE_RESOLVED -> {
-                return routeHandler(node(e.id()));
-            }
-            case CONNECT_REQUEST -> {
-                return connectHandler(e.id());
-            }
-            case ESTABLISHED -> {
-                return resolvedHandler(node(e.id()), e);
-            }
-            case ADDR_ERROR, ROUTE_ERROR, CONNECT_ERROR, UNREACHABLE, REJECTED -> {
-                out.println("udaddy: event: RDMA_CM_EVENT_" + t.name() + ", error: " + e.status());
-                connectsLeft--;
-                return e.status();
-            }
-            default -> {
-                return 0; // DEVICE_REMOVAL: cleaned up after the test, as udaddy does
-            }
-        }
-    }
-
-    private Node node(CmId id) {
-        for (Node n : nodes) {
-            if (n.cmId == id) {
-                return n;
-            }
-        }
-        throw new IllegalStateException("an event for an id that is not the test's: " + id);
-    }
-
-    private int addrHandler(Node n) {
+    @Override
+    int addrHandler(UdNode n) {
         try {
             n.cmId.resolveRoute(2000);
             return 0;
@@ -367,7 +186,8 @@ public final class UdaddyCommand implements Callable<Integer> {
         }
     }
 
-    private int routeHandler(Node n) {
+    @Override
+    int routeHandler(UdNode n) {
         String step = "udaddy: unable to create QP";
         try {
             int ret = verifyTestParams(n);
@@ -387,14 +207,12 @@ public final class UdaddyCommand implements Callable<Integer> {
         }
     }
 
-    private int connectHandler(CmId id) {
-        if (connIndex == connections) {
-            out.println("udaddy: failing connection request");
-            id.reject(null);
+    @Override
+    int connectHandler(CmId id) {
+        UdNode n = takeNode(id);
+        if (n == null) {
             return -Errno.ENOMEM;
         }
-        Node n = nodes[connIndex++];
-        n.cmId = id;
         String step = "udaddy: unable to create QP";
         int ret;
         try {
@@ -412,7 +230,6 @@ public final class UdaddyCommand implements Callable<Integer> {
             perror(step, e);
             ret = e.errno();
         }
-        n.cmId = null;
         connectsLeft--;
         out.println("udaddy: failing connection request");
         try {
@@ -420,13 +237,18 @@ public final class UdaddyCommand implements Callable<Integer> {
         } catch (VerbsException ignored) {
             // the id is gone already
         }
-        destroyResources(n, id);
+        destroyResources(n);
+        n.cmId = null;
         id.close();
         return ret;
     }
 
     /** ESTABLISHED of a UD id: the server's QPN, Q_Key and address from the SIDR_REP. */
-    private int resolvedHandler(Node n, CmEvent e) {
+    @Override
+    int established(UdNode n, CmEvent e) {
+        if (n == null) {
+            return 0; // not an id of the test's
+        }
         n.remoteQpn = e.param().qpNum();
         n.remoteQkey = e.qkey();
         try {
@@ -444,7 +266,7 @@ public final class UdaddyCommand implements Callable<Integer> {
     // ------------------------------------------------------------------ verbs
 
     /** A datagram holds at most the port's active MTU. */
-    private int verifyTestParams(Node n) {
+    private int verifyTestParams(UdNode n) {
         int mtu = n.cmId.context().queryPort(n.cmId.portNum()).activeMtu().bytes();
         if (messageCount > 0 && messageSize > mtu) {
             out.println("udaddy: message_size " + messageSize + " is larger than active mtu " + mtu);
@@ -453,7 +275,7 @@ public final class UdaddyCommand implements Callable<Integer> {
         return 0;
     }
 
-    private void initNode(Node n) {
+    private void initNode(UdNode n) {
         Context ctx = n.cmId.context();
         n.pd = ctx.allocPd();
         int wrs = messageCount > 0 ? messageCount : 1;
@@ -466,7 +288,7 @@ public final class UdaddyCommand implements Callable<Integer> {
         }
     }
 
-    private void postRecvs(Node n) {
+    private void postRecvs(UdNode n) {
         if (messageCount == 0) {
             return;
         }
@@ -477,7 +299,7 @@ public final class UdaddyCommand implements Callable<Integer> {
     }
 
     /** {@code -C} SENDs with the own QPN as immediate, to the node's address handle. */
-    private void postSends(Node n, int flags) {
+    private void postSends(UdNode n, int flags) {
         if (!n.connected || messageCount == 0) {
             return;
         }
@@ -489,75 +311,45 @@ public final class UdaddyCommand implements Callable<Integer> {
     }
 
     /**
-     * Waits for {@code -C} completions on every connected node's CQ; the first one of a node without an
-     * address handle (the server's receive) makes the reply's, as udaddy's create_reply_ah. Unlike
-     * udaddy, which spins without a bound and ignores the status, a wait is bounded by --timeout and a
-     * failed completion ends the test with EIO.
+     * {@code -C} completions on every connected node's CQ; the first one of a node without an address
+     * handle (the server's receive) makes the reply's, as udaddy's create_reply_ah.
      */
     private int pollCqs() {
-        IdleStrategy idle = IdleStrategy.backoff();
-        long bound = TimeUnit.SECONDS.toNanos(timeoutSeconds);
-        for (Node n : nodes) {
+        for (UdNode n : nodes) {
             if (!n.connected) {
                 continue;
             }
-            for (int done = 0; done < messageCount; ) {
-                int got = n.cq.poll(wcs, Math.min(wcs.length, messageCount - done), idle, bound);
-                if (got == 0) {
-                    out.println("udaddy: connection " + n.id + ": " + done + " of " + messageCount
-                            + " completions within " + timeoutSeconds + " s");
-                    return Errno.ETIMEDOUT;
+            int ret = pollNode(n, n.cq, "completions", n.ah != null ? null : wc -> {
+                try {
+                    createReplyAh(n, wc);
+                    return 0;
+                } catch (VerbsException e) {
+                    out.println("udaddy: failed to create reply AH (" + e.getMessage() + ")");
+                    return -1;
                 }
-                for (int i = 0; i < got; i++) {
-                    if (!wcs[i].isSuccess()) {
-                        out.println("udaddy: connection " + n.id + ": completion with status " + wcs[i].status());
-                        return Errno.EIO;
-                    }
-                }
-                if (n.ah == null) {
-                    try {
-                        createReplyAh(n, wcs[0]);
-                    } catch (VerbsException e) {
-                        out.println("udaddy: failed to create reply AH (" + e.getMessage() + ")");
-                        return -1;
-                    }
-                }
-                done += got;
+            });
+            if (ret != 0) {
+                return ret;
             }
         }
         return 0;
     }
 
     /** The address handle back to a receive's sender (its GRH), its QPN (the immediate), the own Q_Key. */
-    private void createReplyAh(Node n, WorkCompletion wc) {
+    private void createReplyAh(UdNode n, WorkCompletion wc) {
         n.ah = n.pd.createAhFromWc(wc, n.mem.asSlice(0, GRH), n.cmId.portNum());
         n.remoteQpn = wc.immData() & 0xFF_FFFF;
         n.remoteQkey = n.cmId.qp().query().qkey;
     }
 
-    private void perror(String what, VerbsException e) {
-        out.println(what + ": " + CmUtil.strerror(e.errno()) + " (" + e.getMessage() + ")");
-    }
-
-    private void destroyNodes() {
-        if (nodes == null) {
-            return;
-        }
-        for (Node n : nodes) {
-            if (n != null && n.cmId != null) {
-                destroyResources(n, n.cmId);
-                n.cmId.close(); // after every device resource, as udaddy destroys its ids last
-            }
-        }
-    }
-
-    private void destroyResources(Node n, CmId id) {
+    @Override
+    void destroyResources(UdNode n) {
         try {
             if (n.ah != null) {
                 n.ah.close();
             }
-            if (id.qp() != null) {
-                id.destroyQp();
+            if (n.cmId.qp() != null) {
+                n.cmId.destroyQp();
             }
             if (n.cq != null) {
                 n.cq.close();
