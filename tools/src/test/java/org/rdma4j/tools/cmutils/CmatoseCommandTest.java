@@ -6,13 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.rdma4j.verbs.Context;
-import org.rdma4j.verbs.Device;
-import org.rdma4j.verbs.Verbs;
 
 /**
  * {@code rdma4j cmatose}: a server and a client with several connections at once, every message of
@@ -20,43 +16,28 @@ import org.rdma4j.verbs.Verbs;
  * without listener; bad flags.
  */
 class CmatoseCommandTest {
-    private static final AtomicInteger PORTS = new AtomicInteger(18_600 + (int) (ProcessHandle.current().pid() % 400));
-    private static Device devA;
-    private static Device devB;
+    private static SoftPair pair;
     private static String ipA;
     private static String ipB;
 
     @BeforeAll
     static void setUp() {
-        devA = Verbs.createDevice("soft:loopback?name=cmatose-a&fabric=cmatose");
-        devB = Verbs.createDevice("soft:loopback?name=cmatose-b&fabric=cmatose");
-        try (Context a = devA.open(); Context b = devB.open()) {
-            ipA = a.queryGid(1, 1).toInetAddress().getHostAddress();
-            ipB = b.queryGid(1, 1).toInetAddress().getHostAddress();
-        }
+        pair = new SoftPair("cmatose", 18600);
+        ipA = pair.ipA;
+        ipB = pair.ipB;
     }
 
     @AfterAll
     static void tearDown() throws InterruptedException {
-        for (Device d : List.of(devA, devB)) {
-            for (int i = 0; i < 100; i++) {
-                try {
-                    Verbs.removeDevice(d);
-                    break;
-                } catch (org.rdma4j.verbs.VerbsException e) {
-                    Thread.sleep(50);
-                }
-            }
-        }
+        pair.remove();
     }
 
     private static String port() {
-        return Integer.toString(PORTS.incrementAndGet());
+        return pair.port();
     }
 
-    /** The server's lines without the -v one. */
     private static String lines(CmRun server) {
-        return server.out().toString().replaceAll("(?m)^listening on .*\n", "");
+        return SoftPair.lines(server);
     }
 
     private static final String SERVER_LINES = """
@@ -97,8 +78,8 @@ class CmatoseCommandTest {
         String port = port();
         String udpA = Integer.toString(Integer.parseInt(port) + 22_000);
         String udpB = Integer.toString(Integer.parseInt(port) + 23_000);
-        String a = "127.0.4." + (PORTS.get() % 250 + 1);
-        String b = "127.0.5." + (PORTS.get() % 250 + 1);
+        String a = "127.0.4." + pair.slot();
+        String b = "127.0.5." + pair.slot();
         CmRun server = CmRun.start("cmatose", "-v", "-b", a, "-p", port, "-c", "3", "--bind", a, "--udp-port", udpB,
                 "--udp-peer-port", udpA);
         server.awaitListening();

@@ -4,13 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.rdma4j.verbs.Context;
-import org.rdma4j.verbs.Device;
-import org.rdma4j.verbs.Verbs;
 
 /**
  * {@code rdma4j udaddy}: a server and a client with several UD ids at once (SIDR), every datagram of
@@ -18,43 +14,28 @@ import org.rdma4j.verbs.Verbs;
  * port; bad flags.
  */
 class UdaddyCommandTest {
-    private static final AtomicInteger PORTS = new AtomicInteger(19_100 + (int) (ProcessHandle.current().pid() % 400));
-    private static Device devA;
-    private static Device devB;
+    private static SoftPair pair;
     private static String ipA;
     private static String ipB;
 
     @BeforeAll
     static void setUp() {
-        devA = Verbs.createDevice("soft:loopback?name=udaddy-a&fabric=udaddy");
-        devB = Verbs.createDevice("soft:loopback?name=udaddy-b&fabric=udaddy");
-        try (Context a = devA.open(); Context b = devB.open()) {
-            ipA = a.queryGid(1, 1).toInetAddress().getHostAddress();
-            ipB = b.queryGid(1, 1).toInetAddress().getHostAddress();
-        }
+        pair = new SoftPair("udaddy", 19100);
+        ipA = pair.ipA;
+        ipB = pair.ipB;
     }
 
     @AfterAll
     static void tearDown() throws InterruptedException {
-        for (Device d : List.of(devA, devB)) {
-            for (int i = 0; i < 100; i++) {
-                try {
-                    Verbs.removeDevice(d);
-                    break;
-                } catch (org.rdma4j.verbs.VerbsException e) {
-                    Thread.sleep(50);
-                }
-            }
-        }
+        pair.remove();
     }
 
     private static String port() {
-        return Integer.toString(PORTS.incrementAndGet());
+        return pair.port();
     }
 
-    /** The server's lines without the -v one. */
     private static String lines(CmRun server) {
-        return server.out().toString().replaceAll("(?m)^listening on .*\n", "");
+        return SoftPair.lines(server);
     }
 
     private static final String SERVER_LINES = """
@@ -92,8 +73,8 @@ class UdaddyCommandTest {
         String port = port();
         String udpA = Integer.toString(Integer.parseInt(port) + 22_000);
         String udpB = Integer.toString(Integer.parseInt(port) + 23_000);
-        String a = "127.0.6." + (PORTS.get() % 250 + 1);
-        String b = "127.0.7." + (PORTS.get() % 250 + 1);
+        String a = "127.0.6." + pair.slot();
+        String b = "127.0.7." + pair.slot();
         CmRun server = CmRun.start("udaddy", "-v", "-b", a, "-p", port, "-c", "3", "--bind", a, "--udp-port", udpB,
                 "--udp-peer-port", udpA);
         server.awaitListening();
