@@ -88,8 +88,8 @@ public abstract class AbstractDataPathTest extends AbstractVerbsTest {
     /** Skips the test when an RDMA READ cannot scatter into {@code n} SGEs ({@code max_sge_rd}). */
     protected final void assumeReadSges(int n) {
         assumeSges(n);
-        assumeTrue(deviceAttr().maxSgeRd() >= n, "a READ scatters into at most " + deviceAttr().maxSgeRd()
-                + " SGEs on this device (max_sge_rd), not " + n);
+        int max = deviceAttr().maxSgeRd();
+        assumeTrue(max >= n, "a READ scatters into at most " + max + " SGEs on this device (max_sge_rd), not " + n);
     }
 
     /**

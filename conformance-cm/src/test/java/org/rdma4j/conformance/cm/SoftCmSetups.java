@@ -27,18 +27,20 @@ public final class SoftCmSetups implements SetupProvider {
     /** GID index of the address the CM resolves (a soft loopback device's IPv6 link-local entry). */
     static final int GID_INDEX = 1;
 
+    /** One per JVM: the devices' names are unique, and every caller of {@link #setups()} shares them. */
+    private static final LoopbackCm LOOPBACK_CM = new LoopbackCm();
+
     @Override
     public List<ConformanceSetup> setups() {
-        return List.of(new LoopbackCm());
+        return List.of(LOOPBACK_CM);
     }
 
-    /** One per JVM: the devices' names are unique, and every caller of {@link #setups()} shares them. */
     static final class LoopbackCm implements ConformanceSetup {
-        private static Device a;
-        private static Device b;
-        private static CmQpConnector connector;
+        private Device a;
+        private Device b;
+        private CmQpConnector connector;
 
-        private static synchronized void make() {
+        private synchronized void make() {
             if (a == null) {
                 a = Verbs.createDevice("soft:loopback?name=soft-cm-a&fabric=soft-cm");
                 b = Verbs.createDevice("soft:loopback?name=soft-cm-b&fabric=soft-cm");

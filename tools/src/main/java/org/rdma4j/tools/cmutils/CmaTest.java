@@ -104,18 +104,28 @@ abstract class CmaTest<N extends CmaTest.Node> implements Callable<Integer> {
 
     abstract N[] newNodes(int n);
 
-    abstract int runServer() throws InterruptedException;
+    /** The server's work once it listens (the listener closes after it). */
+    abstract int serve() throws InterruptedException;
 
     abstract int runClient() throws InterruptedException;
 
-    /** ADDR_RESOLVED of the client's node. */
-    abstract int addrHandler(N n);
+    /** ADDR_RESOLVED of the client's node: resolves the route. */
+    int addrHandler(N n) {
+        try {
+            n.cmId.resolveRoute(2000);
+            return 0;
+        } catch (VerbsException e) {
+            perror(name() + ": resolve route failed", e);
+            connectsLeft--;
+            return e.errno();
+        }
+    }
 
     /** ROUTE_RESOLVED of the client's node. */
     abstract int routeHandler(N n);
 
-    /** CONNECT_REQUEST at the server. */
-    abstract int connectHandler(CmId id);
+    /** CONNECT_REQUEST at the server, given the next free node (its {@code cmId} is {@code id}). */
+    abstract int connectHandler(N n, CmId id);
 
     /** ESTABLISHED of a node (for the server's, {@code n} is null when the id is not the test's). */
     abstract int established(N n, CmEvent e);
@@ -200,31 +210,31 @@ abstract class CmaTest<N extends CmaTest.Node> implements Callable<Integer> {
         checkOwnOptions();
     }
 
-    /** The server's listener: bound to {@link #src} and listening, or null after saying why ({@code failed[0]}: the errno). */
-    final CmId listen(int[] failed) {
+    /** The server: a listener bound to {@link #src}, then {@link #serve()}; the errno if it cannot listen. */
+    private int runServer() throws InterruptedException {
         out.println(name() + ": starting server");
         CmId listenId = channel.createId(portSpace());
         try {
-            listenId.bindAddr(src);
-        } catch (VerbsException e) {
-            perror(name() + ": bind address failed", e);
-            failed[0] = e.errno();
+            try {
+                listenId.bindAddr(src);
+            } catch (VerbsException e) {
+                perror(name() + ": bind address failed", e);
+                return e.errno();
+            }
+            try {
+                listenId.listen(0);
+            } catch (VerbsException e) {
+                perror(name() + ": failure trying to listen", e);
+                return e.errno();
+            }
+            if (verbose) {
+                out.println("listening on " + listenId.localAddress());
+                out.flush();
+            }
+            return serve();
+        } finally {
             listenId.close();
-            return null;
         }
-        try {
-            listenId.listen(0);
-        } catch (VerbsException e) {
-            perror(name() + ": failure trying to listen", e);
-            failed[0] = e.errno();
-            listenId.close();
-            return null;
-        }
-        if (verbose) {
-            out.println("listening on " + listenId.localAddress());
-            out.flush();
-        }
-        return listenId;
     }
 
     /** The client's start: every node resolves {@link #dst}, then the connection events until all are in. */
@@ -271,7 +281,10 @@ abstract class CmaTest<N extends CmaTest.Node> implements Callable<Integer> {
         return switch (t) {
             case ADDR_RESOLVED -> addrHandler(node(e.id()));
             case ROUTE_RESOLVED -> routeHandler(node(e.id()));
-            case CONNECT_REQUEST -> connectHandler(e.id());
+            case CONNECT_REQUEST -> {
+                N n = takeNode(e.id());
+                yield n == null ? -Errno.ENOMEM : connectHandler(n, e.id());
+            }
             case ESTABLISHED -> established(node(e.id()), e);
             case ADDR_ERROR, ROUTE_ERROR, CONNECT_ERROR, UNREACHABLE, REJECTED -> {
                 out.println(name() + ": event: RDMA_CM_EVENT_" + t.name() + ", error: " + e.status());
@@ -294,7 +307,7 @@ abstract class CmaTest<N extends CmaTest.Node> implements Callable<Integer> {
     }
 
     /** The next node for a CONNECT_REQUEST, or null after rejecting it (all {@code -c} taken). */
-    final N takeNode(CmId id) {
+    private N takeNode(CmId id) {
         if (connIndex == connections) {
             out.println(name() + ": failing connection request");
             id.reject(null);

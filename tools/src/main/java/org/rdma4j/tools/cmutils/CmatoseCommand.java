@@ -9,7 +9,6 @@ import org.rdma4j.tools.pingpong.CNumber;
 import org.rdma4j.verbs.Access;
 import org.rdma4j.verbs.CompletionQueue;
 import org.rdma4j.verbs.Context;
-import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.MemoryRegion;
 import org.rdma4j.verbs.ProtectionDomain;
 import org.rdma4j.verbs.QpCap;
@@ -115,47 +114,38 @@ public final class CmatoseCommand extends CmaTest<CmatoseCommand.Conn> {
     // ------------------------------------------------------------------ the two sides
 
     @Override
-    int runServer() throws InterruptedException {
-        int[] failed = new int[1];
-        CmId listenId = listen(failed);
-        if (listenId == null) {
-            return failed[0];
+    int serve() throws InterruptedException {
+        int ret = connectEvents();
+        if (ret != 0) {
+            return ret;
         }
-        try {
-            int ret = connectEvents();
+        if (messageCount > 0) {
+            out.println("initiating data transfers");
+            for (Conn n : nodes) {
+                postSends(n);
+            }
+            out.println("completing sends");
+            ret = pollCqs(true);
             if (ret != 0) {
                 return ret;
             }
-            if (messageCount > 0) {
-                out.println("initiating data transfers");
-                for (Conn n : nodes) {
-                    postSends(n);
-                }
-                out.println("completing sends");
-                ret = pollCqs(true);
-                if (ret != 0) {
-                    return ret;
-                }
-                out.println("receiving data transfers");
-                ret = pollCqs(false);
-                if (ret != 0) {
-                    return ret;
-                }
-                out.println("data transfers complete");
+            out.println("receiving data transfers");
+            ret = pollCqs(false);
+            if (ret != 0) {
+                return ret;
             }
-            out.println("cmatose: disconnecting");
-            for (Conn n : nodes) {
-                if (n.connected) {
-                    n.connected = false;
-                    n.cmId.disconnect();
-                }
-            }
-            ret = disconnectEvents();
-            out.println("disconnected");
-            return ret;
-        } finally {
-            listenId.close();
+            out.println("data transfers complete");
         }
+        out.println("cmatose: disconnecting");
+        for (Conn n : nodes) {
+            if (n.connected) {
+                n.connected = false;
+                n.cmId.disconnect();
+            }
+        }
+        ret = disconnectEvents();
+        out.println("disconnected");
+        return ret;
     }
 
     @Override
@@ -212,14 +202,7 @@ public final class CmatoseCommand extends CmaTest<CmatoseCommand.Conn> {
         if (ackTimeout != null) {
             n.cmId.setAckTimeout(ackTimeout);
         }
-        try {
-            n.cmId.resolveRoute(2000);
-            return 0;
-        } catch (VerbsException e) {
-            perror("cmatose: resolve route failed", e);
-            connectsLeft--;
-            return e.errno();
-        }
+        return super.addrHandler(n);
     }
 
     @Override
@@ -239,11 +222,7 @@ public final class CmatoseCommand extends CmaTest<CmatoseCommand.Conn> {
     }
 
     @Override
-    int connectHandler(CmId id) {
-        Conn n = takeNode(id);
-        if (n == null) {
-            return -Errno.ENOMEM;
-        }
+    int connectHandler(Conn n, CmId id) {
         String step = "cmatose: unable to create QP";
         try {
             initNode(n);

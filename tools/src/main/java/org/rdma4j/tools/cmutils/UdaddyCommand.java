@@ -122,37 +122,28 @@ public final class UdaddyCommand extends CmaTest<UdaddyCommand.UdNode> {
     // ------------------------------------------------------------------ the two sides
 
     @Override
-    int runServer() throws InterruptedException {
-        int[] failed = new int[1];
-        CmId listenId = listen(failed);
-        if (listenId == null) {
-            return failed[0];
+    int serve() throws InterruptedException {
+        int ret = connectEvents();
+        if (ret != 0) {
+            return ret; // udaddy goes on to wait for datagrams that cannot come
         }
-        try {
-            int ret = connectEvents();
+        if (messageCount > 0) {
+            out.println("receiving data transfers");
+            ret = pollCqs();
             if (ret != 0) {
-                return ret; // udaddy goes on to wait for datagrams that cannot come
+                return ret;
             }
-            if (messageCount > 0) {
-                out.println("receiving data transfers");
-                ret = pollCqs();
-                if (ret != 0) {
-                    return ret;
-                }
-                out.println("sending replies");
-                for (UdNode n : nodes) {
-                    postSends(n, SendFlag.SIGNALED);
-                }
-                ret = pollCqs();
-                if (ret != 0) {
-                    return ret;
-                }
-                out.println("data transfers complete");
+            out.println("sending replies");
+            for (UdNode n : nodes) {
+                postSends(n, SendFlag.SIGNALED);
             }
-            return 0;
-        } finally {
-            listenId.close();
+            ret = pollCqs();
+            if (ret != 0) {
+                return ret;
+            }
+            out.println("data transfers complete");
         }
+        return 0;
     }
 
     @Override
@@ -173,18 +164,6 @@ public final class UdaddyCommand extends CmaTest<UdaddyCommand.UdNode> {
     }
 
     // ------------------------------------------------------------------ events
-
-    @Override
-    int addrHandler(UdNode n) {
-        try {
-            n.cmId.resolveRoute(2000);
-            return 0;
-        } catch (VerbsException e) {
-            perror("udaddy: resolve route failed", e);
-            connectsLeft--;
-            return e.errno();
-        }
-    }
 
     @Override
     int routeHandler(UdNode n) {
@@ -208,11 +187,7 @@ public final class UdaddyCommand extends CmaTest<UdaddyCommand.UdNode> {
     }
 
     @Override
-    int connectHandler(CmId id) {
-        UdNode n = takeNode(id);
-        if (n == null) {
-            return -Errno.ENOMEM;
-        }
+    int connectHandler(UdNode n, CmId id) {
         String step = "udaddy: unable to create QP";
         int ret;
         try {
