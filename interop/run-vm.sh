@@ -72,7 +72,7 @@ command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (run
 
 # Host paths under /tmp are hidden by the VM's own /tmp (a tmpfs); name the top-level entries the
 # job needs so that the VM's /init binds them back in.
-for p in "$JOB" "$HERE" "$PWD"; do
+for p in "$JOB" "$HERE" "$PWD" ${INTEROP_GROUP_JOBS:-}; do
   [[ $p == /tmp/?* ]] || continue
   p="${p#/tmp/}"; printf '%s\n' "${p%%/*}"
 done | sort -u > "$OUT/tmp-binds"

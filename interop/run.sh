@@ -9,8 +9,14 @@
 #               default: every interop/jobs/*.sh, smoke first, except the opt-in ones (a job whose
 #               leading comment lines contain "interop: opt-in" runs only when named)
 #
+# The jobs run one after the other in ONE VM (group.sh: each job has its own output directory and
+# time limit, what it leaves running is killed and the network is reset between jobs), which saves a
+# boot, a net-setup and a cold read of the JDK over 9p per job; RDMA4J_INTEROP_VM_PER_JOB=1 boots a
+# VM per job instead (full isolation: a job that wedges the VM's kernel cannot take the next with it).
+#
 # Environment: RDMA4J_INTEROP_TOTAL_TIMEOUT  limit for the whole run in seconds (default 2400)
-#              RDMA4J_INTEROP_TIMEOUT        limit for one VM (default 900)
+#              RDMA4J_INTEROP_TIMEOUT        limit for one job (default 900)
+#              RDMA4J_INTEROP_VM_PER_JOB     1: a VM per job (default: one VM for all)
 #              RDMA4J_INTEROP_OUT            where job outputs go (default /tmp/rdma4j-interop/run-TIME)
 #              RDMA4J_INTEROP_CACHE          package/kernel cache (default ~/.cache/rdma4j-interop)
 set -uo pipefail
@@ -47,7 +53,7 @@ smoke_only=0
 for a in "$@"; do
   case "$a" in
     --smoke) smoke_only=1 ;;
-    -h|--help) sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "interop: unknown option $a" >&2; exit 2 ;;
     */*|*.sh) jobs+=("$a") ;;
     *) jobs+=("$HERE/jobs/$a.sh") ;;
@@ -91,32 +97,68 @@ fi
 
 summary=()
 failed=0
-for j in "${jobs[@]}"; do
-  name="$(basename "$j" .sh)"
-  section "job $name"
-  t0=$SECONDS
-  bash "$HERE/run-vm.sh" "$j" "$OUT_BASE/$name"
-  rc=$?
-  dt=$((SECONDS - t0))
-  # The VM is emulated: other work on the host slows it down a lot, so the summary says how busy the
-  # host was while the VM ran (run-vm.sh writes host-uptime; figures from a busy host mean little).
-  load="$(sed -n 's/.*load average: \([0-9.]*\),.*/\1/p' "$OUT_BASE/$name/host-uptime" 2>/dev/null | paste -sd'>' | sed 's/>/ -> /')"
-  case $rc in
-    0) verdict=PASS ;;
-    124) verdict=TIMEOUT; failed=1 ;;
-    125) verdict="FAIL (VM error)"; failed=1 ;;
-    *) verdict="FAIL (status $rc)"; failed=1 ;;
+# verdict RC: the summary's word for a job's status
+verdict() {
+  case $1 in
+    0) echo PASS ;;
+    124) echo TIMEOUT ;;
+    125) echo "FAIL (VM error)" ;;
+    *) echo "FAIL (status $1)" ;;
   esac
-  summary+=("$(printf '%-24s %-18s %5ss  host load %s  %s' "$name" "$verdict" "$dt" "${load:-?}" "$OUT_BASE/$name")")
+}
+# add_summary NAME RC SECONDS LOAD: a summary line, with the FAIL lines of the job's log after it
+add_summary() {
+  local name=$1 rc=$2 dt=$3 load=$4
+  ((rc == 0)) || failed=1
+  summary+=("$(printf '%-24s %-18s %5ss  host load %s  %s' "$name" "$(verdict "$rc")" "$dt" "${load:-?}" "$OUT_BASE/$name")")
   if ((rc != 0)) && [[ -f $OUT_BASE/$name/job.log ]]; then
     while IFS= read -r line; do summary+=("    $line"); done < <(grep -E '^FAIL ' "$OUT_BASE/$name/job.log" | head -n 20)
   fi
-done
+}
+# The VM is emulated: other work on the host slows it down a lot, so the summary says how busy the host
+# was while the VM ran (run-vm.sh writes host-uptime; figures from a busy host mean little).
+host_load() { sed -n 's/.*load average: \([0-9.]*\),.*/\1/p' "$1/host-uptime" 2>/dev/null | paste -sd'>' | sed 's/>/ -> /'; }
+
+if [[ ${RDMA4J_INTEROP_VM_PER_JOB:-0} == 1 ]]; then
+  for j in "${jobs[@]}"; do
+    name="$(basename "$j" .sh)"
+    section "job $name"
+    t0=$SECONDS
+    bash "$HERE/run-vm.sh" "$j" "$OUT_BASE/$name"
+    add_summary "$name" $? $((SECONDS - t0)) "$(host_load "$OUT_BASE/$name")"
+  done
+else
+  names=()
+  for j in "${jobs[@]}"; do names+=("$(basename "$j" .sh)"); done
+  section "jobs ${names[*]}, in one VM"
+  per_job="${RDMA4J_INTEROP_TIMEOUT:-900}"
+  # The VM's limit: every job's own limit, but never past the whole run's.
+  vm_limit=$(( ${#jobs[@]} * per_job + 60 ))
+  left=$((TOTAL - (SECONDS - t_all) - 30))
+  ((vm_limit > left)) && vm_limit=$left
+  ((vm_limit < 30)) && vm_limit=30
+  group_jobs="$(for j in "${jobs[@]}"; do (cd "$(dirname "$j")" && printf '%s/%s\n' "$PWD" "$(basename "$j")"); done)"
+  for name in "${names[@]}"; do rm -f "$OUT_BASE/$name"/{exit-code,seconds}; done
+  INTEROP_GROUP_JOBS="$group_jobs" INTEROP_GROUP_JOB_TIMEOUT=$((per_job - 25)) RDMA4J_INTEROP_TIMEOUT="$vm_limit" \
+    bash "$HERE/run-vm.sh" "$HERE/group.sh" "$OUT_BASE"
+  vm_rc=$?
+  load="$(host_load "$OUT_BASE")"
+  for name in "${names[@]}"; do
+    if [[ -s $OUT_BASE/$name/exit-code ]]; then
+      rc="$(tr -dc '0-9' <"$OUT_BASE/$name/exit-code")"
+      add_summary "$name" "${rc:-125}" "$(tr -dc '0-9' <"$OUT_BASE/$name/seconds" 2>/dev/null)" "$load"
+    else
+      # the VM ended (time limit, kernel panic) before this job said how it ended
+      add_summary "$name" "$( ((vm_rc == 124)) && echo 124 || echo 125)" "-" "$load"
+      summary[-1]+="  (no exit status: the VM ended first, status $vm_rc)"
+    fi
+  done
+fi
 
 section "summary ($((SECONDS - t_all))s)"
 printf '%s\n' "${summary[@]}"
 if ((failed)); then
-  echo "interop: FAILED (console logs: $OUT_BASE/*/console.log)"
+  echo "interop: FAILED (the VM's console: $OUT_BASE/console.log, or $OUT_BASE/NAME/console.log with a VM per job)"
   exit 1
 fi
 echo "interop: ok"

@@ -19,3 +19,7 @@ TOOL_AOT_OPTS=
 if [[ -f $REPO/tools/target/rdma4j-tools.aot ]]; then
   TOOL_AOT_OPTS="-XX:AOTCache=$REPO/tools/target/rdma4j-tools.aot -Xlog:aot*=off -Xlog:cds*=off"
 fi
+# interop_full: true when INTEROP_FULL=1 asks for a job's whole matrix. By default (what .ci/run runs)
+# the jobs with long matrices run a subset that still covers every tool, transport, direction, address
+# family and feature once; the full matrix repeats them across sizes, MTUs and both directions.
+interop_full() { [[ ${INTEROP_FULL:-0} == 1 ]]; }

@@ -20,6 +20,9 @@ import org.rdma4j.verbs.WorkCompletion;
  *       to its completion);</li>
  *   <li>{@code rate}: {@link RdmaWriteRateBenchmark} (8-byte inline WRITEs, 128 in flight, every 64th
  *       signaled);</li>
+ *   <li>{@code send}: one 8-byte inline signaled SEND into a posted receive, polled to both completions
+ *       (the send CQ, then the receive CQ) and the receive re-posted: the one-thread part of
+ *       {@link SendRecvLatencyBenchmark}'s half round trip;</li>
  *   <li>{@code bw SIZE}: {@link BaselineBenchmark#memcpy} and {@link RdmaWriteBandwidthBenchmark} of
  *       SIZE bytes (16 in flight, every 8th signaled), one after the other in the same JVM.</li>
  * </ul>
@@ -42,7 +45,7 @@ public final class CpuTimeBenchmark {
 
     public static void main(String[] args) {
         if (args.length < 1) {
-            System.err.println("usage: CpuTimeBenchmark lat|rate|bw [rounds] [size]");
+            System.err.println("usage: CpuTimeBenchmark lat|rate|send|bw [rounds] [size]");
             System.exit(2);
         }
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 3;
@@ -50,6 +53,7 @@ public final class CpuTimeBenchmark {
             switch (args[0]) {
                 case "lat" -> latency();
                 case "rate" -> rate();
+                case "send" -> send();
                 case "bw" -> bandwidth(args.length > 2 ? Integer.parseInt(args[2]) : 65536);
                 default -> throw new IllegalArgumentException("unknown test " + args[0]);
             }
@@ -98,6 +102,32 @@ public final class CpuTimeBenchmark {
                 }
                 if (pass == 1) {
                     report("writeSignaled", n, c0, w0);
+                }
+            }
+        }
+    }
+
+    private static void send() {
+        try (SoftPair p = new SoftPair(4096, 16, 16)) {
+            SendWorkRequest w = new SendWorkRequest().wrId(1).opcode(org.rdma4j.verbs.WrOpcode.SEND)
+                    .flags(SendFlag.SIGNALED | SendFlag.INLINE).sge(p.a.mr, 1024, 8);
+            org.rdma4j.verbs.RecvWorkRequest r = new org.rdma4j.verbs.RecvWorkRequest().wrId(2).sge(p.b.mr, 0, 64);
+            for (int i = 0; i < 16; i++) {
+                p.b.qp.postRecv(r);
+            }
+            WorkCompletion[] wc = WorkCompletion.array(1);
+            int n = 1_000_000;
+            for (int pass = 0; pass < 2; pass++) {
+                long c0 = start();
+                long w0 = System.nanoTime();
+                for (int i = 0; i < n; i++) {
+                    p.a.qp.postSend(w);
+                    pollOne(p.a.sendCq, wc);
+                    pollOne(p.b.recvCq, wc);
+                    p.b.qp.postRecv(r);
+                }
+                if (pass == 1) {
+                    report("sendRecv", n, c0, w0);
                 }
             }
         }

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.*;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.rdma4j.soft.link.LoopbackFabric;
 import org.rdma4j.verbs.*;
@@ -24,6 +26,10 @@ class DirectWriteTest {
     }
 
     private static void withPair(String name, Body body) {
+        withPair(name, 32, body);
+    }
+
+    private static void withPair(String name, int sqDepth, Body body) {
         LoopbackFabric fabric = new LoopbackFabric();
         Device da = SoftDevices.createLoopback(name + "-a", fabric, null);
         Device db = SoftDevices.createLoopback(name + "-b", fabric, null);
@@ -33,7 +39,7 @@ class DirectWriteTest {
             ProtectionDomain pb = b.allocPd();
             CompletionQueue ca = a.createCq(64);
             CompletionQueue cb = b.createCq(64);
-            QueuePair qa = pa.createQp(new QpInitAttr(QpType.RC, ca, ca).cap(new QpCap(32, 4, 2, 1, 64)));
+            QueuePair qa = pa.createQp(new QpInitAttr(QpType.RC, ca, ca).cap(new QpCap(sqDepth, 4, 2, 1, 64)));
             QueuePair qb = pb.createQp(new QpInitAttr(QpType.RC, cb, cb).cap(new QpCap(32, 4, 1, 1, 0)));
             ReceivePathFuzzTest.Connect.bringUp(qa, QpType.RC, b.queryGid(1, 1), qb.qpn()); // MTU 1024
             ReceivePathFuzzTest.Connect.bringUp(qb, QpType.RC, a.queryGid(1, 1), qa.qpn());
@@ -140,6 +146,110 @@ class DirectWriteTest {
             assertEquals(WcStatus.REM_ACCESS_ERR, c.status(), c.toString());
             assertEquals(0L, dst.get(ValueLayout.JAVA_LONG, 4096 - 8), "nothing written");
             assertEquals(QpState.ERR, qb.state());
+        });
+    }
+
+    @Test
+    void theCountersKeepTheWritesOfADestroyedQp() {
+        withPair("direct-destroyed", (a, b, qa, qb, ca, ma, mb, src, dst) -> {
+            long sent = a.counters(1).get("sent_pkts");
+            long rcvd = b.counters(1).get("rcvd_pkts");
+            for (int i = 0; i < 20; i++) {
+                qa.postSend(new SendWorkRequest().wrId(i).flags(i == 19 ? SendFlag.SIGNALED | SendFlag.INLINE
+                        : SendFlag.INLINE).sge(ma, 0, 8).write(mb.address(), mb.rkey()));
+            }
+            assertEquals(WcStatus.SUCCESS, ReceivePathFuzzTest.Connect.poll(ca).status());
+            long sentBefore = a.counters(1).get("sent_pkts") - sent;
+            long rcvdBefore = b.counters(1).get("rcvd_pkts") - rcvd;
+            assertEquals(20, sentBefore, "one packet per WRITE");
+            assertEquals(20, rcvdBefore, "one packet per WRITE");
+            qa.close();
+            qb.close();
+            // the per-QP counts moved into the device's: nothing lost, nothing counted twice
+            assertEquals(sentBefore, a.counters(1).get("sent_pkts") - sent);
+            assertEquals(rcvdBefore, b.counters(1).get("rcvd_pkts") - rcvd);
+        });
+    }
+
+    @Test
+    void morePostedWritesThanTheWindowAllComplete() {
+        // 300 WRITEs in one post list: the requester stops at the 128-PSN window and goes on only when
+        // an ACK arrives; a pass that only sent ends the task's work, the ACK must bring it back.
+        withPair("direct-window", 512, (a, b, qa, qb, ca, ma, mb, src, dst) -> {
+            int n = 300;
+            SendWorkRequest[] w = new SendWorkRequest[n];
+            for (int i = 0; i < n; i++) {
+                src.set(ValueLayout.JAVA_LONG, 8 * (i % 256), 5000 + i);
+                w[i] = new SendWorkRequest().wrId(i).flags(i == n - 1 ? SendFlag.SIGNALED : 0)
+                        .sge(ma, 8 * (i % 256), 8).write(mb.address() + 8 * (i % 256), mb.rkey());
+                if (i > 0) {
+                    w[i - 1].next(w[i]);
+                }
+            }
+            qa.postSend(w[0]);
+            WorkCompletion c = ReceivePathFuzzTest.Connect.poll(ca);
+            assertEquals(n - 1, c.wrId(), c.toString());
+            assertEquals(WcStatus.SUCCESS, c.status(), c.toString());
+            for (int i = n - 256; i < n; i++) {
+                assertEquals(5000 + i, dst.get(ValueLayout.JAVA_LONG, 8 * (i % 256)), "WRITE " + i);
+            }
+            assertEquals(n, qa.query().sqPsn);
+            assertEquals(QpState.RTS, qa.state());
+        });
+    }
+
+    @Test
+    void twoThreadsPostingToOneQpLoseNoWorkRequest() throws Exception {
+        // the post lock: two posters at once, each with its own wr_ids and target slots; every WR
+        // completes exactly once and every slot holds its last value
+        withPair("direct-posters", 64, (a, b, qa, qb, ca, ma, mb, src, dst) -> {
+            int rounds = 300;
+            int perThread = 16; // 2 x 16 <= the send queue (64) and the CQ (64)
+            for (int t = 0; t < 2; t++) {
+                for (int k = 0; k < perThread; k++) {
+                    src.set(ValueLayout.JAVA_LONG, 8 * (t * perThread + k), 100_000L * t + k);
+                }
+            }
+            WorkCompletion[] wc = WorkCompletion.array(64);
+            for (int r = 0; r < rounds; r++) {
+                CountDownLatch go = new CountDownLatch(1);
+                AtomicReference<Throwable> failed = new AtomicReference<>();
+                Thread[] posters = new Thread[2];
+                for (int t = 0; t < 2; t++) {
+                    int id = t;
+                    posters[t] = Thread.ofPlatform().start(() -> {
+                        try {
+                            go.await();
+                            for (int k = 0; k < perThread; k++) {
+                                int slot = id * perThread + k;
+                                qa.postSend(new SendWorkRequest().wrId(slot)
+                                        .flags(SendFlag.SIGNALED | (k % 2 == 0 ? SendFlag.INLINE : 0))
+                                        .sge(ma, 8 * slot, 8).write(mb.address() + 8 * slot, mb.rkey()));
+                            }
+                        } catch (Throwable e) {
+                            failed.set(e);
+                        }
+                    });
+                }
+                go.countDown();
+                for (Thread t : posters) {
+                    t.join(10_000);
+                    assertFalse(t.isAlive(), "a poster hung");
+                }
+                assertNull(failed.get(), () -> "a post failed: " + failed.get());
+                boolean[] seen = new boolean[2 * perThread];
+                for (int got = 0; got < 2 * perThread; got++) {
+                    WorkCompletion c = ReceivePathFuzzTest.Connect.poll(ca);
+                    assertEquals(WcStatus.SUCCESS, c.status(), c.toString());
+                    assertFalse(seen[(int) c.wrId()], "completed twice: " + c);
+                    seen[(int) c.wrId()] = true;
+                }
+                assertEquals(0, ca.poll(wc), "no completion beyond the posted WRs");
+            }
+            for (int slot = 0; slot < 2 * perThread; slot++) {
+                assertEquals(src.get(ValueLayout.JAVA_LONG, 8 * slot), dst.get(ValueLayout.JAVA_LONG, 8 * slot));
+            }
+            assertEquals(QpState.RTS, qa.state());
         });
     }
 }

@@ -378,6 +378,43 @@ public final class Hca implements PacketSink {
     }
 
     /**
+     * Whether the link sends several packets in one call ({@link Link#sendsInBatches()}): a sender
+     * that makes several packets at once then hands them over together ({@link #send(Packet[], int)}).
+     */
+    public boolean sendsInBatches() {
+        Link l = link;
+        return l != null && l.sendsInBatches();
+    }
+
+    /**
+     * {@link #send(Packet)} for {@code count} packets at once, in order (the link may send them in one
+     * call); takes ownership of every one and clears the array's slots.
+     */
+    public void send(Packet[] packets, int count) {
+        Link l = link;
+        int k = 0;
+        for (int i = 0; i < count; i++) {
+            Packet p = packets[i];
+            packets[i] = null;
+            counters.add(Counter.SENT_PKTS, p.burstPackets);
+            if (l == null || !portUp) {
+                p.release();
+            } else if (!p.payloadAlive()) {
+                counters.inc(Counter.FREED_MEMORY); // as in send(Packet)
+                p.release();
+            } else {
+                packets[k++] = p;
+            }
+        }
+        if (k > 0) {
+            int freed = l.send(packets, k);
+            if (freed > 0) {
+                counters.add(Counter.FREED_MEMORY, freed);
+            }
+        }
+    }
+
+    /**
      * Where unicast packets to {@code dst} go, resolved once, when the link is a {@link DirectLink}
      * (the in-process fabric); null otherwise (then {@link #send} finds the way per packet).
      */

@@ -110,6 +110,8 @@ public final class QpEngine {
     volatile long timerQueuedNs = Long.MAX_VALUE;
 
     private volatile boolean cqErrorPending;
+    /** SENT_PKTS and RCVD_PKTS of the packet-less in-process WRITEs and ACKs (task only; see {@link Counters.Cell}). */
+    final Counters.Cell packetCounts;
     final Requester requester;
     final Responder responder;
     final Completer completer;
@@ -144,8 +146,10 @@ public final class QpEngine {
         responder = new Responder(this);
         completer = new Completer(this, sq);
         task = new Task(this::doWork);
+        packetCounts = hca.counters.newCell(); // before the QP is in the table, where peers find it
         int n = hca.addQp(this);
         if (n < 0) {
+            hca.counters.retire(packetCounts);
             throw new VerbsException(Errno.ENOMEM, "no free QP number");
         }
         qpn = n;
@@ -330,6 +334,7 @@ public final class QpEngine {
             }
         });
         hca.removeQp(qpn);
+        hca.counters.retire(packetCounts);
     }
 
 
@@ -355,6 +360,11 @@ public final class QpEngine {
         } else {
             hca.send(p);
         }
+    }
+
+    /** Sends {@code count} of this QP's packets at once, in order, through the link (task only). */
+    void send(Packet[] packets, int count) {
+        hca.send(packets, count);
     }
 
     /**
@@ -450,7 +460,7 @@ public final class QpEngine {
         if (peer == null || !peer.fromConnectedPeer(sgid, dgid) || !peer.takeDirectAck(psn)) {
             return false;
         }
-        hca.counters.inc(Counter.SENT_PKTS);
+        packetCounts.sent();
         return true;
     }
 
@@ -472,7 +482,7 @@ public final class QpEngine {
             }
             directAckPsn = psn;
             directAckPending = true;
-            hca.counters.inc(Counter.RCVD_PKTS);
+            packetCounts.received();
             task.again();
             return true;
         }
@@ -486,7 +496,7 @@ public final class QpEngine {
             if (inTail == inHead && !directAckPending) {
                 directAckPsn = psn;
                 directAckPending = true;
-                hca.counters.inc(Counter.RCVD_PKTS);
+                packetCounts.received();
                 took = true;
             }
         } finally {
@@ -563,7 +573,7 @@ public final class QpEngine {
         try {
             if (inTail == inHead && responder.takeWrite(psn, pkey, ackReq, va, rkey, src, srcOffset, len)) {
                 took = true;
-                hca.counters.inc(Counter.RCVD_PKTS);
+                packetCounts.received();
                 responder.flushAck();
             }
         } finally {
@@ -714,9 +724,16 @@ public final class QpEngine {
             // so the other passes need not read the clock.
             progress |= completer.checkTimers();
         }
-        progress |= requester.step();
-        progress |= completer.retire();
-        return progress;
+        boolean sent = requester.step();
+        boolean retired = completer.retire();
+        if (sent && !retired && !progress && !timers && requester.stepOnlySent()) {
+            // This pass only sent (nothing taken in, no timer, nothing retired, no local operation):
+            // a further pass would find everything as this one left it, since whatever else could
+            // give it work (a post, an arrival, an ACK handed over, a timer, a CQ error) schedules the
+            // task or calls again() itself. See docs/DESIGN.md, 2026-11-24, "a pass that only sent".
+            return false;
+        }
+        return progress | sent | retired;
     }
 
     /** Takes one arrived packet in (inside the task) and releases it. */

@@ -79,12 +79,70 @@ final class Requester {
         outstandingRdAtomic = 0;
     }
 
+    /**
+     * Whether the last {@link #step}'s progress was only packets sent (no local operation executed, no
+     * WQE finished or skipped, no local error): then a second pass would find the send queue as this
+     * one left it (see {@code QpEngine.doWork}).
+     */
+    private boolean onlySent;
+
+    /** The last {@link #step} made progress only by sending (see {@link #onlySent}). */
+    boolean stepOnlySent() {
+        return onlySent;
+    }
+
     /** Sends what the send queue, the window and the state allow; true on progress. */
     boolean step() {
+        onlySent = true;
         QpState s = qp.state;
         if ((s != QpState.RTS && s != QpState.SQD) || qp.completer.rnrWaiting()) {
             return false;
         }
+        // Over a link that sends in batches (UDP: sendmmsg) the packets of this step are collected and
+        // handed over together, before the step returns (so before the task is released: the QP's
+        // packets keep their order); elsewhere each leaves at once.
+        batching = qp.hca.sendsInBatches();
+        try {
+            return stepSending(s);
+        } finally {
+            flushOutbox();
+            batching = false;
+        }
+    }
+
+    /** Packets of this step not yet handed to the link (see {@link #step()}); task only. */
+    private final Packet[] outbox = new Packet[OUTBOX];
+    private int outboxSize;
+    private boolean batching;
+    /** Most packets collected before they are handed over (a 64 KiB WRITE at MTU 4096). */
+    static final int OUTBOX = 16;
+
+    /** Sends {@code p} now, or collects it for the step's batch. */
+    private void send(Packet p) {
+        if (!batching) {
+            qp.send(p);
+            return;
+        }
+        outbox[outboxSize++] = p;
+        if (outboxSize == OUTBOX) {
+            flushOutbox();
+        }
+    }
+
+    private void flushOutbox() {
+        int n = outboxSize;
+        if (n == 1) {
+            Packet p = outbox[0];
+            outbox[0] = null;
+            outboxSize = 0;
+            qp.send(p); // one packet: the plain send (sendto), no batch to build
+        } else if (n > 1) {
+            outboxSize = 0;
+            qp.send(outbox, n);
+        }
+    }
+
+    private boolean stepSending(QpState s) {
         boolean rc = qp.transport == Opcode.TRANSPORT_RC;
         boolean progress = false;
         while (sq.hasAtCursor()) {
@@ -96,6 +154,7 @@ final class Requester {
                 }
                 sq.advanceCursor();
                 progress = true;
+                onlySent = false;
                 continue;
             }
             if (!w.started) {
@@ -114,6 +173,7 @@ final class Requester {
                     w.finish(executeLocal(w));
                     sq.advanceCursor();
                     progress = true;
+                    onlySent = false;
                     if (w.status != WcStatus.SUCCESS) {
                         break;
                     }
@@ -131,6 +191,7 @@ final class Requester {
                     w.finish(WcStatus.SUCCESS);
                     sq.advanceCursor();
                     progress = true;
+                    onlySent = false;
                     continue;
                 }
                 if (qp.transport == Opcode.TRANSPORT_UD && !w.ahInQpPd) {
@@ -149,7 +210,8 @@ final class Requester {
             if (w.sent) {
                 sq.advanceCursor();
                 if (!rc) {
-                    w.done = true;
+                    w.done = true; // UC/UD: finished when sent, the retirement comes in this pass
+                    onlySent = false;
                 }
             }
         }
@@ -158,6 +220,8 @@ final class Requester {
 
     /** The WQE at the cursor failed here: it completes with {@code status} and the QP goes to ERR. */
     private boolean failLocally(SendWqe w, WcStatus status) {
+        onlySent = false;
+        flushOutbox(); // what went before the failed WR leaves before the QP goes to ERR
         w.finish(status);
         sq.advanceCursor();
         qp.completer.retire();
@@ -191,10 +255,40 @@ final class Requester {
 
     /** Builds and sends the next packet of {@code w}; false on a local protection error. */
     private boolean sendOne(SendWqe w) {
+        // a one-packet RC WRITE first tries the in-process fabric without a packet; kept apart from the
+        // packet path below so that the JIT inlines this test (and writeDirect) into step
         if (w.opcode == WrOpcode.RDMA_WRITE && w.sendOffset == 0 && w.totalLength > 0
                 && w.totalLength <= qp.mtuBytes && qp.transport == Opcode.TRANSPORT_RC && writeDirect(w)) {
             return true;
         }
+        return sendPacket(w);
+    }
+
+    /** The key of a one-entry gather list if it lets this QP read {@code len} bytes there, else null. */
+    private MemKey gatherKey(SendWqe w, int len) {
+        MemKey k = qp.hca.keys.lookup(w.lkey[0]);
+        return MemKey.check(k, MemKey.Use.LOCAL, qp.pd, w.addr[0], len, 0, null) == KeyVerdict.OK ? k : null;
+    }
+
+    /**
+     * The connected QP on an in-process fabric's other device, when both ports are up and it takes this
+     * QP's packets ({@link QpEngine#fromConnectedPeer}); else null (then the packet goes).
+     */
+    private QpEngine directPeer() {
+        Route r = qp.directRoute();
+        if (r == null || !(r.sink instanceof Hca peerHca) || !qp.hca.portUp() || !peerHca.portUp()) {
+            return null;
+        }
+        int destQpn = qp.destQpn & 0xFFFFFF;
+        if (destQpn < Hca.FIRST_QPN || destQpn == Hca.MULTICAST_QPN) {
+            return null;
+        }
+        QpEngine peer = peerHca.qp(destQpn);
+        return peer == null || !peer.fromConnectedPeer(qp.sgid, qp.dgid) ? null : peer;
+    }
+
+    /** Builds and sends the next packet of {@code w}; false on a local protection error. */
+    private boolean sendPacket(SendWqe w) {
         Packet p = qp.hca.packets.acquire();
         MemorySegment b = p.buffer;
         int mtu = qp.mtuBytes;
@@ -283,7 +377,7 @@ final class Requester {
                 return false;
             }
         }
-        qp.send(p);
+        send(p);
         return true;
     }
 
@@ -298,10 +392,6 @@ final class Requester {
      * The requester's state then moves as if the packet had been sent. Allocation free.
      */
     private boolean writeDirect(SendWqe w) {
-        Route r = qp.directRoute();
-        if (r == null || !(r.sink instanceof Hca peerHca) || !qp.hca.portUp() || !peerHca.portUp()) {
-            return false;
-        }
         int len = (int) w.totalLength;
         MemorySegment src;
         long srcOffset;
@@ -309,22 +399,17 @@ final class Requester {
             src = w.inlineData;
             srcOffset = 0;
         } else if (w.numSge == 1) {
-            MemKey k = qp.hca.keys.lookup(w.lkey[0]);
-            long at = w.addr[0];
-            if (MemKey.check(k, MemKey.Use.LOCAL, qp.pd, at, len, 0, null) != KeyVerdict.OK) {
+            MemKey k = gatherKey(w, len);
+            if (k == null) {
                 return false;
             }
             src = k.segment;
-            srcOffset = k.offsetOf(at);
+            srcOffset = k.offsetOf(w.addr[0]);
         } else {
             return false;
         }
-        int destQpn = qp.destQpn & 0xFFFFFF;
-        if (destQpn < Hca.FIRST_QPN || destQpn == Hca.MULTICAST_QPN) {
-            return false;
-        }
-        QpEngine peer = peerHca.qp(destQpn);
-        if (peer == null || !peer.fromConnectedPeer(qp.sgid, qp.dgid)) {
+        QpEngine peer = directPeer();
+        if (peer == null) {
             return false;
         }
         // AckReq as header() would set it, committed only once the peer took the WRITE
@@ -332,7 +417,7 @@ final class Requester {
         if (!peer.takeDirectWrite(w.nextPsn, qp.pkey, ackReq, w.remoteAddr, w.rkey, src, srcOffset, len)) {
             return false;
         }
-        qp.hca.counters.inc(Counter.SENT_PKTS);
+        qp.packetCounts.sent();
         sinceAckReq = ackReq ? 0 : sinceAckReq + 1;
         w.sendOffset = len;
         w.nextPsn = Psn.add(w.nextPsn, 1);

@@ -2,6 +2,8 @@ package org.rdma4j.soft.engine;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import org.rdma4j.soft.link.Packet;
 import org.rdma4j.verbs.AhAttr;
 import org.rdma4j.verbs.Errno;
@@ -26,15 +28,38 @@ import org.rdma4j.verbs.spi.SendWrRules;
  * move the cursor back to resend (a rewind); the completer retires them in order at the tail.
  * Posting runs on any thread, one poster at a time, and publishes a slot by advancing the head; every
  * other method runs inside the QP task.
+ *
+ * <p>Memory ordering (docs/DESIGN.md, 2026-11-24, "the send queue's head, tail and post lock"): the
+ * head and the tail are written with release stores, not volatile ones, and the post lock is a CAS to
+ * take and a release store to give back. A release store orders the slot's contents before the new
+ * head (and a retired slot's reuse after the new tail); the StoreLoad order a volatile store would add
+ * is not needed: a poster's head is seen by the task through {@code Task.run}'s CAS, which follows it,
+ * and a retirement's tail through the completion queue's own release store after it, or the task's
+ * release CAS.
  */
 final class SendQueue {
     private final QpEngine qp;
     private final SendWqe[] ring;
     /** ring.length - 1 when that is a power of two (the usual depths), else -1: then a division. */
     private final int mask;
-    private final Object postLock = new Object();
+    /** 1 while a poster holds the post lock: taken by CAS, given back by a release store. */
+    private volatile int postLock;
     private volatile long head;
     private volatile long tail;
+    private static final VarHandle HEAD;
+    private static final VarHandle TAIL;
+    private static final VarHandle POST_LOCK;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            HEAD = l.findVarHandle(SendQueue.class, "head", long.class);
+            TAIL = l.findVarHandle(SendQueue.class, "tail", long.class);
+            POST_LOCK = l.findVarHandle(SendQueue.class, "postLock", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
     private long cursor;
 
     SendQueue(QpEngine qp) {
@@ -101,7 +126,7 @@ final class SendQueue {
         SendWqe w = at(tail);
         MemKey.uncountPosted(w.counted, w.countedSges);
         w.countedSges = 0;
-        tail = tail + 1;
+        TAIL.setRelease(this, tail + 1);
     }
 
     /** Drops every posted work request without a completion (modify to RESET). */
@@ -218,7 +243,8 @@ final class SendQueue {
      */
     void post(SendWorkRequest first) {
         int index = 0;
-        synchronized (postLock) {
+        lockPost();
+        try {
             for (SendWorkRequest w = first; w != null; w = w.next(), index++) {
                 QpState s = qp.state;
                 if (s == QpState.RESET || s == QpState.INIT || s == QpState.RTR) {
@@ -236,9 +262,29 @@ final class SendQueue {
                 if (err != null) {
                     throw new PostException(Errno.EINVAL, err, w, index);
                 }
-                head = head + 1;
+                HEAD.setRelease(this, head + 1);
             }
+        } finally {
+            POST_LOCK.setRelease(this, 0);
         }
+    }
+
+    /**
+     * Takes the post lock: posters exclude each other for the few stores of one post. A CAS, then a
+     * spin, then yields while another poster holds it (it holds it for no more than a post list).
+     */
+    private void lockPost() {
+        if (POST_LOCK.compareAndSet(this, 0, 1)) {
+            return;
+        }
+        int spins = 0;
+        do {
+            if (++spins > 64) {
+                Thread.yield();
+            } else {
+                Thread.onSpinWait();
+            }
+        } while (postLock != 0 || !POST_LOCK.compareAndSet(this, 0, 1));
     }
 
     private String validate(SendWorkRequest w) {
@@ -251,18 +297,13 @@ final class SendQueue {
         q.opcode = w.opcode();
         q.flags = w.sendFlags();
         q.signaled = qp.sqSigAll || (w.sendFlags() & SendFlag.SIGNALED) != 0;
-        q.numSge = w.numSge();
-        for (int i = 0; i < q.numSge; i++) {
-            q.addr[i] = w.sgeAddr(i);
-            q.length[i] = w.sgeLength(i);
-            q.lkey[i] = w.sgeLkey(i);
-        }
+        copySges(q, w);
         q.totalLength = w.payloadLength();
-        q.isInline = (w.inlineData() != null || (w.sendFlags() & SendFlag.INLINE) != 0)
+        MemorySegment given = w.inlineData();
+        q.isInline = (given != null || (w.sendFlags() & SendFlag.INLINE) != 0)
                 && (q.opcode.isSend() || q.opcode.isWrite());
-        if (w.inlineData() != null) {
-            Packet.copyBytes(w.inlineData(), 0, q.inlineData, 0, (int) q.totalLength);
-            q.numSge = 0;
+        if (given != null) {
+            copyGiven(q, given);
         } else if (q.isInline && q.totalLength > 0) {
             String err = copyInline(q);
             if (err != null) {
@@ -276,27 +317,52 @@ final class SendQueue {
         q.compareAdd = w.compareAdd();
         q.swap = w.swap();
         if (qp.type == QpType.UD) {
-            AhAttr ah = w.ah().attr();
-            q.dgid = ah.grh().dgid();
-            q.sgid = qp.hca.gid(ah.grh().sgidIndex());
-            q.remoteQpn = w.remoteQpn() & 0xFFFFFF;
-            q.remoteQkey = w.remoteQkey();
-            q.hopLimit = QpEngine.hopLimitOrDefault(ah.grh().hopLimit());
-            q.trafficClass = ah.grh().trafficClass();
-            q.flowLabel = ah.grh().flowLabel();
-            q.ahInQpPd = w.ah().pd() == qp.pd;
+            fillUd(q, w);
         }
         if (q.opcode == WrOpcode.BIND_MW) {
-            q.mw = ((KeyHolder) w.mw()).memKey();
-            q.bindRkey = w.bindRkey();
-            q.bindMr = w.bindMr() == null ? null : ((KeyHolder) w.bindMr()).memKey();
-            q.bindAddr = w.bindAddr();
-            q.bindLength = w.bindLength();
-            q.bindAccess = w.bindAccess();
+            fillBind(q, w);
         }
         MemKey.countPosted(qp.hca.keys, q.lkey, q.counted, q.numSge);
         q.countedSges = q.numSge;
         return null;
+    }
+
+    // fill's rarer parts, apart so that fill stays small enough for the JIT to inline into post
+
+    private static void copySges(SendWqe q, SendWorkRequest w) {
+        int n = w.numSge();
+        q.numSge = n;
+        for (int i = 0; i < n; i++) {
+            q.addr[i] = w.sgeAddr(i);
+            q.length[i] = w.sgeLength(i);
+            q.lkey[i] = w.sgeLkey(i);
+        }
+    }
+
+    private static void copyGiven(SendWqe q, MemorySegment given) {
+        Packet.copyBytes(given, 0, q.inlineData, 0, (int) q.totalLength);
+        q.numSge = 0;
+    }
+
+    private void fillUd(SendWqe q, SendWorkRequest w) {
+        AhAttr ah = w.ah().attr();
+        q.dgid = ah.grh().dgid();
+        q.sgid = qp.hca.gid(ah.grh().sgidIndex());
+        q.remoteQpn = w.remoteQpn() & 0xFFFFFF;
+        q.remoteQkey = w.remoteQkey();
+        q.hopLimit = QpEngine.hopLimitOrDefault(ah.grh().hopLimit());
+        q.trafficClass = ah.grh().trafficClass();
+        q.flowLabel = ah.grh().flowLabel();
+        q.ahInQpPd = w.ah().pd() == qp.pd;
+    }
+
+    private static void fillBind(SendWqe q, SendWorkRequest w) {
+        q.mw = ((KeyHolder) w.mw()).memKey();
+        q.bindRkey = w.bindRkey();
+        q.bindMr = w.bindMr() == null ? null : ((KeyHolder) w.bindMr()).memKey();
+        q.bindAddr = w.bindAddr();
+        q.bindLength = w.bindLength();
+        q.bindAccess = w.bindAccess();
     }
 
     /**
@@ -304,7 +370,7 @@ final class SendQueue {
      * inline data, so an entry whose lkey does not name a region covering it is looked up by address.
      */
     /**
-     * The region an inline gather entry was copied from last (guarded by postLock): the next entry
+     * The region an inline gather entry was copied from last (guarded by the post lock): the next entry
      * naming the same lkey is checked against it without the table; a key that no longer carries that
      * lkey or fails the check goes to the table as before.
      */
@@ -319,10 +385,11 @@ final class SendQueue {
             MemKey k = lastInlineKey;
             if (k == null || k.key != q.lkey[i]
                     || MemKey.check(k, MemKey.Use.LOCAL, null, q.addr[i], q.length[i], 0, null) != KeyVerdict.OK) {
+                // checked once: the last key passed above, a looked-up one here
                 k = qp.hca.keys.lookup(q.lkey[i]);
-            }
-            if (MemKey.check(k, MemKey.Use.LOCAL, null, q.addr[i], q.length[i], 0, null) != KeyVerdict.OK) {
-                k = qp.hca.keys.findRegionCovering(q.addr[i], q.length[i]);
+                if (MemKey.check(k, MemKey.Use.LOCAL, null, q.addr[i], q.length[i], 0, null) != KeyVerdict.OK) {
+                    k = qp.hca.keys.findRegionCovering(q.addr[i], q.length[i]);
+                }
             }
             if (k == null) {
                 // A raw address cannot be dereferenced safely from Java: ask for the segment instead.

@@ -7,6 +7,34 @@ package org.rdma4j.soft.link;
 public interface Link extends AutoCloseable {
     void send(Packet packet);
 
+    /**
+     * Whether {@link #send(Packet[], int)} sends several packets in fewer calls than one each, so a
+     * sender that makes several packets at once should collect them and hand them over together.
+     */
+    default boolean sendsInBatches() {
+        return false;
+    }
+
+    /**
+     * Sends {@code packets[0..count)} in order, as many {@link #send(Packet)} calls would (the same
+     * packets leave, the same way); takes ownership of every one and clears its slot. Returns how many
+     * were lost because the memory they carry was freed before the link copied it ({@link #send(Packet)}
+     * throws IllegalStateException for such a packet).
+     */
+    default int send(Packet[] packets, int count) {
+        int freed = 0;
+        for (int i = 0; i < count; i++) {
+            Packet p = packets[i];
+            packets[i] = null;
+            try {
+                send(p);
+            } catch (IllegalStateException e) {
+                freed++;
+            }
+        }
+        return freed;
+    }
+
     /** Packets this link dropped (no route, queue full, fault injection). */
     default long dropped() {
         return 0;

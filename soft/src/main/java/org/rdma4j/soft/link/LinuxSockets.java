@@ -70,6 +70,7 @@ final class LinuxSockets {
     static final short POLLIN = 1;
     static final int EAGAIN = 11;
     static final int EINTR = 4;
+    static final int ENOSYS = 38;
 
     private static final ValueLayout.OfShort BE_SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
@@ -80,6 +81,9 @@ final class LinuxSockets {
     private static final MethodHandle GETSOCKOPT;
     private static final MethodHandle SENDTO;
     private static final MethodHandle RECVMMSG;
+    /** Null where libc has no sendmmsg (then {@link #sendmmsgUnavailable()} says why). */
+    private static final MethodHandle SENDMMSG;
+    private static final String SENDMMSG_UNAVAILABLE;
     private static final MethodHandle CLOSE;
     private static final MethodHandle POLL;
 
@@ -100,6 +104,8 @@ final class LinuxSockets {
         MethodHandle recvmmsg = null;
         MethodHandle close = null;
         MethodHandle poll = null;
+        MethodHandle sendmmsg = null;
+        String sendmmsgUnavailable = null;
         try {
             NativeLibrary libc = NativeLibrary.libc();
             socket = libc.downcallWithErrno("socket", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
@@ -114,9 +120,17 @@ final class LinuxSockets {
                     FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS));
             close = libc.downcall("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
             poll = libc.downcallWithErrno("poll", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
+            try {
+                sendmmsg = libc.downcallWithErrno("sendmmsg",
+                        FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
+            } catch (Throwable t) {
+                sendmmsgUnavailable = "libc has no sendmmsg: " + t;
+            }
         } catch (Throwable t) {
             cause = t;
         }
+        SENDMMSG = sendmmsg;
+        SENDMMSG_UNAVAILABLE = cause != null ? "libc sockets unavailable: " + cause : sendmmsgUnavailable;
         UNAVAILABLE = cause;
         SOCKET = socket;
         BIND = bind;
@@ -268,6 +282,24 @@ final class LinuxSockets {
     static long sendto(Call c, int fd, MemorySegment buf, long length, MemorySegment sockaddr, int addrLength) {
         try {
             long r = (long) SENDTO.invokeExact(c.state, fd, buf, length, 0, sockaddr, addrLength);
+            return r < 0 ? -c.errno() : r;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /** Why {@link #sendmmsg} cannot be used here, or null when it can. */
+    static String sendmmsgUnavailable() {
+        return SENDMMSG_UNAVAILABLE;
+    }
+
+    /**
+     * sendmmsg over the first {@code count} prepared mmsghdr entries at {@code vector}: returns how many were sent (the first ones; fewer than asked when one failed, whose error the
+     * next call reports) or -errno when the first failed. Allocation free.
+     */
+    static int sendmmsg(Call c, int fd, MemorySegment vector, int count) {
+        try {
+            int r = (int) SENDMMSG.invokeExact(c.state, fd, vector, count, 0);
             return r < 0 ? -c.errno() : r;
         } catch (Throwable t) {
             throw new IllegalStateException(t);

@@ -10,7 +10,7 @@ import java.lang.foreign.ValueLayout;
  * TOS of every datagram from control messages, and on IPv6 UDP_NO_CHECK6_RX so rxe's zero-checksum
  * datagrams are accepted. Thread safety as {@link UdpSocket} says.
  */
-class NativeUdpSocket implements UdpSocket {
+class NativeUdpSocket implements UdpSocket, SendBatches.Sender {
     /** Requested socket buffer size (the kernel doubles it for bookkeeping, and caps it at net.core.rmem_max). */
     static final int SOCKET_BUFFER = 8 << 20;
 
@@ -43,6 +43,17 @@ class NativeUdpSocket implements UdpSocket {
     private final LinuxSockets.Call wakeCall = new LinuxSockets.Call();
     private final MemorySegment wakeAddr = Arena.ofAuto().allocate(LinuxSockets.SOCKADDR_SIZE, 8);
     private final int wakeAddrLength;
+    // Batched sends (sendmmsg), under the link's send lock.
+    private final MemorySegment sendVector;
+    private final MemorySegment sendIovecs;
+    /** Entry i of the send vector as a segment of its own (sendmmsg from there), and its sockaddr. */
+    private final MemorySegment[] sendVectorAt = new MemorySegment[SEND_BATCH];
+    private final MemorySegment[] sendNameAt = new MemorySegment[SEND_BATCH];
+    private final MemorySegment[] sendDatagramAt = new MemorySegment[SEND_BATCH];
+    private final int[] sendLengthAt = new int[SEND_BATCH];
+    /** Null while sendmmsg works; else why the socket sends one datagram per call. */
+    private volatile String sendBatchUnavailable = LinuxSockets.sendmmsgUnavailable();
+    private long sendBatchCalls;
     /** Entries 0..unprepared-1 of the vector need a packet and their fields set before the next receive. */
     private int unprepared = BATCH;
     private final PacketPool pool;
@@ -81,6 +92,13 @@ class NativeUdpSocket implements UdpSocket {
         names = arena.allocate(LinuxSockets.SOCKADDR_SIZE * BATCH, 8);
         controls = arena.allocate(UdpDatagrams.CONTROL_SIZE * BATCH, 8);
         wakeAddrLength = LinuxSockets.writeSockaddr(wakeAddr, local, port);
+        sendVector = arena.allocate(LinuxSockets.MMSGHDR_SIZE * SEND_BATCH, 8);
+        sendIovecs = arena.allocate(LinuxSockets.IOVEC_SIZE * SEND_BATCH, 8);
+        MemorySegment sendNames = arena.allocate(LinuxSockets.SOCKADDR_SIZE * SEND_BATCH, 8);
+        for (int i = 0; i < SEND_BATCH; i++) {
+            sendVectorAt[i] = sendVector.asSlice(LinuxSockets.MMSGHDR_SIZE * i);
+            sendNameAt[i] = sendNames.asSlice(LinuxSockets.SOCKADDR_SIZE * i, LinuxSockets.SOCKADDR_SIZE);
+        }
     }
 
     /** Received datagrams carry their TTL/hop limit and TOS/traffic class as control messages. */
@@ -145,6 +163,78 @@ class NativeUdpSocket implements UdpSocket {
     public long send(MemorySegment datagram, int length, byte[] destination, int destinationPort) {
         int salen = LinuxSockets.writeSockaddr(sendAddr, destination, destinationPort);
         return LinuxSockets.sendto(sendCall, fd, datagram, length, sendAddr, salen);
+    }
+
+    /** The descriptor datagrams leave by (the raw socket's in raw mode). */
+    int sendFd() {
+        return fd;
+    }
+
+    /** The port a destination sockaddr carries (0 for a raw socket). */
+    int sockaddrPort(int destinationPort) {
+        return destinationPort;
+    }
+
+    @Override
+    public String sendBatchUnavailable() {
+        return sendBatchUnavailable;
+    }
+
+    @Override
+    public void stage(int slot, MemorySegment datagram, int length, byte[] destination, int destinationPort) {
+        int salen = LinuxSockets.writeSockaddr(sendNameAt[slot], destination, sockaddrPort(destinationPort));
+        long m = LinuxSockets.MMSGHDR_SIZE * slot;
+        long iov = LinuxSockets.IOVEC_SIZE * slot;
+        sendIovecs.set(ValueLayout.JAVA_LONG, iov, datagram.address());
+        sendIovecs.set(ValueLayout.JAVA_LONG, iov + 8, length);
+        sendVector.set(ValueLayout.JAVA_LONG, m, sendNameAt[slot].address());
+        sendVector.set(ValueLayout.JAVA_LONG, m + 8, salen); // namelen + padding
+        sendVector.set(ValueLayout.JAVA_LONG, m + 16, sendIovecs.address() + iov);
+        sendVector.set(ValueLayout.JAVA_LONG, m + 24, 1);
+        sendVector.set(ValueLayout.JAVA_LONG, m + 32, 0); // no control messages
+        sendVector.set(ValueLayout.JAVA_LONG, m + 40, 0);
+        sendVector.set(ValueLayout.JAVA_LONG, m + 48, 0); // flags, msg_len
+        sendDatagramAt[slot] = datagram;
+        sendLengthAt[slot] = length;
+    }
+
+    @Override
+    public int sendStaged(int count) {
+        int sent = SendBatches.sendAll(this, count);
+        for (int i = 0; i < count; i++) {
+            sendDatagramAt[i] = null;
+        }
+        return sent;
+    }
+
+    @Override
+    public void stopSendBatching(String reason) {
+        sendBatchUnavailable = reason;
+    }
+
+    @Override
+    public long sendBatchCalls() {
+        return sendBatchCalls;
+    }
+
+    /**
+     * One sendmmsg from staged entry {@code from}; where the kernel has none (ENOSYS), batching stops
+     * for good (the reason is kept) and the entry goes by sendto.
+     */
+    @Override
+    public int sendFrom(int from, int count) {
+        if (sendBatchUnavailable == null) {
+            sendBatchCalls++;
+            int r = LinuxSockets.sendmmsg(sendCall, sendFd(), sendVectorAt[from], count);
+            if (r != -LinuxSockets.ENOSYS) {
+                return r;
+            }
+            stopSendBatching("sendmmsg failed with ENOSYS (kernel without it): one sendto per datagram");
+            System.getLogger(UdpLink.class.getName()).log(System.Logger.Level.DEBUG, sendBatchUnavailable);
+        }
+        long r = LinuxSockets.sendto(sendCall, sendFd(), sendDatagramAt[from], sendLengthAt[from],
+                sendNameAt[from], (int) sendVector.get(ValueLayout.JAVA_INT, LinuxSockets.MMSGHDR_SIZE * from + 8));
+        return r < 0 ? (int) r : 1;
     }
 
     @Override

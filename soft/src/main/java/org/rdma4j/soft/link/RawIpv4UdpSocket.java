@@ -42,6 +42,16 @@ final class RawIpv4UdpSocket extends NativeUdpSocket {
     }
 
     @Override
+    int sendFd() {
+        return rawFd;
+    }
+
+    @Override
+    int sockaddrPort(int destinationPort) {
+        return 0;
+    }
+
+    @Override
     public void close() {
         super.close();
         LinuxSockets.close(rawFd);

@@ -19,6 +19,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import org.rdma4j.soft.agent.Agent;
 import org.rdma4j.soft.agent.AgentRunner;
 import org.rdma4j.soft.agent.IdleStrategy;
@@ -113,6 +114,7 @@ public final class ShmLink implements Link {
     private final AtomicLong doorbells = new AtomicLong();
     private final AtomicLong laneDrops = new AtomicLong();
     private final AtomicLong sendErrors = new AtomicLong();
+    private final AtomicLong standbys = new AtomicLong();
 
     private ShmLink(InetAddress local, int port, int remotePort, UdpLink.Mode mode, Policy policy, PacketSink sink)
             throws IOException {
@@ -486,11 +488,44 @@ public final class ShmLink implements Link {
      */
     @Override
     public int poll() {
-        return consumeIfFree() + udp.poll();
+        long now = System.nanoTime();
+        if (now - lastPollNs > POLL_NOTE_NS) {
+            lastPollNs = now; // a volatile write only now and then: the agent needs the gist
+        }
+        int n = consumeIfFree();
+        if (udpHot || now - udpPolledNs >= UDP_POLL_NS) {
+            udpPolledNs = now;
+            int u = udp.poll();
+            udpHot = u > 0;
+            n += u;
+        }
+        return n;
     }
+
+    /**
+     * A poller looks at the UDP socket (a recvmmsg system call) at most this often while it finds
+     * nothing there; every time while it does. Shorter than {@link UdpLink#POLLING_NS}, so the UDP
+     * link's agent keeps standing by while a thread polls, and a UDP packet waits at most this long
+     * for a poller. Before, every CQ poll made the system call: on a loaded host the poller spent most
+     * of a shared-memory stream in it (docs/PERFORMANCE.md, 2026-11-24, shm copies).
+     */
+    static final long UDP_POLL_NS = 20_000;
+    /**
+     * While a thread has called {@link #poll()} within this long, the receive agent stands by (parks
+     * for {@link #STANDBY_NS} at a time) instead of spinning beside it: the poller receives, and on a
+     * machine with fewer cores than spinning threads the agent's spin took the CPU the peer needed.
+     */
+    static final long POLLING_NS = 50_000;
+    static final long STANDBY_NS = 50_000;
+    private static final long POLL_NOTE_NS = 5_000;
+    private volatile long lastPollNs = System.nanoTime() - 3_600_000_000_000L;
+    /** When a poller last polled the UDP link, and whether it found packets (racy plain fields: a hint). */
+    private long udpPolledNs;
+    private boolean udpHot;
 
     @Override
     public void pollerBlocks() {
+        lastPollNs = System.nanoTime() - 3_600_000_000_000L; // the agent stops standing by at its next look
         udp.pollerBlocks();
     }
 
@@ -626,6 +661,12 @@ public final class ShmLink implements Link {
                 reapAtNs = now + REAP_NS;
                 reap();
             }
+            if (now - lastPollNs < POLLING_NS) {
+                standbys.incrementAndGet();
+                LockSupport.parkNanos(STANDBY_NS); // a thread polls and receives: stand by
+                lastWorkNs = System.nanoTime(); // it may stop any time: then spin as after a packet
+                return 0;
+            }
             long idle = now - lastWorkNs;
             if (idle < BUSY_SPIN_NS) {
                 Thread.onSpinWait();
@@ -734,6 +775,7 @@ public final class ShmLink implements Link {
         m.put("shm_doorbells", doorbells.get());
         m.put("shm_lane_failures", laneDrops.get());
         m.put("shm_send_errors", sendErrors.get());
+        m.put("shm_agent_standbys", standbys.get());
         m.put("shm_corrupt_slots", own == null ? 0 : own.corruptions());
         return m;
     }

@@ -64,6 +64,8 @@ public final class UdpLink implements Link {
     public static final int ROCE_PORT = UdpHeader.ROCE_V2_PORT;
     private static final int DATAGRAM_MAX = Packet.BUFFER_SIZE;
     private static final int IPV4_ID = 0x1234;
+    /** One send slot: the longest datagram and room for the IP and UDP headers, 8-byte aligned. */
+    private static final int SLOT_SIZE = (DATAGRAM_MAX + 64 + 7) & ~7;
     /** A {@link #poll()} at most this long ago means a thread is polling the link now. */
     static final long POLLING_NS = 50_000;
     /**
@@ -138,11 +140,12 @@ public final class UdpLink implements Link {
 
     // send side (guarded by sendLock)
     private final Object sendLock = new Object();
-    private final MemorySegment sendBuf = Arena.ofAuto().allocate(DATAGRAM_MAX + 64, 8);
+    /** Send slots: one datagram each, framed before the socket sends the run (slot 0: one at a time). */
+    private final MemorySegment[] sendBufs;
     private final byte[] destBytes;
     private final Framer sendFramer = new Framer();
-    /** What the socket sends from sendBuf: the whole IP packet (raw mode), or from the BTH on. */
-    private final MemorySegment sendDatagram;
+    /** What the socket sends from each send slot: the whole IP packet (raw mode), or from the BTH on. */
+    private final MemorySegment[] sendDatagrams;
 
     private UdpLink(InetAddress local, int port, int remotePort, Mode mode, PacketSink sink) throws IOException {
         this.local = local;
@@ -172,7 +175,19 @@ public final class UdpLink implements Link {
         this.datagrams = new UdpDatagrams(sink, v6, port, localGid, localBytes);
         this.groups = mode == Mode.CHANNEL ? null
                 : new UdpGroups(v6, port, localBytes, interfaceIndex, local.getHostAddress(), pool, datagrams);
-        sendDatagram = socket.ipHeaderLength() > 0 ? sendBuf : sendBuf.asSlice(UdpHeader.LENGTH);
+        int slots = socket.sendBatchUnavailable() == null ? UdpSocket.SEND_BATCH : 1;
+        if (slots == 1) {
+            System.getLogger(UdpLink.class.getName()).log(System.Logger.Level.DEBUG,
+                    "udp link " + local.getHostAddress() + ":" + port + ": unbatched sends: "
+                            + socket.sendBatchUnavailable());
+        }
+        sendBufs = new MemorySegment[slots];
+        sendDatagrams = new MemorySegment[slots];
+        MemorySegment slotMemory = Arena.ofAuto().allocate((long) SLOT_SIZE * slots, 8);
+        for (int i = 0; i < slots; i++) {
+            sendBufs[i] = slotMemory.asSlice((long) SLOT_SIZE * i, SLOT_SIZE);
+            sendDatagrams[i] = socket.ipHeaderLength() > 0 ? sendBufs[i] : sendBufs[i].asSlice(UdpHeader.LENGTH);
+        }
         pollable = socket.canReceiveNow();
         receiver = AgentRunner.start(new Receiver(), IdleStrategy.NO_OP, t -> {
             if (!closed) {
@@ -273,36 +288,160 @@ public final class UdpLink implements Link {
     }
 
     private void sendLocked(Packet p, Gid dst) {
-        int bthLength = bthOnwardLength(p, sendFramer.icrc);
-        if (bthLength < 0) {
+        int length = frameLocked(p, dst, 0);
+        if (length < 0) {
             return;
         }
-        for (int i = 0; i < destBytes.length; i++) {
-            destBytes[i] = dst.byteAt(v6 ? i : 12 + i);
-        }
-        int ipLen = socket.ipHeaderLength();
-        boolean raw = ipLen > 0;
-        long bth = ipLen + UdpHeader.LENGTH;
-        int hl = p.headerLength;
-        int pad = bthLength - Icrc.LENGTH - hl - p.payloadLength;
-        MemorySegment.copy(p.buffer, 0, sendBuf, bth, hl);
-        p.copyPayload(0, sendBuf, bth + hl, p.payloadLength);
-        for (int i = 0; i < pad; i++) {
-            sendBuf.set(ValueLayout.JAVA_BYTE, bth + hl + p.payloadLength + i, (byte) 0);
-        }
-        int ttl = hopLimitOf(p);
-        int tos = p.trafficClass & 0xFF;
-        socket.setHopLimitAndClass(dst.isMulticast(), ttl, tos);
-        // Raw mode sends the IP header written here; the others only compute the ICRC over it.
-        sendFramer.frame(raw ? sendBuf : sendFramer.pseudo, destBytes, remotePort, tos, ttl, raw ? IPV4_ID : 0,
-                sendBuf, bth, bthLength);
-        int udpLength = UdpHeader.LENGTH + bthLength;
-        long r = socket.send(sendDatagram, raw ? ipLen + udpLength : bthLength, destBytes, remotePort);
+        socket.setHopLimitAndClass(dst.isMulticast(), hopLimitOf(p), p.trafficClass & 0xFF);
+        long r = socket.send(sendDatagrams[0], length, destBytes, remotePort);
         if (r < 0) {
             dropped.incrementAndGet();
         } else {
             sent.incrementAndGet();
         }
+    }
+
+    /**
+     * Frames {@code p} for {@code dst} into send slot {@code slot} (the destination's address into
+     * {@link #destBytes}): the bytes from the BTH on, and in raw mode the IP header; returns what the
+     * socket sends from {@link #sendDatagrams}[slot], or -1 after counting why it is not sent.
+     */
+    private int frameLocked(Packet p, Gid dst, int slot) {
+        int bthLength = bthOnwardLength(p, sendFramer.icrc);
+        if (bthLength < 0) {
+            return -1;
+        }
+        for (int i = 0; i < destBytes.length; i++) {
+            destBytes[i] = dst.byteAt(v6 ? i : 12 + i);
+        }
+        MemorySegment buf = sendBufs[slot];
+        int ipLen = socket.ipHeaderLength();
+        boolean raw = ipLen > 0;
+        long bth = ipLen + UdpHeader.LENGTH;
+        int hl = p.headerLength;
+        int pad = bthLength - Icrc.LENGTH - hl - p.payloadLength;
+        MemorySegment.copy(p.buffer, 0, buf, bth, hl);
+        p.copyPayload(0, buf, bth + hl, p.payloadLength);
+        for (int i = 0; i < pad; i++) {
+            buf.set(ValueLayout.JAVA_BYTE, bth + hl + p.payloadLength + i, (byte) 0);
+        }
+        int ttl = hopLimitOf(p);
+        int tos = p.trafficClass & 0xFF;
+        // Raw mode sends the IP header written here; the others only compute the ICRC over it.
+        sendFramer.frame(raw ? buf : sendFramer.pseudo, destBytes, remotePort, tos, ttl, raw ? IPV4_ID : 0,
+                buf, bth, bthLength);
+        int udpLength = UdpHeader.LENGTH + bthLength;
+        return raw ? ipLen + udpLength : bthLength;
+    }
+
+    /**
+     * Whether {@link #send(Packet[], int)} hands several datagrams to the kernel in one call (sendmmsg:
+     * the libc socket modes, where the C library and the kernel have it); see
+     * {@link #sendBatchUnavailable()}.
+     */
+    @Override
+    public boolean sendsInBatches() {
+        return socket.sendBatchUnavailable() == null;
+    }
+
+    /** From now on one system call per datagram, for {@code reason} (tests: a kernel without sendmmsg). */
+    void stopSendBatching(String reason) {
+        synchronized (sendLock) {
+            socket.stopSendBatching(reason);
+        }
+    }
+
+    /** Null while sends are batched; else, in one line, why each datagram is one system call. */
+    public String sendBatchUnavailable() {
+        return socket.sendBatchUnavailable();
+    }
+
+    /**
+     * Sends {@code count} packets in order as {@link #send(Packet)} would, each datagram byte for byte
+     * the same, but a run of up to {@link UdpSocket#SEND_BATCH} of them (same hop limit, class and
+     * multicast-ness: those are socket options) in one sendmmsg. A packet to this link's own address
+     * is delivered between the runs, outside the send lock, as {@link #send(Packet)} delivers it.
+     * Without batched sends in this mode, one call per datagram. Takes ownership of every packet and
+     * clears its slot; returns how many were lost because their memory was freed before the copy.
+     */
+    @Override
+    public int send(Packet[] packets, int count) {
+        if (!sendsInBatches()) {
+            return Link.super.send(packets, count);
+        }
+        int freed = 0;
+        int i = 0;
+        while (i < count) {
+            Packet p = packets[i];
+            Gid dst = p.dstGid;
+            if (closed || dst == null || dst.isIpv4Mapped() == v6) {
+                packets[i++] = null;
+                dropped.incrementAndGet();
+                p.release();
+            } else if (selfLoopback && dst.equals(localGid)) {
+                packets[i++] = null;
+                try {
+                    deliverToSelf(p);
+                } catch (IllegalStateException e) {
+                    freed++;
+                }
+            } else {
+                synchronized (sendLock) {
+                    i = sendRunLocked(packets, i, count);
+                    freed += runFreed;
+                    runFreed = 0;
+                }
+            }
+        }
+        return freed;
+    }
+
+    /** Packets of the last run lost to freed memory (under the send lock). */
+    private int runFreed;
+
+    /** Frames and sends one run of packets from {@code i}; returns where the run ended. */
+    private int sendRunLocked(Packet[] packets, int i, int count) {
+        int k = 0;
+        boolean multicast = false;
+        int ttl = 0;
+        int tos = 0;
+        while (i < count && k < UdpSocket.SEND_BATCH) {
+            Packet p = packets[i];
+            Gid dst = p.dstGid;
+            if (closed || dst == null || dst.isIpv4Mapped() == v6 || selfLoopback && dst.equals(localGid)) {
+                break; // handled outside the lock
+            }
+            int pTtl = hopLimitOf(p);
+            int pTos = p.trafficClass & 0xFF;
+            boolean pMulticast = dst.isMulticast();
+            if (k > 0 && (pTtl != ttl || pTos != tos || pMulticast != multicast)) {
+                break; // another socket option: another call
+            }
+            packets[i++] = null;
+            try {
+                int length = frameLocked(p, dst, k);
+                if (length >= 0) {
+                    socket.stage(k, sendDatagrams[k], length, destBytes, remotePort);
+                    k++;
+                    ttl = pTtl;
+                    tos = pTos;
+                    multicast = pMulticast;
+                }
+            } catch (IllegalStateException e) {
+                runFreed++; // the sender's memory was freed under the copy: lost, as in send(Packet)
+            } finally {
+                p.release();
+            }
+        }
+        if (k > 0) {
+            socket.setHopLimitAndClass(multicast, ttl, tos);
+            int n = socket.sendStaged(k);
+            sent.addAndGet(n);
+            if (n < k) {
+                dropped.addAndGet(k - n);
+            }
+        }
+        return i;
     }
 
     private static int hopLimitOf(Packet p) {
@@ -662,6 +801,7 @@ public final class UdpLink implements Link {
         m.put("udp_malformed_drops", datagrams.malformed.get());
         m.put("udp_icrc_drops", datagrams.badIcrc.get());
         m.put("udp_sent_datagrams", sent.get());
+        m.put("udp_sendmmsg_calls", socket.sendBatchCalls());
         m.put("udp_self_delivered_packets", selfDelivered.get());
         m.put("udp_polled_packets", polledPackets.get());
         m.put("udp_agent_packets", agentPackets.get());

@@ -13,6 +13,43 @@ interface UdpSocket {
     /** Batch size of one {@link #receive}: a full batch means more datagrams are probably queued. */
     int BATCH = 32;
 
+    /** Most datagrams one {@link #sendStaged} sends. */
+    int SEND_BATCH = 16;
+
+    /**
+     * Null when this mode sends several datagrams in one call ({@link #stage}, {@link #sendStaged});
+     * else why not, in one line.
+     */
+    default String sendBatchUnavailable() {
+        return "this socket mode sends one datagram per call";
+    }
+
+    /**
+     * Stages datagram {@code slot} (0..{@link #SEND_BATCH}-1) of the next {@link #sendStaged}: as
+     * {@link #send}'s arguments; the bytes must stay put until then. Only where
+     * {@link #sendBatchUnavailable()} is null; under the link's send lock.
+     */
+    default void stage(int slot, MemorySegment datagram, int length, byte[] destination, int destinationPort) {
+        throw new UnsupportedOperationException(sendBatchUnavailable());
+    }
+
+    /**
+     * Sends staged datagrams 0..{@code count}-1, in order, in as few calls as the kernel allows; returns
+     * how many were sent (a datagram whose call failed is dropped, the others still go).
+     */
+    default int sendStaged(int count) {
+        throw new UnsupportedOperationException(sendBatchUnavailable());
+    }
+
+    /** From now on one call per datagram, for {@code reason} (what {@link #sendBatchUnavailable()} says). */
+    default void stopSendBatching(String reason) {
+    }
+
+    /** How many batched send calls were made (each sends one or more datagrams). */
+    default long sendBatchCalls() {
+        return 0;
+    }
+
     /** Bytes of IP header the link writes in front of the UDP header and sends (raw IPv4: 20); else 0. */
     default int ipHeaderLength() {
         return 0;

@@ -64,6 +64,7 @@ class HostileUdpSenderTest {
             SoftDevices.remove(a);
             throw e;
         }
+        Throwable failure = null;
         try (Arena arena = Arena.ofShared(); Context ca = a.open(); Context cb = b.open();
              DatagramChannel attacker = DatagramChannel.open()) {
             attacker.bind(new InetSocketAddress(evil, 0));
@@ -135,9 +136,26 @@ class HostileUdpSenderTest {
             assertEquals(QpState.RTS, sb.qp.state());
             sa.close();
             sb.close();
+        } catch (Throwable t) {
+            failure = t;
+            throw t;
         } finally {
-            SoftDevices.remove(a);
-            SoftDevices.remove(b);
+            // After a failed assertion the contexts still hold their QPs and cannot close: the devices'
+            // removal then fails too (EBUSY), and that must not hide the assertion.
+            remove(a, failure);
+            remove(b, failure);
+        }
+    }
+
+    /** Removes {@code d}; a failure is thrown, or attached to the test's own failure if there is one. */
+    private static void remove(Device d, Throwable failure) {
+        try {
+            SoftDevices.remove(d);
+        } catch (RuntimeException e) {
+            if (failure == null) {
+                throw e;
+            }
+            failure.addSuppressed(e);
         }
     }
 

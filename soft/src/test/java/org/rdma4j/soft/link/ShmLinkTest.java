@@ -87,6 +87,66 @@ class ShmLinkTest {
         }
     }
 
+    /**
+     * While a thread polls the link the receive agent stands by and the poller looks at the UDP socket
+     * only now and then: ring and UDP packets still arrive, and once the poller stops the agent
+     * receives again (each wait bounded).
+     */
+    @Test
+    void ringAndUdpPacketsArriveWhileAThreadPollsAndAfterItStops() throws Exception {
+        InetAddress a = InetAddress.getByName("127.0.0.23");
+        InetAddress b = InetAddress.getByName("127.0.0.24");
+        InetAddress c = InetAddress.getByName("127.0.0.25");
+        int port = SoftDevices.freeUdpPort(34991, a, b, c);
+        Collect sinkB = new Collect();
+        try (ShmLink la = ShmLink.open(a, port, port, UdpLink.Mode.AUTO, ShmLink.Policy.SHM, new Collect());
+             ShmLink lb = ShmLink.open(b, port, port, UdpLink.Mode.AUTO, ShmLink.Policy.SHM, sinkB);
+             UdpLink lc = UdpLink.open(c, port, UdpLink.Mode.AUTO, new Collect())) {
+            PacketPool pool = new PacketPool();
+            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+            java.util.concurrent.atomic.AtomicLong polled = new java.util.concurrent.atomic.AtomicLong();
+            Thread poller = Thread.ofPlatform().name("poller").start(() -> {
+                while (!stop.get()) {
+                    polled.addAndGet(lb.poll());
+                }
+            });
+            int sent = 0;
+            try {
+                for (int i = 0; i < 50; i++) {
+                    la.send(sendOnlyPacket(pool, Gid.of(a), Gid.of(b), new byte[] {(byte) i}));
+                    sent++;
+                    lc.send(sendOnlyPacket(pool, Gid.of(c), Gid.of(b), new byte[] {(byte) (100 + i)}));
+                    for (int k = 0; k < 2; k++) {
+                        byte[] got = sinkB.got.poll(10, TimeUnit.SECONDS);
+                        assertTrue(got != null, () -> "packet lost while polling; counters " + lb.counters());
+                    }
+                }
+                // On a loaded machine the poller or the agent may not have been on a CPU at the same
+                // time yet: more ring packets, until the agent has found the poller at work (bounded).
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (lb.counters().get("shm_agent_standbys") == 0 && System.nanoTime() - deadline < 0) {
+                    la.send(sendOnlyPacket(pool, Gid.of(a), Gid.of(b), new byte[] {(byte) sent}));
+                    sent++;
+                    assertTrue(sinkB.got.poll(10, TimeUnit.SECONDS) != null,
+                            () -> "packet lost while polling; counters " + lb.counters());
+                    Thread.sleep(1);
+                }
+            } finally {
+                stop.set(true);
+                poller.join(10_000);
+            }
+            assertEquals(sent, la.shmSentPackets());
+            assertEquals(sent, lb.shmReceivedPackets());
+            assertTrue(lb.counters().get("shm_agent_standbys") > 0, () -> "the agent never stood by: " + lb.counters());
+            Thread.sleep(5); // longer than the stand-by window: the agent takes over
+            long before = polled.get();
+            la.send(sendOnlyPacket(pool, Gid.of(a), Gid.of(b), new byte[] {77}));
+            byte[] got = sinkB.got.poll(10, TimeUnit.SECONDS);
+            assertTrue(got != null && got[0] == 77, () -> "the agent did not take over; counters " + lb.counters());
+            assertEquals(before, polled.get());
+        }
+    }
+
     @Test
     void shmDropsAndCountsWhatHasNoRingInsteadOfFallingBack() throws Exception {
         InetAddress a = InetAddress.getByName("127.0.0.21");

@@ -27,24 +27,11 @@ public final class SendWrRules {
         if (op == null) {
             return "no opcode";
         }
-        switch (type) {
-            case UD -> {
-                if (op != WrOpcode.SEND && op != WrOpcode.SEND_WITH_IMM) {
-                    return op + " is not supported on a UD QP";
-                }
-                if (w.ah() == null) {
-                    return "UD send without an address handle";
-                }
-                if (w.ah().isClosed()) {
-                    throw new IllegalStateException("the address handle of UD work request " + w.wrId() + " is closed");
-                }
+        if (type == QpType.UD || type == QpType.UC) {
+            String bad = checkTransport(type, w, op);
+            if (bad != null) {
+                return bad;
             }
-            case UC -> {
-                if (op == WrOpcode.RDMA_READ || op.isAtomic() || op == WrOpcode.SEND_WITH_INV) {
-                    return op + " is not supported on a UC QP";
-                }
-            }
-            default -> { }
         }
         if (w.numSge() > maxSendSge) {
             return "work request has " + w.numSge() + " SGEs, max_send_sge is " + maxSendSge;
@@ -62,6 +49,32 @@ public final class SendWrRules {
         if (inline && total > maxInline) {
             return "inline data of " + total + " bytes exceeds max_inline_data " + maxInline;
         }
+        if (op.isAtomic() || op == WrOpcode.BIND_MW) {
+            return checkAtomicOrBind(w, op, total);
+        }
+        return null;
+    }
+
+    // check's rarer parts, apart so that check stays small enough for the JIT to inline into a post
+
+    private static String checkTransport(QpType type, SendWorkRequest w, WrOpcode op) {
+        if (type == QpType.UD) {
+            if (op != WrOpcode.SEND && op != WrOpcode.SEND_WITH_IMM) {
+                return op + " is not supported on a UD QP";
+            }
+            if (w.ah() == null) {
+                return "UD send without an address handle";
+            }
+            if (w.ah().isClosed()) {
+                throw new IllegalStateException("the address handle of UD work request " + w.wrId() + " is closed");
+            }
+        } else if (op == WrOpcode.RDMA_READ || op.isAtomic() || op == WrOpcode.SEND_WITH_INV) {
+            return op + " is not supported on a UC QP";
+        }
+        return null;
+    }
+
+    private static String checkAtomicOrBind(SendWorkRequest w, WrOpcode op, long total) {
         if (op.isAtomic()) {
             if ((w.remoteAddr() & 7) != 0) {
                 return "atomic remote address 0x" + Long.toHexString(w.remoteAddr()) + " is not 8-byte aligned";
