@@ -114,6 +114,12 @@ add_summary() {
   if ((rc != 0)) && [[ -f $OUT_BASE/$name/job.log ]]; then
     while IFS= read -r line; do summary+=("    $line"); done < <(grep -E '^FAIL ' "$OUT_BASE/$name/job.log" | head -n 20)
   fi
+  # group.sh: a job that ran twice after a JVM crash in JIT code, and the crash files of the last try
+  [[ -s $OUT_BASE/$name/retried ]] && summary+=("    ran twice: $(head -c 400 "$OUT_BASE/$name/retried")")
+  local f
+  for f in "$OUT_BASE/$name"/hs_err_pid*.log; do
+    [[ -f $f ]] && summary+=("    a JVM died: $f")
+  done
 }
 # The VM is emulated: other work on the host slows it down a lot, so the summary says how busy the host
 # was while the VM ran (run-vm.sh writes host-uptime; figures from a busy host mean little).
