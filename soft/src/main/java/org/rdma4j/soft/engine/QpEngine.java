@@ -553,7 +553,7 @@ public final class QpEngine {
 
     /**
      * An RDMA WRITE ONLY from the connected QP's requester on an in-process fabric, without a packet
-     * (see {@code Requester.writeDirect}): taken in when {@link #inbound} would handle its packet at
+     * (see {@code Requester.sendDirect}): taken in when {@link #inbound} would handle its packet at
      * once (this thread may run the task, it is idle and nothing is queued) and the responder would
      * take the packet in unchanged ({@code Responder.takeWrite}); then the ACK it calls for is sent
      * and the task runs, as after a delivered packet. False with nothing changed otherwise: the caller
@@ -561,6 +561,22 @@ public final class QpEngine {
      */
     boolean takeDirectWrite(int psn, int pkey, boolean ackReq, long va, int rkey, java.lang.foreign.MemorySegment src,
                             long srcOffset, int len) {
+        return takeDirect(false, psn, pkey, ackReq, false, va, rkey, false, 0, src, srcOffset, len);
+    }
+
+    /**
+     * A SEND ONLY from the connected QP's requester on an in-process fabric, without a packet (see
+     * {@code Requester.sendDirect}), on the terms of {@link #takeDirectWrite}; the responder's are
+     * {@code Responder.takeSend}.
+     */
+    boolean takeDirectSend(int psn, int pkey, boolean ackReq, boolean solicited, boolean withImm, int imm,
+                           java.lang.foreign.MemorySegment src, long srcOffset, int len) {
+        return takeDirect(true, psn, pkey, ackReq, solicited, 0, 0, withImm, imm, src, srcOffset, len);
+    }
+
+    private boolean takeDirect(boolean send, int psn, int pkey, boolean ackReq, boolean solicited, long va, int rkey,
+                               boolean withImm, int imm, java.lang.foreign.MemorySegment src, long srcOffset,
+                               int len) {
         if (task.runningHere()) {
             return false;
         }
@@ -571,16 +587,19 @@ public final class QpEngine {
         boolean took = false;
         depth[0]++;
         try {
-            if (inTail == inHead && responder.takeWrite(psn, pkey, ackReq, va, rkey, src, srcOffset, len)) {
+            if (inTail == inHead && (send
+                    ? responder.takeSend(psn, pkey, ackReq, solicited, withImm, imm, src, srcOffset, len)
+                    : responder.takeWrite(psn, pkey, ackReq, va, rkey, src, srcOffset, len))) {
                 took = true;
                 packetCounts.received();
                 responder.flushAck();
             }
         } finally {
             try {
-                if (took) {
-                    // an executed WRITE leaves the requester and completer nothing to do: no pass, unless
-                    // the task was scheduled meanwhile (anything that arrives while we hold it does so)
+                if (took && state != QpState.ERR) {
+                    // an executed WRITE or SEND leaves the requester and completer nothing to do: no pass,
+                    // unless the task was scheduled meanwhile (anything that arrives while we hold it does
+                    // so); a SEND whose receive failed moved the QP to ERR, whose flush a pass does
                     task.releaseAcquired();
                 } else {
                     task.runAcquired();

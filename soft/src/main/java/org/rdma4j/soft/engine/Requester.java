@@ -255,10 +255,12 @@ final class Requester {
 
     /** Builds and sends the next packet of {@code w}; false on a local protection error. */
     private boolean sendOne(SendWqe w) {
-        // a one-packet RC WRITE first tries the in-process fabric without a packet; kept apart from the
-        // packet path below so that the JIT inlines this test (and writeDirect) into step
-        if (w.opcode == WrOpcode.RDMA_WRITE && w.sendOffset == 0 && w.totalLength > 0
-                && w.totalLength <= qp.mtuBytes && qp.transport == Opcode.TRANSPORT_RC && writeDirect(w)) {
+        // a one-packet RC WRITE or SEND first tries the in-process fabric without a packet; kept apart
+        // from the packet path below so that the JIT inlines this test (and sendDirect) into step
+        WrOpcode op = w.opcode;
+        if ((op == WrOpcode.RDMA_WRITE ? w.totalLength > 0 : op == WrOpcode.SEND || op == WrOpcode.SEND_WITH_IMM)
+                && w.sendOffset == 0 && w.totalLength <= qp.mtuBytes && qp.transport == Opcode.TRANSPORT_RC
+                && sendDirect(w)) {
             return true;
         }
         return sendPacket(w);
@@ -382,21 +384,26 @@ final class Requester {
     }
 
     /**
-     * A WRITE that fits one packet (an RDMA WRITE ONLY), handed straight to the connected QP's
-     * responder on an in-process fabric ({@link org.rdma4j.soft.link.DirectLink}): no {@link Packet},
-     * no headers written and parsed again, the payload copied once from the WQE's inline copy or its
-     * one gather entry into the target. The peer takes it in only when it would take the packet in at
-     * once and unchanged by every check ({@link QpEngine#takeDirectWrite}); otherwise nothing has
-     * changed on either side and false sends the packet as usual, so every unusual case (a bad key, a
-     * PSN gap, a busy peer, a port down, a local protection error) behaves exactly as for the packet.
-     * The requester's state then moves as if the packet had been sent. Allocation free.
+     * A WRITE or SEND that fits one packet (an RDMA WRITE ONLY, a SEND ONLY with or without immediate),
+     * handed straight to the connected QP's responder on an in-process fabric
+     * ({@link org.rdma4j.soft.link.DirectLink}): no {@link Packet}, no headers written and parsed again,
+     * the payload copied once from the WQE's inline copy or its one gather entry into the target (the
+     * WRITE's rkey range, the SEND's receive WQE). The peer takes it in only when it would take the
+     * packet in at once and unchanged by every check ({@link QpEngine#takeDirectWrite},
+     * {@link QpEngine#takeDirectSend}); otherwise nothing has changed on either side and false sends
+     * the packet as usual, so every unusual case (a bad key, a PSN gap, no receive posted, a busy peer,
+     * a port down, a local protection error) behaves exactly as for the packet. The requester's state
+     * then moves as if the packet had been sent. Allocation free.
      */
-    private boolean writeDirect(SendWqe w) {
+    private boolean sendDirect(SendWqe w) {
         int len = (int) w.totalLength;
         MemorySegment src;
         long srcOffset;
         if (w.isInline) {
             src = w.inlineData;
+            srcOffset = 0;
+        } else if (len == 0) {
+            src = null; // a SEND without data
             srcOffset = 0;
         } else if (w.numSge == 1) {
             MemKey k = gatherKey(w, len);
@@ -414,7 +421,10 @@ final class Requester {
         }
         // AckReq as header() would set it, committed only once the peer took the WRITE
         boolean ackReq = lastAsksForAck(w) || sinceAckReq + 1 >= ACK_EVERY;
-        if (!peer.takeDirectWrite(w.nextPsn, qp.pkey, ackReq, w.remoteAddr, w.rkey, src, srcOffset, len)) {
+        if (w.opcode == WrOpcode.RDMA_WRITE
+                ? !peer.takeDirectWrite(w.nextPsn, qp.pkey, ackReq, w.remoteAddr, w.rkey, src, srcOffset, len)
+                : !peer.takeDirectSend(w.nextPsn, qp.pkey, ackReq, (w.flags & SendFlag.SOLICITED) != 0,
+                        w.opcode == WrOpcode.SEND_WITH_IMM, w.imm, src, srcOffset, len)) {
             return false;
         }
         qp.packetCounts.sent();

@@ -312,6 +312,57 @@ final class Responder {
     }
 
     /**
+     * A SEND ONLY (with immediate or not) from the connected QP's requester on an in-process fabric,
+     * without a packet (see {@code Requester.sendDirect}), taken in only when its packet would be: the
+     * QP's state, transport and P_Key, the PSN the expected one, no message in progress, the length
+     * within the MTU, a receive WQE to take. The bytes are scattered into that WQE straight from
+     * {@code src}, then the receive completes and the ACK (or the owed ACK) goes as for the packet. A
+     * scatter that fails on the receive side (too short, a bad lkey) ends as the packet's would: the
+     * receive completes in error, a NAK, the QP in ERR; true then too, the NAK tells the requester.
+     * False with nothing changed but a receive WQE held for the message (as after an RNR-free start)
+     * when nothing applies or the sender's memory went away during the copy: the requester then sends
+     * the packet, which finds the same WQE.
+     */
+    boolean takeSend(int psn, int pkey, boolean ackReq, boolean solicited, boolean withImm, int imm,
+                     MemorySegment src, long srcOffset, int len) {
+        QpState s = qp.state;
+        if (s == QpState.RESET || s == QpState.INIT || s == QpState.ERR || qp.transport != Opcode.TRANSPORT_RC
+                || (pkey & 0x7FFF) != (qp.pkey & 0x7FFF) || psn != ePsn || inProgress != NONE || len < 0
+                || len > qp.mtuBytes) {
+            return false;
+        }
+        if (!haveRecv) {
+            if (!qp.rq.take(recvScratch())) {
+                return false; // the packet meets the RNR NAK
+            }
+            haveRecv = true;
+        }
+        recvOffset = 0;
+        int st = Scatter.intoRecv(qp, recv, 0, null, src, srcOffset, len);
+        if (st == Scatter.SOURCE_GONE) {
+            return false;
+        }
+        if (st != Scatter.OK) {
+            receiveFailed(st == Scatter.LENGTH ? WcStatus.LOC_LEN_ERR : WcStatus.LOC_QP_OP_ERR,
+                    st == Scatter.LENGTH ? Aeth.NAK_INVALID_REQUEST : Aeth.NAK_REMOTE_OP, psn, true);
+            return true;
+        }
+        haveRecv = false;
+        acks.messageDone();
+        qp.hca.counters.inc(Counter.RDMA_RECVS);
+        qp.pushRecvCompletion(recv.wrId, WcStatus.SUCCESS, WcOpcode.RECV, len, withImm ? WcFlag.WITH_IMM : 0,
+                withImm ? imm : 0, 0, 0, solicited);
+        ePsn = Psn.add(psn, 1);
+        nakSent = false;
+        if (ackReq) {
+            sendAck(ACK_SYNDROME, psn);
+        } else {
+            acks.owe(psn);
+        }
+        return true;
+    }
+
+    /**
      * Takes a burst in as the packets it stands for, one after the other: the same headers the
      * requester would have written for each (PSN, opcode, RETH on the first of a message, SE and
      * AckReq on the last) and the matching slice of the payload.

@@ -22,10 +22,16 @@ final class Scatter {
 
     /** As {@link #into}, into a receive WQE; {@link #LENGTH} when the bytes would run past its end. */
     static int intoRecv(QpEngine qp, RecvWqe recv, long offset, Packet p, MemorySegment src, int len) {
+        return intoRecv(qp, recv, offset, p, src, 0, len);
+    }
+
+    /** As {@link #intoRecv}, the bytes from {@code src} starting at {@code srcOffset}. */
+    static int intoRecv(QpEngine qp, RecvWqe recv, long offset, Packet p, MemorySegment src, long srcOffset,
+                        int len) {
         if (offset + len > recv.totalLength) {
             return LENGTH;
         }
-        return into(qp, recv.addr, recv.length, recv.lkey, recv.numSge, offset, p, src, len);
+        return into(qp, recv.addr, recv.length, recv.lkey, recv.numSge, offset, p, src, srcOffset, len);
     }
 
     /**
@@ -34,6 +40,12 @@ final class Scatter {
      */
     static int into(QpEngine qp, long[] addr, int[] length, int[] lkey, int numSge, long offset, Packet p,
                         MemorySegment src, int len) {
+        return into(qp, addr, length, lkey, numSge, offset, p, src, 0, len);
+    }
+
+    /** As {@link #into}, the bytes from {@code src} starting at {@code srcOffset}. */
+    static int into(QpEngine qp, long[] addr, int[] length, int[] lkey, int numSge, long offset, Packet p,
+                        MemorySegment src, long srcOffset, int len) {
         long skip = offset;
         int left = len;
         int from = 0;
@@ -53,7 +65,7 @@ final class Scatter {
                 if (p != null) {
                     p.copyPayload(from, k.segment, k.offsetOf(at), n);
                 } else {
-                    MemorySegment.copy(src, from, k.segment, k.offsetOf(at), n);
+                    MemorySegment.copy(src, srcOffset + from, k.segment, k.offsetOf(at), n);
                 }
             } catch (IllegalStateException e) {
                 // An arena closed during the copy: ours (the destination) is a protection error.
