@@ -8,6 +8,7 @@ import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
+import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
 import org.rdma4j.verbs.spi.ffm.NativeLibrary;
 
 /**
@@ -21,6 +22,8 @@ import org.rdma4j.verbs.spi.ffm.NativeLibrary;
 final class Futex {
     private static final int FUTEX_WAIT = 0;
     private static final int FUTEX_WAKE = 1;
+    static final int EAGAIN = 11;
+    static final int ETIMEDOUT = 110;
     /** struct timespec: tv_sec, tv_nsec (LP64). */
     static final long TIMESPEC_BYTES = 16;
 
@@ -43,7 +46,7 @@ final class Futex {
             // long syscall(long nr, ...): nr fixed, then uaddr, op, val, timeout (variadic)
             FunctionDescriptor fd = FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS);
             NativeLibrary libc = NativeLibrary.libc();
-            wait = libc.downcall("syscall", fd, Linker.Option.firstVariadicArg(1));
+            wait = libc.downcallWithErrno("syscall", fd, Linker.Option.firstVariadicArg(1));
             wake = libc.downcall("syscall", fd, Linker.Option.firstVariadicArg(1), Linker.Option.critical(false));
         } catch (RuntimeException | LinkageError e) {
             cause = e;
@@ -70,19 +73,22 @@ final class Futex {
 
     /**
      * Sleeps while the int at {@code word} (4-byte aligned, in a shared mapping) holds {@code expected},
-     * at most {@code timeoutNs}, using the caller's {@code timespec} ({@link #TIMESPEC_BYTES}). Returns at
-     * once if the word differs already; may return early (a wake-up, a signal, spuriously): the caller
-     * looks again. Never throws for those.
+     * at most {@code timeoutNs}, using the caller's {@code timespec} ({@link #TIMESPEC_BYTES}) and
+     * {@code errno} capture. Returns 0 when a FUTEX_WAKE ended the sleep, else -errno: -{@link #EAGAIN}
+     * if the word did not hold {@code expected} (changed before the sleep began), -{@link #ETIMEDOUT},
+     * -EINTR (a signal). The caller looks again in every case; never throws for those.
      */
-    static void await(MemorySegment word, int expected, long timeoutNs, MemorySegment timespec) {
+    static int await(MemorySegment word, int expected, long timeoutNs, MemorySegment timespec, ErrnoCapture errno) {
         long ns = Math.max(timeoutNs, 0);
         timespec.set(JAVA_LONG, 0, ns / 1_000_000_000L);
         timespec.set(JAVA_LONG, 8, ns % 1_000_000_000L);
+        long r;
         try {
-            long r = (long) WAIT.invokeExact(SYS_FUTEX, word, FUTEX_WAIT, expected, timespec);
+            r = (long) WAIT.invokeExact(errno.segment(), SYS_FUTEX, word, FUTEX_WAIT, expected, timespec);
         } catch (Throwable t) {
             throw new IllegalStateException("futex wait", t);
         }
+        return r == 0 ? 0 : -errno.errno();
     }
 
     /** Wakes up to {@code count} threads sleeping on {@code word}; how many it woke (or -1). */

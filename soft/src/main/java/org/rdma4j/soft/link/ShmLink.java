@@ -122,6 +122,7 @@ public final class ShmLink implements Link {
     private final AtomicLong laneDrops = new AtomicLong();
     private final AtomicLong sendErrors = new AtomicLong();
     private final AtomicLong standbys = new AtomicLong();
+    private final AtomicLong wakeups = new AtomicLong();
 
     private ShmLink(InetAddress local, int port, int remotePort, UdpLink.Mode mode, Policy policy, PacketSink sink)
             throws IOException {
@@ -661,6 +662,7 @@ public final class ShmLink implements Link {
         private long reapAtNs = System.nanoTime() + REAP_NS;
         private final ByteBuffer drain = ByteBuffer.allocateDirect(64);
         private final MemorySegment timespec = Arena.ofAuto().allocate(Futex.TIMESPEC_BYTES, 8);
+        private final org.rdma4j.verbs.spi.ffm.ErrnoCapture errno = new org.rdma4j.verbs.spi.ffm.ErrnoCapture();
 
         @Override
         public String roleName() {
@@ -727,7 +729,9 @@ public final class ShmLink implements Link {
             }
             if (USE_FUTEX) {
                 try {
-                    own.sleepUntilWoken(SLEEP_MS * 1_000_000L, timespec);
+                    if (own.sleepUntilWoken(SLEEP_MS * 1_000_000L, timespec, errno)) {
+                        wakeups.incrementAndGet();
+                    }
                 } finally {
                     if (!closed) {
                         own.awake();
@@ -804,6 +808,7 @@ public final class ShmLink implements Link {
         m.put("shm_lane_failures", laneDrops.get());
         m.put("shm_send_errors", sendErrors.get());
         m.put("shm_agent_standbys", standbys.get());
+        m.put("shm_agent_wakeups", wakeups.get());
         m.put("shm_corrupt_slots", own == null ? 0 : own.corruptions());
         return m;
     }

@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Set;
+import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
 
 /**
  * One receiving device's shared-memory file: a header and {@link #lanes()} single-producer
@@ -598,10 +599,12 @@ final class ShmRing implements AutoCloseable {
     /**
      * After {@link #prepareToSleep()} returned true, with {@link #FLAG_FUTEX}: sleeps until a producer
      * takes the sleeper (and wakes it), {@link #wakeOwnConsumer()}, or {@code timeoutNs} passed. The
-     * caller's {@code timespec} holds the timeout ({@link Futex#TIMESPEC_BYTES}).
+     * caller's {@code timespec} holds the timeout ({@link Futex#TIMESPEC_BYTES}). True when the sleep
+     * ended (or never began) because the sleeping word was cleared, false on a timeout or a signal.
      */
-    void sleepUntilWoken(long timeoutNs, MemorySegment timespec) {
-        Futex.await(sleepWord, 1, timeoutNs, timespec);
+    boolean sleepUntilWoken(long timeoutNs, MemorySegment timespec, ErrnoCapture errno) {
+        int r = Futex.await(sleepWord, 1, timeoutNs, timespec, errno);
+        return r == 0 || r == -Futex.EAGAIN;
     }
 
     /** Ends the consumer's futex sleep from this process (closing). */
