@@ -38,9 +38,11 @@ import org.rdma4j.verbs.Gid;
  * multicast, packets to this device's own address and port, peers that are not local or have no ring
  * file (with {@link Policy#AUTO}), and all packets once a peer's ring is gone. Received packets pass the
  * checks a datagram passes ({@link UdpDatagrams}: lengths, BTH, ICRC) and go to the device on the
- * link's receive agent, which busy-polls for a while after the last packet and then sleeps until a
- * sender rings its doorbell (a datagram to a loopback port named in the ring file), or on the thread
- * that calls {@link #poll()}. See docs/DESIGN.md (2026-11-24, shared memory). Thread safe.
+ * link's receive agent, which busy-polls briefly after the last packet (not at all while a thread
+ * polls) and then sleeps until a sender wakes it: with futex(2) on the ring's sleeping word, or where
+ * that is not to be had, with a datagram to a loopback doorbell port named in the ring file; or on the
+ * thread that calls {@link #poll()}. See docs/DESIGN.md (2026-11-24, shared memory; shm wake-ups).
+ * Thread safe.
  */
 public final class ShmLink implements Link {
     /** How a device's packets travel to local peers. */
@@ -656,7 +658,7 @@ public final class ShmLink implements Link {
         }
     }
 
-    /** The receive agent: consume; spin for a while after the last packet; then sleep until a doorbell. */
+    /** The receive agent: consume; spin briefly after the last packet; then sleep until a sender wakes it. */
     private final class Receiver implements Agent {
         private long lastWorkNs = System.nanoTime();
         private long reapAtNs = System.nanoTime() + REAP_NS;
