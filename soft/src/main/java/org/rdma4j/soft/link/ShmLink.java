@@ -57,12 +57,13 @@ public final class ShmLink implements Link {
 
     /**
      * After the last packet (or wake-up) the receive agent spins this long (system property
-     * {@code rdma4j.shm.spinUs}, default 20), then sleeps until a sender wakes it; while a thread polls
-     * (see {@link #POLLING_NS}) it does not spin at all. No yielding phase: on a host with fewer cores
-     * than spinning threads a yielding agent waits a time slice for its core, a sleeping one is woken
-     * in microseconds (docs/PERFORMANCE.md, 2026-11-24, shm wake-ups).
+     * {@code rdma4j.shm.spinUs}, default 0: none), then sleeps until a sender wakes it; while a thread
+     * polls (see {@link #POLLING_NS}) it does not spin at all. No yielding phase: on a host with fewer
+     * cores than spinning threads a spinning or yielding agent waits a time slice for its core, a
+     * sleeping one is woken in microseconds; 20 µs of spin measured worse than none, both for
+     * write_lat and the 64 KiB stream (docs/PERFORMANCE.md, 2026-11-24, seventh session).
      */
-    static final long SPIN_NS = Long.getLong("rdma4j.shm.spinUs", 20) * 1000;
+    static final long SPIN_NS = Long.getLong("rdma4j.shm.spinUs", 0) * 1000;
     /**
      * Whether this device's receivers check (and so its senders must compute) the ICRC of ring packets
      * (system property {@code rdma4j.shm.icrc}, default true). Memory does not flip bits in transit and
