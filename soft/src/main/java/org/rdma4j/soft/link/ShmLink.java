@@ -19,7 +19,6 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
 import org.rdma4j.soft.agent.Agent;
 import org.rdma4j.soft.agent.AgentRunner;
 import org.rdma4j.soft.agent.IdleStrategy;
@@ -39,9 +38,11 @@ import org.rdma4j.verbs.Gid;
  * multicast, packets to this device's own address and port, peers that are not local or have no ring
  * file (with {@link Policy#AUTO}), and all packets once a peer's ring is gone. Received packets pass the
  * checks a datagram passes ({@link UdpDatagrams}: lengths, BTH, ICRC) and go to the device on the
- * link's receive agent, which busy-polls for a while after the last packet and then sleeps until a
- * sender rings its doorbell (a datagram to a loopback port named in the ring file), or on the thread
- * that calls {@link #poll()}. See docs/DESIGN.md (2026-11-24, shared memory). Thread safe.
+ * link's receive agent, which busy-polls briefly after the last packet (not at all while a thread
+ * polls) and then sleeps until a sender wakes it: with futex(2) on the ring's sleeping word, or where
+ * that is not to be had, with a datagram to a loopback doorbell port named in the ring file; or on the
+ * thread that calls {@link #poll()}. See docs/DESIGN.md (2026-11-24, shared memory; shm wake-ups).
+ * Thread safe.
  */
 public final class ShmLink implements Link {
     /** How a device's packets travel to local peers. */
@@ -55,12 +56,14 @@ public final class ShmLink implements Link {
     }
 
     /**
-     * After the last packet the receive agent spins for {@link #BUSY_SPIN_NS}, then polls with
-     * {@code Thread.yield()} between looks until {@code SPIN_NS} (system property
-     * {@code rdma4j.shm.spinUs}) has passed, then sleeps until a doorbell.
+     * After the last packet (or wake-up) the receive agent spins this long (system property
+     * {@code rdma4j.shm.spinUs}, default 0: none), then sleeps until a sender wakes it; while a thread
+     * polls (see {@link #POLLING_NS}) it does not spin at all. No yielding phase: on a host with fewer
+     * cores than spinning threads a spinning or yielding agent waits a time slice for its core, a
+     * sleeping one is woken in microseconds; 20 µs of spin measured worse than none, both for
+     * write_lat and the 64 KiB stream (docs/PERFORMANCE.md, 2026-11-24, seventh session).
      */
-    static final long SPIN_NS = Long.getLong("rdma4j.shm.spinUs", 2000) * 1000;
-    static final long BUSY_SPIN_NS = 50_000;
+    static final long SPIN_NS = Long.getLong("rdma4j.shm.spinUs", 0) * 1000;
     /**
      * Whether this device's receivers check (and so its senders must compute) the ICRC of ring packets
      * (system property {@code rdma4j.shm.icrc}, default true). Memory does not flip bits in transit and
@@ -68,7 +71,14 @@ public final class ShmLink implements Link {
      * every other header check still runs. A sender follows what the receiver's ring file says.
      */
     static final boolean CHECK_ICRC = Boolean.parseBoolean(System.getProperty("rdma4j.shm.icrc", "true"));
-    /** The longest sleep of the receive agent without a doorbell (bounds any missed wake-up). */
+    /**
+     * Whether this device's receive agent sleeps in futex(2) on its ring's sleeping word, woken by the
+     * sender's FUTEX_WAKE (system property {@code rdma4j.shm.futex}, default true where futex calls work),
+     * rather than in a selector on the doorbell socket, woken by a datagram.
+     */
+    static final boolean USE_FUTEX = Boolean.parseBoolean(System.getProperty("rdma4j.shm.futex", "true"))
+            && Futex.isAvailable();
+    /** The longest sleep of the receive agent without a wake-up (bounds any missed one). */
     static final long SLEEP_MS = 50;
     /** Lanes (sending devices) per ring file and slots per lane. */
     static final int LANES = 8;
@@ -115,6 +125,7 @@ public final class ShmLink implements Link {
     private final AtomicLong laneDrops = new AtomicLong();
     private final AtomicLong sendErrors = new AtomicLong();
     private final AtomicLong standbys = new AtomicLong();
+    private final AtomicLong wakeups = new AtomicLong();
 
     private ShmLink(InetAddress local, int port, int remotePort, UdpLink.Mode mode, Policy policy, PacketSink sink)
             throws IOException {
@@ -145,7 +156,7 @@ public final class ShmLink implements Link {
                 bell.register(sel, SelectionKey.OP_READ);
                 int bellPort = ((InetSocketAddress) bell.getLocalAddress()).getPort();
                 ring = ShmRing.create(fileFor(localGid, port), self, bellPort, LANES, SLOTS,
-                        CHECK_ICRC ? ShmRing.FLAG_ICRC : 0);
+                        (CHECK_ICRC ? ShmRing.FLAG_ICRC : 0) | (USE_FUTEX ? ShmRing.FLAG_FUTEX : 0));
             } catch (IOException | RuntimeException e) {
                 closeQuietly(bell);
                 closeQuietly(sel);
@@ -269,6 +280,8 @@ public final class ShmLink implements Link {
         private InetSocketAddress bellAddress;
         /** The receiver checks ICRCs: compute them. */
         private boolean icrc;
+        /** The receiver sleeps on its futex word: wake it there (else with a doorbell datagram). */
+        private boolean futex;
         private long retryAtNs = System.nanoTime();
         private final Framer framer = new Framer();
         private final ByteBuffer bell = ByteBuffer.allocateDirect(1);
@@ -323,7 +336,7 @@ public final class ShmLink implements Link {
             producer.publish(bthLength, ttl, tos);
             shmSent.incrementAndGet();
             if (ring.takeSleeper()) {
-                ringBell();
+                wake();
             }
             return SENT;
         }
@@ -342,7 +355,7 @@ public final class ShmLink implements Link {
                     return -1;
                 }
                 if (ring.takeSleeper()) {
-                    ringBell(); // it slept with a full lane? wake it anyway
+                    wake(); // it slept with a full lane? wake it anyway
                 }
                 if ((++spins & 63) == 0) {
                     Thread.yield();
@@ -351,6 +364,15 @@ public final class ShmLink implements Link {
                 }
             }
             return slot;
+        }
+
+        private void wake() {
+            if (futex) {
+                ring.wakeSleeper();
+                doorbells.incrementAndGet();
+            } else {
+                ringBell();
+            }
         }
 
         private void ringBell() {
@@ -391,6 +413,7 @@ public final class ShmLink implements Link {
             ring = r;
             producer = pr;
             icrc = (r.flags() & ShmRing.FLAG_ICRC) != 0;
+            futex = (r.flags() & ShmRing.FLAG_FUTEX) != 0 && Futex.isAvailable();
             bellAddress = new InetSocketAddress(InetAddress.getLoopbackAddress(), r.doorbellPort());
             return true;
         }
@@ -511,12 +534,13 @@ public final class ShmLink implements Link {
      */
     static final long UDP_POLL_NS = 20_000;
     /**
-     * While a thread has called {@link #poll()} within this long, the receive agent stands by (parks
-     * for {@link #STANDBY_NS} at a time) instead of spinning beside it: the poller receives, and on a
-     * machine with fewer cores than spinning threads the agent's spin took the CPU the peer needed.
+     * While a thread has called {@link #poll()} within this long, the receive agent stands by: it
+     * sleeps at once instead of spinning beside the poller (which receives itself), and a sender wakes
+     * it as after any sleep, so a packet the poller does not take (it stopped polling to wait on memory,
+     * as perftest's write_lat does) waits a wake-up, not a timed park. Timed parks of 50 µs took 110-120
+     * µs on this host (the kernel's default 50 µs timer slack), about 60 µs a hop on average.
      */
     static final long POLLING_NS = 50_000;
-    static final long STANDBY_NS = 50_000;
     private static final long POLL_NOTE_NS = 5_000;
     private volatile long lastPollNs = System.nanoTime() - 3_600_000_000_000L;
     /** When a poller last polled the UDP link, and whether it found packets (racy plain fields: a hint). */
@@ -635,11 +659,13 @@ public final class ShmLink implements Link {
         }
     }
 
-    /** The receive agent: consume; spin for a while after the last packet; then sleep until a doorbell. */
+    /** The receive agent: consume; spin briefly after the last packet; then sleep until a sender wakes it. */
     private final class Receiver implements Agent {
         private long lastWorkNs = System.nanoTime();
         private long reapAtNs = System.nanoTime() + REAP_NS;
         private final ByteBuffer drain = ByteBuffer.allocateDirect(64);
+        private final MemorySegment timespec = Arena.ofAuto().allocate(Futex.TIMESPEC_BYTES, 8);
+        private final org.rdma4j.verbs.spi.ffm.ErrnoCapture errno = new org.rdma4j.verbs.spi.ffm.ErrnoCapture();
 
         @Override
         public String roleName() {
@@ -661,23 +687,19 @@ public final class ShmLink implements Link {
                 reapAtNs = now + REAP_NS;
                 reap();
             }
-            if (now - lastPollNs < POLLING_NS) {
-                standbys.incrementAndGet();
-                LockSupport.parkNanos(STANDBY_NS); // a thread polls and receives: stand by
-                lastWorkNs = System.nanoTime(); // it may stop any time: then spin as after a packet
-                return 0;
-            }
-            long idle = now - lastWorkNs;
-            if (idle < BUSY_SPIN_NS) {
+            boolean polled = now - lastPollNs < POLLING_NS;
+            if (!polled && now - lastWorkNs < SPIN_NS) {
                 Thread.onSpinWait();
                 return 0;
             }
-            if (idle < SPIN_NS) {
-                Thread.yield(); // on a busy machine the threads that will send to us need the core
-                return 0;
+            if (sleep()) {
+                if (polled) {
+                    standbys.incrementAndGet();
+                }
+                lastWorkNs = System.nanoTime(); // after a wake-up the next packet is likely soon: spin again
+            } else {
+                Thread.yield(); // a poller holds the ring, or packets came in meanwhile: look again soon
             }
-            sleep();
-            lastWorkNs = System.nanoTime(); // after a wake-up the next packet is likely soon: spin again
             return 0;
         }
 
@@ -694,10 +716,10 @@ public final class ShmLink implements Link {
             }
         }
 
-        private void sleep() {
+        private boolean sleep() {
             Thread me = Thread.currentThread();
             if (!consumer.compareAndSet(null, me)) {
-                return; // a poller is consuming: the ring is being looked at
+                return false; // a poller is consuming: the ring is being looked at
             }
             boolean sleep;
             try {
@@ -706,7 +728,19 @@ public final class ShmLink implements Link {
                 consumer.set(null);
             }
             if (!sleep) {
-                return;
+                return false;
+            }
+            if (USE_FUTEX) {
+                try {
+                    if (own.sleepUntilWoken(SLEEP_MS * 1_000_000L, timespec, errno)) {
+                        wakeups.incrementAndGet();
+                    }
+                } finally {
+                    if (!closed) {
+                        own.awake();
+                    }
+                }
+                return true;
             }
             try {
                 if (selector.select(SLEEP_MS) > 0) {
@@ -722,6 +756,7 @@ public final class ShmLink implements Link {
                     own.awake();
                 }
             }
+            return true;
         }
     }
 
@@ -776,6 +811,7 @@ public final class ShmLink implements Link {
         m.put("shm_lane_failures", laneDrops.get());
         m.put("shm_send_errors", sendErrors.get());
         m.put("shm_agent_standbys", standbys.get());
+        m.put("shm_agent_wakeups", wakeups.get());
         m.put("shm_corrupt_slots", own == null ? 0 : own.corruptions());
         return m;
     }
@@ -789,6 +825,9 @@ public final class ShmLink implements Link {
             closed = true;
         }
         if (receiver != null) {
+            if (USE_FUTEX) {
+                own.wakeOwnConsumer();
+            }
             selector.wakeup();
             receiver.close(2_000);
             closeQuietly(selector);

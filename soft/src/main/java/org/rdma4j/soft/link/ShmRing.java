@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Set;
+import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
 
 /**
  * One receiving device's shared-memory file: a header and {@link #lanes()} single-producer
@@ -23,8 +24,8 @@ import java.util.Set;
  *   0  magic "RDMA4JSH"      8 version    12 lanes     16 slots (power of 2)   20 slot bytes
  *  24  owner pid            32 owner start (epoch ms)  40 doorbell UDP port (127.0.0.1)
  *  48  owner GID (16)       64 owner UDP port          68 closed (1 once the owner closed)
- *  72  flags (1: the owner checks ICRCs)
- * 128  sleeping (the consumer is about to wait for a doorbell)
+ *  72  flags (1: the owner checks ICRCs; 2: the consumer sleeps on the futex at 128, not the doorbell)
+ * 128  sleeping (the consumer is about to wait for a wake-up: a futex word, 1 while it sleeps)
  * 256  claimed-lanes mask (bit i: lane i is ACTIVE or being freed; set by its producer, cleared by the consumer)
  * lane i at 4096 + i * laneBytes
  *   0  state: pid &lt;&lt; 8 | FREE/CLAIMED/ACTIVE/CLOSING       8 generation
@@ -65,6 +66,11 @@ final class ShmRing implements AutoCloseable {
     private static final long H_FLAGS = 72;
     /** Header flag: the owner checks the ICRC of what it receives (senders then compute it). */
     static final int FLAG_ICRC = 1;
+    /**
+     * Header flag: the owner's consumer sleeps in futex(2) on the sleeping word, so a producer that
+     * takes the sleeper wakes it with FUTEX_WAKE; without it, with a datagram to the doorbell port.
+     */
+    static final int FLAG_FUTEX = 2;
     private static final long H_SLEEPING = 128;
     private static final long H_CLAIMED = 256;
     // lane offsets
@@ -94,6 +100,8 @@ final class ShmRing implements AutoCloseable {
     private final int slots;
     private final int mask;
     private final long laneBytes;
+    /** The sleeping word as a segment of its own, for futex(2). */
+    private final MemorySegment sleepWord;
     private volatile boolean closed;
     /** Ring files this process owns: removed at JVM exit even if their device was never closed. */
     private static final Set<Path> OWNED = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -119,6 +127,7 @@ final class ShmRing implements AutoCloseable {
         this.slots = slots;
         this.mask = slots - 1;
         this.laneBytes = laneBytes(slots);
+        this.sleepWord = map.asSlice(H_SLEEPING, 4);
     }
 
     static int align(int n, int to) {
@@ -409,6 +418,11 @@ final class ShmRing implements AutoCloseable {
         return (int) INT.getVolatile(map, H_SLEEPING) != 0 && INT.compareAndSet(map, H_SLEEPING, 1, 0);
     }
 
+    /** After {@link #takeSleeper()} returned true, with {@link #FLAG_FUTEX} set: wakes the consumer. */
+    void wakeSleeper() {
+        Futex.wake(sleepWord, 1);
+    }
+
     // ------------------------------------------------------------------ consumer
 
     /** What a consumer does with a packet: copy it out of {@code ring} (the bytes are the peer's to reuse after). */
@@ -580,6 +594,23 @@ final class ShmRing implements AutoCloseable {
             return false;
         }
         return true;
+    }
+
+    /**
+     * After {@link #prepareToSleep()} returned true, with {@link #FLAG_FUTEX}: sleeps until a producer
+     * takes the sleeper (and wakes it), {@link #wakeOwnConsumer()}, or {@code timeoutNs} passed. The
+     * caller's {@code timespec} holds the timeout ({@link Futex#TIMESPEC_BYTES}). True when the sleep
+     * ended (or never began) because the sleeping word was cleared, false on a timeout or a signal.
+     */
+    boolean sleepUntilWoken(long timeoutNs, MemorySegment timespec, ErrnoCapture errno) {
+        int r = Futex.await(sleepWord, 1, timeoutNs, timespec, errno);
+        return r == 0 || r == -Futex.EAGAIN;
+    }
+
+    /** Ends the consumer's futex sleep from this process (closing). */
+    void wakeOwnConsumer() {
+        INT.setVolatile(map, H_SLEEPING, 0);
+        Futex.wake(sleepWord, Integer.MAX_VALUE);
     }
 
     void awake() {

@@ -148,6 +148,67 @@ class ShmLinkTest {
     }
 
     @Test
+    void anIdleReceiveAgentSleepsAndAPacketWakesIt() throws Exception {
+        InetAddress a = InetAddress.getByName("127.0.0.27");
+        InetAddress b = InetAddress.getByName("127.0.0.28");
+        int port = SoftDevices.freeUdpPort(35191, a, b);
+        Collect sinkB = new Collect();
+        try (ShmLink la = ShmLink.open(a, port, port, UdpLink.Mode.AUTO, ShmLink.Policy.SHM, new Collect());
+             ShmLink lb = ShmLink.open(b, port, port, UdpLink.Mode.AUTO, ShmLink.Policy.SHM, sinkB)) {
+            if (ShmLink.USE_FUTEX) {
+                try (ShmRing ring = ShmRing.open(lb.ringFile())) {
+                    assertEquals(ShmRing.FLAG_FUTEX, ring.flags() & ShmRing.FLAG_FUTEX, "the ring says how to wake");
+                }
+            }
+            PacketPool pool = new PacketPool();
+            for (int i = 0; i < 20; i++) {
+                Thread.sleep(5); // far past the agent's spin: it sleeps (or is about to), and must be woken
+                la.send(sendOnlyPacket(pool, Gid.of(a), Gid.of(b), new byte[] {(byte) i}));
+                byte[] got = sinkB.got.poll(10, TimeUnit.SECONDS);
+                assertTrue(got != null && got[0] == i, () -> "not delivered; counters " + la.counters() + " / " + lb.counters());
+            }
+            // at least one packet found the agent asleep and woke it, rather than waiting for its timeout
+            assertTrue(la.counters().get("shm_doorbells") > 0, () -> "no wake-up sent: " + la.counters());
+            if (ShmLink.USE_FUTEX) {
+                assertTrue(lb.counters().get("shm_agent_wakeups") > 0, () -> "no futex wake-up: " + lb.counters());
+            }
+        }
+    }
+
+    @Test
+    void aSenderWakesAReceiverWithoutTheFutexFlagByADoorbellDatagram() throws Exception {
+        InetAddress a = InetAddress.getByName("127.0.0.29");
+        InetAddress b = InetAddress.getByName("127.0.0.30");
+        int port = SoftDevices.freeUdpPort(35291, a, b);
+        try (java.nio.channels.DatagramChannel bell = java.nio.channels.DatagramChannel.open(
+                     java.net.StandardProtocolFamily.INET)
+                     .bind(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+             ShmRing ring = ShmRing.create(ShmLink.fileFor(Gid.of(b), port),
+                     new ShmRing.Identity(ProcessHandle.current().pid(),
+                             ShmRing.processStartMs(ProcessHandle.current()), Gid.of(b).bytes(), port),
+                     ((java.net.InetSocketAddress) bell.getLocalAddress()).getPort(), 2, 8, 0);
+             ShmLink la = ShmLink.open(a, port, port, UdpLink.Mode.AUTO, ShmLink.Policy.SHM, new Collect())) {
+            ShmRingTest.Recorder r = new ShmRingTest.Recorder();
+            ring.consume(r, 1);
+            assertTrue(ring.prepareToSleep(), "an empty ring: the consumer may sleep");
+            la.send(sendOnlyPacket(new PacketPool(), Gid.of(a), Gid.of(b), new byte[] {5}));
+            bell.configureBlocking(true);
+            java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate(16);
+            java.util.concurrent.Future<?> rang = java.util.concurrent.CompletableFuture.runAsync(() -> {
+                try {
+                    bell.receive(buf);
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            rang.get(10, TimeUnit.SECONDS); // the datagram came: no futex wake-up for a ring without the flag
+            assertEquals(1, la.counters().get("shm_doorbells"));
+            assertEquals(1, ring.consume(r, 10));
+            assertEquals(1, r.packets.size());
+        }
+    }
+
+    @Test
     void shmDropsAndCountsWhatHasNoRingInsteadOfFallingBack() throws Exception {
         InetAddress a = InetAddress.getByName("127.0.0.21");
         InetAddress b = InetAddress.getByName("127.0.0.22");
@@ -217,20 +278,35 @@ class ShmLinkTest {
             Thread agent = Thread.getAllStackTraces().keySet().stream()
                     .filter(t -> t.getName().equals("rdma4j-shm-" + b.getHostAddress() + "-" + port)).findFirst()
                     .orElseThrow();
-            long agentBefore = counters.getThreadAllocatedBytes(agent.threadId());
-            long senderBefore = counters.getCurrentThreadAllocatedBytes();
-            send(la, pool, ga, gb, payload, measured);
-            // the sender's count stops before the wait for arrival: Thread.sleep may allocate (JFR)
-            long sender = counters.getCurrentThreadAllocatedBytes() - senderBefore;
-            awaitArrival(la, measured, sinkB, warm);
-            long receiver = counters.getThreadAllocatedBytes(agent.threadId()) - agentBefore;
-            System.out.printf("shm allocation for %d packets: sender %d B, receive agent %d B%n", measured, sender,
-                    receiver);
+            // Up to 5 measured rounds, the first under the bound passes: code still interpreted allocates
+            // (a futex downcall ~200 B a call before it is compiled; the agent may sleep between most
+            // packets, and under load the JIT comes late), steady state must not. One object per packet
+            // would be at least 320 KB in every round.
+            long sender = 0;
+            long receiver = 0;
+            long already = warm;
+            for (int round = 0; round < 5; round++) {
+                long agentBefore = counters.getThreadAllocatedBytes(agent.threadId());
+                long senderBefore = counters.getCurrentThreadAllocatedBytes();
+                send(la, pool, ga, gb, payload, measured);
+                // the sender's count stops before the wait for arrival: Thread.sleep may allocate (JFR)
+                sender = counters.getCurrentThreadAllocatedBytes() - senderBefore;
+                awaitArrival(la, measured, sinkB, already);
+                already += measured;
+                receiver = counters.getThreadAllocatedBytes(agent.threadId()) - agentBefore;
+                System.out.printf("shm allocation for %d packets (round %d): sender %d B, receive agent %d B%n",
+                        measured, round, sender, receiver);
+                if (sender < 128 * 1024 && receiver < 128 * 1024) {
+                    break;
+                }
+            }
+            long s = sender;
+            long r = receiver;
             // the receive agent's once-a-second look for dead senders (ProcessHandle) may fall in the window,
             // and so may a sender's liveness check of the receiver when a lane stays full (ProcessHandle):
-            // 20-40 KB seen under load. One object per packet would be at least 320 KB.
-            assertTrue(sender < 128 * 1024 && receiver < 128 * 1024, () -> "allocated: sender " + sender + " B, receive agent "
-                    + receiver + " B for " + measured + " packets; " + lb.counters());
+            // 20-40 KB seen under load.
+            assertTrue(s < 128 * 1024 && r < 128 * 1024, () -> "allocated: sender " + s + " B, receive agent "
+                    + r + " B for " + measured + " packets in each of 5 rounds; " + lb.counters());
             assertEquals(0, lb.counters().get("shm_malformed_drops") + lb.counters().get("shm_icrc_drops"));
         }
     }

@@ -101,6 +101,43 @@ class ShmRingTest {
     }
 
     @Test
+    void aProducerThatTakesTheSleeperEndsTheConsumersFutexSleep() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Futex.isAvailable(), "no futex here");
+        Path f = dir.resolve("r.ring");
+        try (ShmRing owner = ShmRing.create(f, me(GID_A, 1), 1, 1, 4, ShmRing.FLAG_FUTEX);
+             ShmRing peer = ShmRing.open(f);
+             java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofShared()) {
+            assertEquals(ShmRing.FLAG_FUTEX, peer.flags() & ShmRing.FLAG_FUTEX, "a sender sees how the owner sleeps");
+            ShmRing.Producer p = peer.claim(me(GID_B, 2));
+            Recorder r = new Recorder();
+            owner.consume(r, 1); // opens the lane
+            MemorySegment ts = arena.allocate(Futex.TIMESPEC_BYTES, 8);
+            java.util.concurrent.CountDownLatch asleep = new java.util.concurrent.CountDownLatch(1);
+            java.util.concurrent.atomic.AtomicInteger sleeps = new java.util.concurrent.atomic.AtomicInteger();
+            Thread consumer = Thread.ofPlatform().start(() -> {
+                assertTrue(owner.prepareToSleep(), "nothing there yet");
+                asleep.countDown();
+                while (!owner.hasWork()) {
+                    sleeps.incrementAndGet();
+                    // not woken: a minute, far past the join below
+                    owner.sleepUntilWoken(60_000_000_000L, ts, new org.rdma4j.verbs.spi.ffm.ErrnoCapture());
+                }
+                owner.awake();
+            });
+            assertTrue(asleep.await(10, java.util.concurrent.TimeUnit.SECONDS));
+            Thread.sleep(20); // most likely in the kernel now (either way the wake-up must end it)
+            assertTrue(offer(p, peer, new byte[] {9}));
+            assertTrue(peer.takeSleeper(), "the consumer said it sleeps: this producer must wake it");
+            peer.wakeSleeper();
+            consumer.join(10_000);
+            assertTrue(!consumer.isAlive(), "the consumer still sleeps");
+            assertTrue(sleeps.get() >= 1);
+            assertTrue(!peer.takeSleeper(), "one wake-up per sleep");
+            assertEquals(1, owner.consume(r, 10));
+        }
+    }
+
+    @Test
     void aFullLaneRefusesUntilTheConsumerTakesSome() throws IOException {
         Path f = dir.resolve("r.ring");
         try (ShmRing owner = ShmRing.create(f, me(GID_A, 1), 1, 1, 4);
