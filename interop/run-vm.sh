@@ -90,7 +90,7 @@ say "host at the start: $(uptime)"
 qemu_cmd=(qemu-system-x86_64
   -accel tcg,thread=multi -cpu max -m "$MEM" -smp "$SMP"
   -kernel "$KDIR/vmlinuz" -initrd "$KDIR/initrd.gz"
-  -append "console=ttyS0 quiet panic=-1 ${RDMA4J_INTEROP_KERNEL_ARGS:-}"
+  -append "console=ttyS0 quiet panic=-1 ${RDMA4J_INTEROP_CLOCK_ARGS-tsc=reliable clocksource=tsc} ${RDMA4J_INTEROP_KERNEL_ARGS:-}"
   -nographic -no-reboot -nic none
   -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
   -virtfs "local,path=$OUT,mount_tag=job,security_model=none,multidevs=remap")

@@ -23,6 +23,11 @@
 #   INTEROP_SPEED_MARGIN     -f (default 8)
 #   INTEROP_SPEED_PARTS      native and/or soft (default both)
 #   INTEROP_SPEED_LAT_TESTS  default "write_lat send_lat"
+#   INTEROP_SPEED_LAT_ITERS  N: the latency tests run in perftest's iteration mode instead (-n N, no -D
+#                            -f), and the figure is the client's t_typical, the median, which the
+#                            stalls of the emulated CPUs that dominate t_avg do not move; the JIT's
+#                            warm-up (a few hundred iterations before the loop's calls are compiled)
+#                            is well under half of N=20000, so the median is the compiled code's
 #   INTEROP_SPEED_JAVA_OPTS  JVM options of the rdma4j runs (default -XX:TieredStopAtLevel=1: C1 only;
 #                            see docs/PERFORMANCE.md for why, and -XX:-TieredCompilation for C2 only)
 # The job fails only when a run does not finish; the figures go to docs/PERFORMANCE.md. Host load
@@ -36,6 +41,7 @@ DUR="${INTEROP_SPEED_DURATION:-24}"
 MARGIN="${INTEROP_SPEED_MARGIN:-8}"
 PARTS="${INTEROP_SPEED_PARTS:-native soft}"
 LAT_TESTS="${INTEROP_SPEED_LAT_TESTS:-write_lat send_lat}"
+LAT_ITERS="${INTEROP_SPEED_LAT_ITERS:-}"
 JOPTS="${INTEROP_SPEED_JAVA_OPTS--XX:TieredStopAtLevel=1}"
 fail=0 port=18900
 
@@ -61,11 +67,16 @@ wait_listen() { # PORT NETNS PID
   return 1
 }
 
-# The client's figure from perftest's duration-mode row: latency " #bytes #iterations t_avg tps",
-# bandwidth " #bytes #iterations peak avg rate".
+# iter_mode TEST: whether the test runs in iteration mode (INTEROP_SPEED_LAT_ITERS, latency tests only)
+iter_mode() { [[ -n $LAT_ITERS && $1 == *_lat ]]; }
+# The client's figure from perftest's row: in duration mode latency " #bytes #iterations t_avg tps",
+# bandwidth " #bytes #iterations peak avg rate"; in iteration mode latency " #bytes #iterations t_min
+# t_max t_typical ...".
 figure() { # TEST LOG
-  awk -v bw="$([[ $1 == *_bw ]] && echo 1)" '/^ #bytes/ { h = 1; next }
-    h && /^ *[0-9]+ +[0-9]+ / { print (bw ? $4 : $3); exit }' "$2"
+  local col=3
+  [[ $1 == *_bw ]] && col=4
+  iter_mode "$1" && col=5
+  awk -v c="$col" '/^ #bytes/ { h = 1; next } h && /^ *[0-9]+ +[0-9]+ / { print $c; exit }' "$2"
 }
 # The JIT log's longest stretch without a compilation: a run whose sampled window lies in it was not
 # disturbed by the compiler (the run is the stretch before the last burst, which is the results' printing).
@@ -84,6 +95,7 @@ one() {
   local kind=$1 t=$2 size=$3 port=$4 spid src crc saddr=10.77.0.1 sns=""
   local log="$INTEROP_OUT/speed-$kind-$t-$size-$port"
   local common=(-F -s "$size" -D "$DUR" -f "$MARGIN" -p "$port")
+  iter_mode "$t" && common=(-F -s "$size" -n "$LAT_ITERS" -p "$port")
   local g4=(-d rxe0 -x "$RXE_GID_V4") g6=(-d rxe0 -x "$RXE_GID_V6")
   case $kind in
     c) timeout 300 "ib_$t" "${g4[@]}" "${common[@]}" >"$log.server.log" 2>&1 & ;;
@@ -110,7 +122,13 @@ one() {
     tail -n 12 "$log.server.log" "$log.client.log" >&2
     return 1
   fi
-  [[ $kind == c ]] || echo "    ($(label "$kind") $t: client JVM $(jit_note "$log.client.jit"); the run samples from ${MARGIN} s to $((DUR - MARGIN)) s of its ${DUR} s)" >&2
+  if [[ $kind != c ]]; then
+    if iter_mode "$t"; then
+      echo "    ($(label "$kind") $t: client JVM $(jit_note "$log.client.jit"); -n $LAT_ITERS, t_typical)" >&2
+    else
+      echo "    ($(label "$kind") $t: client JVM $(jit_note "$log.client.jit"); the run samples from ${MARGIN} s to $((DUR - MARGIN)) s of its ${DUR} s)" >&2
+    fi
+  fi
   echo "$f"
 }
 
@@ -155,7 +173,11 @@ compare() {
     # shellcheck disable=SC2086
     line+="; $(label "$k") $mk $unit (spread $(spread ${vals[$k]})), ratio $(awk -v a="$mk" -v b="$mb" 'BEGIN { printf "%.3f", (b > 0) ? a / b : 0 }')"
   done
-  echo "$line (medians of $REPS; -D $DUR -f $MARGIN)"
+  if iter_mode "$t"; then
+    echo "$line (medians of $REPS runs' t_typical; -n $LAT_ITERS)"
+  else
+    echo "$line (medians of $REPS; -D $DUR -f $MARGIN)"
+  fi
 }
 
 for part in $PARTS; do
