@@ -26,6 +26,8 @@ final class Loops {
     private final PerfResources r;
     private final long base = System.nanoTime() - 1;
     private final long stallNs;
+    /** The pacing of every busy wait (spin, yield, stall limit), reused from wait to wait. */
+    private final Spin spin;
     final SendWorkRequest[] wr;
     final RecvWorkRequest[] rwr;
     private final WorkCompletion[] wc = WorkCompletion.array(CTX_POLL_BATCH);
@@ -47,6 +49,7 @@ final class Loops {
         this.p = p;
         this.r = r;
         this.stallNs = p.exchangeTimeoutS * 1_000_000_000L;
+        this.spin = new Spin(stallNs);
         int q = p.numQps;
         wr = new SendWorkRequest[q];
         rwr = new RecvWorkRequest[q];
@@ -188,21 +191,6 @@ final class Loops {
         }
     }
 
-    /**
-     * Between two empty polls: spin (as perftest does) for the first {@link #SPIN_NS} of a wait, then
-     * yield, so a peer or device thread that shares the core gets it back within a time slice instead
-     * of after it (on a loaded machine a pure spin turns microsecond waits into milliseconds).
-     */
-    private static void idle(long since) {
-        if (System.nanoTime() - since < SPIN_NS) {
-            Thread.onSpinWait();
-        } else {
-            Thread.yield();
-        }
-    }
-
-    static final long SPIN_NS = 20_000;
-
     private PerfFailure stalled(String what) {
         return new PerfFailure(" Completion timeout",
                 "rdma4j: no " + what + " for " + p.exchangeTimeoutS + " s (the peer stopped or packets are lost)");
@@ -261,23 +249,19 @@ final class Loops {
             if ((rc < iters) && !(s < 1 && p.server)) {
                 rc++;
                 byte want = (byte) rc;
-                long since = System.nanoTime();
-                int spins = 0;
+                Spin wait = spin.begin();
                 while ((byte) BYTE.getVolatile(seg, pollOff) != want) {
-                    idle(since);
-                    if ((++spins & 15) == 0) {
+                    if (wait.idle()) {
+                        throw stalled("RDMA WRITE from the peer");
+                    }
+                    if ((wait.polls() & 15) == 0) {
                         // give a device that receives on the polling thread its chance
                         if (poll(cq, 1) > 0) {
                             checkSendWc(wc[0], s, c);
                             c++;
                         }
-                        if ((spins & 1023) == 0) {
-                            if (dur && clockState() == DurationClock.END) {
-                                break;
-                            }
-                            if (System.nanoTime() - since > stallNs) {
-                                throw stalled("RDMA WRITE from the peer");
-                            }
+                        if ((wait.polls() & 1023) == 0 && dur && clockState() == DurationClock.END) {
+                            break;
                         }
                     }
                 }
@@ -295,14 +279,12 @@ final class Loops {
                 progress.lazySet(s);
             }
             if (c < s) {
-                long since = System.nanoTime();
-                int spins = 0;
+                Spin wait = spin.begin();
                 int ne;
                 while ((ne = poll(cq, 1)) == 0) {
-                    if ((++spins & 1023) == 0 && System.nanoTime() - since > stallNs) {
+                    if (wait.idle()) {
                         throw stalled("send completion");
                     }
-                    idle(since);
                 }
                 checkSendWc(wc[0], s, c);
                 c += ne;
@@ -337,8 +319,7 @@ final class Loops {
             if (p.useEvent) {
                 notifyEvents();
             }
-            long since = System.nanoTime();
-            int spins = 0;
+            Spin wait = spin.begin();
             int ne;
             do {
                 ne = poll(cq, 1);
@@ -347,11 +328,8 @@ final class Loops {
                     if (dur && clockState() == DurationClock.SAMPLE) {
                         durationIters++;
                     }
-                } else {
-                    if ((++spins & 1023) == 0 && System.nanoTime() - since > stallNs) {
-                        throw stalled("completion");
-                    }
-                    idle(since);
+                } else if (wait.idle()) {
+                    throw stalled("completion");
                 }
             } while (!p.useEvent && ne == 0);
         }
@@ -377,8 +355,7 @@ final class Loops {
                 if (p.useEvent) {
                     notifyEvents();
                 }
-                long since = System.nanoTime();
-                int spins = 0;
+                Spin wait = spin.begin();
                 int ne;
                 do {
                     ne = poll(r.recvCq, 1);
@@ -400,13 +377,11 @@ final class Loops {
                         if (dur || rc + sizePerQp <= iters) {
                             postRecv((int) wc[0].wrId());
                         }
-                    } else if ((++spins & 1023) != 0) {
-                        idle(since);
                     } else {
-                        if (System.nanoTime() - since > stallNs) {
+                        if (wait.idle()) {
                             throw stalled("SEND from the peer");
                         }
-                        if (dur && clock == null && p.isClient()) {
+                        if ((wait.polls() & 1023) == 0 && dur && clock == null && p.isClient()) {
                             // never reached: the client sends first
                             break;
                         }
@@ -436,16 +411,12 @@ final class Loops {
                     if (p.useEvent) {
                         notifyEvents();
                     }
-                    long since = System.nanoTime();
-                    int spins = 0;
+                    Spin wait = spin.begin();
                     int ne;
                     do {
                         ne = poll(r.sendCq, 1);
-                        if (ne == 0) {
-                            if ((++spins & 1023) == 0 && System.nanoTime() - since > stallNs) {
-                                throw stalled("send completion");
-                            }
-                            idle(since);
+                        if (ne == 0 && wait.idle()) {
+                            throw stalled("send completion");
                         }
                     } while (!p.useEvent && ne == 0);
                     if (ne > 0) {
@@ -473,8 +444,7 @@ final class Loops {
         if (!dur && noPeak) {
             tposted[0] = now();
         }
-        long lastProgress = System.nanoTime();
-        int idle = 0;
+        Spin wait = spin.begin();
         while (totS < totIters || totC < totIters || (dur && clockState() != DurationClock.END)) {
             for (int i = 0; i < q; i++) {
                 SendWorkRequest w = wr[i];
@@ -514,8 +484,7 @@ final class Loops {
                 }
                 int ne = poll(r.sendCq, CTX_POLL_BATCH);
                 if (ne > 0) {
-                    idle = 0;
-                    lastProgress = System.nanoTime();
+                    wait.begin();
                     for (int k = 0; k < ne; k++) {
                         WorkCompletion c = wc[k];
                         checkSendWc(c, totS, totC);
@@ -534,11 +503,8 @@ final class Loops {
                         }
                     }
                     progress.lazySet(dur ? now() : totC);
-                } else {
-                    if ((++idle & 1023) == 0 && System.nanoTime() - lastProgress > stallNs) {
-                        throw stalled("send completion");
-                    }
-                    idle(lastProgress);
+                } else if (wait.idle()) {
+                    throw stalled("send completion");
                 }
             } else if (dur && clockState() != DurationClock.END) {
                 Thread.onSpinWait();
@@ -575,8 +541,7 @@ final class Loops {
         boolean cycle = len <= p.cycleBuffer / 2;
         long rc = 0;
         boolean firstRx = true;
-        long lastProgress = System.nanoTime();
-        int idle = 0;
+        Spin wait = spin.begin();
         while (rc < totIters || (dur && (clock == null || clockState() != DurationClock.END))) {
             if (p.useEvent) {
                 notifyEvents();
@@ -591,8 +556,7 @@ final class Loops {
                     }
                     firstRx = false;
                 }
-                idle = 0;
-                lastProgress = System.nanoTime();
+                wait.begin();
                 for (int k = 0; k < ne; k++) {
                     WorkCompletion c = wc[k];
                     int id = (int) c.wrId();
@@ -614,9 +578,7 @@ final class Loops {
                     }
                 }
                 progress.lazySet(dur ? now() : rc);
-            } else if ((++idle & 1023) != 0) {
-                idle(lastProgress);
-            } else if (System.nanoTime() - lastProgress > stallNs) {
+            } else if (wait.idle()) {
                 if (rc == 0 && !dur) {
                     throw stalled("SEND from the peer");
                 }
