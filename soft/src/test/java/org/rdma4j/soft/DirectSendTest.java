@@ -2,11 +2,9 @@ package org.rdma4j.soft;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import org.junit.jupiter.api.Test;
-import org.rdma4j.soft.link.LoopbackFabric;
 import org.rdma4j.verbs.*;
 
 /**
@@ -17,44 +15,14 @@ import org.rdma4j.verbs.*;
  * too short failing both sides.
  */
 class DirectSendTest {
-    private static final int ALL = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ;
-
     private interface Body {
         void run(Context a, Context b, QueuePair qa, QueuePair qb, CompletionQueue ca, CompletionQueue cb,
                  MemoryRegion ma, MemoryRegion mb, MemorySegment src, MemorySegment dst) throws Exception;
     }
 
     private static void withPair(String name, Body body) {
-        LoopbackFabric fabric = new LoopbackFabric();
-        Device da = SoftDevices.createLoopback(name + "-a", fabric, null);
-        Device db = SoftDevices.createLoopback(name + "-b", fabric, null);
-        boolean ok = false;
-        try (Arena arena = Arena.ofShared(); Context a = da.open(); Context b = db.open()) {
-            ProtectionDomain pa = a.allocPd();
-            ProtectionDomain pb = b.allocPd();
-            CompletionQueue ca = a.createCq(64);
-            CompletionQueue cb = b.createCq(64);
-            QueuePair qa = pa.createQp(new QpInitAttr(QpType.RC, ca, ca).cap(new QpCap(32, 4, 2, 1, 64)));
-            QueuePair qb = pb.createQp(new QpInitAttr(QpType.RC, cb, cb).cap(new QpCap(4, 32, 1, 2, 0)));
-            ReceivePathFuzzTest.Connect.bringUp(qa, QpType.RC, b.queryGid(1, 1), qb.qpn()); // MTU 1024
-            ReceivePathFuzzTest.Connect.bringUp(qb, QpType.RC, a.queryGid(1, 1), qa.qpn());
-            MemorySegment src = arena.allocate(4096, 8);
-            MemorySegment dst = arena.allocate(4096, 8);
-            MemoryRegion ma = pa.regMr(src, ALL);
-            MemoryRegion mb = pb.regMr(dst, ALL);
-            body.run(a, b, qa, qb, ca, cb, ma, mb, src, dst);
-            for (AutoCloseable c : new AutoCloseable[] {qa, qb, ma, mb, ca, cb, pa, pb}) {
-                c.close();
-            }
-            ok = true;
-        } catch (Exception e) {
-            throw new AssertionError(e);
-        } finally {
-            if (ok) {
-                SoftDevices.remove(db);
-                SoftDevices.remove(da);
-            }
-        }
+        InProcessPair.with(name, new QpCap(32, 4, 2, 1, 64), new QpCap(4, 32, 1, 2, 0),
+                p -> body.run(p.a(), p.b(), p.qa(), p.qb(), p.ca(), p.cb(), p.ma(), p.mb(), p.src(), p.dst()));
     }
 
     @Test

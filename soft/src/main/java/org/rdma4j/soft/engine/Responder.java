@@ -301,13 +301,7 @@ final class Responder {
         writeRemaining = 0;
         writeLength = len;
         acks.messageDone();
-        ePsn = Psn.add(psn, 1);
-        nakSent = false;
-        if (ackReq) {
-            sendAck(ACK_SYNDROME, psn);
-        } else {
-            acks.owe(psn);
-        }
+        tookDirect(psn, ackReq);
         return true;
     }
 
@@ -352,6 +346,12 @@ final class Responder {
         qp.hca.counters.inc(Counter.RDMA_RECVS);
         qp.pushRecvCompletion(recv.wrId, WcStatus.SUCCESS, WcOpcode.RECV, len, withImm ? WcFlag.WITH_IMM : 0,
                 withImm ? imm : 0, 0, 0, solicited);
+        tookDirect(psn, ackReq);
+        return true;
+    }
+
+    /** After a message taken without a packet: the next PSN, and the ACK it asks for or an owed one. */
+    private void tookDirect(int psn, boolean ackReq) {
         ePsn = Psn.add(psn, 1);
         nakSent = false;
         if (ackReq) {
@@ -359,7 +359,6 @@ final class Responder {
         } else {
             acks.owe(psn);
         }
-        return true;
     }
 
     /**
