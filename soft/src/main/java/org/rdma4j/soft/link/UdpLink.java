@@ -249,11 +249,11 @@ public final class UdpLink implements Link {
         boolean owned = true;
         try {
             Gid dst = p.dstGid;
-            if (closed || dst == null || dst.isIpv4Mapped() == v6) {
-                dropped.incrementAndGet(); // no route: a GID of the other IP version, or none
+            if (!routable(dst)) {
+                dropped.incrementAndGet();
                 return;
             }
-            if (selfLoopback && dst.equals(localGid)) {
+            if (toSelf(dst)) {
                 owned = false; // the receive path owns it now (or it was released)
                 deliverToSelf(p);
                 return;
@@ -266,6 +266,16 @@ public final class UdpLink implements Link {
                 p.release();
             }
         }
+    }
+
+    /** Whether a packet for {@code dst} can leave: the link is open and {@code dst} is of its IP version. */
+    private boolean routable(Gid dst) {
+        return !closed && dst != null && dst.isIpv4Mapped() != v6;
+    }
+
+    /** Whether a packet for the routable {@code dst} is this device's own (see the class comment): not sent. */
+    private boolean toSelf(Gid dst) {
+        return selfLoopback && dst.equals(localGid);
     }
 
     /**
@@ -374,11 +384,11 @@ public final class UdpLink implements Link {
         while (i < count) {
             Packet p = packets[i];
             Gid dst = p.dstGid;
-            if (closed || dst == null || dst.isIpv4Mapped() == v6) {
+            if (!routable(dst)) {
                 packets[i++] = null;
                 dropped.incrementAndGet();
                 p.release();
-            } else if (selfLoopback && dst.equals(localGid)) {
+            } else if (toSelf(dst)) {
                 packets[i++] = null;
                 try {
                     deliverToSelf(p);
@@ -387,48 +397,62 @@ public final class UdpLink implements Link {
                 }
             } else {
                 synchronized (sendLock) {
-                    i = sendRunLocked(packets, i, count);
-                    freed += runFreed;
-                    runFreed = 0;
+                    int end = runEnd(packets, i, count);
+                    freed += sendRunLocked(packets, i, end);
+                    i = end;
                 }
             }
         }
         return freed;
     }
 
-    /** Packets of the last run lost to freed memory (under the send lock). */
-    private int runFreed;
-
-    /** Frames and sends one run of packets from {@code i}; returns where the run ended. */
-    private int sendRunLocked(Packet[] packets, int i, int count) {
-        int k = 0;
-        boolean multicast = false;
-        int ttl = 0;
-        int tos = 0;
-        while (i < count && k < UdpSocket.SEND_BATCH) {
-            Packet p = packets[i];
+    /**
+     * Where the run of packets that leave in one sendmmsg, from the routable, not-to-self
+     * {@code packets[from]}, ends: at most {@link UdpSocket#SEND_BATCH}, all routable and not to self
+     * (those are handled outside the send lock), and all with the same hop limit, class and
+     * multicast-ness (socket options: another one needs another call).
+     */
+    private int runEnd(Packet[] packets, int from, int count) {
+        Packet first = packets[from];
+        int ttl = hopLimitOf(first);
+        int tos = first.trafficClass & 0xFF;
+        boolean multicast = first.dstGid.isMulticast();
+        int end = from + 1;
+        while (end < count && end - from < UdpSocket.SEND_BATCH) {
+            Packet p = packets[end];
             Gid dst = p.dstGid;
-            if (closed || dst == null || dst.isIpv4Mapped() == v6 || selfLoopback && dst.equals(localGid)) {
-                break; // handled outside the lock
+            if (!routable(dst) || toSelf(dst) || hopLimitOf(p) != ttl || (p.trafficClass & 0xFF) != tos
+                    || dst.isMulticast() != multicast) {
+                break;
             }
-            int pTtl = hopLimitOf(p);
-            int pTos = p.trafficClass & 0xFF;
-            boolean pMulticast = dst.isMulticast();
-            if (k > 0 && (pTtl != ttl || pTos != tos || pMulticast != multicast)) {
-                break; // another socket option: another call
-            }
-            packets[i++] = null;
+            end++;
+        }
+        return end;
+    }
+
+    /**
+     * Frames {@code packets[from..to)} (one run, see {@link #runEnd}) into the send slots and sends them
+     * in one sendmmsg; takes ownership of each packet and clears its slot. Returns how many were lost
+     * because the sender's memory was freed under the copy (as in {@link #send(Packet)}).
+     */
+    private int sendRunLocked(Packet[] packets, int from, int to) {
+        Packet first = packets[from];
+        int ttl = hopLimitOf(first);
+        int tos = first.trafficClass & 0xFF;
+        boolean multicast = first.dstGid.isMulticast();
+        int freed = 0;
+        int k = 0;
+        for (int i = from; i < to; i++) {
+            Packet p = packets[i];
+            packets[i] = null;
             try {
-                int length = frameLocked(p, dst, k);
+                int length = frameLocked(p, p.dstGid, k);
                 if (length >= 0) {
                     socket.stage(k, sendDatagrams[k], length, destBytes, remotePort);
                     k++;
-                    ttl = pTtl;
-                    tos = pTos;
-                    multicast = pMulticast;
                 }
             } catch (IllegalStateException e) {
-                runFreed++; // the sender's memory was freed under the copy: lost, as in send(Packet)
+                freed++;
             } finally {
                 p.release();
             }
@@ -441,7 +465,7 @@ public final class UdpLink implements Link {
                 dropped.addAndGet(k - n);
             }
         }
-        return i;
+        return freed;
     }
 
     private static int hopLimitOf(Packet p) {
