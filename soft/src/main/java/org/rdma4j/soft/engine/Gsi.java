@@ -206,8 +206,10 @@ public final class Gsi {
                 reply = false; // a responder must not throw; if it does, the MAD is only dropped
             }
             if (reply) {
-                send(out, local, unclaimedFrom.gid, pkey);
+                // Counted before it leaves: the requester may act on the answer (and read the counter)
+                // before this thread is back from the send.
                 hca.counters.inc(Counter.GSI_UNCLAIMED_ANSWERS);
+                send(out, local, unclaimedFrom.gid, pkey);
             }
         }
     }

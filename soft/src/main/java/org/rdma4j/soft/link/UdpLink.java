@@ -74,14 +74,17 @@ public final class UdpLink implements Link {
      */
     static final long STANDBY_NS = Math.max(10, Long.getLong("rdma4j.udp.standbyMicros", 100)) * 1_000;
     /**
-     * The longest stand-by park (-Drdma4j.udp.maxStandbyMicros, default: {@link #STANDBY_NS}, no
-     * doubling): how late the agent may notice that polling stopped. Long parks save the agent's
+     * The longest stand-by park (-Drdma4j.udp.maxStandbyMicros, default 1000): how late the agent may
+     * notice that polling stopped without {@link #pollerBlocks()}. Long parks save the agent's
      * wake-ups, but on a loaded machine a spinning poller that lost its core for a time slice leaves
      * the socket unread until the agent comes back; measured with 5 ms, the round trip's median went
-     * from about 0.1 ms to 3 ms under load (docs/PERFORMANCE.md).
+     * from about 0.1 ms to 3 ms under load. Without doubling (parks of 100 us only), the agent's 10 000
+     * wake-ups a second while threads poll put a second mode near 340 us into the busy round trip
+     * under load, often its median; doubling up to 1 ms took it out (docs/PERFORMANCE.md, 2026-11-24,
+     * seventh session).
      */
     static final long MAX_STANDBY_NS = Math.max(STANDBY_NS,
-            Long.getLong("rdma4j.udp.maxStandbyMicros", 0) * 1_000);
+            Long.getLong("rdma4j.udp.maxStandbyMicros", 1_000) * 1_000);
     /** The receive agent's longest wait in poll(2): it re-checks for close this often. */
     static final int AGENT_WAIT_MS = 100;
     /** The longest single wait of {@link #await}: a waiter re-checks its deadline, interrupts and close. */

@@ -183,21 +183,27 @@ class UdpBatchTest {
             Packet[] batch = new Packet[UdpSocket.SEND_BATCH];
             sendBatches(la, pool, ga, gb, batch, 2_000);
             ThreadMXBean counters = (ThreadMXBean) ManagementFactory.getThreadMXBean();
-            // Until C2 has compiled the path, one 40 B object per batch remains: the JDK's errno-capture
-            // check (SharedUtils.checkCaptureSegment) slices the capture segment on every downcall, and
-            // only C2's escape analysis removes the slice (JFR with -XX:-UseTLAB, 2026-11-24). So measure
-            // rounds until one is clean, bounded by time rather than by a round count: a round takes
-            // 30-200 ms, and in a full suite run, with a long compile queue, 40 rounds were once not
-            // enough. An allocation C2 cannot remove stays in every round and still fails the test.
+            // One object per sendmmsg can remain that is the JDK's, not ours: its errno-capture check
+            // (SharedUtils.checkCaptureSegment) slices the capture segment on every downcall, and only
+            // C2's escape analysis removes the slice, when it inlines the whole downcall (JFR with
+            // -XX:-UseTLAB, 2026-11-24). In a JVM of its own C2 removes it within 7-32 rounds; in a full
+            // suite run (other tests compiled the same JDK methods first) it once stayed for 653 rounds.
+            // So: measure rounds until one is clean, for at least 40 rounds and up to 10 s; a last round
+            // that allocated exactly one such slice per sendmmsg and nothing else also passes. Anything
+            // of ours (an object per packet, or per batch on top of the slice) still fails.
+            long sliceBytes = sliceBytes(counters);
             int rounds = 500;
             int measured = 0;
             long allocated = Long.MAX_VALUE;
+            long callsInRound = 0;
             StringBuilder history = new StringBuilder();
-            long giveUp = System.nanoTime() + 30_000_000_000L;
+            long giveUp = System.nanoTime() + 10_000_000_000L;
             while (allocated >= 2 * 1024 && (measured < 40 || System.nanoTime() - giveUp < 0)) {
+                long callsBefore = la.counters().get("udp_sendmmsg_calls");
                 long before = counters.getCurrentThreadAllocatedBytes();
                 sendBatches(la, pool, ga, gb, batch, rounds);
                 allocated = counters.getCurrentThreadAllocatedBytes() - before;
+                callsInRound = la.counters().get("udp_sendmmsg_calls") - callsBefore;
                 measured++;
                 if (measured <= 60) {
                     history.append(allocated).append(' ');
@@ -205,12 +211,15 @@ class UdpBatchTest {
             }
             long calls = la.counters().get("udp_sendmmsg_calls");
             long clean = allocated;
+            long jdkSlices = callsInRound * sliceBytes;
             int roundsMeasured = measured;
             System.out.printf("batched send allocation for %d packets: %d B (measured round %d), %d sendmmsg calls;"
-                    + " bytes per round: %s%n", rounds * batch.length, clean, measured, calls, history);
+                    + " bytes per round: %s; a native segment slice: %d B%n", rounds * batch.length, clean, measured, calls,
+                    history, sliceBytes);
             // One object per packet would be at least 16 B x 8 000 = 128 KB; one per batch 8 KB.
-            assertTrue(clean < 2 * 1024, () -> "allocated " + clean + " B for " + rounds + " batches, in each of "
-                    + roundsMeasured + " rounds (bytes per round: " + history + ")");
+            assertTrue(clean < 2 * 1024 || clean == jdkSlices, () -> "allocated " + clean + " B for " + rounds
+                    + " batches, in each of " + roundsMeasured + " rounds (bytes per round: " + history
+                    + "); the JDK's capture slices would be " + jdkSlices + " B");
             assertTrue(calls >= 2_000L + 500L * measured, () -> "batches went as sendmmsg: " + calls);
             long end = System.nanoTime() + WAIT_NANOS;
             int expect = (2_000 + rounds * measured) * batch.length;
@@ -220,6 +229,21 @@ class UdpBatchTest {
             assertEquals(expect, arrived.get() + lb.socketDrops(), "every datagram arrived or was counted dropped");
         }
     }
+
+    /** What one slice of a native segment takes on the heap here (the JDK's capture-state slice). */
+    private static long sliceBytes(ThreadMXBean counters) {
+        java.lang.foreign.MemorySegment native0 = java.lang.foreign.Arena.ofAuto().allocate(16, 8);
+        long best = Long.MAX_VALUE;
+        for (int i = 0; i < 5; i++) {
+            long before = counters.getCurrentThreadAllocatedBytes();
+            slice = native0.asSlice(0, 4);
+            best = Math.min(best, counters.getCurrentThreadAllocatedBytes() - before);
+        }
+        return best;
+    }
+
+    /** Keeps {@link #sliceBytes}'s slice on the heap. */
+    static volatile Object slice;
 
     private static void sendBatches(UdpLink link, PacketPool pool, Gid src, Gid dst, Packet[] batch, int rounds) {
         int psn = 0;
