@@ -357,17 +357,8 @@ public final class Hca implements PacketSink {
      * rxe's packets are when its netdev has no carrier (the transmit itself succeeds).
      */
     public void send(Packet p) {
-        counters.add(Counter.SENT_PKTS, p.burstPackets);
         Link l = link;
-        if (l == null || !portUp) {
-            p.release();
-            return;
-        }
-        if (!p.payloadAlive()) {
-            // The sender's memory was freed after the gather (a race with Arena.close): the packet is
-            // lost; a retransmission gathers again and fails locally.
-            counters.inc(Counter.FREED_MEMORY);
-            p.release();
+        if (!admit(p, l)) {
             return;
         }
         try {
@@ -375,6 +366,25 @@ public final class Hca implements PacketSink {
         } catch (IllegalStateException e) {
             counters.inc(Counter.FREED_MEMORY); // freed while the link copied it: lost, as above
         }
+    }
+
+    /**
+     * Counts {@code p} as sent and says whether it goes to link {@code l}; if not (no link, the port
+     * down, or the sender's memory freed after the gather, a race with Arena.close: the packet is lost
+     * and a retransmission gathers again and fails locally), releases it.
+     */
+    private boolean admit(Packet p, Link l) {
+        counters.add(Counter.SENT_PKTS, p.burstPackets);
+        if (l == null || !portUp) {
+            p.release();
+            return false;
+        }
+        if (!p.payloadAlive()) {
+            counters.inc(Counter.FREED_MEMORY);
+            p.release();
+            return false;
+        }
+        return true;
     }
 
     /**
@@ -396,13 +406,7 @@ public final class Hca implements PacketSink {
         for (int i = 0; i < count; i++) {
             Packet p = packets[i];
             packets[i] = null;
-            counters.add(Counter.SENT_PKTS, p.burstPackets);
-            if (l == null || !portUp) {
-                p.release();
-            } else if (!p.payloadAlive()) {
-                counters.inc(Counter.FREED_MEMORY); // as in send(Packet)
-                p.release();
-            } else {
+            if (admit(p, l)) {
                 packets[k++] = p;
             }
         }

@@ -253,7 +253,10 @@ final class Requester {
         }
     }
 
-    /** Builds and sends the next packet of {@code w}; false on a local protection error. */
+    /**
+     * Sends the next packet of {@code w} (or its message without a packet, where {@link #sendDirect}
+     * can); false on a local protection error.
+     */
     private boolean sendOne(SendWqe w) {
         // a one-packet RC WRITE or SEND first tries the in-process fabric without a packet; kept apart
         // from the packet path below so that the JIT inlines this test (and sendDirect) into step
@@ -419,7 +422,7 @@ final class Requester {
         if (peer == null) {
             return false;
         }
-        // AckReq as header() would set it, committed only once the peer took the WRITE
+        // AckReq as header() would set it, committed only once the peer took the WRITE or SEND
         boolean ackReq = lastAsksForAck(w) || sinceAckReq + 1 >= ACK_EVERY;
         if (w.opcode == WrOpcode.RDMA_WRITE
                 ? !peer.takeDirectWrite(w.nextPsn, qp.pkey, ackReq, w.remoteAddr, w.rkey, src, srcOffset, len)
