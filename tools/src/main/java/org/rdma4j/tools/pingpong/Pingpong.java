@@ -8,7 +8,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.locks.LockSupport;
+import org.rdma4j.tools.Spin;
 import org.rdma4j.tools.device.GidText;
 import org.rdma4j.verbs.Access;
 import org.rdma4j.verbs.AddressHandle;
@@ -474,8 +474,7 @@ final class Pingpong {
             }
             int ne;
             int idle = 0;
-            long idleSince = 0;
-            long waited = 0;
+            Spin wait = spin.begin();
             do {
                 try {
                     ne = cq.poll(wc);
@@ -489,16 +488,10 @@ final class Pingpong {
                         }
                         continue;
                     }
-                    // the clock every 64th empty poll only: where the clocksource has no vDSO (the TCG
-                    // VM's hpet) System.nanoTime is a system call of about a microsecond
-                    if ((++idle & 63) == 0) {
-                        long now = System.nanoTime();
-                        if (idle == 64) {
-                            idleSince = now;
-                        }
-                        waited = now - idleSince;
+                    wait.idle(); // no stall limit: an interrupt ends the run
+                    if ((wait.polls() & 1023) == 0 && Thread.currentThread().isInterrupted()) {
+                        throw new PingpongFailure("poll CQ failed -1", "rdma4j: interrupted");
                     }
-                    backOff(idle, waited);
                 }
             } while (!s.events() && ne < 1);
 
@@ -565,29 +558,15 @@ final class Pingpong {
     private boolean spinOnly;
 
     /**
-     * The C tools spin on ibv_poll_cq. Spinning here too for a short while (the reply to a ping on a
-     * fast path comes within microseconds), then yielding (still polling: on the soft device an empty
-     * poll receives what its link has queued), then parking briefly: on a small machine or an emulated
-     * VM a poller that never sleeps takes the core the device's own threads and its peer need, and
-     * every packet waits for a time slice. An interrupt ends the run. {@code waited}: how long the
-     * wait had lasted at its last clock read.
+     * The pacing of an empty poll's wait. The C tools spin on ibv_poll_cq. Spinning here too for a
+     * short while (the reply to a ping on a fast path comes within microseconds), then yielding (still
+     * polling: on the soft device an empty poll receives what its link has queued), then, after
+     * {@link #YIELD_NS}, parking briefly: on a small machine or an emulated VM a poller that never
+     * sleeps takes the core the device's own threads and its peer need, and every packet waits for a
+     * time slice.
      */
-    private static void backOff(int idle, long waited) throws PingpongFailure {
-        if (waited < SPIN_NS) {
-            Thread.onSpinWait();
-        } else if (waited < YIELD_NS) {
-            Thread.yield();
-        } else {
-            LockSupport.parkNanos(PARK_NS);
-        }
-        if ((idle & 1023) == 0 && Thread.currentThread().isInterrupted()) {
-            throw new PingpongFailure("poll CQ failed -1", "rdma4j: interrupted");
-        }
-    }
-
-    private static final long SPIN_NS = 20_000;
     private static final long YIELD_NS = 200_000;
-    private static final long PARK_NS = 20_000;
+    private final Spin spin = new Spin(Long.MAX_VALUE, YIELD_NS);
 
     /** printf's %.2f, with C's spelling of the non-finite values. */
     private static String c2f(double v) {

@@ -1,4 +1,4 @@
-package org.rdma4j.tools.perf;
+package org.rdma4j.tools;
 
 import static org.junit.jupiter.api.Assertions.*;
 
