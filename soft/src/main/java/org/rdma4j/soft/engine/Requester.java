@@ -442,16 +442,19 @@ final class Requester {
 
     /**
      * How many packets of {@code w}'s WRITE go as one burst (see {@link Packet#burstPackets}): on an
-     * in-process fabric, as many as the send window takes, the last one of a WRITE with immediate
-     * excepted (it consumes a receive and may meet an RNR NAK: it goes alone); 1 on any other link.
+     * in-process fabric, as many as the send window takes; over a link that carries bursts (a
+     * shared-memory ring, {@link org.rdma4j.soft.link.Link#burstLimit}) at most its limit; the last
+     * packet of a WRITE with immediate excepted (it consumes a receive and may meet an RNR NAK: it goes
+     * alone); 1 on any other link.
      */
     private int burstPackets(SendWqe w, long remaining, int mtu) {
-        if (qp.directRoute() == null) {
+        int limit = qp.directRoute() != null ? WINDOW_PSNS : qp.hca.burstLimit(qp.dgid, mtu);
+        if (limit <= 1) {
             return 1;
         }
         long left = (remaining + mtu - 1) / mtu;
         int room = WINDOW_PSNS - Psn.diff(psn, Psn.add(qp.completer.lastAckedPsn(), 1));
-        int k = (int) Math.min(left, room);
+        int k = (int) Math.min(Math.min(left, room), limit);
         if (k == left && w.opcode == WrOpcode.RDMA_WRITE_WITH_IMM) {
             k--;
         }

@@ -35,6 +35,16 @@ public interface Link extends AutoCloseable {
         return freed;
     }
 
+    /**
+     * How many packets of one RC WRITE, segmented at {@code mtu}, this link carries to {@code dst} as one
+     * burst ({@link Packet#burstPackets}) now; 1 (the default): none, every packet goes on its own. A
+     * hint read on the data path: a link that then cannot carry a burst it was handed drops it (the
+     * transport retransmits, asking again).
+     */
+    default int burstLimit(org.rdma4j.verbs.Gid dst, int mtu) {
+        return 1;
+    }
+
     /** Packets this link dropped (no route, queue full, fault injection). */
     default long dropped() {
         return 0;

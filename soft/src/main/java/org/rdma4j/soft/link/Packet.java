@@ -59,6 +59,12 @@ public final class Packet {
     public int burstMtu;
     /** The opcode of the burst's last packet. */
     public int burstLastOpcode;
+    /**
+     * Run once when the packet is released, then cleared: a link whose received packet points into
+     * memory it must not reuse before the engine is done (a shared-memory ring's burst entry) learns
+     * when it may. Null for every other packet.
+     */
+    public Runnable onRelease;
     /** The hop limit of a packet whose sender did not choose one (the usual kernel default). */
     public static final int DEFAULT_HOP_LIMIT = 64;
     private final PacketPool pool;
@@ -255,6 +261,11 @@ public final class Packet {
 
     /** Returns the packet to its pool. */
     public void release() {
+        Runnable r = onRelease;
+        if (r != null) {
+            onRelease = null;
+            r.run();
+        }
         if (pool != null) {
             pool.release(this);
         }

@@ -78,6 +78,15 @@ public final class ShmLink implements Link {
      */
     static final boolean USE_FUTEX = Boolean.parseBoolean(System.getProperty("rdma4j.shm.futex", "true"))
             && Futex.isAvailable();
+    /**
+     * Whether this device's ring takes bursts (system property {@code rdma4j.shm.bursts}, default true):
+     * a sender then puts up to {@link #BURST_PAYLOAD} bytes of one RC WRITE (several packets) in one
+     * ring entry, copied once, handed over and acknowledged once, as the in-process fabric does
+     * ({@link Packet#burstPackets}); the receiver's engine reads the payload from the ring in place.
+     */
+    static final boolean BURSTS = Boolean.parseBoolean(System.getProperty("rdma4j.shm.bursts", "true"));
+    /** The most payload one burst carries (16 packets at MTU 4096). */
+    static final int BURST_PAYLOAD = 64 * 1024;
     /** The longest sleep of the receive agent without a wake-up (bounds any missed one). */
     static final long SLEEP_MS = 50;
     /** Lanes (sending devices) per ring file and slots per lane. */
@@ -126,6 +135,10 @@ public final class ShmLink implements Link {
     private final AtomicLong sendErrors = new AtomicLong();
     private final AtomicLong standbys = new AtomicLong();
     private final AtomicLong wakeups = new AtomicLong();
+    private final AtomicLong burstsSent = new AtomicLong();
+    private final AtomicLong burstsReceived = new AtomicLong();
+    private final AtomicLong burstsHeld = new AtomicLong();
+    private final AtomicLong burstDrops = new AtomicLong();
 
     private ShmLink(InetAddress local, int port, int remotePort, UdpLink.Mode mode, Policy policy, PacketSink sink)
             throws IOException {
@@ -156,7 +169,8 @@ public final class ShmLink implements Link {
                 bell.register(sel, SelectionKey.OP_READ);
                 int bellPort = ((InetSocketAddress) bell.getLocalAddress()).getPort();
                 ring = ShmRing.create(fileFor(localGid, port), self, bellPort, LANES, SLOTS,
-                        (CHECK_ICRC ? ShmRing.FLAG_ICRC : 0) | (USE_FUTEX ? ShmRing.FLAG_FUTEX : 0));
+                        (CHECK_ICRC ? ShmRing.FLAG_ICRC : 0) | (USE_FUTEX ? ShmRing.FLAG_FUTEX : 0)
+                                | (BURSTS ? ShmRing.FLAG_BURSTS : 0));
             } catch (IOException | RuntimeException e) {
                 closeQuietly(bell);
                 closeQuietly(sel);
@@ -229,11 +243,31 @@ public final class ShmLink implements Link {
     private static final int NO_RING = 1;
     private static final int DROPPED = 2;
 
+    /**
+     * Up to {@link #BURST_PAYLOAD} bytes of packets at {@code mtu} to a peer whose ring this link has
+     * mapped and which takes bursts; 1 otherwise (not connected yet, UDP, bursts off on either side).
+     */
+    @Override
+    public int burstLimit(Gid dst, int mtu) {
+        if (closed || mtu <= 0 || dst == null) {
+            return 1;
+        }
+        Peer peer = lastPeer;
+        if (peer == null || peer.gid != dst) {
+            peer = peers.get(dst);
+        }
+        return peer != null && peer.bursts ? Math.max(1, BURST_PAYLOAD / mtu) : 1;
+    }
+
     @Override
     public void send(Packet p) {
         Gid dst = p.dstGid;
         if (closed || dst == null || dst.isMulticast() || dst.isIpv4Mapped() == v6
                 || (remotePort == port && dst.equals(localGid))) {
+            if (p.burstPackets > 1) {
+                dropBurst(p); // no datagram carries a burst
+                return;
+            }
             udp.send(p); // it drops what has no route, and loops its own address back
             return;
         }
@@ -247,7 +281,7 @@ public final class ShmLink implements Link {
         try {
             synchronized (peer) {
                 try {
-                    r = peer.send(p);
+                    r = p.burstPackets > 1 ? peer.sendBurst(p) : peer.send(p);
                 } catch (RuntimeException e) {
                     // never into the engine: count it, forget the ring (it may be unmapped), the transport retries
                     sendErrors.incrementAndGet();
@@ -255,7 +289,9 @@ public final class ShmLink implements Link {
                     r = DROPPED;
                 }
             }
-            if (r == NO_RING && policy == Policy.AUTO) {
+            if (r == NO_RING && p.burstPackets > 1) {
+                burstDrops.incrementAndGet(); // the ring went away since burstLimit: the transport resends
+            } else if (r == NO_RING && policy == Policy.AUTO) {
                 owned = false;
                 udp.send(p);
             } else if (r == NO_RING) {
@@ -266,6 +302,11 @@ public final class ShmLink implements Link {
                 p.release();
             }
         }
+    }
+
+    private void dropBurst(Packet p) {
+        burstDrops.incrementAndGet();
+        p.release();
     }
 
     /** A destination device: its ring file mapped with a claimed lane, or why not (and when to look again). */
@@ -282,6 +323,8 @@ public final class ShmLink implements Link {
         private boolean icrc;
         /** The receiver sleeps on its futex word: wake it there (else with a doorbell datagram). */
         private boolean futex;
+        /** Connected to a ring that takes bursts (read without the lock by {@link #burstLimit}: a hint). */
+        boolean bursts;
         private long retryAtNs = System.nanoTime();
         private final Framer framer = new Framer();
         private final ByteBuffer bell = ByteBuffer.allocateDirect(1);
@@ -307,7 +350,7 @@ public final class ShmLink implements Link {
             }
             long slot = producer.claimSlot();
             if (slot == -1) {
-                slot = waitForRoom();
+                slot = waitForRoom(-1);
             }
             if (slot == -2) {
                 laneDrops.incrementAndGet();
@@ -341,13 +384,61 @@ public final class ShmLink implements Link {
             return SENT;
         }
 
-        /** Waits a bounded time for the consumer to make room; the slot, or -1 (still full) or -2. */
-        private long waitForRoom() {
+        /**
+         * A burst ({@link Packet#burstPackets} &gt; 1) into one entry: the first packet's headers and the
+         * whole payload, copied once from the sender's memory; no pad, no ICRC (the receiver checks
+         * the burst as the packets it stands for).
+         */
+        int sendBurst(Packet p) {
+            if (producer == null && !connect()) {
+                return NO_RING;
+            }
+            if (ring.ownerClosed()) {
+                disconnect();
+                return NO_RING;
+            }
+            int hl = p.headerLength;
+            int len = p.payloadLength;
+            if (!bursts || hl + len > ShmRing.MAX_BURST_BYTES) {
+                return NO_RING; // it stopped taking bursts (a new owner): dropped, the transport resends
+            }
+            long at = producer.claimEntry(hl + len);
+            if (at == -1) {
+                at = waitForRoom(hl + len);
+            }
+            if (at == -2) {
+                laneDrops.incrementAndGet();
+                disconnect();
+                return NO_RING;
+            }
+            if (at < 0) {
+                fullDrops.incrementAndGet();
+                return DROPPED;
+            }
+            MemorySegment map = ring.map;
+            MemorySegment.copy(p.buffer, 0, map, at, hl);
+            p.copyPayload(0, map, at + hl, len);
+            int ttl = p.hopLimit == 0 ? Packet.DEFAULT_HOP_LIMIT : p.hopLimit & 0xFF;
+            producer.publishBurst(hl + len, ttl, p.trafficClass & 0xFF, p.burstPackets, p.burstMtu,
+                    p.burstLastOpcode);
+            shmSent.addAndGet(p.burstPackets);
+            burstsSent.incrementAndGet();
+            if (ring.takeSleeper()) {
+                wake();
+            }
+            return SENT;
+        }
+
+        /**
+         * Waits a bounded time for the consumer to make room for one slot ({@code bytes} &lt; 0) or an
+         * entry of {@code bytes}; where it goes, or -1 (still full) or -2.
+         */
+        private long waitForRoom(int bytes) {
             long limit = consumer.get() == Thread.currentThread() ? FULL_WAIT_CONSUMER_NS : FULL_WAIT_NS;
             long start = System.nanoTime();
             int spins = 0;
             long slot;
-            while ((slot = producer.claimSlot()) == -1) {
+            while ((slot = bytes < 0 ? producer.claimSlot() : producer.claimEntry(bytes)) == -1) {
                 if (System.nanoTime() - start > limit) {
                     if (!ShmRing.alive(ring.ownerPid(), ring.ownerStartMs())) {
                         return -2; // the receiving process is gone: stop using its ring
@@ -412,6 +503,8 @@ public final class ShmLink implements Link {
             }
             ring = r;
             producer = pr;
+            bursts = (r.flags() & ShmRing.FLAG_BURSTS) != 0
+                    && r.slots() >= 2 * ShmRing.slotsFor(ShmRing.MAX_BURST_BYTES);
             icrc = (r.flags() & ShmRing.FLAG_ICRC) != 0;
             futex = (r.flags() & ShmRing.FLAG_FUTEX) != 0 && Futex.isAvailable();
             bellAddress = new InetSocketAddress(InetAddress.getLoopbackAddress(), r.doorbellPort());
@@ -419,6 +512,7 @@ public final class ShmLink implements Link {
         }
 
         void disconnect() {
+            bursts = false;
             if (producer != null) {
                 producer.release();
                 producer = null;
@@ -587,6 +681,7 @@ public final class ShmLink implements Link {
         private final MemorySegment[] sources = new MemorySegment[ShmRing.MAX_LANES];
         private final UdpDatagrams.Scratch[] scratch = new UdpDatagrams.Scratch[ShmRing.MAX_LANES];
         private final Gid[] gids = new Gid[ShmRing.MAX_LANES];
+        private final BurstHold[] holds = new BurstHold[ShmRing.MAX_LANES];
 
         @Override
         public void onPacket(int lane, MemorySegment ring, long data, int length, int hopLimit, int trafficClass) {
@@ -605,6 +700,74 @@ public final class ShmLink implements Link {
             } else {
                 deliverUnchecked(p, length, gids[lane]);
             }
+        }
+
+        /**
+         * A burst entry: checked for what the engine trusts a burst to be (an RC WRITE's first or middle
+         * packets, {@code packets} of them at a valid MTU, the payload's length matching, a unicast QP),
+         * then handed over as one packet whose payload is the entry's bytes in the ring. The engine
+         * checks the rest as for the packets it stands for. Returns false while the engine still holds
+         * it (queued on its QP): the lane waits until the packet is released.
+         */
+        @Override
+        public boolean onBurst(int lane, MemorySegment ring, long data, int length, int hopLimit, int trafficClass,
+                               int packets, int mtu, int lastOpcode) {
+            BurstHold hold = holds[lane];
+            if (sources[lane] == null || hold == null || !validMtu(mtu) || packets < 2
+                    || packets > BURST_PAYLOAD / mtu) {
+                datagrams.malformed.incrementAndGet();
+                return true;
+            }
+            Packet p = pool.acquire();
+            try {
+                if (length < Bth.LENGTH) {
+                    malformed(p);
+                    return true;
+                }
+                MemorySegment.copy(ring, data, p.buffer, 0, Bth.LENGTH);
+                int op = Bth.opcodeOf(p.buffer);
+                int hl = Opcode.isValid(op) ? Opcode.headerLength(op) : -1;
+                int payload = length - hl;
+                int qpn = Bth.destQpnOf(p.buffer);
+                if (hl < 0 || Opcode.transport(op) != Opcode.TRANSPORT_RC || !Opcode.isWrite(op) || Opcode.isEnd(op)
+                        || payload <= (packets - 1) * mtu || payload > packets * mtu
+                        || qpn < 2 || qpn == 0xFFFFFF) {
+                    malformed(p);
+                    return true;
+                }
+                MemorySegment.copy(ring, data, p.buffer, 0, hl); // the headers: ours, checked from here on
+                if (Bth.opcodeOf(p.buffer) != op || Bth.destQpnOf(p.buffer) != qpn) {
+                    malformed(p); // rewritten while we copied
+                    return true;
+                }
+                p.headerLength = hl;
+                p.addPiece(ring, data + hl, payload);
+                p.burstPackets = packets;
+                p.burstMtu = mtu;
+                p.burstLastOpcode = lastOpcode;
+                p.hopLimit = hopLimit;
+                p.trafficClass = trafficClass;
+                p.srcGid = gids[lane];
+                p.dstGid = localGid;
+                p.srcPort = 0;
+            } catch (RuntimeException e) {
+                malformed(p); // the ring closed under us
+                return true;
+            }
+            shmReceived.addAndGet(packets);
+            burstsReceived.incrementAndGet();
+            hold.delivering();
+            p.onRelease = hold;
+            try {
+                sink.receive(p); // the sink owns it now
+            } catch (Throwable t) {
+                datagrams.malformed.incrementAndGet();
+            }
+            if (hold.delivered()) {
+                return true;
+            }
+            burstsHeld.incrementAndGet();
+            return false;
         }
 
         /** {@link UdpDatagrams#deliver}'s checks but the ICRC's (see {@link #CHECK_ICRC}). */
@@ -641,6 +804,9 @@ public final class ShmLink implements Link {
 
         @Override
         public void onLaneOpened(int lane, byte[] gid, int srcPort) {
+            if (holds[lane] == null) {
+                holds[lane] = new BurstHold(lane);
+            }
             Gid g = Gid.of(gid);
             if (g.isIpv4Mapped() == v6) {
                 sources[lane] = null; // packets of the other IP version: dropped, as a socket would not get them
@@ -656,6 +822,54 @@ public final class ShmLink implements Link {
         @Override
         public void onLaneClosed(int lane) {
             sources[lane] = null;
+        }
+    }
+
+    private static boolean validMtu(int mtu) {
+        return mtu == 256 || mtu == 512 || mtu == 1024 || mtu == 2048 || mtu == 4096;
+    }
+
+    /**
+     * The release hook of the burst packets of one lane (at most one in the engine at a time: the lane
+     * waits while one is held). DELIVERING while the sink has it in hand; a release then just ends
+     * that (the consumer moves on at once); HELD once the consumer left it with the engine, and a
+     * release then tells the ring and wakes the consumer if it sleeps. The two CASes decide which.
+     */
+    private final class BurstHold implements Runnable {
+        private static final int IDLE = 0;
+        private static final int DELIVERING = 1;
+        private static final int HELD = 2;
+        private final int lane;
+        private final java.util.concurrent.atomic.AtomicInteger state = new java.util.concurrent.atomic.AtomicInteger();
+
+        BurstHold(int lane) {
+            this.lane = lane;
+        }
+
+        void delivering() {
+            state.set(DELIVERING);
+        }
+
+        /** After the hand-over: true if the packet was released meanwhile, else it is now HELD. */
+        boolean delivered() {
+            return !state.compareAndSet(DELIVERING, HELD);
+        }
+
+        @Override
+        public void run() {
+            if (state.compareAndSet(DELIVERING, IDLE)) {
+                return;
+            }
+            state.set(IDLE);
+            ShmRing r = own;
+            r.releaseHold(lane);
+            if (r.takeSleeper()) {
+                if (USE_FUTEX) {
+                    r.wakeSleeper();
+                } else {
+                    selector.wakeup();
+                }
+            }
         }
     }
 
@@ -795,7 +1009,7 @@ public final class ShmLink implements Link {
     @Override
     public long dropped() {
         return udp.dropped() + datagrams.malformed.get() + datagrams.badIcrc.get() + fullDrops.get()
-                + noRingDrops.get() + sendErrors.get();
+                + noRingDrops.get() + sendErrors.get() + burstDrops.get();
     }
 
     @Override
@@ -813,6 +1027,10 @@ public final class ShmLink implements Link {
         m.put("shm_agent_standbys", standbys.get());
         m.put("shm_agent_wakeups", wakeups.get());
         m.put("shm_corrupt_slots", own == null ? 0 : own.corruptions());
+        m.put("shm_bursts_sent", burstsSent.get());
+        m.put("shm_bursts_received", burstsReceived.get());
+        m.put("shm_bursts_held", burstsHeld.get());
+        m.put("shm_burst_drops", burstDrops.get());
         return m;
     }
 

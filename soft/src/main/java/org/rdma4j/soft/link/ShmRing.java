@@ -31,8 +31,20 @@ import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
  *   0  state: pid &lt;&lt; 8 | FREE/CLAIMED/ACTIVE/CLOSING       8 generation
  *  16  producer GID (16)    32 producer UDP port       40 producer start (epoch ms)
  * 128  tail (producer, release)                         256 head (consumer, release)
- * 512  slots: [length int][hop limit byte][traffic class byte][pad to 16][BTH onward ... ICRC]
+ * 512  slots: [length int][hop limit byte][traffic class byte][kind byte][burst last opcode byte]
+ *             [burst packets int][burst MTU int][BTH onward ... ICRC]
  * </pre>
+ * An entry is one slot or, since version 2, a run of consecutive slots:
+ * <ul>
+ *   <li>kind 0, a packet: the length is the datagram's, BTH onward with pad and ICRC; one slot.</li>
+ *   <li>kind 1, a burst ({@link Packet#burstPackets}, only to a ring with {@link #FLAG_BURSTS}): the
+ *       first packet's headers and the payload of all of them, no pad and no ICRC (the burst is not a
+ *       RoCEv2 packet; the receiver checks it as the packets it stands for), written straight on from
+ *       the first slot's data across the following slots, which carry no header of their own;
+ *       {@link #slotsFor} slots, never wrapping past the ring's end.</li>
+ *   <li>kind 2, a skip: the slots from here to the ring's end are unused (a burst that did not fit
+ *       before the end starts at slot 0); the length is the number of slots skipped.</li>
+ * </ul>
  * Head and tail are free-running longs on their own 128-byte lines (the adjacent-line prefetcher pulls
  * pairs of 64-byte lines). Everything either side reads from the mapping is checked before use against
  * its own copy of the layout (read once, at create or open): a corrupt or hostile peer can make a lane
@@ -42,13 +54,20 @@ import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
  */
 final class ShmRing implements AutoCloseable {
     static final long MAGIC = 0x524D_4134_4A53_4853L; // "RDMA4JSH" read as a big-endian long's bytes
-    static final int VERSION = 1;
+    /** 2: slot kinds (bursts and skips); version 1 had single packets only. */
+    static final int VERSION = 2;
     static final int HEADER_BYTES = 4096;
     static final int LANE_HEADER_BYTES = 512;
     static final int SLOT_HEADER_BYTES = 16;
     /** Room in a slot for the longest datagram (BTH onward, payload, pad, ICRC). */
     static final int SLOT_BYTES = align(SLOT_HEADER_BYTES + Packet.BUFFER_SIZE, 64);
     static final int MAX_LANES = 64;
+    /** The most bytes (headers and payload) one burst entry carries. */
+    static final int MAX_BURST_BYTES = 64 * 1024 + 64;
+    /** Slot kinds (the byte at 6 of the slot header). */
+    static final int KIND_PACKET = 0;
+    static final int KIND_BURST = 1;
+    static final int KIND_SKIP = 2;
     static final int MAX_SLOTS = 1 << 14;
 
     // header offsets
@@ -71,6 +90,8 @@ final class ShmRing implements AutoCloseable {
      * takes the sleeper wakes it with FUTEX_WAKE; without it, with a datagram to the doorbell port.
      */
     static final int FLAG_FUTEX = 2;
+    /** Header flag: the owner takes bursts (slot kind 1), so a sender may put a run of packets in one entry. */
+    static final int FLAG_BURSTS = 4;
     private static final long H_SLEEPING = 128;
     private static final long H_CLAIMED = 256;
     // lane offsets
@@ -132,6 +153,11 @@ final class ShmRing implements AutoCloseable {
 
     static int align(int n, int to) {
         return (n + to - 1) / to * to;
+    }
+
+    /** The consecutive slots an entry of {@code bytes} (BTH onward) takes. */
+    static int slotsFor(int bytes) {
+        return (SLOT_HEADER_BYTES + bytes + SLOT_BYTES - 1) / SLOT_BYTES;
     }
 
     static long laneBytes(int slots) {
@@ -352,13 +378,74 @@ final class ShmRing implements AutoCloseable {
             return base + LANE_HEADER_BYTES + (tail & mask) * (long) SLOT_BYTES + SLOT_HEADER_BYTES;
         }
 
+        /**
+         * Where an entry of {@code bytes} (at most {@link #MAX_BURST_BYTES}) goes:
+         * the data of the first of {@link #slotsFor} free consecutive slots, or -1 if the lane has no
+         * room for them yet, or -2 as {@link #claimSlot()}. When the run would pass the ring's end, a
+         * skip entry fills the slots up to it first (once there is room for both) and the run starts at
+         * slot 0.
+         */
+        long claimEntry(int bytes) {
+            if (corrupt) {
+                return -2;
+            }
+            int n = slotsFor(bytes);
+            int pos = (int) (tail & mask);
+            int skip = pos + n > slots ? slots - pos : 0;
+            if (n > slots / 2) {
+                throw new IllegalArgumentException(bytes + " bytes do not fit a lane of " + slots + " slots");
+            }
+            if (tail + skip + n - headSeen > slots) {
+                long h = (long) LONG.getAcquire(map, base + L_HEAD);
+                if (h > tail || tail - h > slots) {
+                    corrupt = true;
+                    return -2;
+                }
+                headSeen = h;
+                if (tail + skip + n - h > slots) {
+                    if ((long) LONG.getAcquire(map, base + L_STATE) != stateWord(token, ACTIVE)) {
+                        corrupt = true;
+                        return -2;
+                    }
+                    return -1;
+                }
+            }
+            if (skip > 0) {
+                long at = base + LANE_HEADER_BYTES + (long) pos * SLOT_BYTES;
+                writeHeader(at, skip, 0, 0, KIND_SKIP, 0, 0, 0);
+                tail += skip;
+                LONG.setRelease(map, base + L_TAIL, tail);
+            }
+            return base + LANE_HEADER_BYTES + (tail & mask) * (long) SLOT_BYTES + SLOT_HEADER_BYTES;
+        }
+
         /** Publishes the slot {@link #claimSlot()} gave: {@code length} bytes from the BTH on. */
         void publish(int length, int hopLimit, int trafficClass) {
             long slot = base + LANE_HEADER_BYTES + (tail & mask) * (long) SLOT_BYTES;
+            writeHeader(slot, length, hopLimit, trafficClass, KIND_PACKET, 0, 0, 0);
+            LONG.setRelease(map, base + L_TAIL, ++tail);
+        }
+
+        /**
+         * Publishes the entry {@link #claimEntry} gave as a burst of {@code packets} packets segmented at
+         * {@code mtu}, the last one's opcode {@code lastOpcode}: {@code length} bytes (headers and payload).
+         */
+        void publishBurst(int length, int hopLimit, int trafficClass, int packets, int mtu, int lastOpcode) {
+            long slot = base + LANE_HEADER_BYTES + (tail & mask) * (long) SLOT_BYTES;
+            writeHeader(slot, length, hopLimit, trafficClass, KIND_BURST, lastOpcode, packets, mtu);
+            tail += slotsFor(length);
+            LONG.setRelease(map, base + L_TAIL, tail);
+        }
+
+        private void writeHeader(long slot, int length, int hopLimit, int trafficClass, int kind, int lastOpcode,
+                                 int packets, int mtu) {
             map.set(ValueLayout.JAVA_INT, slot, length);
             map.set(ValueLayout.JAVA_BYTE, slot + 4, (byte) hopLimit);
             map.set(ValueLayout.JAVA_BYTE, slot + 5, (byte) trafficClass);
-            LONG.setRelease(map, base + L_TAIL, ++tail);
+            map.set(ValueLayout.JAVA_BYTE, slot + 6, (byte) kind);
+            map.set(ValueLayout.JAVA_BYTE, slot + 7, (byte) lastOpcode);
+            map.set(ValueLayout.JAVA_INT, slot + 8, packets);
+            map.set(ValueLayout.JAVA_INT, slot + 12, mtu);
         }
 
         /** Published packets the consumer has not taken yet (as far as this producer knows). */
@@ -429,6 +516,20 @@ final class ShmRing implements AutoCloseable {
     interface Handler {
         void onPacket(int lane, MemorySegment ring, long data, int length, int hopLimit, int trafficClass);
 
+        /**
+         * A burst entry ({@link Packet#burstPackets}): {@code length} bytes at {@code data}, the first
+         * packet's headers and then the payload of {@code packets} packets segmented at {@code mtu}, the
+         * last one's opcode {@code lastOpcode}; nothing of it checked yet but that it lies in the lane.
+         * Returns true when the handler is done with the bytes; false when it still reads them (the
+         * engine queued the packet that points into the ring): the lane's head then waits at this
+         * entry, and nothing more is taken from the lane, until {@link #releaseHold(int)}. By default the
+         * burst is dropped.
+         */
+        default boolean onBurst(int lane, MemorySegment ring, long data, int length, int hopLimit, int trafficClass,
+                                int packets, int mtu, int lastOpcode) {
+            return true;
+        }
+
         /** A lane became ACTIVE for a new producer (control path: the handler may allocate). */
         default void onLaneOpened(int lane, byte[] gid, int port) {}
 
@@ -440,6 +541,11 @@ final class ShmRing implements AutoCloseable {
     private long[] heads;
     private long[] laneTokens;
     private boolean[] laneOpen;
+    /** Where the head moves when the lane's held burst is released; -1: none held. */
+    private long[] holdEnd;
+    /** Set (any thread) by {@link #releaseHold}; read and cleared by the consumer. */
+    private final java.util.concurrent.atomic.AtomicIntegerArray released =
+            new java.util.concurrent.atomic.AtomicIntegerArray(MAX_LANES);
     private long corruptions;
 
     private void consumerState() {
@@ -447,7 +553,17 @@ final class ShmRing implements AutoCloseable {
             heads = new long[lanes];
             laneTokens = new long[lanes];
             laneOpen = new boolean[lanes];
+            holdEnd = new long[lanes];
+            java.util.Arrays.fill(holdEnd, -1);
         }
+    }
+
+    /**
+     * The handler is done with the burst it held in lane {@code lane} ({@link Handler#onBurst} returned
+     * false): any thread. The consumer moves past it at its next look; wake it if it sleeps.
+     */
+    void releaseHold(int lane) {
+        released.set(lane, 1);
     }
 
     /** Lanes or slots found corrupt (impossible index or length) and dropped. */
@@ -483,6 +599,9 @@ final class ShmRing implements AutoCloseable {
 
     /** Control path for lane {@code i} whose state word is not the one we consume from; true if now open. */
     private boolean laneChanged(int i, long state, Handler h) {
+        if (stillHeld(i)) {
+            return false; // freed (and so reused) only once the engine is done with the held bytes
+        }
         int st = (int) (state & 0xFF);
         long b = lane(i);
         if (laneOpen[i]) {
@@ -514,6 +633,9 @@ final class ShmRing implements AutoCloseable {
     }
 
     private int drainLane(int i, long b, Handler h, int max) {
+        if (stillHeld(i)) {
+            return 0; // the engine still reads the held burst's bytes
+        }
         long head = heads[i];
         long tail = (long) LONG.getAcquire(map, b + L_TAIL);
         long avail = tail - head;
@@ -524,25 +646,78 @@ final class ShmRing implements AutoCloseable {
             corruptLane(i, h);
             return 0;
         }
-        int n = (int) Math.min(avail, max);
-        for (int k = 0; k < n; k++) {
+        int n = 0;
+        while (head != tail && n < max) {
             long slot = b + LANE_HEADER_BYTES + (head & mask) * (long) SLOT_BYTES;
             int length = map.get(ValueLayout.JAVA_INT, slot);
             int hop = map.get(ValueLayout.JAVA_BYTE, slot + 4) & 0xFF;
             int tclass = map.get(ValueLayout.JAVA_BYTE, slot + 5) & 0xFF;
-            head++;
-            if (length <= 0 || length > SLOT_BYTES - SLOT_HEADER_BYTES) {
-                corruptions++;
+            int kind = map.get(ValueLayout.JAVA_BYTE, slot + 6);
+            n++;
+            if (kind == KIND_PACKET) {
+                head++;
+                if (length <= 0 || length > SLOT_BYTES - SLOT_HEADER_BYTES) {
+                    corruptions++;
+                    continue;
+                }
+                h.onPacket(i, map, slot + SLOT_HEADER_BYTES, length, hop, tclass);
                 continue;
             }
-            h.onPacket(i, map, slot + SLOT_HEADER_BYTES, length, hop, tclass);
+            int pos = (int) (head & mask);
+            int taken = kind == KIND_SKIP ? slots - pos : kind == KIND_BURST ? entrySlots(length) : -1;
+            if (taken <= 0 || taken > tail - head || pos + taken > slots
+                    || (kind == KIND_SKIP && length != taken)) {
+                heads[i] = head; // where the next entry starts is unknown: the lane is lost
+                LONG.setRelease(map, b + L_HEAD, head);
+                corruptLane(i, h);
+                return n;
+            }
+            if (kind == KIND_SKIP) {
+                head += taken;
+                continue;
+            }
+            int packets = map.get(ValueLayout.JAVA_INT, slot + 8);
+            int mtu = map.get(ValueLayout.JAVA_INT, slot + 12);
+            int lastOp = map.get(ValueLayout.JAVA_BYTE, slot + 7) & 0xFF;
+            if (!h.onBurst(i, map, slot + SLOT_HEADER_BYTES, length, hop, tclass, packets, mtu, lastOp)) {
+                holdEnd[i] = head + taken; // the head stays at the burst until the handler releases it
+                break;
+            }
+            head += taken;
         }
         heads[i] = head;
         LONG.setRelease(map, b + L_HEAD, head);
         return n;
     }
 
+    /**
+     * Whether lane {@code i} has a burst the handler still reads; once released, the head moves past
+     * it (published to the producer) and this is false.
+     */
+    private boolean stillHeld(int i) {
+        if (holdEnd[i] < 0) {
+            return false;
+        }
+        if (released.get(i) == 0) {
+            return true;
+        }
+        released.set(i, 0);
+        heads[i] = holdEnd[i];
+        holdEnd[i] = -1;
+        LONG.setRelease(map, lane(i) + L_HEAD, heads[i]);
+        return false;
+    }
+
+    /** The slots of a burst entry of {@code length} bytes, or -1 if no burst is that long. */
+    private static int entrySlots(int length) {
+        return length <= 0 || length > MAX_BURST_BYTES ? -1 : slotsFor(length);
+    }
+
     private void corruptLane(int i, Handler h) {
+        if (holdEnd[i] >= 0) {
+            holdEnd[i] = -1; // the lane is given up: its held bytes are never read past the handler's copy
+            released.set(i, 0);
+        }
         corruptions++;
         laneOpen[i] = false;
         h.onLaneClosed(i);
@@ -562,7 +737,7 @@ final class ShmRing implements AutoCloseable {
             long b = lane(i);
             long state = (long) LONG.getAcquire(map, b + L_STATE);
             int st = (int) (state & 0xFF);
-            if (st == FREE) {
+            if (st == FREE || stillHeld(i)) {
                 continue;
             }
             long pid = state >>> 8;
@@ -626,6 +801,12 @@ final class ShmRing implements AutoCloseable {
             claimed &= claimed - 1;
             if (i >= lanes) {
                 break;
+            }
+            if (holdEnd[i] >= 0) {
+                if (released.get(i) != 0) {
+                    return true;
+                }
+                continue; // nothing to do there until the holder releases it (and wakes us)
             }
             long b = lane(i);
             if (!laneOpen[i] || (long) LONG.getAcquire(map, b + L_STATE) != laneTokens[i]
