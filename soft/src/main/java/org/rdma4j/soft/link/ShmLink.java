@@ -135,6 +135,7 @@ public final class ShmLink implements Link {
     private final AtomicLong sendErrors = new AtomicLong();
     private final AtomicLong standbys = new AtomicLong();
     private final AtomicLong wakeups = new AtomicLong();
+    private final AtomicLong unwoken = new AtomicLong();
     private final AtomicLong burstsSent = new AtomicLong();
     private final AtomicLong burstsReceived = new AtomicLong();
     private final AtomicLong burstsHeld = new AtomicLong();
@@ -378,7 +379,9 @@ public final class ShmLink implements Link {
             }
             producer.publish(bthLength, ttl, tos);
             shmSent.incrementAndGet();
-            if (ring.takeSleeper()) {
+            if (Opcode.isResponse(Bth.opcodeOf(p.buffer)) && ring.polledWithin(System.nanoTime(), POLLING_NS)) {
+                unwoken.incrementAndGet(); // the requester's poller takes it; its agent stands by
+            } else if (ring.takeSleeper()) {
                 wake();
             }
             return SENT;
@@ -608,6 +611,9 @@ public final class ShmLink implements Link {
         long now = System.nanoTime();
         if (now - lastPollNs > POLL_NOTE_NS) {
             lastPollNs = now; // a volatile write only now and then: the agent needs the gist
+            if (own != null) {
+                own.notePoll(now); // and senders of responses: they leave the agent asleep
+            }
         }
         int n = consumeIfFree();
         if (udpHot || now - udpPolledNs >= UDP_POLL_NS) {
@@ -635,6 +641,13 @@ public final class ShmLink implements Link {
      * µs on this host (the kernel's default 50 µs timer slack), about 60 µs a hop on average.
      */
     static final long POLLING_NS = 50_000;
+    /**
+     * How long the agent sleeps while standing by, at most: a sender leaves it asleep for a response
+     * (an ACK, a READ response) while a thread of this device polls (the ring's polled time), so if
+     * that thread stops polling without {@link #pollerBlocks()} (it waits on memory), such a response
+     * waits this long for the agent. Requests always wake it.
+     */
+    static final long STANDBY_SLEEP_NS = 1_000_000;
     private static final long POLL_NOTE_NS = 5_000;
     private volatile long lastPollNs = System.nanoTime() - 3_600_000_000_000L;
     /** When a poller last polled the UDP link, and whether it found packets (racy plain fields: a hint). */
@@ -643,7 +656,12 @@ public final class ShmLink implements Link {
 
     @Override
     public void pollerBlocks() {
-        lastPollNs = System.nanoTime() - 3_600_000_000_000L; // the agent stops standing by at its next look
+        long past = System.nanoTime() - 3_600_000_000_000L;
+        lastPollNs = past; // the agent stops standing by at its next look
+        if (own != null) {
+            own.notePoll(past); // senders wake the agent again
+            consumeIfFree(); // a response whose sender left the agent asleep: the poller's last look
+        }
         udp.pollerBlocks();
     }
 
@@ -906,7 +924,7 @@ public final class ShmLink implements Link {
                 Thread.onSpinWait();
                 return 0;
             }
-            if (sleep()) {
+            if (sleep(polled)) {
                 if (polled) {
                     standbys.incrementAndGet();
                 }
@@ -930,7 +948,7 @@ public final class ShmLink implements Link {
             }
         }
 
-        private boolean sleep() {
+        private boolean sleep(boolean standby) {
             Thread me = Thread.currentThread();
             if (!consumer.compareAndSet(null, me)) {
                 return false; // a poller is consuming: the ring is being looked at
@@ -946,7 +964,7 @@ public final class ShmLink implements Link {
             }
             if (USE_FUTEX) {
                 try {
-                    if (own.sleepUntilWoken(SLEEP_MS * 1_000_000L, timespec, errno)) {
+                    if (own.sleepUntilWoken(standby ? STANDBY_SLEEP_NS : SLEEP_MS * 1_000_000L, timespec, errno)) {
                         wakeups.incrementAndGet();
                     }
                 } finally {
@@ -957,7 +975,7 @@ public final class ShmLink implements Link {
                 return true;
             }
             try {
-                if (selector.select(SLEEP_MS) > 0) {
+                if (selector.select(standby ? Math.max(1, STANDBY_SLEEP_NS / 1_000_000) : SLEEP_MS) > 0) {
                     selector.selectedKeys().clear();
                     while (doorbell.receive(drain.clear()) != null) {
                         // empty the socket: one wake-up is enough
@@ -1027,6 +1045,7 @@ public final class ShmLink implements Link {
         m.put("shm_agent_standbys", standbys.get());
         m.put("shm_agent_wakeups", wakeups.get());
         m.put("shm_corrupt_slots", own == null ? 0 : own.corruptions());
+        m.put("shm_responses_unwoken", unwoken.get());
         m.put("shm_bursts_sent", burstsSent.get());
         m.put("shm_bursts_received", burstsReceived.get());
         m.put("shm_bursts_held", burstsHeld.get());

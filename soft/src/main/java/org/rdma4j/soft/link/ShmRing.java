@@ -26,6 +26,8 @@ import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
  *  48  owner GID (16)       64 owner UDP port          68 closed (1 once the owner closed)
  *  72  flags (1: the owner checks ICRCs; 2: the consumer sleeps on the futex at 128, not the doorbell)
  * 128  sleeping (the consumer is about to wait for a wake-up: a futex word, 1 while it sleeps)
+ * 192  polled (System.nanoTime, CLOCK_MONOTONIC, of the owner's last poll: a thread of the owner is
+ *      consuming the ring itself)
  * 256  claimed-lanes mask (bit i: lane i is ACTIVE or being freed; set by its producer, cleared by the consumer)
  * lane i at 4096 + i * laneBytes
  *   0  state: pid &lt;&lt; 8 | FREE/CLAIMED/ACTIVE/CLOSING       8 generation
@@ -93,6 +95,7 @@ final class ShmRing implements AutoCloseable {
     /** Header flag: the owner takes bursts (slot kind 1), so a sender may put a run of packets in one entry. */
     static final int FLAG_BURSTS = 4;
     private static final long H_SLEEPING = 128;
+    private static final long H_POLLED = 192;
     private static final long H_CLAIMED = 256;
     // lane offsets
     private static final long L_STATE = 0;
@@ -227,6 +230,7 @@ final class ShmRing implements AutoCloseable {
             MemorySegment.copy(self.gid(), 0, m, ValueLayout.JAVA_BYTE, H_GID, 16);
             m.set(ValueLayout.JAVA_INT, H_PORT, self.port());
             m.set(ValueLayout.JAVA_INT, H_FLAGS, flags);
+            m.set(ValueLayout.JAVA_LONG, H_POLLED, System.nanoTime() - 3_600_000_000_000L);
             LONG.setRelease(m, H_MAGIC, MAGIC); // last: a reader that sees the magic sees the rest
             OWNED.add(file);
             return new ShmRing(file, arena, m, true, lanes, slots);
@@ -503,6 +507,20 @@ final class ShmRing implements AutoCloseable {
     boolean takeSleeper() {
         VarHandle.fullFence();
         return (int) INT.getVolatile(map, H_SLEEPING) != 0 && INT.compareAndSet(map, H_SLEEPING, 1, 0);
+    }
+
+    /**
+     * The owner: a thread of this process polled the ring at {@code nanoTime} (System.nanoTime, which
+     * is CLOCK_MONOTONIC: the same clock in every process of the host), or stopped polling (a time
+     * long past).
+     */
+    void notePoll(long nanoTime) {
+        LONG.setOpaque(map, H_POLLED, nanoTime);
+    }
+
+    /** A producer: whether a thread of the owner polled the ring within {@code windowNs} of {@code now}. */
+    boolean polledWithin(long now, long windowNs) {
+        return now - (long) LONG.getOpaque(map, H_POLLED) < windowNs;
     }
 
     /** After {@link #takeSleeper()} returned true, with {@link #FLAG_FUTEX} set: wakes the consumer. */

@@ -336,4 +336,61 @@ class ShmLinkTest {
         }
         assertEquals(already + n, sink.n.get() + from.fullDrops(), "every packet arrived or was counted full");
     }
+
+    static Packet headerOnly(PacketPool pool, int opcode, Gid src, Gid dst) {
+        Packet p = pool.acquire();
+        Bth.writeAt(p.buffer, 0, opcode, false, 0, 0xFFFF, 0x11, false, 5);
+        p.headerLength = Opcode.headerLength(opcode);
+        p.buffer.asSlice(Bth.LENGTH, p.headerLength - Bth.LENGTH).fill((byte) 0);
+        p.setFlatPayload(0);
+        p.srcGid = src;
+        p.dstGid = dst;
+        return p;
+    }
+
+    @Test
+    void aResponseToADeviceWhoseThreadPollsLeavesItsAgentAsleepAndStillArrives() throws Exception {
+        InetAddress a = InetAddress.getByName("127.0.0.45");
+        InetAddress b = InetAddress.getByName("127.0.0.46");
+        int port = SoftDevices.freeUdpPort(35791, a, b);
+        Collect sinkA = new Collect();
+        Collect sinkB = new Collect();
+        try (ShmLink la = ShmLink.open(a, port, port, UdpLink.Mode.AUTO, ShmLink.Policy.SHM, sinkA);
+             ShmLink lb = ShmLink.open(b, port, port, UdpLink.Mode.AUTO, ShmLink.Policy.SHM, sinkB)) {
+            PacketPool pool = new PacketPool();
+            Gid ga = Gid.of(a);
+            Gid gb = Gid.of(b);
+            lb.send(headerOnly(pool, Opcode.RC_ACKNOWLEDGE, gb, ga)); // nobody polls A: woken as ever
+            assertTrue(sinkA.got.poll(10, TimeUnit.SECONDS) != null, () -> "no ACK: " + lb.counters());
+            assertEquals(0, lb.counters().get("shm_responses_unwoken"));
+
+            // a thread of A polls: B's responses leave A's agent asleep. "Polls" means within the last
+            // 50 us, which a first, interpreted, run of this code may take longer than: try a few times
+            int sent = 0;
+            while (lb.counters().get("shm_responses_unwoken") == 0 && sent < 200) {
+                la.poll();
+                lb.send(headerOnly(pool, Opcode.RC_ACKNOWLEDGE, gb, ga));
+                sent++;
+            }
+            long unwoken = lb.counters().get("shm_responses_unwoken");
+            assertEquals(1, unwoken, () -> "" + lb.counters());
+            // the poller never looks again: the standing-by agent takes the rest after its short sleep
+            for (int i = 0; i < sent; i++) {
+                int n = i;
+                assertTrue(sinkA.got.poll(10, TimeUnit.SECONDS) != null, () -> "ACK " + n + " never arrived: "
+                        + la.counters());
+            }
+
+            la.poll();
+            lb.send(sendOnlyPacket(pool, gb, ga, new byte[] {1, 2, 3, 4})); // a request always wakes
+            assertEquals(unwoken, lb.counters().get("shm_responses_unwoken"));
+            assertTrue(sinkA.got.poll(10, TimeUnit.SECONDS) != null);
+
+            la.poll();
+            la.pollerBlocks(); // the poller goes to block on a channel: senders wake the agent again
+            lb.send(headerOnly(pool, Opcode.RC_ACKNOWLEDGE, gb, ga));
+            assertEquals(unwoken, lb.counters().get("shm_responses_unwoken"));
+            assertTrue(sinkA.got.poll(10, TimeUnit.SECONDS) != null);
+        }
+    }
 }
