@@ -418,16 +418,16 @@ public final class Hca implements PacketSink {
         }
     }
 
-    /**
-     * Where unicast packets to {@code dst} go, resolved once, when the link is a {@link DirectLink}
-     * (the in-process fabric); null otherwise (then {@link #send} finds the way per packet).
-     */
     /** {@link Link#burstLimit} of this device's link to {@code dst}: 1 without a link. */
     public int burstLimit(Gid dst, int mtu) {
         Link l = link;
         return l == null ? 1 : l.burstLimit(dst, mtu);
     }
 
+    /**
+     * Where unicast packets to {@code dst} go, resolved once, when the link is a {@link DirectLink}
+     * (the in-process fabric); null otherwise (then {@link #send} finds the way per packet).
+     */
     public Route resolve(Gid dst) {
         return link instanceof DirectLink d ? d.resolve(dst) : null;
     }
