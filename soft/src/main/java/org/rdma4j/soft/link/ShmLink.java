@@ -338,29 +338,17 @@ public final class ShmLink implements Link {
         }
 
         int send(Packet p) {
-            if (producer == null && !connect()) {
-                return NO_RING;
-            }
-            if (ring.ownerClosed()) {
-                disconnect();
-                return NO_RING;
+            int r = ready(false);
+            if (r != SENT) {
+                return r;
             }
             int bthLength = bthOnwardLength(p);
             if (bthLength < 0) {
                 return DROPPED;
             }
-            long slot = producer.claimSlot();
-            if (slot == -1) {
-                slot = waitForRoom(-1);
-            }
-            if (slot == -2) {
-                laneDrops.incrementAndGet();
-                disconnect();
-                return NO_RING;
-            }
+            long slot = claim(-1);
             if (slot < 0) {
-                fullDrops.incrementAndGet();
-                return DROPPED;
+                return (int) -slot;
             }
             MemorySegment map = ring.map;
             int hl = p.headerLength;
@@ -393,30 +381,15 @@ public final class ShmLink implements Link {
          * the burst as the packets it stands for).
          */
         int sendBurst(Packet p) {
-            if (producer == null && !connect()) {
-                return NO_RING;
-            }
-            if (ring.ownerClosed()) {
-                disconnect();
-                return NO_RING;
-            }
             int hl = p.headerLength;
             int len = p.payloadLength;
-            if (!bursts || hl + len > ShmRing.MAX_BURST_BYTES) {
-                return NO_RING; // it stopped taking bursts (a new owner): dropped, the transport resends
+            int r = hl + len > ShmRing.MAX_BURST_BYTES ? NO_RING : ready(true);
+            if (r != SENT) {
+                return r; // a new owner that takes no bursts, too: dropped, the transport resends
             }
-            long at = producer.claimEntry(hl + len);
-            if (at == -1) {
-                at = waitForRoom(hl + len);
-            }
-            if (at == -2) {
-                laneDrops.incrementAndGet();
-                disconnect();
-                return NO_RING;
-            }
+            long at = claim(hl + len);
             if (at < 0) {
-                fullDrops.incrementAndGet();
-                return DROPPED;
+                return (int) -at;
             }
             MemorySegment map = ring.map;
             MemorySegment.copy(p.buffer, 0, map, at, hl);
@@ -430,6 +403,40 @@ public final class ShmLink implements Link {
                 wake();
             }
             return SENT;
+        }
+
+        /** Maps the ring and claims a lane if not yet done: SENT (ready) or NO_RING; for a burst, NO_RING also when the ring takes none. */
+        private int ready(boolean burst) {
+            if (producer == null && !connect()) {
+                return NO_RING;
+            }
+            if (ring.ownerClosed()) {
+                disconnect();
+                return NO_RING;
+            }
+            return burst && !bursts ? NO_RING : SENT;
+        }
+
+        /**
+         * Room for one slot ({@code bytes} &lt; 0) or an entry of {@code bytes}, waiting a bounded time
+         * when the lane is full: where it goes, or -NO_RING (the lane is lost: counted, disconnected) or
+         * -DROPPED (still full: counted).
+         */
+        private long claim(int bytes) {
+            long at = bytes < 0 ? producer.claimSlot() : producer.claimEntry(bytes);
+            if (at == -1) {
+                at = waitForRoom(bytes);
+            }
+            if (at == -2) {
+                laneDrops.incrementAndGet();
+                disconnect();
+                return -NO_RING;
+            }
+            if (at < 0) {
+                fullDrops.incrementAndGet();
+                return -DROPPED;
+            }
+            return at;
         }
 
         /**

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.rdma4j.soft.link.ShmRingTest.gid;
+import static org.rdma4j.soft.link.ShmRingTest.me;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -36,20 +38,6 @@ class ShmBurstTest {
     private static final int FIRST = Opcode.writeOpcode(Opcode.TRANSPORT_RC, Opcode.FIRST, false);
     private static final int MIDDLE = Opcode.writeOpcode(Opcode.TRANSPORT_RC, Opcode.MIDDLE, false);
     private static final int LAST = Opcode.writeOpcode(Opcode.TRANSPORT_RC, Opcode.LAST, false);
-
-    private static byte[] gid(int last) {
-        byte[] g = new byte[16];
-        g[10] = (byte) 0xFF;
-        g[11] = (byte) 0xFF;
-        g[12] = 127;
-        g[15] = (byte) last;
-        return g;
-    }
-
-    private static ShmRing.Identity me(byte[] gid, int port) {
-        ProcessHandle p = ProcessHandle.current();
-        return new ShmRing.Identity(p.pid(), ShmRing.processStartMs(p), gid, port);
-    }
 
     private static byte[] pattern(int n, int seed) {
         byte[] b = new byte[n];
@@ -99,16 +87,6 @@ class ShmBurstTest {
         return true;
     }
 
-    private static boolean offerPacket(ShmRing.Producer p, ShmRing ring, byte[] bytes) {
-        long slot = p.claimSlot();
-        if (slot < 0) {
-            return false;
-        }
-        MemorySegment.copy(bytes, 0, ring.map, ValueLayout.JAVA_BYTE, slot, bytes.length);
-        p.publish(bytes.length, 64, 0);
-        return true;
-    }
-
     @Test
     void burstsTakeConsecutiveSlotsAndSkipToTheStartWhenTheyWouldPassTheEnd() throws IOException {
         Path f = dir.resolve("r.ring");
@@ -123,7 +101,7 @@ class ShmBurstTest {
             int skips = 0;
             for (int round = 0; round < 40; round++) {
                 byte[] small = pattern(100 + round, round);
-                assertTrue(offerPacket(p, peer, small));
+                assertTrue(ShmRingTest.offer(p, peer, small));
                 sent.add(small);
                 expected.add("packet " + small.length);
                 int len = 3 * ShmRing.SLOT_BYTES + round * 7; // 4 slots
@@ -159,7 +137,7 @@ class ShmBurstTest {
             owner.consume(seen, 64);
             byte[] held = pattern(2 * ShmRing.SLOT_BYTES, 9); // 3 slots
             assertTrue(offerBurst(p, peer, held, 2));
-            assertTrue(offerPacket(p, peer, pattern(40, 1)));
+            assertTrue(ShmRingTest.offer(p, peer, pattern(40, 1)));
             assertEquals(1, owner.consume(seen, 64), "the burst, then the lane stops");
             assertEquals(List.of("burst " + held.length + " x2 mtu 4096 last 0x" + Integer.toHexString(LAST)
                     + " ttl 63 tos 5"), seen.entries);
@@ -167,7 +145,7 @@ class ShmBurstTest {
             assertEquals(0, owner.consume(seen, 64), "nothing more from the lane while it is held");
             // the producer cannot reuse the held slots: it fills what is left and is refused
             int more = 0;
-            while (offerPacket(p, peer, pattern(8, more))) {
+            while (ShmRingTest.offer(p, peer, pattern(8, more))) {
                 more++;
             }
             assertEquals(slots - 4, more);
@@ -219,7 +197,7 @@ class ShmBurstTest {
             ShmRing.Producer p = peer.claim(me(gid(2), 2));
             Seen seen = new Seen();
             owner.consume(seen, 64);
-            assertTrue(offerPacket(p, peer, pattern(64, 2)));
+            assertTrue(ShmRingTest.offer(p, peer, pattern(64, 2)));
             long slot0 = ShmRing.HEADER_BYTES + ShmRing.LANE_HEADER_BYTES;
             peer.map.set(ValueLayout.JAVA_BYTE, slot0 + 6, (byte) 9); // a kind that does not exist
             assertEquals(1, owner.consume(seen, 64));

@@ -26,7 +26,7 @@ class ShmRingTest {
     private static final byte[] GID_A = gid(1);
     private static final byte[] GID_B = gid(2);
 
-    private static byte[] gid(int last) {
+    static byte[] gid(int last) {
         byte[] g = new byte[16];
         g[10] = (byte) 0xFF;
         g[11] = (byte) 0xFF;
@@ -35,7 +35,7 @@ class ShmRingTest {
         return g;
     }
 
-    private static ShmRing.Identity me(byte[] gid, int port) {
+    static ShmRing.Identity me(byte[] gid, int port) {
         ProcessHandle p = ProcessHandle.current();
         return new ShmRing.Identity(p.pid(), ShmRing.processStartMs(p), gid, port);
     }
@@ -63,7 +63,7 @@ class ShmRingTest {
         }
     }
 
-    private static boolean offer(ShmRing.Producer p, ShmRing ring, byte[] bytes) {
+    static boolean offer(ShmRing.Producer p, ShmRing ring, byte[] bytes) {
         long slot = p.claimSlot();
         if (slot < 0) {
             return false;
