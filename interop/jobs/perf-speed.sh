@@ -28,6 +28,9 @@
 #   INTEROP_SPEED_LAT_TESTS  default "write_lat send_lat"
 #   INTEROP_SPEED_LAT_ITERS  -n of the latency runs (default 100000); empty: duration mode and t_avg
 #                            as the bandwidth runs (the figures before 2026-11-24's seventh session)
+#   INTEROP_SPEED_RDMA4J_ARGS more arguments of the native rdma4j runs (both ends), e.g. "-I 0": perftest
+#                            turns inline data off on rxe0 (its banner says "Max inline data : 0[B]"),
+#                            rdma4j perf inlines 220/236 bytes by default, so "-I 0" compares like for like
 #   INTEROP_SPEED_JAVA_OPTS  JVM options of the rdma4j runs (default -XX:-TieredCompilation: C2 only,
 #                            what a long-running JVM ends up running; -XX:TieredStopAtLevel=1 for C1
 #                            only, what the functional jobs use. Tiered, under TCG, has died in JIT code:
@@ -45,10 +48,11 @@ PARTS="${INTEROP_SPEED_PARTS:-native soft}"
 LAT_TESTS="${INTEROP_SPEED_LAT_TESTS:-write_lat send_lat}"
 LAT_ITERS="${INTEROP_SPEED_LAT_ITERS-100000}"
 JOPTS="${INTEROP_SPEED_JAVA_OPTS--XX:-TieredCompilation}"
+read -r -a NARGS <<<"${INTEROP_SPEED_RDMA4J_ARGS:-}"
 fail=0 port=18900
 
 . "$INTEROP_DIR/net-setup.sh" || { echo "FAIL net-setup"; exit 1; }
-echo "perf-speed: VM load at start: $(cat /proc/loadavg); rdma4j JVM options: $JOPTS; -D $DUR -f $MARGIN"
+echo "perf-speed: VM load at start: $(cat /proc/loadavg); rdma4j JVM options: $JOPTS; -D $DUR -f $MARGIN; native rdma4j arguments: ${NARGS[*]:-none}"
 
 ACCESS=--enable-native-access=ALL-UNNAMED,org.rdma4j.verbs,org.rdma4j.soft,org.rdma4j.nativeverbs
 jvm() { # NETNS LOG ARGS...: the rdma4j tool, logging its JIT compilations to LOG.jit
@@ -101,7 +105,7 @@ one() {
   local g4=(-d rxe0 -x "$RXE_GID_V4") g6=(-d rxe0 -x "$RXE_GID_V6")
   case $kind in
     c) timeout 300 "ib_$t" "${g4[@]}" "${common[@]}" >"$log.server.log" 2>&1 & ;;
-    n) jvm "" "$log.server" perf "$t" "${g4[@]}" "${common[@]}" >"$log.server.log" 2>&1 & ;;
+    n) jvm "" "$log.server" perf "$t" "${g4[@]}" "${common[@]}" "${NARGS[@]}" >"$log.server.log" 2>&1 & ;;
     ss) jvm "" "$log.server" perf "$t" --bind fd77::1 --udp-port 4792 --udp-peer-port 4791 -x 1 "${common[@]}" \
           >"$log.server.log" 2>&1 & ;;
     sc) timeout 300 "ib_$t" "${g6[@]}" "${common[@]}" >"$log.server.log" 2>&1 & ;;
@@ -110,7 +114,7 @@ one() {
   wait_listen "$port" "$sns" "$spid" || { kill "$spid" 2>/dev/null; wait "$spid"; echo "--- $kind $t: server did not listen" >&2; tail -n 15 "$log.server.log" >&2; return 1; }
   case $kind in
     c) timeout 300 "ib_$t" "${g4[@]}" "${common[@]}" "$saddr" >"$log.client.log" 2>&1 ;;
-    n) jvm "" "$log.client" perf "$t" "${g4[@]}" "${common[@]}" "$saddr" >"$log.client.log" 2>&1 ;;
+    n) jvm "" "$log.client" perf "$t" "${g4[@]}" "${common[@]}" "${NARGS[@]}" "$saddr" >"$log.client.log" 2>&1 ;;
     ss|sc) jvm peer "$log.client" perf "$t" --bind fd77::2 --udp-port 4791 --udp-peer-port "$([[ $kind == ss ]] && echo 4792 || echo 4791)" \
           -x 1 "${common[@]}" "$saddr" >"$log.client.log" 2>&1 ;;
   esac

@@ -30,6 +30,8 @@ final class NativeCompletionQueue extends AbstractResource implements org.rdma4j
     private final NativeContext context;
     private final NativeCompletionChannel channel;
     private final MemorySegment cq;
+    /** {@code cq.address()}, what a poll passes. */
+    private final long cqAddress;
     private final MemorySegment pollCq;
     private final MemorySegment reqNotifyCq;
     private final WcDecoder decoder;
@@ -63,6 +65,7 @@ final class NativeCompletionQueue extends AbstractResource implements org.rdma4j
                     + context.device().name() + " failed");
         }
         this.cq = created.reinterpret(IBV_CQ.byteSize());
+        this.cqAddress = cq.address();
         this.pollCq = ContextOps.function(context, ContextOps.POLL_CQ);
         this.reqNotifyCq = ContextOps.function(context, ContextOps.REQ_NOTIFY_CQ);
         this.decoder = new WcDecoder(POLL_BATCH);
@@ -144,7 +147,7 @@ final class NativeCompletionQueue extends AbstractResource implements org.rdma4j
             }
             int n;
             try {
-                n = (int) ProviderOps.POLL_CQ.invokeExact(pollCq, cq, want, decoder.wcs);
+                n = (int) ProviderOps.POLL_CQ.invokeExact(pollCq, cqAddress, want, decoder.wcsAddress);
             } catch (Throwable t) {
                 throw Downcalls.rethrow(t);
             }

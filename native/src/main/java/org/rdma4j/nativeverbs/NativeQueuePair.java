@@ -68,6 +68,8 @@ final class NativeQueuePair extends AbstractResource implements QueuePair, Nativ
     private final boolean sqSigAll;
     private final QpCap cap;
     private final MemorySegment qp;
+    /** {@code qp.address()}, what the posts pass. */
+    private final long qpAddress;
     private final int qpn;
     private final MemorySegment postSendFn;
     private final MemorySegment postRecvFn;
@@ -145,6 +147,7 @@ final class NativeQueuePair extends AbstractResource implements QueuePair, Nativ
                     attr.get(ValueLayout.JAVA_INT, CAP_MAX_RECV_SGE), attr.get(ValueLayout.JAVA_INT, CAP_MAX_INLINE));
         }
         this.qp = created.reinterpret(IBV_QP.byteSize());
+        this.qpAddress = qp.address();
         this.qpn = qp.get(ValueLayout.JAVA_INT, QP_QP_NUM);
         this.postSendFn = ContextOps.function(context, ContextOps.POST_SEND);
         this.postRecvFn = ContextOps.function(context, ContextOps.POST_RECV);
@@ -342,7 +345,7 @@ final class NativeQueuePair extends AbstractResource implements QueuePair, Nativ
             PostException refused = sendWrs.encode(wr);
             int ret;
             try {
-                ret = (int) ProviderOps.POST.invokeExact(postSendFn, qp, sendWrs.head(), sendWrs.badWr);
+                ret = (int) ProviderOps.POST.invokeExact(postSendFn, qpAddress, sendWrs.headAddress(), sendWrs.badWrAddress);
             } catch (Throwable t) {
                 throw Downcalls.rethrow(t);
             }
@@ -375,7 +378,7 @@ final class NativeQueuePair extends AbstractResource implements QueuePair, Nativ
             PostException refused = recvWrs.encode(wr);
             int ret;
             try {
-                ret = (int) ProviderOps.POST.invokeExact(postRecvFn, qp, recvWrs.head(), recvWrs.badWr);
+                ret = (int) ProviderOps.POST.invokeExact(postRecvFn, qpAddress, recvWrs.headAddress(), recvWrs.badWrAddress);
             } catch (Throwable t) {
                 throw Downcalls.rethrow(t);
             }

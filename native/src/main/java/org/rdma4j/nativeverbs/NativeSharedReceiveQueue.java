@@ -141,7 +141,7 @@ final class NativeSharedReceiveQueue extends AbstractResource implements SharedR
             PostException refused = recvWrs.encode(wr);
             int ret;
             try {
-                ret = (int) ProviderOps.POST.invokeExact(postSrqRecvFn, srq, recvWrs.head(), recvWrs.badWr);
+                ret = (int) ProviderOps.POST.invokeExact(postSrqRecvFn, srq.address(), recvWrs.headAddress(), recvWrs.badWrAddress);
             } catch (Throwable t) {
                 throw Downcalls.rethrow(t);
             }

@@ -23,20 +23,29 @@ final class RecvWrEncoder {
     private Arena arena;
     private int capacity;
     private MemorySegment wrs;
+    private long wrsAddress;
     private MemorySegment sges;
     /** {@code struct ibv_recv_wr *bad_wr}. */
     final MemorySegment badWr;
+    /** {@code badWr.address()}, what a post passes. */
+    final long badWrAddress;
     private final Arena badWrArena = Arena.ofShared();
 
     RecvWrEncoder(int maxSge) {
         this.maxSge = Math.max(1, maxSge);
         this.badWr = badWrArena.allocate(ValueLayout.ADDRESS);
+        this.badWrAddress = badWr.address();
         grow(4);
     }
 
     /** The first encoded request. */
     MemorySegment head() {
         return wrs;
+    }
+
+    /** {@code head().address()}, what a post passes. */
+    long headAddress() {
+        return wrsAddress;
     }
 
     /**
@@ -107,6 +116,7 @@ final class RecvWrEncoder {
         Arena old = arena;
         arena = next;
         wrs = w;
+        wrsAddress = w.address();
         sges = s;
         capacity = n;
         if (old != null) {

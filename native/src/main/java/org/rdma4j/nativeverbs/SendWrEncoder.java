@@ -35,12 +35,15 @@ final class SendWrEncoder {
     private Arena arena;
     private int capacity;
     private MemorySegment wrs;
+    private long wrsAddress;
     private MemorySegment sges;
     private MemorySegment staging;
     /** BIND_MW requests in the chain last encoded. */
     int binds;
     /** {@code struct ibv_send_wr *bad_wr}: where the provider says which request it refused. */
     final MemorySegment badWr;
+    /** {@code badWr.address()}, what a post passes. */
+    final long badWrAddress;
     private final Arena badWrArena = Arena.ofShared();
 
     SendWrEncoder(QpType type, int maxSge, int maxInline) {
@@ -48,12 +51,18 @@ final class SendWrEncoder {
         this.maxSge = Math.max(1, maxSge);
         this.maxInline = maxInline;
         this.badWr = badWrArena.allocate(ValueLayout.ADDRESS);
+        this.badWrAddress = badWr.address();
         grow(4);
     }
 
     /** The first encoded {@code ibv_send_wr}. */
     MemorySegment head() {
         return wrs;
+    }
+
+    /** {@code head().address()}, what a post passes. */
+    long headAddress() {
+        return wrsAddress;
     }
 
     /**
@@ -215,6 +224,7 @@ final class SendWrEncoder {
         Arena old = arena;
         arena = next;
         wrs = w;
+        wrsAddress = w.address();
         sges = s;
         staging = st;
         capacity = n;

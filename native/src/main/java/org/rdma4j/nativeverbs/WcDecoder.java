@@ -35,10 +35,13 @@ final class WcDecoder {
     /** Entries polled per call at most. */
     final int capacity;
     final MemorySegment wcs;
+    /** {@code wcs.address()}, what a poll passes. */
+    final long wcsAddress;
 
     WcDecoder(int capacity) {
         this.capacity = capacity;
         this.wcs = arena.allocate(capacity * WC_SIZE, 8);
+        this.wcsAddress = wcs.address();
     }
 
     /** Decodes entry {@code i} of the last poll into {@code out}. */

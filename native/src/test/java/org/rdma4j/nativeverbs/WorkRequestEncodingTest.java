@@ -107,6 +107,38 @@ class WorkRequestEncodingTest {
     }
 
     @Test
+    void theAddressesAPostPassesFollowTheArraysWhenTheyGrow() {
+        // the posts hand the provider raw addresses (ProviderOps): after a grow they must name the new arrays
+        SendWrEncoder send = new SendWrEncoder(QpType.RC, 1, 0);
+        RecvWrEncoder recv = new RecvWrEncoder(1);
+        SendWorkRequest sendHead = null;
+        RecvWorkRequest recvHead = null;
+        for (int i = 0; i < 40; i++) {
+            sendHead = new SendWorkRequest().wrId(i).send().sge(0x1000, 8, 1).next(sendHead);
+            recvHead = new RecvWorkRequest().wrId(i).sge(0x1000, 8, 1).next(recvHead);
+        }
+        for (int n = 1; n <= 40; n += 13) {
+            SendWorkRequest s = sendHead;
+            RecvWorkRequest r = recvHead;
+            for (int k = 40; k > n; k--) {
+                s = s.next();
+                r = r.next();
+            }
+            send.encode(s);
+            recv.encode(r);
+            assertEquals(send.head().address(), send.headAddress(), n + " send requests");
+            assertEquals(recv.head().address(), recv.headAddress(), n + " receive requests");
+            assertEquals(send.badWr.address(), send.badWrAddress);
+            assertEquals(recv.badWr.address(), recv.badWrAddress);
+        }
+        WcDecoder wc = new WcDecoder(4);
+        assertEquals(wc.wcs.address(), wc.wcsAddress);
+        send.close();
+        recv.close();
+        wc.close();
+    }
+
+    @Test
     void aRequestTheRulesRefuseEndsTheChainAndTheOnesBeforeItAreEncoded() {
         SendWrEncoder enc = new SendWrEncoder(QpType.UC, 1, 0);
         SendWorkRequest ok = new SendWorkRequest().wrId(1).send().sge(0x1000, 8, 1);
