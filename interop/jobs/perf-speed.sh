@@ -28,9 +28,10 @@
 #   INTEROP_SPEED_LAT_TESTS  default "write_lat send_lat"
 #   INTEROP_SPEED_LAT_ITERS  -n of the latency runs (default 100000); empty: duration mode and t_avg
 #                            as the bandwidth runs (the figures before 2026-11-24's seventh session)
-#   INTEROP_SPEED_RDMA4J_ARGS more arguments of the native rdma4j runs (both ends), e.g. "-I 0": perftest
-#                            turns inline data off on rxe0 (its banner says "Max inline data : 0[B]"),
-#                            rdma4j perf inlines 220/236 bytes by default, so "-I 0" compares like for like
+#   INTEROP_SPEED_RDMA4J_ARGS more arguments of the native rdma4j runs (both ends), e.g. "-t 64". Inline
+#                            data needs none: perftest turns it off on rxe0, a device it does not
+#                            recognise ("Max inline data : 0[B]", even with -I), and since 2026-11-25
+#                            rdma4j perf does the same, so the default runs compare like for like
 #   INTEROP_SPEED_JAVA_OPTS  JVM options of the rdma4j runs (default -XX:-TieredCompilation: C2 only,
 #                            what a long-running JVM ends up running; -XX:TieredStopAtLevel=1 for C1
 #                            only, what the functional jobs use. Tiered, under TCG, has died in JIT code:

@@ -602,7 +602,8 @@ public final class PerfCommand implements Runnable {
     @Command(name = "write_lat", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = 1, sortOptions = false,
             modelTransformer = PingpongCommand.GetoptLike.class,
             description = {"ib_write_lat: RDMA WRITE ping-pong, half the round trip per sample.",
-                "Defaults: -s 2, -n 1000, -t 1, inline up to 220 bytes."})
+                "Defaults: -s 2, -n 1000, -t 1, inline up to 220 bytes on a device perftest knows (none on",
+                "rxe, siw or the soft device)."})
     public static final class WriteLat extends TestCommand {
         @Override
         PerfTest test() {
@@ -649,7 +650,8 @@ public final class PerfCommand implements Runnable {
     @Command(name = "send_lat", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = 1, sortOptions = false,
             modelTransformer = PingpongCommand.GetoptLike.class,
             description = {"ib_send_lat: SEND ping-pong, half the round trip per sample.",
-                "Defaults: -s 2, -n 1000, -r 512, inline up to 236 bytes (188 on UD)."})
+                "Defaults: -s 2, -n 1000, -r 512, inline up to 236 bytes (188 on UD) on a device perftest knows",
+                "(none on rxe, siw or the soft device)."})
     public static final class SendLat extends TestCommand {
         @Override
         PerfTest test() {

@@ -11,6 +11,7 @@ import org.rdma4j.verbs.AhAttr;
 import org.rdma4j.verbs.CompletionChannel;
 import org.rdma4j.verbs.CompletionQueue;
 import org.rdma4j.verbs.Context;
+import org.rdma4j.verbs.DeviceAttr;
 import org.rdma4j.verbs.Gid;
 import org.rdma4j.verbs.GidEntry;
 import org.rdma4j.verbs.GlobalRoute;
@@ -60,8 +61,14 @@ final class PerfResources implements AutoCloseable {
     /** False with -R: the context is the connection manager's (shared by its ids), not closed here. */
     private boolean ownsCtx = true;
 
-    PerfResources(PerfParams p) {
+    /** Where the inline choice tells what it disabled (perftest: the line on stdout, the words on stderr). */
+    private final java.io.PrintWriter out;
+    private final java.io.PrintWriter err;
+
+    PerfResources(PerfParams p, java.io.PrintWriter out, java.io.PrintWriter err) {
         this.p = p;
+        this.out = out;
+        this.err = err;
     }
 
     /** Opens the context and reads the port: check_link. */
@@ -92,14 +99,7 @@ final class PerfResources implements AutoCloseable {
         if (linkLayer == LinkLayer.ETHERNET && p.gidIndex == -1) {
             p.gidIndex = 0;
         }
-        if (p.inlineSize == -1) {
-            p.inlineSize = p.isBw() ? 0 : switch (p.verb()) {
-                case WRITE -> PerfParams.DEF_INLINE_WRITE;
-                case SEND -> p.connection == Connection.UD ? PerfParams.DEF_INLINE_SEND_UD
-                        : PerfParams.DEF_INLINE_SEND_RC_UC;
-                default -> 0;
-            };
-        }
+        chooseInline(deviceKind());
         if (p.verb() == Verb.READ || p.verb() == Verb.ATOMIC) {
             p.inlineSize = 0;
             int max = ctx.queryDevice().maxQpRdAtom();
@@ -112,6 +112,34 @@ final class PerfResources implements AutoCloseable {
             }
         } else {
             p.outReads = 1;
+        }
+    }
+
+    /** ib_dev_name: the device's family from its vendor and part IDs; UNKNOWN when the query fails. */
+    private DeviceKind deviceKind() {
+        try {
+            DeviceAttr attr = ctx.queryDevice();
+            return DeviceKind.of(attr.vendorId(), attr.vendorPartId());
+        } catch (VerbsException e) {
+            return DeviceKind.UNKNOWN;
+        }
+    }
+
+    /**
+     * ctx_set_max_inline: no inline data on a device perftest does not know (saying so when the size was
+     * set: -I, or READ/ATOMIC's 0); on a known one, a latency test without -I gets the device's default.
+     */
+    void chooseInline(DeviceKind kind) {
+        if (kind == DeviceKind.UNKNOWN) {
+            if (p.inlineSize != -1) {
+                out.print(Tables.RESULT_LINE);
+                out.flush();
+                err.println("Device not recognized to implement inline feature. Disabling it");
+                err.flush();
+            }
+            p.inlineSize = 0;
+        } else if (p.inlineSize == -1) {
+            p.inlineSize = p.isBw() ? 0 : kind.latencyInline(p.verb(), p.connection);
         }
     }
 
@@ -210,7 +238,8 @@ final class PerfResources implements AutoCloseable {
             return make(id, init);
         } catch (VerbsException e) {
             if (p.inlineSize > 0) {
-                // the device cannot inline this much: perftest disables inline on devices it does not know
+                // a known device that inlines less than perftest's default: go on without inline data
+                // (perftest itself would fail here)
                 p.inlineSize = 0;
                 init.cap(new QpCap(Math.max(1, p.txDepth), recv, 1, 1, 0));
                 try {

@@ -51,7 +51,7 @@ final class PerfRun {
 
     /** Runs on {@code device}; returns the exit code (0, or 1 after printing why on stderr). */
     int run(Device device, CommOpener opener) {
-        PerfResources res = new PerfResources(p);
+        PerfResources res = new PerfResources(p, out, err);
         resources = res;
         Comm comm = null;
         try {

@@ -97,6 +97,29 @@ class LoopbackTest {
     }
 
     @Test
+    void theSoftDeviceIsUnknownToPerftestSoLatencyTestsDoNotInline() {
+        // perftest does not recognise the soft device's vendor/part IDs (nor rxe's): no inline data
+        for (String test : new String[] {"write_lat", "send_lat"}) {
+            Run r = run(test, "-n", "20");
+            try {
+                assertTrue(r.out.contains(" Max inline data : 0[B]\n"), r.out);
+                assertEquals(0, r.client().p.inlineSize);
+                assertEquals(0, r.server().p.inlineSize);
+                assertTrue(!r.err.contains("Device not recognized"), r.err);
+            } finally {
+                r.pair.close();
+            }
+        }
+        Run r = run("write_lat", "-n", "20", "-I", "64");
+        try {
+            assertTrue(r.out.contains(" Max inline data : 0[B]\n"), r.out);
+            assertTrue(r.err.contains("Device not recognized to implement inline feature. Disabling it"), r.err);
+        } finally {
+            r.pair.close();
+        }
+    }
+
+    @Test
     void writeBwFillsTheServersBuffer() {
         Run r = run("write_bw", "-n", "40", "-s", "65536", "-q", "2");
         try {
