@@ -539,6 +539,9 @@ class GsiPortTest {
             awaitCounter(cb, "gsi_length_drops", 1);
             awaitCounter(cb, "malformed_drops", 1);
             awaitCounter(cb, "udp_icrc_drops", 1);
+            assertEquals(1L, counter(cb, "bad_qkey_drops"));
+            assertEquals(1L, counter(cb, "bad_pkey_drops"));
+            assertEquals(1L, counter(cb, "gsi_length_drops"));
 
             SplittableRandom random = new SplittableRandom(0x6517);
             byte[] junk = new byte[700];
@@ -558,9 +561,9 @@ class GsiPortTest {
             receiveExpecting(pb, arena, real, pa.localGid(), 1);
             assertFalse(pb.receive(arena.allocate(GsiPort.MAD_SIZE), new GsiPort.Source(), 0),
                     "junk reached the queue");
-            assertEquals(1L, counter(cb, "bad_qkey_drops"));
-            assertEquals(1L, counter(cb, "bad_pkey_drops"));
-            assertEquals(1L, counter(cb, "gsi_length_drops"));
+            // no exact drop counts after the junk: over IPv4 the ICRC check solves for the hidden
+            // Identification, so 16 check bits remain and a random datagram passes it with probability
+            // 2^-16 (Ipv4IcrcSolver); such a one is then dropped by the Q_Key, P_Key or length check
             assertEquals(0L, counter(cb, "gsi_overflow_drops"));
             // and the other way round still works
             MemorySegment back = mad(arena, 42);
