@@ -361,25 +361,41 @@ final class ShmRing implements AutoCloseable {
          * or -2 if the consumer's head is impossible (a corrupt peer: stop using the lane).
          */
         long claimSlot() {
+            int r = room(1);
+            return r < 0 ? r : tailSlot() + SLOT_HEADER_BYTES;
+        }
+
+        /** The slot at the tail (its header). */
+        private long tailSlot() {
+            return base + LANE_HEADER_BYTES + (tail & mask) * (long) SLOT_BYTES;
+        }
+
+        /**
+         * Whether {@code needed} more slots fit after the tail: 0; -1 if not yet (the consumer has not
+         * taken enough); -2 if the consumer's head is impossible or it gave up on the lane (a corrupt
+         * peer: stop using the lane). Reads the head only when the last one seen leaves too little room.
+         */
+        private int room(long needed) {
             if (corrupt) {
                 return -2;
             }
-            if (tail - headSeen >= slots) {
-                long h = (long) LONG.getAcquire(map, base + L_HEAD);
-                if (h > tail || tail - h > slots) {
-                    corrupt = true;
-                    return -2;
-                }
-                headSeen = h;
-                if (tail - h >= slots) {
-                    if ((long) LONG.getAcquire(map, base + L_STATE) != stateWord(token, ACTIVE)) {
-                        corrupt = true; // the consumer gave up on the lane
-                        return -2;
-                    }
-                    return -1;
-                }
+            if (tail + needed - headSeen <= slots) {
+                return 0;
             }
-            return base + LANE_HEADER_BYTES + (tail & mask) * (long) SLOT_BYTES + SLOT_HEADER_BYTES;
+            long h = (long) LONG.getAcquire(map, base + L_HEAD);
+            if (h > tail || tail - h > slots) {
+                corrupt = true;
+                return -2;
+            }
+            headSeen = h;
+            if (tail + needed - h <= slots) {
+                return 0;
+            }
+            if ((long) LONG.getAcquire(map, base + L_STATE) != stateWord(token, ACTIVE)) {
+                corrupt = true; // the consumer gave up on the lane
+                return -2;
+            }
+            return -1;
         }
 
         /**
@@ -399,20 +415,9 @@ final class ShmRing implements AutoCloseable {
             if (n > slots / 2) {
                 throw new IllegalArgumentException(bytes + " bytes do not fit a lane of " + slots + " slots");
             }
-            if (tail + skip + n - headSeen > slots) {
-                long h = (long) LONG.getAcquire(map, base + L_HEAD);
-                if (h > tail || tail - h > slots) {
-                    corrupt = true;
-                    return -2;
-                }
-                headSeen = h;
-                if (tail + skip + n - h > slots) {
-                    if ((long) LONG.getAcquire(map, base + L_STATE) != stateWord(token, ACTIVE)) {
-                        corrupt = true;
-                        return -2;
-                    }
-                    return -1;
-                }
+            int r = room(skip + n);
+            if (r < 0) {
+                return r;
             }
             if (skip > 0) {
                 long at = base + LANE_HEADER_BYTES + (long) pos * SLOT_BYTES;
@@ -420,12 +425,12 @@ final class ShmRing implements AutoCloseable {
                 tail += skip;
                 LONG.setRelease(map, base + L_TAIL, tail);
             }
-            return base + LANE_HEADER_BYTES + (tail & mask) * (long) SLOT_BYTES + SLOT_HEADER_BYTES;
+            return tailSlot() + SLOT_HEADER_BYTES;
         }
 
         /** Publishes the slot {@link #claimSlot()} gave: {@code length} bytes from the BTH on. */
         void publish(int length, int hopLimit, int trafficClass) {
-            long slot = base + LANE_HEADER_BYTES + (tail & mask) * (long) SLOT_BYTES;
+            long slot = tailSlot();
             writeHeader(slot, length, hopLimit, trafficClass, KIND_PACKET, 0, 0, 0);
             LONG.setRelease(map, base + L_TAIL, ++tail);
         }
@@ -435,7 +440,7 @@ final class ShmRing implements AutoCloseable {
          * {@code mtu}, the last one's opcode {@code lastOpcode}: {@code length} bytes (headers and payload).
          */
         void publishBurst(int length, int hopLimit, int trafficClass, int packets, int mtu, int lastOpcode) {
-            long slot = base + LANE_HEADER_BYTES + (tail & mask) * (long) SLOT_BYTES;
+            long slot = tailSlot();
             writeHeader(slot, length, hopLimit, trafficClass, KIND_BURST, lastOpcode, packets, mtu);
             tail += slotsFor(length);
             LONG.setRelease(map, base + L_TAIL, tail);
@@ -732,10 +737,6 @@ final class ShmRing implements AutoCloseable {
     }
 
     private void corruptLane(int i, Handler h) {
-        if (holdEnd[i] >= 0) {
-            holdEnd[i] = -1; // the lane is given up: its held bytes are never read past the handler's copy
-            released.set(i, 0);
-        }
         corruptions++;
         laneOpen[i] = false;
         h.onLaneClosed(i);
