@@ -199,9 +199,9 @@ class NativeUdpSocket implements UdpSocket, SendBatches.Sender {
     }
 
     @Override
-    public int sendStaged(int count) {
-        int sent = SendBatches.sendAll(this, count);
-        for (int i = 0; i < count; i++) {
+    public int sendStaged(int from, int count) {
+        int sent = SendBatches.sendAll(this, from, count);
+        for (int i = from; i < from + count; i++) {
             sendDatagramAt[i] = null;
         }
         return sent;

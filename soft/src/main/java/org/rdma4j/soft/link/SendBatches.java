@@ -21,13 +21,19 @@ final class SendBatches {
 
     /** Sends staged entries 0..{@code count}-1 in order; returns how many were sent (the rest were dropped). */
     static int sendAll(Sender sender, int count) {
+        return sendAll(sender, 0, count);
+    }
+
+    /** Sends staged entries {@code from}..{@code from+count}-1 in order; as {@link #sendAll(Sender, int)}. */
+    static int sendAll(Sender sender, int from, int count) {
         int sent = 0;
-        int at = 0;
+        int at = from;
+        int end = from + count;
         int interrupted = 0;
-        while (at < count) {
-            int r = sender.sendFrom(at, count - at);
+        while (at < end) {
+            int r = sender.sendFrom(at, end - at);
             if (r > 0) {
-                r = Math.min(r, count - at);
+                r = Math.min(r, end - at);
                 sent += r;
                 at += r;
                 interrupted = 0;

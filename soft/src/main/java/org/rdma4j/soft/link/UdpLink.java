@@ -14,9 +14,11 @@ import java.util.concurrent.locks.LockSupport;
 import org.rdma4j.soft.agent.Agent;
 import org.rdma4j.soft.agent.AgentRunner;
 import org.rdma4j.soft.agent.IdleStrategy;
+import org.rdma4j.soft.wire.Bth;
 import org.rdma4j.soft.wire.Icrc;
 import org.rdma4j.soft.wire.Ipv4Header;
 import org.rdma4j.soft.wire.Ipv6Header;
+import org.rdma4j.soft.wire.Opcode;
 import org.rdma4j.soft.wire.UdpHeader;
 import org.rdma4j.verbs.Gid;
 
@@ -143,6 +145,37 @@ public final class UdpLink implements Link {
 
     // send side (guarded by sendLock)
     private final Object sendLock = new Object();
+    /**
+     * The thread receiving in {@link #poll()} or {@link #await} now, while it does: what it sends meanwhile (ACKs, mostly)
+     * is framed and staged, not sent, and leaves with the next send of any thread in one sendmmsg
+     * (a busy-polling application's reply, typically: the ACK of the message it replies to is then no
+     * system call of its own between receiving and replying), or at the next {@link #poll()},
+     * {@link #await}, {@link #pollerBlocks()}, or receive-agent round, whichever comes first (while
+     * threads poll the agent parks at most {@link #MAX_STANDBY_NS} ns; while it waits in the socket
+     * instead, the poller sends what it deferred before poll() or await() returns). Written and compared
+     * only by the thread itself.
+     */
+    private Thread deferring;
+    /**
+     * Slots 1..deferred hold staged datagrams (volatile: pollers and the agent look without the lock);
+     * slot 0 is kept for a request that goes before them.
+     */
+    private volatile int deferred;
+    /**
+     * Every deferred datagram is a response (an ACK, a READ or atomic response) to one QP: {@link
+     * #deferredQpn} at {@link #deferredDst}.
+     */
+    private boolean deferredResponsesOnly;
+    private int deferredQpn;
+    private Gid deferredDst;
+    /** The receive agent waits in the socket (poll(2), up to {@link #AGENT_WAIT_MS}), not in a stand-by park. */
+    private volatile boolean agentInSocket;
+    private int deferredTtl;
+    private int deferredTos;
+    private boolean deferredMulticast;
+    private final AtomicLong deferredPackets = new AtomicLong();
+    private final AtomicLong rideAlongSends = new AtomicLong();
+    private final AtomicLong overtakingSends = new AtomicLong();
     /** Send slots: one datagram each, framed before the socket sends the run (slot 0: one at a time). */
     private final MemorySegment[] sendBufs;
     private final byte[] destBytes;
@@ -300,17 +333,112 @@ public final class UdpLink implements Link {
         return bthLength;
     }
 
+    /**
+     * Sends {@code p}; on the thread that is receiving in {@link #poll()} or {@link #await}, defers it
+     * instead (see {@link #deferring}). What was deferred leaves in the same sendmmsg: after {@code p}
+     * when {@code p} is a request and everything deferred is a response to the same QP as {@code p}
+     * (its ACKs and READ or atomic responses: a request and a response never share a PSN space, so the
+     * peer's reply is not held up by the ACK's trip through the kernel), else before it. Nothing
+     * overtakes a response to another QP: what the application sends after it saw a completion (a
+     * disconnect request on QP1, a message on another QP) must not reach the peer before the ACK of
+     * what completed, or the peer could flush a work request that was delivered.
+     */
     private void sendLocked(Packet p, Gid dst) {
-        int length = frameLocked(p, dst, 0);
-        if (length < 0) {
+        int ttl = hopLimitOf(p);
+        int tos = p.trafficClass & 0xFF;
+        boolean multicast = dst.isMulticast();
+        int k = deferred;
+        if (k > 0 && (k + 2 > sendBufs.length || ttl != deferredTtl || tos != deferredTos
+                || multicast != deferredMulticast)) {
+            flushDeferredLocked();
+            k = 0;
+        }
+        boolean defer = deferring == Thread.currentThread() && sendBufs.length > 2
+                && socket.sendBatchUnavailable() == null;
+        if (!defer && k == 0) {
+            int length = frameLocked(p, dst, 0);
+            if (length < 0) {
+                return;
+            }
+            socket.setHopLimitAndClass(multicast, ttl, tos);
+            long r = socket.send(sendDatagrams[0], length, destBytes, remotePort);
+            if (r < 0) {
+                dropped.incrementAndGet();
+            } else {
+                sent.incrementAndGet();
+            }
             return;
         }
-        socket.setHopLimitAndClass(dst.isMulticast(), hopLimitOf(p), p.trafficClass & 0xFF);
-        long r = socket.send(sendDatagrams[0], length, destBytes, remotePort);
-        if (r < 0) {
-            dropped.incrementAndGet();
-        } else {
-            sent.incrementAndGet();
+        int op = Bth.opcodeOf(p.buffer);
+        int qpn = Bth.destQpnOf(p.buffer);
+        boolean first = !defer && deferredResponsesOnly && Opcode.isRequest(op) && qpn == deferredQpn
+                && dst.equals(deferredDst);
+        int slot = first ? 0 : k + 1;
+        int length = frameLocked(p, dst, slot);
+        if (length >= 0) {
+            socket.stage(slot, sendDatagrams[slot], length, destBytes, remotePort);
+        }
+        if (defer) {
+            if (length >= 0) {
+                if (k == 0) {
+                    deferredTtl = ttl;
+                    deferredTos = tos;
+                    deferredMulticast = multicast;
+                    deferredResponsesOnly = true;
+                    deferredQpn = qpn;
+                    deferredDst = dst;
+                }
+                deferredResponsesOnly &= Opcode.isResponse(op) && qpn == deferredQpn && dst.equals(deferredDst);
+                deferred = k + 1; // last: flushDeferred() reads it without the lock
+                deferredPackets.incrementAndGet();
+            }
+            return;
+        }
+        // p takes what was deferred along, in one call
+        deferred = 0;
+        int from = first && length >= 0 ? 0 : 1;
+        int count = k + (length >= 0 ? 1 : 0);
+        if (closed) {
+            dropped.addAndGet(count);
+            return;
+        }
+        rideAlongSends.incrementAndGet();
+        if (first && length >= 0) {
+            overtakingSends.incrementAndGet();
+        }
+        socket.setHopLimitAndClass(multicast, ttl, tos);
+        int n = socket.sendStaged(from, count);
+        sent.addAndGet(n);
+        if (n < count) {
+            dropped.addAndGet(count - n);
+        }
+    }
+
+    /** Sends the packets a poller deferred (staged in slots 1..deferred), if any. */
+    private void flushDeferredLocked() {
+        int k = deferred;
+        if (k == 0) {
+            return;
+        }
+        deferred = 0;
+        if (closed) {
+            dropped.addAndGet(k);
+            return;
+        }
+        socket.setHopLimitAndClass(deferredMulticast, deferredTtl, deferredTos);
+        int n = socket.sendStaged(1, k);
+        sent.addAndGet(n);
+        if (n < k) {
+            dropped.addAndGet(k - n);
+        }
+    }
+
+    /** Sends what a poller deferred now (by any thread but the deferring one while it receives). */
+    private void flushDeferred() {
+        if (deferred > 0) {
+            synchronized (sendLock) {
+                flushDeferredLocked();
+            }
         }
     }
 
@@ -439,6 +567,7 @@ public final class UdpLink implements Link {
      * because the sender's memory was freed under the copy (as in {@link #send(Packet)}).
      */
     private int sendRunLocked(Packet[] packets, int from, int to) {
+        flushDeferredLocked(); // they left first; the run uses the slots from 0
         Packet first = packets[from];
         int ttl = hopLimitOf(first);
         int tos = first.trafficClass & 0xFF;
@@ -565,10 +694,21 @@ public final class UdpLink implements Link {
             return 0;
         }
         lastPollNs = System.nanoTime();
+        flushDeferred();
         if (receiveToken.get() != FREE || !receiveToken.compareAndSet(FREE, HELD)) {
             return 0; // another thread is receiving: what it takes it hands to the device
         }
-        return receiveHolding(polledPackets);
+        deferring = Thread.currentThread();
+        try {
+            return receiveHolding(polledPackets);
+        } finally {
+            deferring = null;
+            if (deferred > 0 && agentInSocket) {
+                // The agent waits in the socket (up to AGENT_WAIT_MS), not in a bounded park: it would
+                // not send them soon, so they leave now, without riding along.
+                flushDeferred();
+            }
+        }
     }
 
     /** Receives what is queued now with the receive token held, gives the token back, counts into {@code tally}. */
@@ -597,6 +737,7 @@ public final class UdpLink implements Link {
         if (!pollable || closed) {
             return -1;
         }
+        flushDeferred();
         if (receiveToken.get() != FREE || !receiveToken.compareAndSet(FREE, HELD)) {
             return -1;
         }
@@ -609,12 +750,17 @@ public final class UdpLink implements Link {
             boolean readable = !closed && socket.awaitReadable(ms);
             awaiting = false;
             if (readable) {
+                deferring = Thread.currentThread();
                 n = socket.receiveNow(datagrams, receiveScratch);
                 noteBatch(n);
             }
         } finally {
+            deferring = null;
             lastPollNs = System.nanoTime();
             receiveToken.set(FREE);
+            if (deferred > 0 && agentInSocket) {
+                flushDeferred(); // as in poll()
+            }
         }
         if (n > 0) {
             polledPackets.addAndGet(n);
@@ -637,6 +783,7 @@ public final class UdpLink implements Link {
 
     @Override
     public void pollerBlocks() {
+        flushDeferred();
         if (pollable && !closed) {
             agentWanted = true;
             receiver.wake();
@@ -696,6 +843,7 @@ public final class UdpLink implements Link {
                 return 0;
             }
             if (pollable) {
+                flushDeferred(); // what a poller deferred waits at most one stand-by park
                 if (agentHeld) {
                     agentOut = true;
                     LockSupport.parkNanos(STANDBY_NS);
@@ -714,7 +862,17 @@ public final class UdpLink implements Link {
                     return standBy();
                 }
                 standbyNs = STANDBY_NS;
-                if (!socket.agentAwaitReadable(AGENT_WAIT_MS)) {
+                // A poller that defers a packet after the flag is set sends it itself (poll()); one that
+                // deferred before is flushed here: both fields are volatile, so one of the two sees it.
+                agentInSocket = true;
+                boolean readable;
+                try {
+                    flushDeferred();
+                    readable = socket.agentAwaitReadable(AGENT_WAIT_MS);
+                } finally {
+                    agentInSocket = false;
+                }
+                if (!readable) {
                     return 0; // the timeout, to re-check for close
                 }
                 if (!receiveToken.compareAndSet(FREE, HELD)) {
@@ -833,6 +991,9 @@ public final class UdpLink implements Link {
         m.put("udp_polled_packets", polledPackets.get());
         m.put("udp_agent_packets", agentPackets.get());
         m.put("udp_await_wakeups", awaitWakeups.get());
+        m.put("udp_deferred_packets", deferredPackets.get());
+        m.put("udp_ride_along_sends", rideAlongSends.get());
+        m.put("udp_overtaking_sends", overtakingSends.get());
         return m;
     }
 
