@@ -1002,6 +1002,7 @@ public final class UdpLink implements Link {
         if (closed) {
             return;
         }
+        flushDeferred(); // what a poller deferred (the ACK of the last message, say) still leaves
         closed = true;
         socket.interruptReceive();
         socket.wakeReceiver(); // a thread waiting in await returns now, not after its slice

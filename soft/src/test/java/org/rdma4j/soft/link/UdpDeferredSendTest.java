@@ -251,6 +251,20 @@ class UdpDeferredSendTest {
     }
 
     @Test
+    void closingTheLinkSendsWhatWasDeferred() throws Exception {
+        Assumptions.assumeTrue(UdpLink.libcSocketsAvailable());
+        try (Setup s = new Setup(33791)) {
+            assertTrue(s.a.holdReceiveAgent(true), "the agent stays out of A's socket: this thread receives");
+            s.requestAndPoll(9);
+            long deferred = s.a.counters().get("udp_deferred_packets");
+            s.a.close(); // at once, before the agent's next round could send it
+            s.awaitAtB(1);
+            assertEquals(1L, deferred, "the answer was deferred");
+            assertEquals(List.of(1009), s.atB, "the deferred answer left at close");
+        }
+    }
+
+    @Test
     void aThreadThatIsNotReceivingSendsAtOnce() throws Exception {
         Assumptions.assumeTrue(UdpLink.libcSocketsAvailable());
         try (Setup s = new Setup(33891)) {
