@@ -8,7 +8,6 @@ import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
-import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
 import org.rdma4j.verbs.spi.ffm.NativeLibrary;
 
 /**
@@ -32,6 +31,7 @@ final class Futex {
     /** FUTEX_WAKE never blocks: a critical downcall (no thread-state transition). */
     private static final MethodHandle WAKE;
     private static final Throwable UNAVAILABLE;
+    private static final java.lang.invoke.VarHandle WORD = JAVA_INT.varHandle();
 
     static {
         String arch = System.getProperty("os.arch", "");
@@ -46,7 +46,9 @@ final class Futex {
             // long syscall(long nr, ...): nr fixed, then uaddr, op, val, timeout (variadic)
             FunctionDescriptor fd = FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS);
             NativeLibrary libc = NativeLibrary.libc();
-            wait = libc.downcallWithErrno("syscall", fd, Linker.Option.firstVariadicArg(1));
+            // no errno capture: the JDK slices its capture segment per call (40 B that C2 does not always
+            // remove), and the word itself says whether the sleep ended because it changed
+            wait = libc.downcall("syscall", fd, Linker.Option.firstVariadicArg(1));
             wake = libc.downcall("syscall", fd, Linker.Option.firstVariadicArg(1), Linker.Option.critical(false));
         } catch (RuntimeException | LinkageError e) {
             cause = e;
@@ -73,22 +75,26 @@ final class Futex {
 
     /**
      * Sleeps while the int at {@code word} (4-byte aligned, in a shared mapping) holds {@code expected},
-     * at most {@code timeoutNs}, using the caller's {@code timespec} ({@link #TIMESPEC_BYTES}) and
-     * {@code errno} capture. Returns 0 when a FUTEX_WAKE ended the sleep, else -errno: -{@link #EAGAIN}
-     * if the word did not hold {@code expected} (changed before the sleep began), -{@link #ETIMEDOUT},
-     * -EINTR (a signal). The caller looks again in every case; never throws for those.
+     * at most {@code timeoutNs}, using the caller's {@code timespec} ({@link #TIMESPEC_BYTES}). Returns 0
+     * when a FUTEX_WAKE ended the sleep; -{@link #EAGAIN} when the call failed and the word no longer
+     * holds {@code expected} (it changed before or during the sleep); else -{@link #ETIMEDOUT} (the
+     * timeout passed, or a signal ended the sleep). The word is read instead of errno (no capture, no
+     * allocation); the caller looks again in every case. Never throws for those.
      */
-    static int await(MemorySegment word, int expected, long timeoutNs, MemorySegment timespec, ErrnoCapture errno) {
+    static int await(MemorySegment word, int expected, long timeoutNs, MemorySegment timespec) {
         long ns = Math.max(timeoutNs, 0);
         timespec.set(JAVA_LONG, 0, ns / 1_000_000_000L);
         timespec.set(JAVA_LONG, 8, ns % 1_000_000_000L);
         long r;
         try {
-            r = (long) WAIT.invokeExact(errno.segment(), SYS_FUTEX, word, FUTEX_WAIT, expected, timespec);
+            r = (long) WAIT.invokeExact(SYS_FUTEX, word, FUTEX_WAIT, expected, timespec);
         } catch (Throwable t) {
             throw new IllegalStateException("futex wait", t);
         }
-        return r == 0 ? 0 : -errno.errno();
+        if (r == 0) {
+            return 0;
+        }
+        return (int) WORD.getVolatile(word, 0L) != expected ? -EAGAIN : -ETIMEDOUT;
     }
 
     /** Wakes up to {@code count} threads sleeping on {@code word}; how many it woke (or -1). */

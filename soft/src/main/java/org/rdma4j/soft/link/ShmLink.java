@@ -904,7 +904,6 @@ public final class ShmLink implements Link {
         private long reapAtNs = System.nanoTime() + REAP_NS;
         private final ByteBuffer drain = ByteBuffer.allocateDirect(64);
         private final MemorySegment timespec = Arena.ofAuto().allocate(Futex.TIMESPEC_BYTES, 8);
-        private final org.rdma4j.verbs.spi.ffm.ErrnoCapture errno = new org.rdma4j.verbs.spi.ffm.ErrnoCapture();
 
         @Override
         public String roleName() {
@@ -971,7 +970,7 @@ public final class ShmLink implements Link {
             }
             if (USE_FUTEX) {
                 try {
-                    if (own.sleepUntilWoken(standby ? STANDBY_SLEEP_NS : SLEEP_MS * 1_000_000L, timespec, errno)) {
+                    if (own.sleepUntilWoken(standby ? STANDBY_SLEEP_NS : SLEEP_MS * 1_000_000L, timespec)) {
                         wakeups.incrementAndGet();
                     }
                 } finally {

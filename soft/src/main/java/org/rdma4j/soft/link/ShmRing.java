@@ -12,7 +12,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Set;
-import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
 
 /**
  * One receiving device's shared-memory file: a header and {@link #lanes()} single-producer
@@ -796,8 +795,8 @@ final class ShmRing implements AutoCloseable {
      * caller's {@code timespec} holds the timeout ({@link Futex#TIMESPEC_BYTES}). True when the sleep
      * ended (or never began) because the sleeping word was cleared, false on a timeout or a signal.
      */
-    boolean sleepUntilWoken(long timeoutNs, MemorySegment timespec, ErrnoCapture errno) {
-        int r = Futex.await(sleepWord, 1, timeoutNs, timespec, errno);
+    boolean sleepUntilWoken(long timeoutNs, MemorySegment timespec) {
+        int r = Futex.await(sleepWord, 1, timeoutNs, timespec);
         return r == 0 || r == -Futex.EAGAIN;
     }
 

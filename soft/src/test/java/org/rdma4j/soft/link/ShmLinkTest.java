@@ -287,6 +287,7 @@ class ShmLinkTest {
             long already = warm;
             for (int round = 0; round < 5; round++) {
                 long agentBefore = counters.getThreadAllocatedBytes(agent.threadId());
+                long wakeupsBefore = lb.counters().get("shm_agent_wakeups") + lb.counters().get("shm_agent_standbys");
                 long senderBefore = counters.getCurrentThreadAllocatedBytes();
                 send(la, pool, ga, gb, payload, measured);
                 // the sender's count stops before the wait for arrival: Thread.sleep may allocate (JFR)
@@ -294,8 +295,9 @@ class ShmLinkTest {
                 awaitArrival(la, measured, sinkB, already);
                 already += measured;
                 receiver = counters.getThreadAllocatedBytes(agent.threadId()) - agentBefore;
-                System.out.printf("shm allocation for %d packets (round %d): sender %d B, receive agent %d B%n",
-                        measured, round, sender, receiver);
+                long sleeps = lb.counters().get("shm_agent_wakeups") + lb.counters().get("shm_agent_standbys") - wakeupsBefore;
+                System.out.printf("shm allocation for %d packets (round %d): sender %d B, receive agent %d B, sleeps %d%n",
+                        measured, round, sender, receiver, sleeps);
                 if (sender < 128 * 1024 && receiver < 128 * 1024) {
                     break;
                 }

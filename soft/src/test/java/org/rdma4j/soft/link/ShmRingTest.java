@@ -120,7 +120,7 @@ class ShmRingTest {
                 while (!owner.hasWork()) {
                     sleeps.incrementAndGet();
                     // not woken: a minute, far past the join below
-                    owner.sleepUntilWoken(60_000_000_000L, ts, new org.rdma4j.verbs.spi.ffm.ErrnoCapture());
+                    owner.sleepUntilWoken(60_000_000_000L, ts);
                 }
                 owner.awake();
             });
