@@ -41,7 +41,25 @@ public final class QpEngine {
     static final int INBOUND_INITIAL = 8;
     /** Tasks one thread may run nested inside each other before deferring to the progress thread. */
     static final int MAX_INLINE_DEPTH = 3;
-    private static final ThreadLocal<int[]> DEPTH = ThreadLocal.withInitial(() -> new int[1]);
+    private static final ThreadLocal<Nesting> NESTING = ThreadLocal.withInitial(Nesting::new);
+
+    /**
+     * How many tasks one thread runs nested inside each other (the bound {@value #MAX_INLINE_DEPTH}):
+     * only {@link #thread} reads or writes {@link #depth}.
+     */
+    static final class Nesting {
+        final Thread thread = Thread.currentThread();
+        int depth;
+    }
+
+    /**
+     * The {@link Nesting} of the thread that asked this QP for it last: when the same thread comes
+     * again (the usual case: a poster's WRITEs to this peer, its ACKs back) it is found here without
+     * the thread-local lookup. Written and read by any thread without ordering: a reference read
+     * racily still shows its final {@code thread} (JLS 17.5), and a nesting whose thread is not the
+     * caller's is never used, so a stale or foreign entry costs only the lookup.
+     */
+    private Nesting lastNesting;
 
     final Hca hca;
     public final int qpn;
@@ -110,6 +128,11 @@ public final class QpEngine {
     volatile long timerQueuedNs = Long.MAX_VALUE;
 
     private volatile boolean cqErrorPending;
+    /**
+     * Set by {@link #destroy} before the QP leaves the device's table, never cleared: a peer holding
+     * this QP in its {@link #directPeer} cache looks it up again once this is set.
+     */
+    private volatile boolean destroyed;
     /** SENT_PKTS and RCVD_PKTS of the packet-less in-process WRITEs and ACKs (task only; see {@link Counters.Cell}). */
     final Counters.Cell packetCounts;
     final Requester requester;
@@ -291,6 +314,7 @@ public final class QpEngine {
 
     private void reset() {
         state = QpState.RESET;
+        peerCache = null; // holds no destroyed peer longer than needed
         sqDraining = false;
         drainInbound();
         sq.reset();
@@ -323,8 +347,10 @@ public final class QpEngine {
 
     /** Destroys: removes the QP from the device. */
     public void destroy() {
+        destroyed = true;
         task.runExclusive(() -> {
             state = QpState.RESET;
+            peerCache = null;
             drainInbound();
             completer.disarmTimers();
             // what is still posted no longer holds its memory regions (MemKey.postedSges)
@@ -415,9 +441,9 @@ public final class QpEngine {
             }
             return;
         }
-        int[] depth = DEPTH.get();
-        if (depth[0] < MAX_INLINE_DEPTH && task.tryAcquire()) {
-            depth[0]++;
+        Nesting n = nesting();
+        if (n.depth < MAX_INLINE_DEPTH && task.tryAcquire()) {
+            n.depth++;
             try {
                 if (inTail == inHead) { // the task is ours: only producers move inHead, and we saw it empty
                     handle(p);
@@ -429,13 +455,13 @@ public final class QpEngine {
                 try {
                     task.runAcquired();
                 } finally {
-                    depth[0]--;
+                    n.depth--;
                 }
             }
             return;
         }
         if (enqueueInbound(p)) {
-            schedule(depth);
+            schedule(n);
         }
     }
 
@@ -448,20 +474,56 @@ public final class QpEngine {
         if (transport != Opcode.TRANSPORT_RC) {
             return false;
         }
-        Route r = directRoute();
-        if (r == null || !(r.sink instanceof Hca peerHca) || !hca.portUp() || !peerHca.portUp()) {
-            return false;
-        }
-        int d = destQpn & 0xFFFFFF;
-        if (d < Hca.FIRST_QPN || d == Hca.MULTICAST_QPN) {
-            return false;
-        }
-        QpEngine peer = peerHca.qp(d);
-        if (peer == null || !peer.fromConnectedPeer(sgid, dgid) || !peer.takeDirectAck(psn)) {
+        QpEngine peer = directPeer();
+        if (peer == null || !peer.takeDirectAck(psn)) {
             return false;
         }
         packetCounts.sent();
         return true;
+    }
+
+    /**
+     * The connected QP on an in-process fabric's other device, when both ports are up and it takes this
+     * QP's packets ({@link #fromConnectedPeer}); else null (then the packet goes). Task only.
+     *
+     * <p>The QP found in the peer device's table is kept with the route and destination QPN it was
+     * found for, and used again while all three hold and it is not {@link #destroyed}: a QP leaves the
+     * table only when destroyed, so a live one is still the table's entry for its number, and its
+     * number cannot have been given to another QP. Everything else is checked on every call as before
+     * (ports, the peer's address vector here, its state and PSNs in {@code takeDirectWrite}).
+     */
+    QpEngine directPeer() {
+        Route r = directRoute();
+        if (r == null || !(r.sink instanceof Hca peerHca) || !hca.portUp() || !peerHca.portUp()) {
+            return null;
+        }
+        int d = destQpn & 0xFFFFFF;
+        QpEngine peer = peerCache;
+        if (peer == null || peer.destroyed || r != peerCacheRoute || d != peerCacheQpn) {
+            peer = d < Hca.FIRST_QPN || d == Hca.MULTICAST_QPN ? null : peerHca.qp(d);
+            peerCache = peer;
+            peerCacheRoute = r;
+            peerCacheQpn = d;
+            if (peer == null) {
+                return null;
+            }
+        }
+        return peer.fromConnectedPeer(sgid, dgid) ? peer : null;
+    }
+
+    /** What {@link #directPeer} found last, and for which route and destination QPN (task only). */
+    private QpEngine peerCache;
+    private Route peerCacheRoute;
+    private int peerCacheQpn;
+
+    /**
+     * The connected peer {@link #directPeer} gives now, found inside this QP's task (for tests of the
+     * soft device: that a destroyed peer or a reused QP number is never served from the cache).
+     */
+    public QpEngine directPeerNow() {
+        QpEngine[] out = new QpEngine[1];
+        task.runExclusive(() -> out[0] = directPeer());
+        return out[0];
     }
 
     /** A positive ACK handed over without a packet, not yet taken in (task only, see {@link #takeDirectAck}). */
@@ -486,12 +548,12 @@ public final class QpEngine {
             task.again();
             return true;
         }
-        int[] depth = DEPTH.get();
-        if (depth[0] >= MAX_INLINE_DEPTH || !task.tryAcquire()) {
+        Nesting n = nesting();
+        if (n.depth >= MAX_INLINE_DEPTH || !task.tryAcquire()) {
             return false;
         }
         boolean took = false;
-        depth[0]++;
+        n.depth++;
         try {
             if (inTail == inHead && !directAckPending) {
                 directAckPsn = psn;
@@ -503,7 +565,7 @@ public final class QpEngine {
             try {
                 task.runAcquired();
             } finally {
-                depth[0]--;
+                n.depth--;
             }
         }
         return took;
@@ -580,12 +642,12 @@ public final class QpEngine {
         if (task.runningHere()) {
             return false;
         }
-        int[] depth = DEPTH.get();
-        if (depth[0] >= MAX_INLINE_DEPTH || !task.tryAcquire()) {
+        Nesting n = nesting();
+        if (n.depth >= MAX_INLINE_DEPTH || !task.tryAcquire()) {
             return false;
         }
         boolean took = false;
-        depth[0]++;
+        n.depth++;
         try {
             if (inTail == inHead && (send
                     ? responder.takeSend(psn, pkey, ackReq, solicited, withImm, imm, src, srcOffset, len)
@@ -605,7 +667,7 @@ public final class QpEngine {
                     task.runAcquired();
                 }
             } finally {
-                depth[0]--;
+                n.depth--;
             }
         }
         return took;
@@ -651,20 +713,30 @@ public final class QpEngine {
      * runs ...); then the device's progress thread runs it, so stacks stay shallow.
      */
     void schedule() {
-        schedule(DEPTH.get());
+        schedule(nesting());
     }
 
-    private void schedule(int[] depth) {
-        if (depth[0] >= MAX_INLINE_DEPTH) {
+    private void schedule(Nesting n) {
+        if (n.depth >= MAX_INLINE_DEPTH) {
             hca.defer(this);
             return;
         }
-        depth[0]++;
+        n.depth++;
         try {
             task.run();
         } finally {
-            depth[0]--;
+            n.depth--;
         }
+    }
+
+    /** The calling thread's {@link Nesting}: the one this QP saw last if it is the caller's, else the thread-local. */
+    private Nesting nesting() {
+        Nesting n = lastNesting;
+        if (n == null || n.thread != Thread.currentThread()) {
+            n = NESTING.get();
+            lastNesting = n;
+        }
+        return n;
     }
 
     private Packet nextInbound() {

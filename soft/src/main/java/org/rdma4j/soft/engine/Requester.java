@@ -2,7 +2,6 @@ package org.rdma4j.soft.engine;
 
 import java.lang.foreign.MemorySegment;
 import org.rdma4j.soft.link.Packet;
-import org.rdma4j.soft.link.Route;
 import org.rdma4j.soft.wire.AtomicEth;
 import org.rdma4j.soft.wire.Bth;
 import org.rdma4j.soft.wire.Deth;
@@ -275,23 +274,6 @@ final class Requester {
         return MemKey.check(k, MemKey.Use.LOCAL, qp.pd, w.addr[0], len, 0, null) == KeyVerdict.OK ? k : null;
     }
 
-    /**
-     * The connected QP on an in-process fabric's other device, when both ports are up and it takes this
-     * QP's packets ({@link QpEngine#fromConnectedPeer}); else null (then the packet goes).
-     */
-    private QpEngine directPeer() {
-        Route r = qp.directRoute();
-        if (r == null || !(r.sink instanceof Hca peerHca) || !qp.hca.portUp() || !peerHca.portUp()) {
-            return null;
-        }
-        int destQpn = qp.destQpn & 0xFFFFFF;
-        if (destQpn < Hca.FIRST_QPN || destQpn == Hca.MULTICAST_QPN) {
-            return null;
-        }
-        QpEngine peer = peerHca.qp(destQpn);
-        return peer == null || !peer.fromConnectedPeer(qp.sgid, qp.dgid) ? null : peer;
-    }
-
     /** Builds and sends the next packet of {@code w}; false on a local protection error. */
     private boolean sendPacket(SendWqe w) {
         Packet p = qp.hca.packets.acquire();
@@ -418,7 +400,7 @@ final class Requester {
         } else {
             return false;
         }
-        QpEngine peer = directPeer();
+        QpEngine peer = qp.directPeer();
         if (peer == null) {
             return false;
         }
