@@ -36,6 +36,16 @@
 #                            what a long-running JVM ends up running; -XX:TieredStopAtLevel=1 for C1
 #                            only, what the functional jobs use. Tiered, under TCG, has died in JIT code:
 #                            docs/PERFORMANCE.md)
+#   INTEROP_SPEED_SOFT_JAVA_OPTS  more JVM options of the soft runs (default none). Under TCG the soft
+#                            device's per-packet path was still largely interpreted in the sampled window
+#                            of -D 24 -f 8 (C2 compiles after 10 000 calls and compiles slowly there);
+#                            -XX:CompileThresholdScaling=0.1 did not help, nor did -D 60 -f 25 much:
+#                            the compiled path is slow there too, most of it in the JVM's CRC32, whose
+#                            pclmulqdq TCG emulates slowly (docs/PERFORMANCE.md, 2026-11-25, ninth session)
+#   INTEROP_SPEED_B_JAVA_OPTS, INTEROP_SPEED_B_MODULE_PATH  an A/B in one run: when either is set, every
+#                            rdma4j kind also runs as "[B]" (alternating with the others) with these JVM
+#                            options instead of the default ones, and/or from this module path (another
+#                            build's tools/target/lib:its tools jar; such a JVM runs without the AOT cache)
 # The job fails only when a run does not finish; the figures go to docs/PERFORMANCE.md. Host load
 # distorts everything here: interop/run.sh prints the host's `uptime` before and after each job, and
 # the C-against-C spread below says how steady the VM was.
@@ -49,19 +59,28 @@ PARTS="${INTEROP_SPEED_PARTS:-native soft}"
 LAT_TESTS="${INTEROP_SPEED_LAT_TESTS:-write_lat send_lat}"
 LAT_ITERS="${INTEROP_SPEED_LAT_ITERS-100000}"
 JOPTS="${INTEROP_SPEED_JAVA_OPTS--XX:-TieredCompilation}"
+SOFT_JOPTS="${INTEROP_SPEED_SOFT_JAVA_OPTS:-}"
+B_JOPTS="${INTEROP_SPEED_B_JAVA_OPTS-$JOPTS}"
+B_MODULE_PATH="${INTEROP_SPEED_B_MODULE_PATH:-}"
+AB=""
+[[ -n ${INTEROP_SPEED_B_JAVA_OPTS+set} || -n $B_MODULE_PATH ]] && AB=B
 read -r -a NARGS <<<"${INTEROP_SPEED_RDMA4J_ARGS:-}"
 fail=0 port=18900
 
 . "$INTEROP_DIR/net-setup.sh" || { echo "FAIL net-setup"; exit 1; }
-echo "perf-speed: VM load at start: $(cat /proc/loadavg); rdma4j JVM options: $JOPTS; -D $DUR -f $MARGIN; native rdma4j arguments: ${NARGS[*]:-none}"
+echo "perf-speed: VM load at start: $(cat /proc/loadavg); rdma4j JVM options: $JOPTS (soft runs add: ${SOFT_JOPTS:-nothing}); -D $DUR -f $MARGIN; native rdma4j arguments: ${NARGS[*]:-none}"
+[[ -n $AB ]] && echo "perf-speed: [B] runs: JVM options $B_JOPTS, module path ${B_MODULE_PATH:-the same}"
 
 ACCESS=--enable-native-access=ALL-UNNAMED,org.rdma4j.verbs,org.rdma4j.soft,org.rdma4j.nativeverbs
-jvm() { # NETNS LOG ARGS...: the rdma4j tool, logging its JIT compilations to LOG.jit
-  local ns=$1 log=$2; shift 2
+jvm() { # NETNS LOG ARGS...: the rdma4j tool, logging its JIT compilations to LOG.jit; VARIANT B: the [B] options
+  local ns=$1 log=$2 opts=$JOPTS mp=$MODULE_PATH aot=$TOOL_AOT_OPTS; shift 2
+  [[ ${VARIANT:-} == B ]] && opts=$B_JOPTS
+  [[ ${VARIANT:-} == B && -n $B_MODULE_PATH ]] && { mp=$B_MODULE_PATH; aot=; }
+  [[ ${SOFT_RUN:-0} == 1 ]] && opts="$opts $SOFT_JOPTS"
   # shellcheck disable=SC2086 # option lists
-  ${ns:+ip netns exec "$ns"} timeout 300 "$JAVA" $TOOL_AOT_OPTS ${RDMA4J_INTEROP_JAVA_OPTS:-} $JOPTS \
+  ${ns:+ip netns exec "$ns"} timeout 300 "$JAVA" $aot ${RDMA4J_INTEROP_JAVA_OPTS:-} $opts \
     "-Xlog:jit+compilation=debug:file=$log.jit:uptime" "$ACCESS" \
-    -p "$MODULE_PATH" -m org.rdma4j.tools/org.rdma4j.tools.Rdma4j "$@"
+    -p "$mp" -m org.rdma4j.tools/org.rdma4j.tools.Rdma4j "$@"
 }
 
 wait_listen() { # PORT NETNS PID
@@ -87,20 +106,26 @@ figure() { # TEST LOG
 }
 # The JIT log's longest stretch without a compilation: a run whose sampled window lies in it was not
 # disturbed by the compiler (the run is the stretch before the last burst, which is the results' printing).
+# The soft device's last compilation is printed too: one inside the sampled window means the window
+# ran some of the device's per-packet path in the interpreter.
 jit_note() { # LOG.jit
   [[ -s $1 ]] || { echo "no JIT log"; return; }
   awk '{ t = $0; sub(/^\[/, "", t); sub(/s\].*/, "", t); t += 0
          if (NR > 1 && t - prev > best) { best = t - prev; from = prev; to = t }
+         if (/org\.rdma4j\.soft\./ && !/made not entrant/) soft = t
          prev = t; n++ }
-       END { printf "%d compilations, none from %.1f s to %.1f s of its life", n, from, to }' "$1"
+       END { printf "%d compilations, none from %.1f s to %.1f s of its life", n, from, to
+             if (soft > 0) printf "; the soft device'"'"'s last at %.1f s", soft }' "$1"
 }
 
 # one KIND TEST SIZE PORT: one server+client pair; prints the client's figure, or nothing on failure.
 # Kinds: c (perftest on rxe0 both ends), n (rdma4j -d rxe0 both ends), ss (rdma4j soft, peer <-> root
 # namespace across the veth), sc (rdma4j soft in peer as the client, ib_write_bw on rxe0 as the server).
 one() {
-  local kind=$1 t=$2 size=$3 port=$4 spid src crc saddr=10.77.0.1 sns=""
-  local log="$INTEROP_OUT/speed-$kind-$t-$size-$port"
+  local kind=${1%B} t=$2 size=$3 port=$4 spid src crc saddr=10.77.0.1 sns="" VARIANT="" SOFT_RUN=0
+  [[ $1 == *B ]] && VARIANT=B
+  [[ $kind == s? ]] && SOFT_RUN=1
+  local log="$INTEROP_OUT/speed-$1-$t-$size-$port"
   local common=(-F -s "$size" -D "$DUR" -f "$MARGIN" -p "$port")
   iter_mode "$t" && common=(-F -s "$size" -n "$LAT_ITERS" -p "$port")
   local g4=(-d rxe0 -x "$RXE_GID_V4") g6=(-d rxe0 -x "$RXE_GID_V6")
@@ -131,9 +156,9 @@ one() {
   fi
   if [[ $kind != c ]]; then
     if iter_mode "$t"; then
-      echo "    ($(label "$kind") $t: client JVM $(jit_note "$log.client.jit"); -n $LAT_ITERS, t_typical)" >&2
+      echo "    ($(label "$1") $t: client JVM $(jit_note "$log.client.jit"); -n $LAT_ITERS, t_typical)" >&2
     else
-      echo "    ($(label "$kind") $t: client JVM $(jit_note "$log.client.jit"); the run samples from ${MARGIN} s to $((DUR - MARGIN)) s of its ${DUR} s)" >&2
+      echo "    ($(label "$1") $t: client JVM $(jit_note "$log.client.jit"); the run samples from ${MARGIN} s to $((DUR - MARGIN)) s of its ${DUR} s)" >&2
     fi
   fi
   echo "$f"
@@ -141,8 +166,9 @@ one() {
 
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 spread() { printf '%s\n' "$@" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { if (lo > 0) printf "%.2f", hi / lo; else print "?" }'; }
-label() { case $1 in c) echo "perftest rxe0<->rxe0" ;; n) echo "rdma4j -d rxe0<->rxe0" ;;
-  ss) echo "rdma4j soft<->soft over veth" ;; sc) echo "rdma4j soft -> rxe0 over veth" ;; esac; }
+label() { case ${1%B} in c) echo -n "perftest rxe0<->rxe0" ;; n) echo -n "rdma4j -d rxe0<->rxe0" ;;
+  ss) echo -n "rdma4j soft<->soft over veth" ;; sc) echo -n "rdma4j soft -> rxe0 over veth" ;; esac
+  [[ $1 == *B ]] && echo -n " [B]"; echo; }
 
 # compare TEST SIZE UNIT KINDS...: REPS rounds of every kind in turn; medians; ratios to the first kind.
 compare() {
@@ -190,10 +216,10 @@ compare() {
 for part in $PARTS; do
   case $part in
     native)
-      for t in $LAT_TESTS; do compare "$t" 8 usec c n; done
-      [[ ${INTEROP_SPEED_NATIVE_BW:-1} == 1 ]] && compare write_bw 65536 MB/s c n ;;
+      for t in $LAT_TESTS; do compare "$t" 8 usec c n ${AB:+nB}; done
+      [[ ${INTEROP_SPEED_NATIVE_BW:-1} == 1 ]] && compare write_bw 65536 MB/s c n ${AB:+nB} ;;
     soft)
-      compare write_bw 65536 MB/s c ss sc ;;
+      compare write_bw 65536 MB/s c ss sc ${AB:+ssB scB} ;;
   esac
 done
 echo "perf-speed: VM load at the end: $(cat /proc/loadavg)"
