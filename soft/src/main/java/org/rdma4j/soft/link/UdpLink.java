@@ -406,12 +406,7 @@ public final class UdpLink implements Link {
         if (first && length >= 0) {
             overtakingSends.incrementAndGet();
         }
-        socket.setHopLimitAndClass(multicast, ttl, tos);
-        int n = socket.sendStaged(from, count);
-        sent.addAndGet(n);
-        if (n < count) {
-            dropped.addAndGet(count - n);
-        }
+        sendStagedLocked(multicast, ttl, tos, from, count);
     }
 
     /** Sends the packets a poller deferred (staged in slots 1..deferred), if any. */
@@ -425,11 +420,16 @@ public final class UdpLink implements Link {
             dropped.addAndGet(k);
             return;
         }
-        socket.setHopLimitAndClass(deferredMulticast, deferredTtl, deferredTos);
-        int n = socket.sendStaged(1, k);
+        sendStagedLocked(deferredMulticast, deferredTtl, deferredTos, 1, k);
+    }
+
+    /** Sends staged slots {@code from}..{@code from+count}-1 with these socket options; counts what went and what was lost. */
+    private void sendStagedLocked(boolean multicast, int ttl, int tos, int from, int count) {
+        socket.setHopLimitAndClass(multicast, ttl, tos);
+        int n = socket.sendStaged(from, count);
         sent.addAndGet(n);
-        if (n < k) {
-            dropped.addAndGet(k - n);
+        if (n < count) {
+            dropped.addAndGet(count - n);
         }
     }
 
@@ -590,12 +590,7 @@ public final class UdpLink implements Link {
             }
         }
         if (k > 0) {
-            socket.setHopLimitAndClass(multicast, ttl, tos);
-            int n = socket.sendStaged(k);
-            sent.addAndGet(n);
-            if (n < k) {
-                dropped.addAndGet(k - n);
-            }
+            sendStagedLocked(multicast, ttl, tos, 0, k);
         }
         return freed;
     }
@@ -703,11 +698,18 @@ public final class UdpLink implements Link {
             return receiveHolding(polledPackets);
         } finally {
             deferring = null;
-            if (deferred > 0 && agentInSocket) {
-                // The agent waits in the socket (up to AGENT_WAIT_MS), not in a bounded park: it would
-                // not send them soon, so they leave now, without riding along.
-                flushDeferred();
-            }
+            flushIfAgentInSocket();
+        }
+    }
+
+    /**
+     * After a receiving thread stopped deferring: if the agent waits in the socket (up to
+     * AGENT_WAIT_MS), not in a bounded park, it would not send what was deferred soon, so it leaves now,
+     * without riding along.
+     */
+    private void flushIfAgentInSocket() {
+        if (deferred > 0 && agentInSocket) {
+            flushDeferred();
         }
     }
 
@@ -758,9 +760,7 @@ public final class UdpLink implements Link {
             deferring = null;
             lastPollNs = System.nanoTime();
             receiveToken.set(FREE);
-            if (deferred > 0 && agentInSocket) {
-                flushDeferred(); // as in poll()
-            }
+            flushIfAgentInSocket();
         }
         if (n > 0) {
             polledPackets.addAndGet(n);

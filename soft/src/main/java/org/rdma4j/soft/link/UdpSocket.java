@@ -34,14 +34,9 @@ interface UdpSocket {
     }
 
     /**
-     * Sends staged datagrams 0..{@code count}-1, in order, in as few calls as the kernel allows; returns
-     * how many were sent (a datagram whose call failed is dropped, the others still go).
+     * Sends staged datagrams {@code from}..{@code from+count}-1, in order, in as few calls as the kernel
+     * allows; returns how many were sent (a datagram whose call failed is dropped, the others still go).
      */
-    default int sendStaged(int count) {
-        return sendStaged(0, count);
-    }
-
-    /** As {@link #sendStaged(int)}, for staged datagrams {@code from}..{@code from+count}-1. */
     default int sendStaged(int from, int count) {
         throw new UnsupportedOperationException(sendBatchUnavailable());
     }
