@@ -45,6 +45,8 @@ final class LinuxSockets {
     static final int SOL_UDP = 17;
     /** Accept IPv6 UDP datagrams with a zero checksum, as Linux rxe sends them. */
     static final int UDP_NO_CHECK6_RX = 102;
+    /** UDP generic segmentation offload (Linux 4.18): a cmsg with the segment size, a u16. */
+    static final int UDP_SEGMENT = 103;
     static final int IPPROTO_IP = 0;
     static final int IP_TOS = 1;
     static final int IP_TTL = 2;
@@ -71,6 +73,9 @@ final class LinuxSockets {
     static final int EAGAIN = 11;
     static final int EINTR = 4;
     static final int ENOSYS = 38;
+    static final int EIO = 5;
+    static final int EINVAL = 22;
+    static final int EMSGSIZE = 90;
 
     private static final ValueLayout.OfShort BE_SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 

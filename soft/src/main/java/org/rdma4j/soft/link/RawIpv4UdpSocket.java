@@ -51,6 +51,12 @@ final class RawIpv4UdpSocket extends NativeUdpSocket {
         return 0;
     }
 
+    /** A raw socket has no UDP segmentation offload: one datagram per message. */
+    @Override
+    boolean segmentationOffload() {
+        return false;
+    }
+
     @Override
     public void close() {
         super.close();

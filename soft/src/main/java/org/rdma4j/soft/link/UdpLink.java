@@ -987,6 +987,8 @@ public final class UdpLink implements Link {
         m.put("udp_icrc_drops", datagrams.badIcrc.get());
         m.put("udp_sent_datagrams", sent.get());
         m.put("udp_sendmmsg_calls", socket.sendBatchCalls());
+        m.put("udp_gso_messages", socket.gsoMessages());
+        m.put("udp_gso_datagrams", socket.gsoDatagrams());
         m.put("udp_self_delivered_packets", selfDelivered.get());
         m.put("udp_polled_packets", polledPackets.get());
         m.put("udp_agent_packets", agentPackets.get());

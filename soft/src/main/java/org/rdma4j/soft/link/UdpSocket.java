@@ -50,6 +50,16 @@ interface UdpSocket {
         return 0;
     }
 
+    /** Messages sent with UDP segmentation offload (GSO: one message, several datagrams). */
+    default long gsoMessages() {
+        return 0;
+    }
+
+    /** Datagrams that left in {@link #gsoMessages()}. */
+    default long gsoDatagrams() {
+        return 0;
+    }
+
     /** Bytes of IP header the link writes in front of the UDP header and sends (raw IPv4: 20); else 0. */
     default int ipHeaderLength() {
         return 0;

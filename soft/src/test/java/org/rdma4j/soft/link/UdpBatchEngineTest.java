@@ -15,8 +15,9 @@ import org.rdma4j.verbs.*;
 
 /**
  * The requester hands the packets of one step to a UDP link together: a 16-packet RDMA WRITE between
- * two soft devices leaves in one sendmmsg (NATIVE mode), or one datagram per call where the mode has
- * no batched send (CHANNEL), and arrives intact either way.
+ * two soft devices, or a post list of 16 one-packet WRITEs (one doorbell), leaves in one sendmmsg
+ * (NATIVE mode), or one datagram per call where the mode has no batched send (CHANNEL), and arrives
+ * intact either way.
  */
 class UdpBatchEngineTest {
     private static final long WAIT_NANOS = 5_000_000_000L;
@@ -26,6 +27,17 @@ class UdpBatchEngineTest {
     @ParameterizedTest
     @EnumSource(value = UdpLink.Mode.class, names = {"NATIVE", "CHANNEL"})
     void aMultiPacketWriteLeavesInOneBatch(UdpLink.Mode mode) throws Exception {
+        sixteenPacketsInOneStep(mode, false);
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = UdpLink.Mode.class, names = {"NATIVE", "CHANNEL"})
+    void aPostListOfSixteenWritesLeavesInOneBatch(UdpLink.Mode mode) throws Exception {
+        sixteenPacketsInOneStep(mode, true);
+    }
+
+    /** One signaled 16 KiB WRITE, or ({@code list}) 16 chained 1 KiB WRITEs of which the last is signaled. */
+    private static void sixteenPacketsInOneStep(UdpLink.Mode mode, boolean list) throws Exception {
         Assumptions.assumeTrue(mode == UdpLink.Mode.CHANNEL || UdpLink.libcSocketsAvailable());
         InetAddress ia = InetAddress.getByName("127.0.0.1");
         InetAddress ib = InetAddress.getByName("127.0.0.2");
@@ -40,7 +52,7 @@ class UdpBatchEngineTest {
             ProtectionDomain pb = cb.allocPd();
             CompletionQueue cqa = ca.createCq(16);
             CompletionQueue cqb = cb.createCq(16);
-            QueuePair qa = pa.createQp(new QpInitAttr(QpType.RC, cqa, cqa).cap(new QpCap(8, 8, 1, 1, 0)));
+            QueuePair qa = pa.createQp(new QpInitAttr(QpType.RC, cqa, cqa).cap(new QpCap(16, 8, 1, 1, 0)));
             QueuePair qb = pb.createQp(new QpInitAttr(QpType.RC, cqb, cqb).cap(new QpCap(8, 8, 1, 1, 0)));
             MemoryRegion ma = pa.regMr(arena.allocate(size, 8), ACCESS);
             MemoryRegion mb = pb.regMr(arena.allocate(size, 8), ACCESS);
@@ -52,8 +64,18 @@ class UdpBatchEngineTest {
             }
             long sentBefore = ca.counters(1).get("udp_sent_datagrams");
             long callsBefore = ca.counters(1).get("udp_sendmmsg_calls");
-            qa.postSend(new SendWorkRequest().wrId(1).opcode(WrOpcode.RDMA_WRITE).flags(SendFlag.SIGNALED)
-                    .sge(ma, 0, size).rdma(mb.address(), mb.rkey()));
+            if (list) {
+                SendWorkRequest head = null;
+                for (int i = 15; i >= 0; i--) {
+                    head = new SendWorkRequest().wrId(i).opcode(WrOpcode.RDMA_WRITE)
+                            .flags(i == 15 ? SendFlag.SIGNALED : 0).sge(ma, i * 1024L, 1024)
+                            .rdma(mb.address() + i * 1024L, mb.rkey()).next(head);
+                }
+                qa.postSend(head);
+            } else {
+                qa.postSend(new SendWorkRequest().wrId(15).opcode(WrOpcode.RDMA_WRITE).flags(SendFlag.SIGNALED)
+                        .sge(ma, 0, size).rdma(mb.address(), mb.rkey()));
+            }
             WorkCompletion[] wc = WorkCompletion.array(1);
             long end = System.nanoTime() + WAIT_NANOS;
             while (cqa.poll(wc) == 0) {
@@ -61,6 +83,7 @@ class UdpBatchEngineTest {
                 Thread.onSpinWait();
             }
             assertEquals(WcStatus.SUCCESS, wc[0].status());
+            assertEquals(15, wc[0].wrId());
             assertEquals(-1L, mb.segment().mismatch(src), "the WRITE arrived intact");
             long sent = ca.counters(1).get("udp_sent_datagrams") - sentBefore;
             long calls = ca.counters(1).get("udp_sendmmsg_calls") - callsBefore;
@@ -68,7 +91,8 @@ class UdpBatchEngineTest {
             if (mode == UdpLink.Mode.CHANNEL) {
                 assertEquals(0, calls);
             } else {
-                // 16 packets in one step: one call (a retransmission after a lost ACK could add one more)
+                // 16 packets in one step, from one WR or a list of 16: one call (a retransmission after a
+                // lost ACK could add one more)
                 assertTrue(calls >= 1 && calls <= 2, () -> "sendmmsg calls: " + calls + " for " + sent + " datagrams");
             }
             qa.close();

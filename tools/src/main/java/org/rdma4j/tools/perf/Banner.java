@@ -28,6 +28,9 @@ final class Banner {
             if (p.duplex) {
                 sb.append("Bidirectional ");
             }
+            if (p.postList > 1) {
+                sb.append("Post List ");
+            }
             sb.append("BW ");
         } else {
             sb.append("Latency ");
@@ -44,6 +47,9 @@ final class Banner {
         sb.append(" ibv_wr* API     : OFF\n");
         if (p.isClient() || p.duplex) {
             sb.append(String.format(Locale.ROOT, " TX depth        : %d\n", p.txDepth));
+        }
+        if (p.postList > 1) {
+            sb.append(String.format(Locale.ROOT, " Post List       : %d\n", p.postList));
         }
         if (p.verb() == Verb.SEND && (p.server || p.duplex)) {
             sb.append(String.format(Locale.ROOT, " RX depth        : %d\n", p.rxDepth));

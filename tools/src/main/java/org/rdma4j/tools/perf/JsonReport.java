@@ -75,7 +75,7 @@ final class JsonReport {
             test.append(p.atomicType.name()).append('_');
         }
         if (p.isBw()) {
-            test.append(p.duplex ? "Bidirectional_" : "").append("BW_");
+            test.append(p.duplex ? "Bidirectional_" : "").append(p.postList > 1 ? "Post_List_" : "").append("BW_");
         } else {
             test.append("Latency_");
         }
@@ -90,6 +90,9 @@ final class JsonReport {
         m.put("ibv_wr_API", "OFF");
         if (p.isClient() || p.duplex) {
             m.put("TX_depth", p.txDepth);
+        }
+        if (p.postList > 1) {
+            m.put("Post_List", p.postList);
         }
         if (p.verb() == Verb.SEND && (p.server || p.duplex)) {
             m.put("RX_depth", p.rxDepth);

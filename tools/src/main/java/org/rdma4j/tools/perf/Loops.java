@@ -29,7 +29,10 @@ final class Loops {
     private final long stallNs;
     /** The pacing of every busy wait (spin, yield, stall limit), reused from wait to wait. */
     private final Spin spin;
+    /** Per QP, the work request posted (the head of its list with -l). */
     final SendWorkRequest[] wr;
+    /** Per QP, its -l list of {@code postList} work requests, chained from {@link #wr} (one without -l). */
+    private final SendWorkRequest[][] lists;
     final RecvWorkRequest[] rwr;
     private final WorkCompletion[] wc = WorkCompletion.array(CTX_POLL_BATCH);
     private final long[] scnt;
@@ -54,8 +57,12 @@ final class Loops {
         int q = p.numQps;
         wr = new SendWorkRequest[q];
         rwr = new RecvWorkRequest[q];
+        lists = new SendWorkRequest[q][p.postList];
         for (int i = 0; i < q; i++) {
-            wr[i] = new SendWorkRequest();
+            for (int j = 0; j < p.postList; j++) {
+                lists[i][j] = new SendWorkRequest();
+            }
+            wr[i] = lists[i][0];
             rwr[i] = new RecvWorkRequest();
         }
         scnt = new long[q];
@@ -73,39 +80,55 @@ final class Loops {
         return System.nanoTime() - base;
     }
 
-    /** ctx_set_send_reg_wqes for the current size: one work request per QP, aimed at the peer's area. */
+    /**
+     * ctx_set_send_reg_wqes for the current size: one work request per QP, aimed at the peer's area;
+     * with -l a list of {@code postList} chained ones per QP, each the next message in the cycle
+     * buffer, every cq_mod-th signaled, posted whole with its addresses fixed (as perftest does).
+     */
     void setSendWqes(PerfDest[] remote) {
         long size = p.size;
+        boolean cycle = size <= p.cycleBuffer / 2;
         for (int i = 0; i < p.numQps; i++) {
-            SendWorkRequest w = wr[i];
-            w.clear();
-            w.wrId(i);
             sendAddr[i] = r.sendAddress(i);
             myAddr[i] = sendAddr[i];
-            w.sge(sendAddr[i], (int) size, r.mr.lkey());
             remAddr[i] = remote[i].vaddr();
-            switch (p.verb()) {
-                case WRITE -> w.write(remAddr[i], remote[i].rkey());
-                case READ -> w.read(remAddr[i], remote[i].rkey());
-                case ATOMIC -> {
-                    if (p.atomicType == PerfParams.AtomicType.FETCH_AND_ADD) {
-                        w.fetchAdd(remAddr[i], remote[i].rkey(), PerfParams.ATOMIC_ADD_VALUE);
-                    } else {
-                        w.compareAndSwap(remAddr[i], remote[i].rkey(), 0, PerfParams.ATOMIC_SWAP_VALUE);
+            SendWorkRequest[] list = lists[i];
+            long local = sendAddr[i];
+            long far = remAddr[i];
+            for (int j = 0; j < list.length; j++) {
+                if (j > 0 && cycle) {
+                    local = nextAddr(local, j - 1, myAddr[i], size);
+                    far = nextAddr(far, j - 1, remAddr[i], size);
+                }
+                SendWorkRequest w = list[j];
+                w.clear();
+                w.wrId(i);
+                w.sge(local, (int) size, r.mr.lkey());
+                switch (p.verb()) {
+                    case WRITE -> w.write(far, remote[i].rkey());
+                    case READ -> w.read(far, remote[i].rkey());
+                    case ATOMIC -> {
+                        if (p.atomicType == PerfParams.AtomicType.FETCH_AND_ADD) {
+                            w.fetchAdd(far, remote[i].rkey(), PerfParams.ATOMIC_ADD_VALUE);
+                        } else {
+                            w.compareAndSwap(far, remote[i].rkey(), 0, PerfParams.ATOMIC_SWAP_VALUE);
+                        }
+                    }
+                    case SEND -> {
+                        w.send();
+                        if (p.connection == Connection.UD) {
+                            w.ud(r.ahs[i], remote[i].qpn(), PerfParams.QKEY);
+                        }
                     }
                 }
-                case SEND -> {
-                    w.send();
-                    if (p.connection == Connection.UD) {
-                        w.ud(r.ahs[i], remote[i].qpn(), PerfParams.QKEY);
-                    }
+                boolean signaled = list.length == 1 ? p.cqMod == 1 : (j + 1) % p.cqMod == 0;
+                int flags = signaled ? SendFlag.SIGNALED : 0;
+                if ((p.verb() == Verb.SEND || p.verb() == Verb.WRITE) && size <= p.inlineSize) {
+                    flags |= SendFlag.INLINE;
                 }
+                w.flags(flags);
+                w.next(j + 1 < list.length ? list[j + 1] : null);
             }
-            int flags = p.cqMod == 1 ? SendFlag.SIGNALED : 0;
-            if ((p.verb() == Verb.SEND || p.verb() == Verb.WRITE) && size <= p.inlineSize) {
-                flags |= SendFlag.INLINE;
-            }
-            w.flags(flags);
             scnt[i] = 0;
             ccnt[i] = 0;
         }
@@ -441,6 +464,7 @@ final class Loops {
         long size = p.size;
         boolean cycle = size <= p.cycleBuffer / 2;
         boolean noPeak = p.noPeak || dur;
+        int list = p.postList; // -l: messages per post
         startClock();
         if (!dur && noPeak) {
             tposted[0] = now();
@@ -449,8 +473,8 @@ final class Loops {
         while (totS < totIters || totC < totIters || (dur && clockState() != DurationClock.END)) {
             for (int i = 0; i < q; i++) {
                 SendWorkRequest w = wr[i];
-                while ((scnt[i] < iters) && (scnt[i] - ccnt[i] + 1) <= p.txDepth) {
-                    if (p.cqMod > 1 && scnt[i] % p.cqMod == 0 && !(!dur && scnt[i] == iters - 1)) {
+                while ((scnt[i] < iters) && (scnt[i] - ccnt[i] + list) <= p.txDepth) {
+                    if (list == 1 && p.cqMod > 1 && scnt[i] % p.cqMod == 0 && !(!dur && scnt[i] == iters - 1)) {
                         w.flags(w.sendFlags() & ~SendFlag.SIGNALED);
                     }
                     if (!noPeak) {
@@ -460,7 +484,7 @@ final class Loops {
                         break;
                     }
                     postSend(i, scnt[i]);
-                    if (cycle) {
+                    if (cycle && list == 1) {
                         long n = scnt[i];
                         long a = nextAddr(sendAddr[i], n, myAddr[i], size);
                         sendAddr[i] = a;
@@ -469,9 +493,9 @@ final class Loops {
                             w.rdma(nextAddr(w.remoteAddr(), n, remAddr[i], size), w.rkey());
                         }
                     }
-                    scnt[i]++;
-                    totS++;
-                    if (scnt[i] % p.cqMod == p.cqMod - 1 || (!dur && scnt[i] == iters - 1)) {
+                    scnt[i] += list;
+                    totS += list;
+                    if (list == 1 && (scnt[i] % p.cqMod == p.cqMod - 1 || (!dur && scnt[i] == iters - 1))) {
                         w.flags(w.sendFlags() | SendFlag.SIGNALED);
                     }
                 }

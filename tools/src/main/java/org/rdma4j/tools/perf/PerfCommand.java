@@ -112,6 +112,10 @@ public final class PerfCommand implements Runnable {
                 description = "Max size of message to be sent in inline")
         Integer inline;
 
+        @Option(names = {"-l", "--post_list"}, order = 12, paramLabel = "<list size>", converter = CNumber.class,
+                description = "Post list of send WQEs of <list size> size (instead of single post); BW tests")
+        Integer postList;
+
         @Option(names = {"-m", "--mtu"}, order = 13, paramLabel = "<mtu>", converter = CNumber.class,
                 description = "MTU size : 256 - 4096 (default port mtu)")
         Integer mtu;
@@ -423,6 +427,26 @@ public final class PerfCommand implements Runnable {
             }
             if (p.cqMod > p.txDepth) {
                 p.cqMod = p.txDepth;
+            }
+            if (postList != null && postList > 1) {
+                if (!bw) {
+                    throw usage("Post list is supported in BW tests only");
+                }
+                if (!p.isDuration() && p.iters % postList != 0) {
+                    throw usage("Number of iterations must be a multiple of post list size");
+                }
+                if (!p.cqModGiven) {
+                    p.cqMod = postList; // perftest: "CQ moderation will be the size of the post list"
+                } else if (postList % p.cqMod != 0) {
+                    throw usage("Post list size must be a multiple of CQ moderation");
+                }
+                if (postList > p.txDepth) {
+                    // perftest would never post (a list must fit in tx_depth) and wait forever
+                    throw usage("Post list size " + postList + " is larger than the TX depth " + p.txDepth);
+                }
+                p.postList = postList;
+            } else if (postList != null && postList < 1) {
+                throw usage(" Post list size should be at least 1");
             }
             if (verb == Verb.READ || verb == Verb.ATOMIC) {
                 p.inlineSize = 0;

@@ -69,6 +69,8 @@ final class PerfParams {
     int rxDepth;
     int numQps = 1;
     int cqMod = DEF_CQ_MOD;
+    /** -l: send work requests per post (one chained list, one doorbell); BW tests only. */
+    int postList = 1;
     boolean cqModGiven;
     /** -I, or -1 for the test's default. */
     int inlineSize = -1;

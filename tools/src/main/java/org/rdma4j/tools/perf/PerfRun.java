@@ -332,7 +332,7 @@ final class PerfRun {
 
     private BwReport bwReport(Loops l, boolean noPeak) {
         long n = p.isDuration() ? l.durationIters : (long) p.iters * p.numQps;
-        return BwStats.report(p.size, l.tposted, l.tcompleted, n, p.cqMod, 1, noPeak || p.isDuration(), p.gbits);
+        return BwStats.report(p.size, l.tposted, l.tcompleted, n, p.cqMod, p.postList, noPeak || p.isDuration(), p.gbits);
     }
 
     private void rdmaBw(Comm comm, Loops l, PerfDest me, PerfDest[] remote, boolean g, int runWaitMs)
@@ -408,7 +408,7 @@ final class PerfRun {
                 long got = l.bwServer(err);
                 countLoop(a0, got);
                 long n = p.isDuration() ? l.durationIters : got;
-                rep = BwStats.report(p.size, l.tposted, l.tcompleted, n, p.cqMod, 1, true, p.gbits);
+                rep = BwStats.report(p.size, l.tposted, l.tcompleted, n, p.cqMod, p.postList, true, p.gbits);
             }
             bwResults.add(rep);
             out.print(Tables.bwLine(rep, p.gbits));

@@ -268,6 +268,30 @@ class LoopbackTest {
         }
     }
 
+    /**
+     * -l 16: each post is a list of 16 chained WRITEs whose addresses are fixed, as perftest's: the
+     * first 16 of the 32 128-byte slots of the 4096-byte cycle buffer are written, the rest never; the
+     * banner names the post list and the CQ moderation follows it.
+     */
+    @Test
+    void writeBwWithAPostListWritesTheListsSlots() {
+        Run r = run("write_bw", "-n", "320", "-s", "100", "-l", "16");
+        try {
+            assertEquals(320, rows(BW_LINE, r.out).get(0)[1], r.out);
+            assertTrue(r.out.contains("RDMA_Write Post List BW Test") && r.out.contains("Post List       : 16")
+                    && r.out.contains("CQ Moderation   : 16"), r.out);
+            long base = recvOffset(r.server(), 0);
+            for (long slot = 0; slot < 16; slot++) {
+                assertPattern(r.server().buf, base + slot * 128, 100, slot * 128);
+            }
+            for (long slot = 16; slot < 32; slot++) {
+                assertEquals(0, r.server().buf.get(ValueLayout.JAVA_BYTE, base + slot * 128), "slot " + slot);
+            }
+        } finally {
+            r.pair.close();
+        }
+    }
+
     @Test
     void writeBwBidirectionalReportsTheSum() {
         Run r = run("write_bw", "-b", "-n", "20", "-s", "4096");
@@ -293,7 +317,7 @@ class LoopbackTest {
     @Test
     void theMeasuredLoopsDoNotAllocate() {
         String[][] runs = {{"write_lat"}, {"send_lat"}, {"read_lat"}, {"atomic_lat"}, {"write_bw", "-s", "64"},
-            {"send_bw", "-s", "64"}, {"atomic_bw"}};
+            {"send_bw", "-s", "64"}, {"atomic_bw"}, {"write_bw", "-s", "64", "-l", "8"}};
         StringBuilder report = new StringBuilder();
         boolean ok = true;
         for (String[] run : runs) {

@@ -54,6 +54,11 @@ class PerfCommandTest {
         "write_bw|--loopback 10.0.0.1|--loopback runs both sides here",
         "write_bw|-m 333|Invalid MTU - 333",
         "write_bw|-s 0|Message Size should be between 1 and 2147483647",
+        "write_lat|-l 4|Post list is supported in BW tests only",
+        "write_bw|-l 3|Number of iterations must be a multiple of post list size",
+        "write_bw|-l 8 -Q 3|Post list size must be a multiple of CQ moderation",
+        "write_bw|-l 200 -n 1000|Post list size 200 is larger than the TX depth 128",
+        "write_bw|-l 0|Post list size should be at least 1",
     })
     void refusedAsPerftestDoes(String test, String args, String message) {
         String[] a = ("perf " + test + " " + args).split(" ");
@@ -77,6 +82,10 @@ class PerfCommandTest {
         assertEquals(1, wb.cqMod, "cq moderation is off above 8 KiB");
         PerfParams small = PerfArgs.params("write_bw", "-s", "8");
         assertEquals(100, small.cqMod);
+        PerfParams list = PerfArgs.params("write_bw", "-s", "8", "-l", "8"); // 5000 iterations: a multiple of 8
+        assertEquals(8, list.postList);
+        assertEquals(8, list.cqMod, "a post list sets the CQ moderation to its size unless -Q is given");
+        assertEquals(4, PerfArgs.params("write_bw", "-s", "8", "-l", "16", "-D", "4", "-Q", "4").cqMod);
         PerfParams sb = PerfArgs.params("send_bw");
         assertEquals(1000, sb.iters);
         assertEquals(512, sb.rxDepth);
