@@ -156,6 +156,19 @@ public final class UdpLink implements Link {
      * only by the thread itself.
      */
     private Thread deferring;
+    /** The thread that last called {@link #poll()}: a busy poller of this link. */
+    private volatile Thread lastPoller;
+    /**
+     * Doorbell batching: the polling thread ({@link #lastPoller}) that sent since its last poll; its next
+     * sends are staged like a poller's deferred packets (up to a send batch, one sendmmsg, runs of
+     * equal datagrams as one GSO message), until its next {@link #poll()}, {@link #await},
+     * {@link #pollerBlocks()}, a send by another thread, the receive agent's next round (it parks at
+     * most {@link #MAX_STANDBY_NS} while threads poll) or {@link #close()}. Never while the agent waits
+     * in the socket: a sender that staged after the agent went there sends at once. Cleared by every
+     * poll and await.
+     */
+    private volatile Thread doorbellPoster;
+    private final AtomicLong doorbellPackets = new AtomicLong();
     /**
      * Slots 1..deferred hold staged datagrams (volatile: pollers and the agent look without the lock);
      * slot 0 is kept for a request that goes before them.
@@ -353,7 +366,9 @@ public final class UdpLink implements Link {
             flushDeferredLocked();
             k = 0;
         }
-        boolean defer = deferring == Thread.currentThread() && sendBufs.length > 2
+        Thread current = Thread.currentThread();
+        boolean doorbell = doorbellPoster == current;
+        boolean defer = (deferring == current || doorbell) && sendBufs.length > 2
                 && socket.sendBatchUnavailable() == null;
         if (!defer && k == 0) {
             int length = frameLocked(p, dst, 0);
@@ -367,6 +382,7 @@ public final class UdpLink implements Link {
             } else {
                 sent.incrementAndGet();
             }
+            ringsDoorbellNext(current);
             return;
         }
         int op = Bth.opcodeOf(p.buffer);
@@ -390,7 +406,16 @@ public final class UdpLink implements Link {
                 }
                 deferredResponsesOnly &= Opcode.isResponse(op) && qpn == deferredQpn && dst.equals(deferredDst);
                 deferred = k + 1; // last: flushDeferred() reads it without the lock
-                deferredPackets.incrementAndGet();
+                if (deferring == current) {
+                    deferredPackets.incrementAndGet();
+                } else {
+                    doorbellPackets.incrementAndGet();
+                    if (agentInSocket) {
+                        // the agent went to wait in the socket (it flushed before, maybe before this
+                        // packet was staged: both fields are volatile, so one of the two sees the other)
+                        flushDeferredLocked();
+                    }
+                }
             }
             return;
         }
@@ -407,6 +432,14 @@ public final class UdpLink implements Link {
             overtakingSends.incrementAndGet();
         }
         sendStagedLocked(multicast, ttl, tos, from, count);
+        ringsDoorbellNext(current);
+    }
+
+    /** After {@code current} sent: if it is the link's poller, its next sends are batched (doorbellPoster). */
+    private void ringsDoorbellNext(Thread current) {
+        if (lastPoller == current && doorbellPoster != current && deferring != current) {
+            doorbellPoster = current;
+        }
     }
 
     /** Sends the packets a poller deferred (staged in slots 1..deferred), if any. */
@@ -591,6 +624,7 @@ public final class UdpLink implements Link {
         }
         if (k > 0) {
             sendStagedLocked(multicast, ttl, tos, 0, k);
+            ringsDoorbellNext(Thread.currentThread());
         }
         return freed;
     }
@@ -689,6 +723,13 @@ public final class UdpLink implements Link {
             return 0;
         }
         lastPollNs = System.nanoTime();
+        Thread current = Thread.currentThread();
+        if (lastPoller != current) {
+            lastPoller = current;
+        }
+        if (doorbellPoster != null) {
+            doorbellPoster = null;
+        }
         flushDeferred();
         if (receiveToken.get() != FREE || !receiveToken.compareAndSet(FREE, HELD)) {
             return 0; // another thread is receiving: what it takes it hands to the device
@@ -739,6 +780,9 @@ public final class UdpLink implements Link {
         if (!pollable || closed) {
             return -1;
         }
+        if (doorbellPoster != null) {
+            doorbellPoster = null;
+        }
         flushDeferred();
         if (receiveToken.get() != FREE || !receiveToken.compareAndSet(FREE, HELD)) {
             return -1;
@@ -783,6 +827,9 @@ public final class UdpLink implements Link {
 
     @Override
     public void pollerBlocks() {
+        if (doorbellPoster != null) {
+            doorbellPoster = null;
+        }
         flushDeferred();
         if (pollable && !closed) {
             agentWanted = true;
@@ -994,6 +1041,7 @@ public final class UdpLink implements Link {
         m.put("udp_agent_packets", agentPackets.get());
         m.put("udp_await_wakeups", awaitWakeups.get());
         m.put("udp_deferred_packets", deferredPackets.get());
+        m.put("udp_doorbell_packets", doorbellPackets.get());
         m.put("udp_ride_along_sends", rideAlongSends.get());
         m.put("udp_overtaking_sends", overtakingSends.get());
         return m;

@@ -113,6 +113,71 @@ class UdpDeferredSendTest {
         }
     }
 
+    /**
+     * Doorbell batching: a thread that polls the link and then sends several packets without polling
+     * again has the second and later ones staged; its next poll sends them, all in order.
+     */
+    @Test
+    void aPollersSendsBetweenTwoPollsLeaveTogetherAndInOrder() throws Exception {
+        Assumptions.assumeTrue(UdpLink.libcSocketsAvailable());
+        try (Setup s = new Setup(33691)) {
+            for (int round = 0; round < 3; round++) {
+                s.a.poll(); // this thread is A's poller now
+                for (int i = 0; i < 10; i++) {
+                    s.a.send(packet(s.pool, s.ga, s.gb, round * 100 + i));
+                }
+                s.a.poll(); // sends what is staged
+                s.awaitAtB(10 * (round + 1));
+            }
+            assertEquals(30, s.atB.size(), () -> "every packet arrived: " + s.atB);
+            for (int round = 0; round < 3; round++) {
+                for (int i = 0; i < 10; i++) {
+                    assertEquals(round * 100 + i, s.atB.get(round * 10 + i), () -> "in order: " + s.atB);
+                }
+            }
+            assertEquals(27L, s.a.counters().get("udp_doorbell_packets"),
+                    "the first send after a poll goes at once, the next nine of each round are staged");
+            assertEquals(30L, s.a.sentDatagrams());
+        }
+    }
+
+    /** Staged packets of a poller that neither polls nor sends again still leave (the agent's round). */
+    @Test
+    void aPollersStagedSendsLeaveWithoutAnotherPoll() throws Exception {
+        Assumptions.assumeTrue(UdpLink.libcSocketsAvailable());
+        try (Setup s = new Setup(33791)) {
+            s.a.poll();
+            for (int i = 0; i < 3; i++) {
+                s.a.send(packet(s.pool, s.ga, s.gb, i));
+            }
+            s.awaitAtB(3);
+            assertEquals(List.of(0, 1, 2), s.atB);
+            assertEquals(2L, s.a.counters().get("udp_doorbell_packets"));
+        }
+    }
+
+    /** Only the link's poller batches: a thread that never polled it sends each packet at once. */
+    @Test
+    void aThreadThatDoesNotPollTheLinkSendsAtOnce() throws Exception {
+        Assumptions.assumeTrue(UdpLink.libcSocketsAvailable());
+        try (Setup s = new Setup(33891)) {
+            for (int i = 0; i < 5; i++) {
+                s.a.send(packet(s.pool, s.ga, s.gb, i)); // nobody polled A
+            }
+            s.a.poll(); // this thread polls now; another one sends
+            Thread other = new Thread(() -> {
+                for (int i = 5; i < 10; i++) {
+                    s.a.send(packet(s.pool, s.ga, s.gb, i));
+                }
+            });
+            other.start();
+            other.join();
+            s.awaitAtB(10);
+            assertEquals(List.of(0, 1, 2, 3, 4, 5, 6, 7, 8, 9), s.atB);
+            assertEquals(0L, s.a.counters().get("udp_doorbell_packets"));
+        }
+    }
+
     @Test
     void anAnswerSentWhileReceivingInPollLeavesBeforeTheNextSendAndInOrder() throws Exception {
         Assumptions.assumeTrue(UdpLink.libcSocketsAvailable());
