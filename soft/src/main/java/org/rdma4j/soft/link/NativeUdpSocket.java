@@ -58,6 +58,9 @@ class NativeUdpSocket implements UdpSocket, SendBatches.Sender {
     /** Each staged datagram's destination (address and port), to find runs to one destination. */
     private final long[] destHighAt = new long[SEND_BATCH];
     private final long[] destLowAt = new long[SEND_BATCH];
+    private final int[] destPortAt = new int[SEND_BATCH];
+    /** Whether a staged datagram may join a GSO run: unicast (multicast leaves one per message). */
+    private final boolean[] gsoAllowedAt = new boolean[SEND_BATCH];
     /** The messages of one sendStaged: a datagram each, or a GSO run of datagrams (iovecs of their slots). */
     private final MemorySegment gsoVector;
     private final MemorySegment[] gsoVectorAt = new MemorySegment[SEND_BATCH];
@@ -238,7 +241,7 @@ class NativeUdpSocket implements UdpSocket, SendBatches.Sender {
         sendDatagramAt[slot] = datagram;
         sendLengthAt[slot] = length;
         long high = 0;
-        long low = destinationPort;
+        long low = 0;
         for (int i = 0; i < destination.length; i++) {
             if (i < 8) {
                 high = high << 8 | (destination[i] & 0xFF);
@@ -246,9 +249,10 @@ class NativeUdpSocket implements UdpSocket, SendBatches.Sender {
                 low = low << 8 | (destination[i] & 0xFF);
             }
         }
-        boolean multicast = destination.length == 4 ? (destination[0] & 0xF0) == 0xE0 : destination[0] == (byte) 0xFF;
-        destHighAt[slot] = multicast ? -1 : high; // multicast never joins a GSO run
-        destLowAt[slot] = multicast ? slot : low;
+        destHighAt[slot] = high;
+        destLowAt[slot] = low;
+        destPortAt[slot] = destinationPort;
+        gsoAllowedAt[slot] = destination.length == 4 ? (destination[0] & 0xF0) != 0xE0 : destination[0] != (byte) 0xFF;
     }
 
     /**
@@ -282,9 +286,10 @@ class NativeUdpSocket implements UdpSocket, SendBatches.Sender {
         for (int i = from; i < end; ) {
             int segment = sendLengthAt[i];
             int k = 1;
-            if (segment <= gsoSegmentLimit && destHighAt[i] != -1) {
+            if (segment <= gsoSegmentLimit && gsoAllowedAt[i]) {
                 long bytes = segment;
                 while (i + k < end && destHighAt[i + k] == destHighAt[i] && destLowAt[i + k] == destLowAt[i]
+                        && destPortAt[i + k] == destPortAt[i] && gsoAllowedAt[i + k]
                         && sendLengthAt[i + k] <= segment && bytes + sendLengthAt[i + k] <= GSO_MAX_BYTES) {
                     bytes += sendLengthAt[i + k];
                     k++;
