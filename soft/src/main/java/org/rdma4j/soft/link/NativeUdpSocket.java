@@ -137,6 +137,13 @@ class NativeUdpSocket implements UdpSocket, SendBatches.Sender {
      * packet (64 KiB less the IPv6 and UDP headers, with room to spare).
      */
     static final int GSO_MAX_BYTES = 65_000;
+    /**
+     * The shortest run sent as one GSO message. A busy ping-pong's reply and the ACK behind it (a run
+     * of two) took about 3 µs longer each way as one GSO message than as two messages of one sendmmsg
+     * on loopback (the receiving side cuts the packet apart), while in a stream GSO already doubles the
+     * datagram rate at four (docs/PERFORMANCE.md, 2026-11-25, tenth session).
+     */
+    static final int GSO_MIN_RUN = 4;
     /** -Drdma4j.udp.gso=false turns UDP segmentation offload off (one message per datagram). */
     static final boolean GSO_ENABLED = !"false".equals(System.getProperty("rdma4j.udp.gso"));
 
@@ -276,7 +283,7 @@ class NativeUdpSocket implements UdpSocket, SendBatches.Sender {
 
     /**
      * Fills the GSO vector with the messages of staged entries {@code from}..{@code from+count}-1: a
-     * run of at least two to one destination, each as long as the first (the last may be shorter), at
+     * run of at least {@link #GSO_MIN_RUN} to one destination, each as long as the first (the last may be shorter), at
      * most {@link #gsoSegmentLimit} long and {@link #GSO_MAX_BYTES} together, is one message; any other
      * datagram a message of its own. Returns how many messages.
      */
@@ -296,6 +303,9 @@ class NativeUdpSocket implements UdpSocket, SendBatches.Sender {
                     if (sendLengthAt[i + k - 1] < segment) {
                         break; // a shorter datagram ends the run
                     }
+                }
+                if (k < GSO_MIN_RUN) {
+                    k = 1; // too short to pay: a message per datagram
                 }
             }
             long m = LinuxSockets.MMSGHDR_SIZE * messages;

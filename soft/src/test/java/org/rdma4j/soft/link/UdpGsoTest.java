@@ -21,7 +21,8 @@ import org.rdma4j.soft.SoftDevices;
 /**
  * UDP segmentation offload in {@link NativeUdpSocket#sendStaged}: a run of equal datagrams to one
  * destination leaves as one GSO message and arrives as the same datagrams, in order; a shorter one ends
- * a run, a longer one or another destination starts a new one; a GSO message the kernel refuses is sent
+ * a run, a longer one or another destination starts a new one, a run shorter than
+ * {@link NativeUdpSocket#GSO_MIN_RUN} is a message per datagram; a GSO message the kernel refuses is sent
  * again one datagram per message, and GSO is not tried again for that length.
  */
 class UdpGsoTest {
@@ -80,11 +81,11 @@ class UdpGsoTest {
             peer.bind(new InetSocketAddress(peerAddress, peerPort)).configureBlocking(false);
             other.bind(new InetSocketAddress(peerAddress, otherPort)).configureBlocking(false);
             byte[] to = peerAddress.getAddress();
-            // to the peer: 6 of 40 bytes and a shorter one (one GSO message of 7), 2 of 300 (another),
-            // 1 of 40 to the other port, then 3 of 40 to the peer (a third)
-            int[] lengths = {40, 40, 40, 40, 40, 40, 33, 300, 300, 40, 40, 40, 40};
+            // to the peer: 6 of 40 bytes and a shorter one (one GSO message of 7), 4 of 300 (another),
+            // 1 of 40 to the other port, then 3 of 40 to the peer (too few: three messages)
+            int[] lengths = {40, 40, 40, 40, 40, 40, 33, 300, 300, 300, 300, 40, 40, 40, 40};
             int[] ports = {peerPort, peerPort, peerPort, peerPort, peerPort, peerPort, peerPort, peerPort, peerPort,
-                otherPort, peerPort, peerPort, peerPort};
+                peerPort, peerPort, otherPort, peerPort, peerPort, peerPort};
             MemorySegment[] sent = new MemorySegment[lengths.length];
             for (int i = 0; i < lengths.length; i++) {
                 sent[i] = datagram(arena, i, lengths[i]);
@@ -93,11 +94,11 @@ class UdpGsoTest {
             long calls = s.sendBatchCalls();
             assertEquals(lengths.length, s.sendStaged(0, lengths.length));
             assertEquals(1, s.sendBatchCalls() - calls, "one sendmmsg");
-            assertEquals(3, s.gsoMessages(), "three GSO messages");
-            assertEquals(7 + 2 + 3, s.gsoDatagrams());
-            assertArrived(receive(peer, 12), sent[0], sent[1], sent[2], sent[3], sent[4], sent[5], sent[6],
-                    sent[7], sent[8], sent[10], sent[11], sent[12]);
-            assertArrived(receive(other, 1), sent[9]);
+            assertEquals(2, s.gsoMessages(), "two GSO messages");
+            assertEquals(7 + 4, s.gsoDatagrams());
+            assertArrived(receive(peer, 14), sent[0], sent[1], sent[2], sent[3], sent[4], sent[5], sent[6],
+                    sent[7], sent[8], sent[9], sent[10], sent[12], sent[13], sent[14]);
+            assertArrived(receive(other, 1), sent[11]);
         } finally {
             s.close();
         }
