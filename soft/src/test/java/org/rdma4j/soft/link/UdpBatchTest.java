@@ -61,9 +61,10 @@ class UdpBatchTest {
         return ps;
     }
 
-    private static List<byte[]> receive(DatagramChannel ch, int n) throws IOException, InterruptedException {
+    /** Up to {@code n} datagrams from the non-blocking {@code ch}, waiting at most 5 s (also for UdpGsoTest). */
+    static List<byte[]> receive(DatagramChannel ch, int n) throws IOException, InterruptedException {
         List<byte[]> got = new ArrayList<>();
-        ByteBuffer b = ByteBuffer.allocate(9000);
+        ByteBuffer b = ByteBuffer.allocate(65_536);
         long end = System.nanoTime() + WAIT_NANOS;
         while (got.size() < n && System.nanoTime() < end) {
             b.clear();

@@ -9,9 +9,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
@@ -41,24 +39,6 @@ class UdpGsoTest {
             d.set(ValueLayout.JAVA_BYTE, j, (byte) (i * 13 + j));
         }
         return d;
-    }
-
-    private static List<byte[]> receive(DatagramChannel ch, int n) throws IOException, InterruptedException {
-        List<byte[]> got = new ArrayList<>();
-        ByteBuffer b = ByteBuffer.allocate(70_000);
-        long end = System.nanoTime() + WAIT_NANOS;
-        while (got.size() < n && System.nanoTime() < end) {
-            b.clear();
-            if (ch.receive(b) == null) {
-                Thread.sleep(1);
-                continue;
-            }
-            b.flip();
-            byte[] d = new byte[b.remaining()];
-            b.get(d);
-            got.add(d);
-        }
-        return got;
     }
 
     private static void assertArrived(List<byte[]> got, MemorySegment... sent) {
@@ -96,9 +76,9 @@ class UdpGsoTest {
             assertEquals(1, s.sendBatchCalls() - calls, "one sendmmsg");
             assertEquals(2, s.gsoMessages(), "two GSO messages");
             assertEquals(7 + 4, s.gsoDatagrams());
-            assertArrived(receive(peer, 14), sent[0], sent[1], sent[2], sent[3], sent[4], sent[5], sent[6],
+            assertArrived(UdpBatchTest.receive(peer, 14), sent[0], sent[1], sent[2], sent[3], sent[4], sent[5], sent[6],
                     sent[7], sent[8], sent[9], sent[10], sent[12], sent[13], sent[14]);
-            assertArrived(receive(other, 1), sent[11]);
+            assertArrived(UdpBatchTest.receive(other, 1), sent[11]);
         } finally {
             s.close();
         }
