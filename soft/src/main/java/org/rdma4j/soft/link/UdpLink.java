@@ -183,6 +183,21 @@ public final class UdpLink implements Link {
     private Gid deferredDst;
     /** The receive agent waits in the socket (poll(2), up to {@link #AGENT_WAIT_MS}), not in a stand-by park. */
     private volatile boolean agentInSocket;
+    /** When the first of the deferred packets was staged (System.nanoTime()), and by which thread. */
+    private long deferredSinceNs;
+    private Thread deferredBy;
+    /**
+     * How long a poller's next {@link #poll()} that finds the deferred packets all responses it staged
+     * itself leaves them staged (-Drdma4j.udp.ackHoldMicros, default 5): in a ping-pong the message
+     * the reply waits for (the ACK of this side's last message) often arrives a microsecond or two
+     * after the peer's request, so the reply is posted a few polls later; flushing the ACK at the first
+     * of those polls put a system call of its own in front of the reply (perftest's send_lat and
+     * write_lat between two JVMs; docs/PERFORMANCE.md, 2026-11-25, tenth session). Bounded: a poller
+     * that sends nothing sends them once they are this old.
+     */
+    static final long ACK_HOLD_NS = Math.max(0, Long.getLong("rdma4j.udp.ackHoldMicros", 5)) * 1_000;
+    /** {@link #ACK_HOLD_NS}, or what a test set ({@link #holdAcksFor}). */
+    private volatile long ackHoldNs = ACK_HOLD_NS;
     private int deferredTtl;
     private int deferredTos;
     private boolean deferredMulticast;
@@ -397,6 +412,8 @@ public final class UdpLink implements Link {
         if (defer) {
             if (length >= 0) {
                 if (k == 0) {
+                    deferredSinceNs = System.nanoTime();
+                    deferredBy = current;
                     deferredTtl = ttl;
                     deferredTos = tos;
                     deferredMulticast = multicast;
@@ -730,7 +747,9 @@ public final class UdpLink implements Link {
         if (doorbellPoster != null) {
             doorbellPoster = null;
         }
-        flushDeferred();
+        if (deferred > 0 && !heldForReply(current)) {
+            flushDeferred();
+        }
         if (receiveToken.get() != FREE || !receiveToken.compareAndSet(FREE, HELD)) {
             return 0; // another thread is receiving: what it takes it hands to the device
         }
@@ -741,6 +760,25 @@ public final class UdpLink implements Link {
             deferring = null;
             flushIfAgentInSocket();
         }
+    }
+
+    /**
+     * Whether what is deferred is only responses that {@code current} staged while receiving, less than
+     * {@link #ACK_HOLD_NS} ago: its poll leaves them for its reply to take along (see ACK_HOLD_NS). Read
+     * without the lock: {@link #deferred} (volatile) is read first and written last.
+     */
+    private boolean heldForReply(Thread current) {
+        return deferredResponsesOnly && deferredBy == current && System.nanoTime() - deferredSinceNs < ackHoldNs;
+    }
+
+    /** Tests: how long a poller's own deferred responses outlive its polls (see ACK_HOLD_NS). */
+    void holdAcksFor(long ns) {
+        ackHoldNs = ns;
+    }
+
+    /** Tests: whether a poll by {@code t} now would leave what is deferred staged. */
+    boolean holdsDeferredFor(Thread t) {
+        return deferred > 0 && heldForReply(t);
     }
 
     /**

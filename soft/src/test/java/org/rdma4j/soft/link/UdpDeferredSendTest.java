@@ -1,6 +1,7 @@
 package org.rdma4j.soft.link;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetAddress;
@@ -110,6 +111,34 @@ class UdpDeferredSendTest {
         public void close() {
             a.close();
             b.close();
+        }
+    }
+
+    /**
+     * The ACK a poller deferred outlives its next polls for a short time (ACK_HOLD_NS), so the reply it
+     * posts a few polls later takes it along; only the poller that deferred it, only while everything
+     * deferred is a response, and only for that time.
+     */
+    @Test
+    void aPollersDeferredAckIsHeldForItsReplyBriefly() throws Exception {
+        Assumptions.assumeTrue(UdpLink.libcSocketsAvailable());
+        try (Setup s = new Setup(33991)) {
+            s.answerOpcode = Opcode.RC_ACKNOWLEDGE;
+            assertTrue(s.a.holdReceiveAgent(true), "the agent stays out of A's socket: this thread receives");
+            s.a.holdAcksFor(3_600_000_000_000L);
+            boolean held = false;
+            boolean heldForOther = true;
+            for (int i = 0; i < 20 && !held; i++) { // the held agent flushes every round: try until one is seen
+                s.requestAndPoll(i);
+                held = s.a.holdsDeferredFor(Thread.currentThread());
+                Thread other = new Thread(() -> { });
+                heldForOther = s.a.holdsDeferredFor(other);
+            }
+            assertTrue(held, "this poller's deferred ACK is held for its reply");
+            assertFalse(heldForOther, "not for another thread's poll");
+            s.a.holdAcksFor(0);
+            assertFalse(s.a.holdsDeferredFor(Thread.currentThread()), "and not past the hold");
+            s.awaitAtB(1);
         }
     }
 
