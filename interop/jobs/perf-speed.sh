@@ -46,6 +46,8 @@
 #                            rdma4j kind also runs as "[B]" (alternating with the others) with these JVM
 #                            options instead of the default ones, and/or from this module path (another
 #                            build's tools/target/lib:its tools jar; such a JVM runs without the AOT cache)
+#   INTEROP_SPEED_C_JAVA_OPTS  a third variant, "[C]", with these JVM options (default module path and AOT
+#                            cache), after [B] in every round: e.g. A, B and C as three values of a property
 # The job fails only when a run does not finish; the figures go to docs/PERFORMANCE.md. Host load
 # distorts everything here: interop/run.sh prints the host's `uptime` before and after each job, and
 # the C-against-C spread below says how steady the VM was.
@@ -64,17 +66,22 @@ B_JOPTS="${INTEROP_SPEED_B_JAVA_OPTS-$JOPTS}"
 B_MODULE_PATH="${INTEROP_SPEED_B_MODULE_PATH:-}"
 AB=""
 [[ -n ${INTEROP_SPEED_B_JAVA_OPTS+set} || -n $B_MODULE_PATH ]] && AB=B
+C_JOPTS="${INTEROP_SPEED_C_JAVA_OPTS-}"
+ABC=""
+[[ -n ${INTEROP_SPEED_C_JAVA_OPTS+set} ]] && ABC=C
 read -r -a NARGS <<<"${INTEROP_SPEED_RDMA4J_ARGS:-}"
 fail=0 port=18900
 
 . "$INTEROP_DIR/net-setup.sh" || { echo "FAIL net-setup"; exit 1; }
 echo "perf-speed: VM load at start: $(cat /proc/loadavg); rdma4j JVM options: $JOPTS (soft runs add: ${SOFT_JOPTS:-nothing}); -D $DUR -f $MARGIN; native rdma4j arguments: ${NARGS[*]:-none}"
 [[ -n $AB ]] && echo "perf-speed: [B] runs: JVM options $B_JOPTS, module path ${B_MODULE_PATH:-the same}"
+[[ -n $ABC ]] && echo "perf-speed: [C] runs: JVM options $C_JOPTS, module path the same"
 
 ACCESS=--enable-native-access=ALL-UNNAMED,org.rdma4j.verbs,org.rdma4j.soft,org.rdma4j.nativeverbs
-jvm() { # NETNS LOG ARGS...: the rdma4j tool, logging its JIT compilations to LOG.jit; VARIANT B: the [B] options
+jvm() { # NETNS LOG ARGS...: the rdma4j tool, logging its JIT compilations to LOG.jit; VARIANT B or C: their options
   local ns=$1 log=$2 opts=$JOPTS mp=$MODULE_PATH aot=$TOOL_AOT_OPTS; shift 2
   [[ ${VARIANT:-} == B ]] && opts=$B_JOPTS
+  [[ ${VARIANT:-} == C ]] && opts=$C_JOPTS
   [[ ${VARIANT:-} == B && -n $B_MODULE_PATH ]] && { mp=$B_MODULE_PATH; aot=; }
   [[ ${SOFT_RUN:-0} == 1 ]] && opts="$opts $SOFT_JOPTS"
   # shellcheck disable=SC2086 # option lists
@@ -122,8 +129,9 @@ jit_note() { # LOG.jit
 # Kinds: c (perftest on rxe0 both ends), n (rdma4j -d rxe0 both ends), ss (rdma4j soft, peer <-> root
 # namespace across the veth), sc (rdma4j soft in peer as the client, ib_write_bw on rxe0 as the server).
 one() {
-  local kind=${1%B} t=$2 size=$3 port=$4 spid src crc saddr=10.77.0.1 sns="" VARIANT="" SOFT_RUN=0
+  local kind=${1%[BC]} t=$2 size=$3 port=$4 spid src crc saddr=10.77.0.1 sns="" VARIANT="" SOFT_RUN=0
   [[ $1 == *B ]] && VARIANT=B
+  [[ $1 == *C ]] && VARIANT=C
   [[ $kind == s? ]] && SOFT_RUN=1
   local log="$INTEROP_OUT/speed-$1-$t-$size-$port"
   local common=(-F -s "$size" -D "$DUR" -f "$MARGIN" -p "$port")
@@ -166,9 +174,10 @@ one() {
 
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 spread() { printf '%s\n' "$@" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { if (lo > 0) printf "%.2f", hi / lo; else print "?" }'; }
-label() { case ${1%B} in c) echo -n "perftest rxe0<->rxe0" ;; n) echo -n "rdma4j -d rxe0<->rxe0" ;;
+label() { case ${1%[BC]} in c) echo -n "perftest rxe0<->rxe0" ;; n) echo -n "rdma4j -d rxe0<->rxe0" ;;
   ss) echo -n "rdma4j soft<->soft over veth" ;; sc) echo -n "rdma4j soft -> rxe0 over veth" ;; esac
-  [[ $1 == *B ]] && echo -n " [B]"; echo; }
+  [[ $1 == *B ]] && echo -n " [B]"
+  [[ $1 == *C ]] && echo -n " [C]"; echo; }
 
 # compare TEST SIZE UNIT KINDS...: REPS rounds of every kind in turn; medians; ratios to the first kind.
 compare() {
@@ -216,10 +225,10 @@ compare() {
 for part in $PARTS; do
   case $part in
     native)
-      for t in $LAT_TESTS; do compare "$t" 8 usec c n ${AB:+nB}; done
-      [[ ${INTEROP_SPEED_NATIVE_BW:-1} == 1 ]] && compare write_bw 65536 MB/s c n ${AB:+nB} ;;
+      for t in $LAT_TESTS; do compare "$t" 8 usec c n ${AB:+nB} ${ABC:+nC}; done
+      [[ ${INTEROP_SPEED_NATIVE_BW:-1} == 1 ]] && compare write_bw 65536 MB/s c n ${AB:+nB} ${ABC:+nC} ;;
     soft)
-      compare write_bw 65536 MB/s c ss sc ${AB:+ssB scB} ;;
+      compare write_bw 65536 MB/s c ss sc ${AB:+ssB scB} ${ABC:+ssC scC} ;;
   esac
 done
 echo "perf-speed: VM load at the end: $(cat /proc/loadavg)"
