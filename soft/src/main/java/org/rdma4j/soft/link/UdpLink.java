@@ -149,7 +149,8 @@ public final class UdpLink implements Link {
      * The thread receiving in {@link #poll()} or {@link #await} now, while it does: what it sends meanwhile (ACKs, mostly)
      * is framed and staged, not sent, and leaves with the next send of any thread in one sendmmsg
      * (a busy-polling application's reply, typically: the ACK of the message it replies to is then no
-     * system call of its own between receiving and replying), or at the next {@link #poll()},
+     * system call of its own between receiving and replying), or at the next {@link #poll()} (by the
+     * deferring thread itself: the first one {@link #ACK_HOLD_NS} or more after the first was staged),
      * {@link #await}, {@link #pollerBlocks()}, or receive-agent round, whichever comes first (while
      * threads poll the agent parks at most {@link #MAX_STANDBY_NS} ns; while it waits in the socket
      * instead, the poller sends what it deferred before poll() or await() returns). Written and compared
