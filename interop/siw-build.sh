@@ -78,7 +78,21 @@ common="$(grep -o 'linux-headers-[^ ,]*-common' <<<"$deps" | head -n1)"
 kbuild="$(grep -o 'linux-kbuild-[0-9.]*' <<<"$deps" | head -n1)"
 gccv="$(grep -o 'linux-compiler-gcc-[0-9]*' <<<"$deps" | head -n1 | sed 's/.*-gcc-//')"
 [[ -n $common && -n $kbuild && -n $gccv ]] || die "unexpected Depends of $HDR: $deps"
-download "$common=$DEBVER" "$kbuild=$DEBVER" || die "apt-get download $common=$DEBVER $kbuild=$DEBVER failed"
+download "$common=$DEBVER" || die "apt-get download $common=$DEBVER failed"
+# linux-kbuild-X.Y is a dependency ">=" the kernel's version, and Debian's security archive moves it on
+# by itself (seen: headers 6.1.192-2 wanting linux-kbuild-6.1 >= 6.1.192-2, which the mirror carried
+# only as 6.1.192-3): the kernel's own version when the mirror has it, else its candidate if that
+# satisfies the dependency.
+kbuild_min="$(grep -o "$kbuild ([<>=]* [^)]*)" <<<"$deps" | head -n1 | sed 's/.*(\([<>=]*\) \(.*\))/\1 \2/')"
+if ! download "$kbuild=$DEBVER"; then
+  read -r kbuild_op kbuild_ver <<<"$kbuild_min"
+  [[ $kbuild_op == ">=" && -n $kbuild_ver ]] || die "apt-get download $kbuild=$DEBVER failed (Depends: $kbuild ${kbuild_min:-unversioned})"
+  download "$kbuild" || die "apt-get download $kbuild failed"
+  got="$(dpkg-deb -f "$work/debs/${kbuild}_"*.deb Version)"
+  dpkg --compare-versions "$got" ge "$kbuild_ver" \
+    || die "$kbuild $got from the mirror does not satisfy $HDR's Depends ($kbuild >= $kbuild_ver)"
+  log "$kbuild $DEBVER is gone from the mirror; $got satisfies $HDR's Depends ($kbuild >= $kbuild_ver)"
+fi
 
 # The compiler the kernel was built with (Kbuild checks it), make, xz and strip: installed when missing.
 installed() { [[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" == "install ok installed" ]]; }
