@@ -292,6 +292,45 @@ class LoopbackTest {
         }
     }
 
+    static final Pattern LAT_DURATION_LINE = Pattern.compile(
+            "^ (\\d+)\\s+(\\d+)\\s+([\\d.]+)\\s+([\\d.]+)\\s*$", Pattern.MULTILINE);
+
+    /**
+     * A -D run (-D 3 -f 1: one second of warm-up, one sampled, one more) counts what completed inside the
+     * sampling window and divides by that window: iterations / rate gives back about one second, with
+     * the post list too (the loops read the clock once per {@value Loops#CLOCK_READ_EVERY} calls).
+     */
+    @Test
+    void aDurationRunReportsTheSampledSecond() {
+        for (String[] args : new String[][] {{"write_bw", "-s", "8", "-D", "3", "-f", "1"},
+            {"write_bw", "-s", "8", "-D", "3", "-f", "1", "-l", "16"}}) {
+            Run r = run(args[0], java.util.Arrays.copyOfRange(args, 1, args.length));
+            try {
+                Matcher m = BW_LINE.matcher(r.out);
+                assertTrue(m.find(), r.out);
+                long iters = Long.parseLong(m.group(2));
+                double mpps = Double.parseDouble(m.group(5));
+                assertTrue(iters > 1000, r.out);
+                double windowS = iters / (mpps * 1e6);
+                assertTrue(windowS > 0.9 && windowS < 1.2, "sampled window " + windowS + " s\n" + r.out);
+            } finally {
+                r.pair.close();
+            }
+        }
+        Run r = run("write_lat", "-D", "3", "-f", "1");
+        try {
+            Matcher m = LAT_DURATION_LINE.matcher(r.out);
+            assertTrue(m.find(), r.out);
+            long iters = Long.parseLong(m.group(2));
+            double tps = Double.parseDouble(m.group(4));
+            assertTrue(iters > 100, r.out);
+            double windowS = iters / tps;
+            assertTrue(windowS > 0.9 && windowS < 1.2, "sampled window " + windowS + " s\n" + r.out);
+        } finally {
+            r.pair.close();
+        }
+    }
+
     @Test
     void writeBwBidirectionalReportsTheSum() {
         Run r = run("write_bw", "-b", "-n", "20", "-s", "4096");
