@@ -302,29 +302,21 @@ class LoopbackTest {
      */
     @Test
     void aDurationRunReportsTheSampledSecond() {
-        for (String[] args : new String[][] {{"write_bw", "-s", "8", "-D", "3", "-f", "1"},
-            {"write_bw", "-s", "8", "-D", "3", "-f", "1", "-l", "16"}}) {
-            Run r = run(args[0], java.util.Arrays.copyOfRange(args, 1, args.length));
-            try {
-                Matcher m = BW_LINE.matcher(r.out);
-                assertTrue(m.find(), r.out);
-                long iters = Long.parseLong(m.group(2));
-                double mpps = Double.parseDouble(m.group(5));
-                assertTrue(iters > 1000, r.out);
-                double windowS = iters / (mpps * 1e6);
-                assertTrue(windowS > 0.9 && windowS < 1.2, "sampled window " + windowS + " s\n" + r.out);
-            } finally {
-                r.pair.close();
-            }
-        }
-        Run r = run("write_lat", "-D", "3", "-f", "1");
+        // bandwidth rows: iterations / (MsgRate in Mpps); -D latency rows: iterations / tps average
+        assertSampledSecond(BW_LINE, 5, 1e6, "write_bw", "-s", "8", "-D", "3", "-f", "1");
+        assertSampledSecond(BW_LINE, 5, 1e6, "write_bw", "-s", "8", "-D", "3", "-f", "1", "-l", "16");
+        assertSampledSecond(LAT_DURATION_LINE, 4, 1, "write_lat", "-D", "3", "-f", "1");
+    }
+
+    /** Runs {@code test args}; the row's iterations over its rate (group {@code rateGroup} times {@code unit}) is about 1 s. */
+    private static void assertSampledSecond(Pattern row, int rateGroup, double unit, String test, String... args) {
+        Run r = run(test, args);
         try {
-            Matcher m = LAT_DURATION_LINE.matcher(r.out);
+            Matcher m = row.matcher(r.out);
             assertTrue(m.find(), r.out);
             long iters = Long.parseLong(m.group(2));
-            double tps = Double.parseDouble(m.group(4));
             assertTrue(iters > 100, r.out);
-            double windowS = iters / tps;
+            double windowS = iters / (Double.parseDouble(m.group(rateGroup)) * unit);
             assertTrue(windowS > 0.9 && windowS < 1.2, "sampled window " + windowS + " s\n" + r.out);
         } finally {
             r.pair.close();
