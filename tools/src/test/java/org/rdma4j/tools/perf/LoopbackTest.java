@@ -308,7 +308,10 @@ class LoopbackTest {
         assertSampledSecond(LAT_DURATION_LINE, 4, 1, "write_lat", "-D", "3", "-f", "1");
     }
 
-    /** Runs {@code test args}; the row's iterations over its rate (group {@code rateGroup} times {@code unit}) is about 1 s. */
+    /**
+     * Runs {@code test args} in one process: its row's iterations over its rate (group {@code rateGroup}
+     * of {@code row}, times {@code unit}) must come to about one second.
+     */
     private static void assertSampledSecond(Pattern row, int rateGroup, double unit, String test, String... args) {
         Run r = run(test, args);
         try {
