@@ -5,6 +5,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.util.Locale;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The fastest a shared-memory ring can move 64 KiB messages from one core to another, the floor for
@@ -69,7 +70,7 @@ public final class RingCopyFloor {
             MemorySegment ring = arena.allocate(slotBytes * slots, 4096);
             MemorySegment src = arena.allocate(SIZE, 4096);
             MemorySegment dst = arena.allocate(SIZE, 4096);
-            java.util.concurrent.atomic.AtomicLong produced = new java.util.concurrent.atomic.AtomicLong(-1);
+            AtomicLong produced = new AtomicLong(-1);
             long[] consumedAt = new long[1];
             Thread consumer = Thread.ofPlatform().start(() -> {
                 for (long m = 0; ; m++) {

@@ -515,14 +515,14 @@ public final class QpEngine {
         Gid own = sgid;
         Gid dst = dgid;
         if (peer == matchedPeer && peerDgid == matchedPeerDgid && peerSgid == matchedPeerSgid && own == matchedSgid
-                && dst == matchedDgid && peerDgid != null) {
+                && dst == matchedDgid) {
             return peer;
         }
         if (peer.type == QpType.UD) {
             return peer;
         }
-        // fromConnectedPeer(own, dst) on the GIDs read above, so that what is kept is what matched
-        if (peerDgid == null || peerSgid == null || own == null || !peerDgid.equals(own) || !peerSgid.equals(dst)) {
+        // the peer's fromConnectedPeer(own, dst), on the GIDs read above, so that what is kept is what matched
+        if (!addressVectorMatches(peerDgid, peerSgid, own, dst)) {
             return null;
         }
         matchedPeer = peer;
@@ -649,9 +649,15 @@ public final class QpEngine {
         if (type == QpType.UD) {
             return true;
         }
-        Gid d = dgid;
-        Gid own = sgid;
-        return d != null && own != null && d.equals(src) && own.equals(dst);
+        return addressVectorMatches(dgid, sgid, src, dst);
+    }
+
+    /**
+     * Whether a packet from {@code src} to {@code dst} belongs to a connection whose address vector
+     * has destination GID {@code avDgid} and source GID {@code avSgid} (either null: no connection).
+     */
+    private static boolean addressVectorMatches(Gid avDgid, Gid avSgid, Gid src, Gid dst) {
+        return avDgid != null && avSgid != null && avDgid.equals(src) && avSgid.equals(dst);
     }
 
     /**
