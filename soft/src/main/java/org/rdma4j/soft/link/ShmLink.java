@@ -25,9 +25,6 @@ import org.rdma4j.soft.agent.IdleStrategy;
 import org.rdma4j.soft.wire.Bth;
 import org.rdma4j.soft.wire.Icrc;
 import org.rdma4j.soft.wire.Opcode;
-import org.rdma4j.soft.wire.Ipv4Header;
-import org.rdma4j.soft.wire.Ipv6Header;
-import org.rdma4j.soft.wire.UdpHeader;
 import org.rdma4j.verbs.Gid;
 
 /**
@@ -92,10 +89,15 @@ public final class ShmLink implements Link {
     /** Lanes (sending devices) per ring file and slots per lane. */
     static final int LANES = 8;
     static final int SLOTS = 256;
-    /** How long a sender waits for room in a full lane before it drops the packet. */
+    /**
+     * How long a sender waits for room in a full lane before it queues the packet in the peer's
+     * {@link ShmBacklog}; this link's consumer never waits (two consumers sending to each other's full
+     * lanes would wait for each other) and queues at once.
+     */
     static final long FULL_WAIT_NS = 2_000_000;
-    /** ... when the sender is this link's consumer (waiting there can deadlock two devices briefly). */
-    static final long FULL_WAIT_CONSUMER_NS = 20_000;
+    /** How long the receive agent sleeps at most while a backlog waits for room in a peer's lane. */
+    static final long BACKLOG_RETRY_NS = 100_000;
+    private static final System.Logger LOG = System.getLogger(ShmLink.class.getName());
     /** How often a destination without a usable ring is looked at again. */
     static final long RETRY_NS = 1_000_000_000L;
     private static final long REAP_NS = 1_000_000_000L;
@@ -114,6 +116,12 @@ public final class ShmLink implements Link {
     private final UdpDatagrams datagrams;
     private final PacketSink sink;
     private final ConcurrentHashMap<Gid, Peer> peers = new ConcurrentHashMap<>();
+    /** The peers, for the receive agent's backlog flush (copied on write: peers come rarely). */
+    private volatile Peer[] peerList = new Peer[0];
+    /** Some peer's backlog may hold packets (set by a sender, cleared by {@link #flushBacklogs}). */
+    private volatile boolean backlogged;
+    private final Path dir;
+    private final ShmRingFiles files;
     private volatile Peer lastPeer;
     private volatile boolean closed;
 
@@ -132,6 +140,10 @@ public final class ShmLink implements Link {
     private final AtomicLong noRingDrops = new AtomicLong();
     private final AtomicLong doorbells = new AtomicLong();
     private final AtomicLong laneDrops = new AtomicLong();
+    private final AtomicLong noLaneFallbacks = new AtomicLong();
+    private final AtomicLong untrustedRings = new AtomicLong();
+    private final AtomicLong ringFailures = new AtomicLong();
+    private final AtomicLong backlogQueued = new AtomicLong();
     private final AtomicLong sendErrors = new AtomicLong();
     private final AtomicLong standbys = new AtomicLong();
     private final AtomicLong wakeups = new AtomicLong();
@@ -141,8 +153,8 @@ public final class ShmLink implements Link {
     private final AtomicLong burstsHeld = new AtomicLong();
     private final AtomicLong burstDrops = new AtomicLong();
 
-    private ShmLink(InetAddress local, int port, int remotePort, UdpLink.Mode mode, Policy policy, PacketSink sink)
-            throws IOException {
+    private ShmLink(InetAddress local, int port, int remotePort, UdpLink.Mode mode, Policy policy, PacketSink sink,
+                    Path dir, ShmRingFiles files) throws IOException {
         if (policy == Policy.UDP) {
             throw new IllegalArgumentException("Policy.UDP needs no ShmLink: open a UdpLink");
         }
@@ -150,6 +162,8 @@ public final class ShmLink implements Link {
         this.sink = sink;
         try {
             this.policy = policy;
+            this.dir = dir;
+            this.files = files;
             this.local = local;
             this.localBytes = local.getAddress();
             this.localGid = Gid.of(local);
@@ -169,19 +183,23 @@ public final class ShmLink implements Link {
                 sel = Selector.open();
                 bell.register(sel, SelectionKey.OP_READ);
                 int bellPort = ((InetSocketAddress) bell.getLocalAddress()).getPort();
-                ring = ShmRing.create(fileFor(localGid, port), self, bellPort, LANES, SLOTS,
+                ring = ShmRing.create(fileFor(dir, localGid, port), self, bellPort, LANES, SLOTS,
                         (CHECK_ICRC ? ShmRing.FLAG_ICRC : 0) | (USE_FUTEX ? ShmRing.FLAG_FUTEX : 0)
-                                | (BURSTS ? ShmRing.FLAG_BURSTS : 0));
+                                | (BURSTS ? ShmRing.FLAG_BURSTS : 0), files);
             } catch (IOException | RuntimeException e) {
                 closeQuietly(bell);
                 closeQuietly(sel);
                 bell = null;
                 sel = null;
+                String why = e instanceof IOException io ? ShmRingFiles.describe(fileFor(dir, localGid, port), io)
+                        : fileFor(dir, localGid, port) + ": " + e;
                 if (policy == Policy.SHM) {
-                    throw new IOException("cannot create the shared-memory ring " + fileFor(localGid, port) + ": "
-                            + e.getMessage(), e);
+                    throw new IOException("cannot create the shared-memory ring: " + why
+                            + " (link=shm needs it; link=auto would receive over UDP)", e);
                 }
-                // AUTO: this device receives over UDP only; senders find no ring file and use UDP
+                ringFailures.incrementAndGet(); // AUTO: reported, never silent; this device receives over UDP
+                LOG.log(System.Logger.Level.WARNING, "no shared-memory ring for " + local.getHostAddress() + " port "
+                        + port + ": " + why + "; the device receives over UDP only (shm_ring_failures)");
             }
             this.own = ring;
             this.doorbell = bell;
@@ -201,7 +219,13 @@ public final class ShmLink implements Link {
      */
     public static ShmLink open(InetAddress local, int port, int remotePort, UdpLink.Mode mode, Policy policy,
                                PacketSink sink) throws IOException {
-        return new ShmLink(local, port, remotePort, mode, policy, sink);
+        return new ShmLink(local, port, remotePort, mode, policy, sink, directory(), ShmRingFiles.FOR_THIS_PROCESS);
+    }
+
+    /** As above, with ring files in {@code dir} checked by {@code files} (tests: a private directory, another uid). */
+    static ShmLink open(InetAddress local, int port, int remotePort, UdpLink.Mode mode, Policy policy,
+                        PacketSink sink, Path dir, ShmRingFiles files) throws IOException {
+        return new ShmLink(local, port, remotePort, mode, policy, sink, dir, files);
     }
 
     /** Where ring files live: {@code rdma4j.shm.dir}, else /dev/shm, else the temporary directory. */
@@ -216,11 +240,15 @@ public final class ShmLink implements Link {
 
     /** The ring file of the device at {@code gid}, UDP port {@code port}. */
     public static Path fileFor(Gid gid, int port) {
+        return fileFor(directory(), gid, port);
+    }
+
+    static Path fileFor(Path dir, Gid gid, int port) {
         StringBuilder b = new StringBuilder("rdma4j-");
         for (int i = 0; i < 16; i++) {
             b.append(Character.forDigit((gid.byteAt(i) >> 4) & 0xF, 16)).append(Character.forDigit(gid.byteAt(i) & 0xF, 16));
         }
-        return directory().resolve(b.append('-').append(port).append(".ring").toString());
+        return dir.resolve(b.append('-').append(port).append(".ring").toString());
     }
 
     /** The UDP link behind this one. */
@@ -243,6 +271,10 @@ public final class ShmLink implements Link {
     private static final int SENT = 0;
     private static final int NO_RING = 1;
     private static final int DROPPED = 2;
+    /** The lane stayed full (for the wait the sender may make). */
+    private static final int FULL = 3;
+    /** In the peer's backlog. */
+    private static final int QUEUED = 4;
 
     /**
      * Up to {@link #BURST_PAYLOAD} bytes of packets at {@code mtu} to a peer whose ring this link has
@@ -274,25 +306,29 @@ public final class ShmLink implements Link {
         }
         Peer peer = lastPeer;
         if (peer == null || peer.gid != dst) {
-            peer = peers.computeIfAbsent(dst, Peer::new);
+            peer = peers.computeIfAbsent(dst, this::newPeer);
             lastPeer = peer;
         }
         int r;
         boolean owned = true;
         try {
+            boolean noLane;
             synchronized (peer) {
                 try {
-                    r = p.burstPackets > 1 ? peer.sendBurst(p) : peer.send(p);
+                    r = peer.offer(p);
                 } catch (RuntimeException e) {
                     // never into the engine: count it, forget the ring (it may be unmapped), the transport retries
                     sendErrors.incrementAndGet();
                     peer.disconnect();
                     r = DROPPED;
                 }
+                noLane = peer.noLane;
             }
-            if (r == NO_RING && p.burstPackets > 1) {
+            if (r == QUEUED) {
+                owned = false;
+            } else if (r == NO_RING && p.burstPackets > 1) {
                 burstDrops.incrementAndGet(); // the ring went away since burstLimit: the transport resends
-            } else if (r == NO_RING && policy == Policy.AUTO) {
+            } else if (r == NO_RING && (policy == Policy.AUTO || noLane)) {
                 owned = false;
                 udp.send(p);
             } else if (r == NO_RING) {
@@ -303,6 +339,40 @@ public final class ShmLink implements Link {
                 p.release();
             }
         }
+    }
+
+    /** Control path: a new destination, also listed for the receive agent's backlog flush. */
+    private Peer newPeer(Gid gid) {
+        Peer p = new Peer(gid);
+        synchronized (peers) {
+            Peer[] list = java.util.Arrays.copyOf(peerList, peerList.length + 1);
+            list[list.length - 1] = p;
+            peerList = list;
+        }
+        return p;
+    }
+
+    /**
+     * Writes what the peers' backlogs hold into their lanes while there is room, without waiting (the
+     * receive agent and pollers, between their looks at the own ring). True if some backlog still holds packets.
+     */
+    private boolean flushBacklogs() {
+        if (!backlogged) {
+            return false;
+        }
+        backlogged = false;
+        boolean left = false;
+        for (Peer peer : peerList) {
+            synchronized (peer) {
+                if (!peer.backlog.isEmpty() && !peer.flush(0)) {
+                    left = true;
+                }
+            }
+        }
+        if (left) {
+            backlogged = true;
+        }
+        return left;
     }
 
     private void dropBurst(Packet p) {
@@ -326,27 +396,84 @@ public final class ShmLink implements Link {
         private boolean futex;
         /** Connected to a ring that takes bursts (read without the lock by {@link #burstLimit}: a hint). */
         boolean bursts;
+        /** The ring is there and trusted but every lane is taken: UDP under either policy (counted, warned). */
+        boolean noLane;
+        private boolean warned;
+        final ShmBacklog backlog = new ShmBacklog();
         private long retryAtNs = System.nanoTime();
-        private final Framer framer = new Framer();
+        private final ShmFramer framer = new ShmFramer(v6, localBytes, port, remotePort);
         private final ByteBuffer bell = ByteBuffer.allocateDirect(1);
 
         Peer(Gid gid) {
             this.gid = gid;
             byte[] raw = gid.bytes();
             this.dstBytes = v6 ? raw : java.util.Arrays.copyOfRange(raw, 12, 16);
-            this.file = fileFor(gid, remotePort);
+            this.file = fileFor(dir, gid, remotePort);
         }
 
-        int send(Packet p) {
-            int r = ready(false);
+        /**
+         * Sends {@code p} behind what the backlog holds, waiting up to {@link #FULL_WAIT_NS} for room
+         * (not at all on the consumer's thread): SENT, QUEUED (the backlog owns it), NO_RING or DROPPED.
+         */
+        int offer(Packet p) {
+            int r = ready(p.burstPackets > 1);
             if (r != SENT) {
                 return r;
             }
+            long wait = consumer.get() == Thread.currentThread() ? 0 : FULL_WAIT_NS;
+            r = backlog.isEmpty() || flush(wait) ? write(p, wait) : FULL;
+            if (r != FULL) {
+                return r;
+            }
+            if (backlog.add(p)) {
+                backlogQueued.incrementAndGet();
+                backlogged = true;
+                return QUEUED;
+            }
+            fullDrops.incrementAndGet(); // as a full socket buffer drops: the transport retransmits
+            return DROPPED;
+        }
+
+        /** Writes the backlog into the lane while there is room (waiting up to {@code wait} ns a packet); true once it is empty. */
+        boolean flush(long wait) {
+            for (Packet q; (q = backlog.peek()) != null; ) {
+                int r;
+                try {
+                    r = write(q, wait);
+                } catch (IllegalStateException e) {
+                    sendErrors.incrementAndGet(); // the memory it carries was freed meanwhile
+                    r = DROPPED;
+                }
+                if (r == FULL) {
+                    return false;
+                }
+                backlog.poll();
+                q.release();
+                if (producer == null) {
+                    fullDrops.addAndGet(backlog.clear() + 1L); // the lane is lost: the transport retransmits
+                    return true;
+                }
+                if (r == NO_RING) {
+                    burstDrops.incrementAndGet(); // a burst the ring takes no more
+                }
+            }
+            return true;
+        }
+
+        /** One packet or burst into the lane: SENT, FULL, NO_RING (no lane, or a burst it cannot take) or DROPPED. */
+        private int write(Packet p, long wait) {
+            if (producer == null) {
+                return NO_RING;
+            }
+            return p.burstPackets > 1 ? sendBurst(p, wait) : send(p, wait);
+        }
+
+        private int send(Packet p, long wait) {
             int bthLength = bthOnwardLength(p);
             if (bthLength < 0) {
                 return DROPPED;
             }
-            long slot = claim(-1);
+            long slot = claim(-1, wait);
             if (slot < 0) {
                 return (int) -slot;
             }
@@ -380,14 +507,13 @@ public final class ShmLink implements Link {
          * whole payload, copied once from the sender's memory; no pad, no ICRC (the receiver checks
          * the burst as the packets it stands for).
          */
-        int sendBurst(Packet p) {
+        private int sendBurst(Packet p, long wait) {
             int hl = p.headerLength;
             int len = p.payloadLength;
-            int r = hl + len > ShmRing.MAX_BURST_BYTES ? NO_RING : ready(true);
-            if (r != SENT) {
-                return r; // a new owner that takes no bursts, too: dropped, the transport resends
+            if (hl + len > ShmRing.MAX_BURST_BYTES || !bursts) {
+                return NO_RING; // a new owner that takes no bursts, too: dropped, the transport resends
             }
-            long at = claim(hl + len);
+            long at = claim(hl + len, wait);
             if (at < 0) {
                 return (int) -at;
             }
@@ -422,10 +548,10 @@ public final class ShmLink implements Link {
          * when the lane is full: where it goes, or -NO_RING (the lane is lost: counted, disconnected) or
          * -DROPPED (still full: counted).
          */
-        private long claim(int bytes) {
+        private long claim(int bytes, long wait) {
             long at = bytes < 0 ? producer.claimSlot() : producer.claimEntry(bytes);
-            if (at == -1) {
-                at = waitForRoom(bytes);
+            if (at == -1 && wait > 0) {
+                at = waitForRoom(bytes, wait);
             }
             if (at == -2) {
                 laneDrops.incrementAndGet();
@@ -433,8 +559,7 @@ public final class ShmLink implements Link {
                 return -NO_RING;
             }
             if (at < 0) {
-                fullDrops.incrementAndGet();
-                return -DROPPED;
+                return -FULL;
             }
             return at;
         }
@@ -443,8 +568,7 @@ public final class ShmLink implements Link {
          * Waits a bounded time for the consumer to make room for one slot ({@code bytes} &lt; 0) or an
          * entry of {@code bytes}; where it goes, or -1 (still full) or -2.
          */
-        private long waitForRoom(int bytes) {
-            long limit = consumer.get() == Thread.currentThread() ? FULL_WAIT_CONSUMER_NS : FULL_WAIT_NS;
+        private long waitForRoom(int bytes, long limit) {
             long start = System.nanoTime();
             int spins = 0;
             long slot;
@@ -496,18 +620,24 @@ public final class ShmLink implements Link {
             if (local == null) {
                 local = isLocalAddress(gid);
             }
-            if (!local || !Files.exists(file)) {
+            if (!local || !Files.exists(file, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
                 return false;
             }
             ShmRing r;
             try {
-                r = ShmRing.open(file);
+                r = ShmRing.open(file, files, gid.bytes(), remotePort);
+            } catch (ShmRingFiles.Untrusted e) {
+                untrustedRings.incrementAndGet(); // a squatter's file (or a mistake): never mapped, never silent
+                warnOnce(e.getMessage() + (policy == Policy.SHM ? "; packets to it are dropped" : "; UDP instead"));
+                return false;
             } catch (IOException | RuntimeException e) {
                 return false;
             }
             ShmRing.Producer pr = r.claim(self);
-            if (pr == null) {
-                laneDrops.incrementAndGet(); // every lane taken: UDP (AUTO) for now
+            noLane = pr == null;
+            if (noLane) {
+                noLaneFallbacks.incrementAndGet(); // every lane taken: UDP for now, a lane may free later
+                warnOnce(file + " has no free lane (" + r.lanes() + " sending devices at most): UDP instead");
                 r.close();
                 return false;
             }
@@ -519,6 +649,13 @@ public final class ShmLink implements Link {
             futex = (r.flags() & ShmRing.FLAG_FUTEX) != 0 && Futex.isAvailable();
             bellAddress = new InetSocketAddress(InetAddress.getLoopbackAddress(), r.doorbellPort());
             return true;
+        }
+
+        private void warnOnce(String why) {
+            if (!warned) {
+                warned = true;
+                LOG.log(System.Logger.Level.WARNING, "shared memory to " + gid + ": " + why);
+            }
         }
 
         void disconnect() {
@@ -579,34 +716,6 @@ public final class ShmLink implements Link {
         }
     }
 
-    /**
-     * Writes the IP and UDP headers a datagram from this link to {@code dst} would carry (only for the
-     * ICRC) and the ICRC into its place at the end of the BTH-onward bytes. One per peer, under its lock.
-     */
-    private final class Framer {
-        final Icrc icrc = new Icrc();
-        final Ipv4Header ip4 = new Ipv4Header();
-        final Ipv6Header ip6 = new Ipv6Header();
-        final UdpHeader udpHeader = new UdpHeader();
-        final MemorySegment pseudo = Arena.ofAuto().allocate(64, 8);
-
-        void frame(byte[] dst, int tos, int ttl, MemorySegment bthOnward, long bth, int bthLength) {
-            int udpLength = UdpHeader.LENGTH + bthLength;
-            MemorySegment ipSeg;
-            if (v6) {
-                ipSeg = ip6.wrap(pseudo, 0).writeUdp(tos, 0, udpLength, ttl).sourceAddress(localBytes, 0)
-                        .destinationAddress(dst, 0).segment();
-                udpHeader.wrap(ipSeg, Ipv6Header.LENGTH).write(port, remotePort, udpLength, 0);
-            } else {
-                ipSeg = ip4.wrap(pseudo, 0).writeUdp(tos, Ipv4Header.LENGTH + udpLength, 0, true, ttl,
-                        UdpDatagrams.toInt(localBytes), UdpDatagrams.toInt(dst)).segment();
-                udpHeader.wrap(ipSeg, Ipv4Header.LENGTH).write(port, remotePort, udpLength, 0);
-            }
-            int crc = icrc.compute(ipSeg, 0, bthOnward, bth, bthLength);
-            Icrc.write(bthOnward, bth + bthLength - Icrc.LENGTH, crc);
-        }
-    }
-
     // ------------------------------------------------------------------ receive
 
     /**
@@ -623,6 +732,7 @@ public final class ShmLink implements Link {
             }
         }
         int n = consumeIfFree();
+        flushBacklogs();
         if (udpHot || now - udpPolledNs >= UDP_POLL_NS) {
             udpPolledNs = now;
             int u = udp.poll();
@@ -916,6 +1026,7 @@ public final class ShmLink implements Link {
                 return 0;
             }
             int n = consumeIfFree();
+            boolean backlog = flushBacklogs();
             long now = System.nanoTime();
             if (n > 0) {
                 lastWorkNs = now;
@@ -930,7 +1041,7 @@ public final class ShmLink implements Link {
                 Thread.onSpinWait();
                 return 0;
             }
-            if (sleep(polled)) {
+            if (sleep(polled, backlog)) {
                 if (polled) {
                     standbys.incrementAndGet();
                 }
@@ -954,7 +1065,8 @@ public final class ShmLink implements Link {
             }
         }
 
-        private boolean sleep(boolean standby) {
+        /** Sleeps until woken, at most SLEEP_MS; STANDBY_SLEEP_NS {@code standby}; BACKLOG_RETRY_NS while a {@code backlog} waits. */
+        private boolean sleep(boolean standby, boolean backlog) {
             Thread me = Thread.currentThread();
             if (!consumer.compareAndSet(null, me)) {
                 return false; // a poller is consuming: the ring is being looked at
@@ -970,7 +1082,8 @@ public final class ShmLink implements Link {
             }
             if (USE_FUTEX) {
                 try {
-                    if (own.sleepUntilWoken(standby ? STANDBY_SLEEP_NS : SLEEP_MS * 1_000_000L, timespec)) {
+                    if (own.sleepUntilWoken(backlog ? BACKLOG_RETRY_NS : standby ? STANDBY_SLEEP_NS
+                            : SLEEP_MS * 1_000_000L, timespec)) {
                         wakeups.incrementAndGet();
                     }
                 } finally {
@@ -981,7 +1094,7 @@ public final class ShmLink implements Link {
                 return true;
             }
             try {
-                if (selector.select(standby ? Math.max(1, STANDBY_SLEEP_NS / 1_000_000) : SLEEP_MS) > 0) {
+                if (selector.select(standby || backlog ? Math.max(1, STANDBY_SLEEP_NS / 1_000_000) : SLEEP_MS) > 0) {
                     selector.selectedKeys().clear();
                     while (doorbell.receive(drain.clear()) != null) {
                         // empty the socket: one wake-up is enough
@@ -1047,6 +1160,10 @@ public final class ShmLink implements Link {
         m.put("shm_icrc_drops", datagrams.badIcrc.get());
         m.put("shm_doorbells", doorbells.get());
         m.put("shm_lane_failures", laneDrops.get());
+        m.put("shm_no_lane_fallbacks", noLaneFallbacks.get());
+        m.put("shm_untrusted_rings", untrustedRings.get());
+        m.put("shm_ring_failures", ringFailures.get());
+        m.put("shm_backlog_queued", backlogQueued.get());
         m.put("shm_send_errors", sendErrors.get());
         m.put("shm_agent_standbys", standbys.get());
         m.put("shm_agent_wakeups", wakeups.get());
@@ -1084,6 +1201,7 @@ public final class ShmLink implements Link {
         for (Peer p : peers.values()) {
             synchronized (p) {
                 p.disconnect();
+                p.backlog.clear();
             }
         }
         closeQuietly(bellSender);

@@ -10,8 +10,6 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.util.Set;
 
 /**
  * One receiving device's shared-memory file: a header and {@link #lanes()} single-producer
@@ -126,20 +124,6 @@ final class ShmRing implements AutoCloseable {
     /** The sleeping word as a segment of its own, for futex(2). */
     private final MemorySegment sleepWord;
     private volatile boolean closed;
-    /** Ring files this process owns: removed at JVM exit even if their device was never closed. */
-    private static final Set<Path> OWNED = java.util.concurrent.ConcurrentHashMap.newKeySet();
-
-    static {
-        Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().unstarted(() -> {
-            for (Path f : OWNED) {
-                try {
-                    Files.deleteIfExists(f);
-                } catch (IOException e) {
-                    // the next owner's stale check removes it
-                }
-            }
-        }));
-    }
 
     private ShmRing(Path file, Arena arena, MemorySegment map, boolean owner, int lanes, int slots) {
         this.file = file;
@@ -198,20 +182,30 @@ final class ShmRing implements AutoCloseable {
     /** As above, with header {@code flags} ({@link #FLAG_ICRC}). */
     static ShmRing create(Path file, Identity self, int doorbellPort, int lanes, int slots, int flags)
             throws IOException {
+        return create(file, self, doorbellPort, lanes, slots, flags, ShmRingFiles.FOR_THIS_PROCESS);
+    }
+
+    /**
+     * As above, with {@code files}' checks: a file already there is replaced only when it is this
+     * user's 0600 ring of a process that is gone; else IOException ({@link ShmRingFiles.Untrusted} for a squatter).
+     */
+    static ShmRing create(Path file, Identity self, int doorbellPort, int lanes, int slots, int flags,
+                          ShmRingFiles files) throws IOException {
         if (lanes < 1 || lanes > MAX_LANES || slots < 2 || slots > MAX_SLOTS || Integer.bitCount(slots) != 1) {
             throw new IllegalArgumentException("lanes 1.." + MAX_LANES + ", slots a power of 2 up to " + MAX_SLOTS);
         }
         long size = fileBytes(lanes, slots);
         FileChannel created;
         try {
-            created = newFile(file);
+            created = files.create(file);
         } catch (FileAlreadyExistsException e) {
+            files.checkExisting(file); // a link, another user's or a loose mode: never reused nor removed
             Identity other = ownerOf(file);
             if (other != null && alive(other.pid(), other.startMs())) {
-                throw new IOException(file + " belongs to the running process " + other.pid());
+                throw new IOException(file + " belongs to the running process " + other.pid() + " (EEXIST)");
             }
             Files.deleteIfExists(file); // stale: its owner is gone
-            created = newFile(file);
+            created = files.create(file);
         }
         Arena arena = Arena.ofShared();
         try (FileChannel ch = created) {
@@ -231,7 +225,7 @@ final class ShmRing implements AutoCloseable {
             m.set(ValueLayout.JAVA_INT, H_FLAGS, flags);
             m.set(ValueLayout.JAVA_LONG, H_POLLED, System.nanoTime() - 3_600_000_000_000L);
             LONG.setRelease(m, H_MAGIC, MAGIC); // last: a reader that sees the magic sees the rest
-            OWNED.add(file);
+            ShmRingFiles.removeAtExit(file, true);
             return new ShmRing(file, arena, m, true, lanes, slots);
         } catch (IOException | RuntimeException e) {
             arena.close();
@@ -240,14 +234,9 @@ final class ShmRing implements AutoCloseable {
         }
     }
 
-    private static FileChannel newFile(Path file) throws IOException {
-        return FileChannel.open(file, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-                StandardOpenOption.WRITE), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-    }
-
     /** The owner recorded in {@code file}'s header, or null if it is not a ring file (or unreadable). */
     static Identity ownerOf(Path file) {
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
             java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(72).order(java.nio.ByteOrder.nativeOrder());
             if (ch.read(b, 0) < 72 || b.getLong(0) != MAGIC) {
                 return null;
@@ -260,13 +249,19 @@ final class ShmRing implements AutoCloseable {
         }
     }
 
-    /**
-     * Maps a peer's {@code file} as a producer. IOException if it is not a valid ring file of this
-     * version (its header is checked against the file's real size), or its owner is gone or closed.
-     */
     static ShmRing open(Path file) throws IOException {
+        return open(file, ShmRingFiles.FOR_THIS_PROCESS, null, 0);
+    }
+
+    /**
+     * Maps a peer's {@code file} as a producer after {@code files}' checks ({@link ShmRingFiles.Untrusted}),
+     * and if {@code gid} is not null, only if its header names that GID and UDP {@code port} (Untrusted
+     * too). IOException if it is not a valid ring file of this version (its header is checked against
+     * the file's real size), or its owner is gone or closed.
+     */
+    static ShmRing open(Path file, ShmRingFiles files, byte[] gid, int port) throws IOException {
         Arena arena = Arena.ofShared();
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+        try (FileChannel ch = files.open(file)) {
             long size = ch.size();
             if (size < HEADER_BYTES) {
                 throw new IOException(file + " is too short for a ring file");
@@ -281,6 +276,10 @@ final class ShmRing implements AutoCloseable {
                     || slots < 2 || slots > MAX_SLOTS || Integer.bitCount(slots) != 1
                     || fileBytes(lanes, slots) != size) {
                 throw new IOException(file + " is not a version " + VERSION + " ring file of a consistent size");
+            }
+            if (gid != null && (MemorySegment.mismatch(m, H_GID, H_GID + 16, MemorySegment.ofArray(gid), 0, 16) >= 0
+                    || m.get(ValueLayout.JAVA_INT, H_PORT) != port)) {
+                throw new ShmRingFiles.Untrusted(file + " names another device than the GID and port it is named for");
             }
             ShmRing r = new ShmRing(file, arena, m, false, lanes, slots);
             if (r.ownerClosed() || !alive(r.ownerPid(), m.get(ValueLayout.JAVA_LONG, H_START))) {
@@ -849,7 +848,7 @@ final class ShmRing implements AutoCloseable {
         closed = true;
         if (owner) {
             INT.setRelease(map, H_CLOSED, 1);
-            OWNED.remove(file);
+            ShmRingFiles.removeAtExit(file, false);
             try {
                 Files.deleteIfExists(file);
             } catch (IOException e) {
