@@ -48,7 +48,7 @@ public final class ShmLink implements Link {
         UDP,
         /** Shared memory to local peers that have a ring file, UDP to the rest. */
         AUTO,
-        /** Shared memory only for unicast to other devices: no ring for the destination is a counted drop. */
+        /** Shared memory only for unicast to other devices: no (trusted) ring is a counted drop; a full ring of lanes, UDP. */
         SHM
     }
 
