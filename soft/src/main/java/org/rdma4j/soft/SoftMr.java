@@ -80,8 +80,9 @@ final class SoftMr extends AbstractResource implements MemoryRegion, KeyHolder {
 
     /**
      * Deregistration is refused only while a window is bound to the region (as rxe_dereg_mr). Work
-     * requests that name it do not hold it: one that runs afterwards finds no key and fails
-     * (LOC_PROT_ERR), so none can keep it busy after its QP or SRQ is gone. The check and the
+     * requests that name it do not hold it: one that runs afterwards finds no key and fails as with a
+     * bad lkey (a send LOC_PROT_ERR, a receive LOC_QP_OP_ERR), so none can keep it busy after its QP
+     * or SRQ is gone. The check and the
      * invalidation are one step against a bind running now ({@link MemKey#deregisterUnlessBound});
      * {@code close()} destroys at once when this says 0.
      */

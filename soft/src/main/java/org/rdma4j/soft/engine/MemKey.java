@@ -220,7 +220,7 @@ public final class MemKey {
     /**
      * For an MR: makes it unusable for good unless a window is bound to it (then false, and nothing
      * changes), in one step against {@link #bind}. Posted work requests naming it do not matter: each
-     * looks its lkey up when it runs, finds nothing and fails (LOC_PROT_ERR), as with rxe after
+     * looks its lkey up when it runs, finds nothing and fails as with a bad lkey, as with rxe after
      * rxe_dereg_mr.
      */
     public synchronized boolean deregisterUnlessBound() {
