@@ -192,7 +192,7 @@ public abstract class AbstractVerbsTest {
         List<VerbsResource> failed = new ArrayList<>();
         List<Throwable> errors = new ArrayList<>();
         // LIFO is a valid order unless a test re-pointed something (rereg to a later PD) or a close
-        // was refused for a reason that goes away (an MR used by a QP's outstanding WR): retry once.
+        // was refused for a reason that goes away (an MR whose window closes later): retry once.
         for (int pass = 0; pass < 2; pass++) {
             failed.clear();
             errors.clear();

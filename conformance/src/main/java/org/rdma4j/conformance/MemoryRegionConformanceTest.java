@@ -12,23 +12,42 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.rdma4j.verbs.Access;
+import org.rdma4j.verbs.CompletionQueue;
 import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.MemoryRegion;
 import org.rdma4j.verbs.MemoryRegion.ReregFlag;
 import org.rdma4j.verbs.MemoryWindow;
 import org.rdma4j.verbs.MwType;
+import org.rdma4j.verbs.PostException;
 import org.rdma4j.verbs.ProtectionDomain;
+import org.rdma4j.verbs.QpAttr;
+import org.rdma4j.verbs.QpAttrMask;
+import org.rdma4j.verbs.QpCap;
+import org.rdma4j.verbs.QpInitAttr;
 import org.rdma4j.verbs.QpState;
 import org.rdma4j.verbs.QpType;
+import org.rdma4j.verbs.QueuePair;
+import org.rdma4j.verbs.RecvWorkRequest;
 import org.rdma4j.verbs.SendFlag;
 import org.rdma4j.verbs.SendWorkRequest;
+import org.rdma4j.verbs.SharedReceiveQueue;
+import org.rdma4j.verbs.SrqAttr;
 import org.rdma4j.verbs.VerbsException;
+import org.rdma4j.verbs.VerbsResource;
 import org.rdma4j.verbs.WcOpcode;
 import org.rdma4j.verbs.WcStatus;
+import org.rdma4j.verbs.WorkCompletion;
 import org.rdma4j.verbs.WrOpcode;
 
 /** SEMANTICS.md, Control path, "MR". */
@@ -171,17 +190,47 @@ public class MemoryRegionConformanceTest extends AbstractVerbsTest {
         assertTrue(mr.isClosed());
     }
 
+    /**
+     * A posted receive does not keep its MR: deregistration succeeds (as rxe_dereg_mr), and the receive,
+     * when a SEND arrives for it, finds no region and fails as one with a bad lkey would, leaving the
+     * memory untouched.
+     */
     @Test
-    void deregWhileAnOutstandingWorkRequestUsesItIsRefused() {
-        // B never posts a receive and A retries RNR for ever: the SEND stays outstanding.
-        QpPair p = connect(spec(QpType.RC).rnrRetry(7).minRnrTimerB(20));
+    void deregWhileAReceiveNamesItSucceedsAndTheReceiveFailsLikeABadLkey() {
+        QpPair p = connect(spec(QpType.RC));
         MemoryRegion src = register(p.a(), PAGE_SIZE, LW);
-        p.a().qp().postSend(wr(1, WrOpcode.SEND).sge(src, 0, 64));
-        assertErrno(Errno.EBUSY, src::close);
-        QpBringUp.to(p.a().qp(), QpState.ERR);
-        expect(p.a().sendCq(), 1, WcStatus.WR_FLUSH_ERR);
+        MemorySegment memory = allocate(PAGE_SIZE);
+        MemoryRegion dst = p.b().pd().regMr(memory, LW);
+        p.b().qp().postRecv(new RecvWorkRequest().wrId(1).sge(dst, 0, 256));
+        dst.close();
+        assertTrue(dst.isClosed(), "a posted receive does not hold its region");
+        fillPattern(src.segment(), 0, 64, 7);
+        p.a().qp().postSend(wr(2, WrOpcode.SEND).sge(src, 0, 64));
+        expect(p.a().sendCq(), 2, WcStatus.REM_OP_ERR);
+        expect(p.b().recvCq(), 1, WcStatus.LOC_QP_OP_ERR);
+        assertGuard(memory, 0, memory.byteSize(), "memory of the deregistered region");
+    }
+
+    /**
+     * A send that has not run yet (posted in SQD) does not keep its MR: deregistration succeeds, and
+     * when the QP returns to RTS the send finds no region and completes LOC_PROT_ERR; nothing reaches
+     * the peer.
+     */
+    @Test
+    void deregWhileASendNamesItSucceedsAndTheSendCompletesWithLocProtErr() {
+        QpPair p = connect(spec(QpType.RC));
+        MemoryRegion src = p.a().pd().regMr(allocate(PAGE_SIZE), LW);
+        MemoryRegion dst = register(p.b(), PAGE_SIZE, LW);
+        postRecv(p.b(), 1, dst, 0, 256);
+        fillPattern(src.segment(), 0, 64, 8);
+        p.a().qp().modify(new QpAttr().state(QpState.SQD), QpAttrMask.STATE);
+        awaitQpState(p.a().qp(), QpState.SQD);
+        p.a().qp().postSend(wr(2, WrOpcode.SEND).sge(src, 0, 64));
         src.close();
-        assertTrue(src.isClosed());
+        assertTrue(src.isClosed(), "a posted send does not hold its region");
+        QpBringUp.to(p.a().qp(), QpState.RTS);
+        expect(p.a().sendCq(), 2, WcStatus.LOC_PROT_ERR);
+        assertGuardAround(dst, 0, 0, "nothing reaches the peer");
     }
 
     /** rereg with a new translation, or a skip where the provider cannot move a registration (rxe). */
@@ -233,17 +282,191 @@ public class MemoryRegionConformanceTest extends AbstractVerbsTest {
         assertEquals(before, mr.address(), "a refused rereg changes nothing");
     }
 
+    /**
+     * A work request that has not run yet does not pin an MR's translation: the rereg succeeds and the
+     * request, when it runs, uses the region as it is then (here it gathers from the new memory).
+     */
     @Test
-    void reregWithANewTranslationWhileAnOutstandingWorkRequestUsesItIsRefusedEbusy() {
-        QpPair p = connect(spec(QpType.RC).rnrRetry(7).minRnrTimerB(20));
+    void reregWithANewTranslationWhileAWorkRequestIsPostedAppliesToTheRequest() {
+        QpPair p = connect(spec(QpType.RC));
         MemoryRegion src = register(p.a(), PAGE_SIZE, LW);
-        p.a().qp().postSend(wr(1, WrOpcode.SEND).sge(src, 0, 64));
-        VerbsException e = assertThrows(VerbsException.class,
-                () -> src.rereg(ReregFlag.CHANGE_TRANSLATION, null, allocate(PAGE_SIZE), 0));
-        QpBringUp.to(p.a().qp(), QpState.ERR);
-        expect(p.a().sendCq(), 1, WcStatus.WR_FLUSH_ERR);
-        assumeTrue(e.errno() != Errno.EOPNOTSUPP, "the provider cannot change an MR's translation");
-        assertEquals(Errno.name(Errno.EBUSY), Errno.name(e.errno()), e::getMessage);
+        MemoryRegion dst = register(p.b(), PAGE_SIZE, LW | RW);
+        MemorySegment fresh = allocate(PAGE_SIZE);
+        fillPattern(fresh, 0, 64, 9);
+        p.a().qp().modify(new QpAttr().state(QpState.SQD), QpAttrMask.STATE);
+        awaitQpState(p.a().qp(), QpState.SQD);
+        p.a().qp().postSend(wr(1, WrOpcode.RDMA_WRITE).sge(fresh.address(), 64, src.lkey())
+                .rdma(addr(dst, 0), dst.rkey()));
+        try {
+            reregTranslation(src, fresh);
+        } finally {
+            QpBringUp.to(p.a().qp(), QpState.RTS);
+        }
+        expect(p.a().sendCq(), 1, WcOpcode.RDMA_WRITE);
+        assertPattern(dst.segment(), 0, 64, 9, "gathered through the new translation");
+    }
+
+    // ---------------------------------------------------------------- posts racing a destroy
+
+    /** Where the racing thread posts work requests naming the MR. */
+    public enum PostTarget { SEND_QUEUE, RECEIVE_QUEUE, SHARED_RECEIVE_QUEUE }
+
+    /** Rounds per race: the window is a few stores wide, so many rounds for both orders to happen. */
+    private static final int POST_RACE_ROUNDS = 2_000;
+
+    /**
+     * One thread posts work requests naming MR m (WRITEs from m, or receives into m) on QP q (or SRQ
+     * s) while another destroys q (or s); once the poster has stopped, m deregisters, every round:
+     * nothing a destroyed queue held, posted before, during or after the destroy, keeps m busy.
+     */
+    @ParameterizedTest
+    @EnumSource(PostTarget.class)
+    void aPostRacingTheDestroyOfItsQueueNeverLeavesTheMrBusy(PostTarget target) throws Exception {
+        ProtectionDomain pd = allocPd(ctx);
+        MemoryRegion dst = register(pd, PAGE_SIZE, MR_ALL);
+        ExecutorService poster = Executors.newSingleThreadExecutor();
+        int raced = 0;
+        int busy = 0;
+        String firstBusy = null;
+        try {
+            for (int round = 0; round < POST_RACE_ROUNDS; round++) {
+                CompletionQueue cq = ctx.createCq(64);
+                VerbsResource queue;
+                QueuePair qp = null;
+                SharedReceiveQueue srq = null;
+                if (target == PostTarget.SHARED_RECEIVE_QUEUE) {
+                    srq = pd.createSrq(new SrqAttr(16, 1, 0));
+                    queue = srq;
+                } else {
+                    qp = pd.createQp(new QpInitAttr(QpType.RC, cq, cq).cap(new QpCap(16, 16, 1, 1, 0)));
+                    bringUpSelfConnected(qp, QpState.RTS);
+                    queue = qp;
+                }
+                MemoryRegion m = pd.regMr(allocate(PAGE_SIZE), MR_ALL);
+                CyclicBarrier start = new CyclicBarrier(2);
+                QueuePair q = qp;
+                SharedReceiveQueue s = srq;
+                AtomicBoolean destroyed = new AtomicBoolean();
+                Future<Integer> posts = poster.submit(() -> {
+                    start.await(10, TimeUnit.SECONDS);
+                    return postUntilRefused(target, q, s, m, dst, destroyed);
+                });
+                start.await(10, TimeUnit.SECONDS);
+                for (int spin = round % 64; spin > 0; spin--) {
+                    Thread.onSpinWait(); // a different interleaving each round
+                }
+                queue.close();
+                destroyed.set(true);
+                int posted = posts.get(10, TimeUnit.SECONDS);
+                if (posted > 0) {
+                    raced++;
+                }
+                try {
+                    m.close();
+                } catch (VerbsException e) {
+                    busy++;
+                    firstBusy = firstBusy != null ? firstBusy : "round " + round + " (" + posted
+                            + " posts before the destroy won): " + e.getMessage();
+                    track(m); // for the cleanup, which reports it too
+                }
+                cq.close();
+            }
+        } finally {
+            poster.shutdownNow();
+        }
+        assertEquals(0, busy, busy + " of " + POST_RACE_ROUNDS + " rounds left the MR busy after its " + target
+                + " was destroyed; the first: " + firstBusy);
+        assertTrue(raced > 0, "no round posted anything before the destroy: the race never happened");
+    }
+
+    /**
+     * One thread posts a BIND_MW of a fresh type-2 window w to MR m while another deallocates w; once
+     * the bind has completed (bound, then unbound by the dealloc, or failed MW_BIND_ERR) and its QP is
+     * gone, m deregisters, every round: a bind never binds a window deallocated before it ran.
+     */
+    @Test
+    void aBindRacingTheDeallocOfItsWindowNeverLeavesTheMrBusy() throws Exception {
+        ProtectionDomain pd = allocPd(ctx);
+        ExecutorService poster = Executors.newSingleThreadExecutor();
+        int busy = 0;
+        int bound = 0;
+        String firstBusy = null;
+        try {
+            for (int round = 0; round < POST_RACE_ROUNDS / 4; round++) {
+                CompletionQueue cq = ctx.createCq(4);
+                QueuePair qp = pd.createQp(new QpInitAttr(QpType.RC, cq, cq).cap(new QpCap(4, 1, 1, 1, 0)));
+                bringUpSelfConnected(qp, QpState.RTS);
+                MemoryRegion m = pd.regMr(allocate(PAGE_SIZE), MR_ALL | MW);
+                MemoryWindow w = pd.allocMw(MwType.TYPE_2);
+                SendWorkRequest bind = new SendWorkRequest().wrId(round).flags(SendFlag.SIGNALED)
+                        .bindMw(w, w.nextRkey(), m, m.address(), PAGE_SIZE, RW);
+                CyclicBarrier start = new CyclicBarrier(2);
+                Future<Boolean> posted = poster.submit(() -> {
+                    start.await(10, TimeUnit.SECONDS);
+                    try {
+                        qp.postSend(bind);
+                        return true;
+                    } catch (RuntimeException e) {
+                        return false; // the window was already deallocated
+                    }
+                });
+                start.await(10, TimeUnit.SECONDS);
+                for (int spin = round % 64; spin > 0; spin--) {
+                    Thread.onSpinWait();
+                }
+                w.close();
+                if (posted.get(10, TimeUnit.SECONDS)) {
+                    WorkCompletion wc = pollOne(cq);
+                    assertTrue(wc.status() == WcStatus.SUCCESS || wc.status() == WcStatus.MW_BIND_ERR, wc::toString);
+                    bound += wc.status() == WcStatus.SUCCESS ? 1 : 0;
+                }
+                qp.close();
+                try {
+                    m.close();
+                } catch (VerbsException e) {
+                    busy++;
+                    firstBusy = firstBusy != null ? firstBusy : "round " + round + ": " + e.getMessage();
+                    track(m);
+                }
+                cq.close();
+            }
+        } finally {
+            poster.shutdownNow();
+        }
+        assertEquals(0, busy, busy + " of " + POST_RACE_ROUNDS / 4 + " rounds left the MR busy after the window"
+                + " was deallocated (" + bound + " binds succeeded); the first: " + firstBusy);
+    }
+
+    /**
+     * Posts on the queue until it refuses (destroyed); returns how many posts it took. A post that
+     * starts after the destroy has returned must be refused.
+     */
+    private static int postUntilRefused(PostTarget target, QueuePair qp, SharedReceiveQueue srq, MemoryRegion m,
+                                        MemoryRegion dst, AtomicBoolean destroyed) {
+        SendWorkRequest write = new SendWorkRequest().opcode(WrOpcode.RDMA_WRITE).sge(m, 0, 64)
+                .rdma(dst.address(), dst.rkey());
+        RecvWorkRequest recv = new RecvWorkRequest().sge(m, 64, 64);
+        int posted = 0;
+        while (!Thread.currentThread().isInterrupted()) {
+            boolean after = destroyed.get();
+            try {
+                switch (target) {
+                    case SEND_QUEUE -> qp.postSend(write);
+                    case RECEIVE_QUEUE -> qp.postRecv(recv);
+                    case SHARED_RECEIVE_QUEUE -> srq.postRecv(recv);
+                }
+                posted++;
+                assertFalse(after, () -> target + ": a post after the destroy returned was accepted");
+            } catch (PostException e) {
+                if (e.errno() != Errno.ENOMEM) {
+                    return posted; // a QP destroyed under the post: RESET refuses it (EINVAL)
+                }
+                // full: the queue is not destroyed yet, keep going
+            } catch (IllegalStateException e) {
+                return posted; // destroyed
+            }
+        }
+        return posted; // the test gave up waiting
     }
 
     @Test

@@ -78,22 +78,21 @@ final class SoftMr extends AbstractResource implements MemoryRegion, KeyHolder {
         return "MR lkey 0x" + Integer.toHexString(key.key);
     }
 
+    /**
+     * Deregistration is refused only while a window is bound to the region (as rxe_dereg_mr). Work
+     * requests that name it do not hold it: one that runs afterwards finds no key and fails as with a
+     * bad lkey (a send LOC_PROT_ERR, a receive LOC_QP_OP_ERR), so none can keep it busy after its QP
+     * or SRQ is gone. The check and the
+     * invalidation are one step against a bind running now ({@link MemKey#deregisterUnlessBound});
+     * {@code close()} destroys at once when this says 0.
+     */
     @Override
     protected int busyReason() {
-        if (key.boundWindows.get() > 0) {
-            return Errno.EBUSY;
-        }
-        return usedByAWorkRequest() ? Errno.EBUSY : 0;
-    }
-
-    /** Posted work requests name it (counted as they are posted and retired: no walk over the QPs). */
-    private boolean usedByAWorkRequest() {
-        return key.postedSges.get() > 0;
+        return key.deregisterUnlessBound() ? 0 : Errno.EBUSY;
     }
 
     @Override
     protected void destroy() {
-        key.valid = false;
         pd.context.hca.keys.remove(key.key);
         pd.context.device.release(ResourceLimits.Kind.MR);
     }
@@ -156,17 +155,25 @@ final class SoftMr extends AbstractResource implements MemoryRegion, KeyHolder {
         } else if (segment.isReadOnly() && (access & Access.LOCAL_WRITE) != 0) {
             throw new VerbsException(Errno.EACCES, "read-only memory cannot be registered with LOCAL_WRITE");
         }
-        if (key.boundWindows.get() > 0) {
-            throw new VerbsException(Errno.EBUSY, "windows are bound to this region");
+        synchronized (key) { // against a bind claiming the region (MemKey.bind)
+            if (key.boundWindows.get() > 0) {
+                throw new VerbsException(Errno.EBUSY, "windows are bound to this region");
+            }
+            if (target != pd) {
+                // Claimed before the key goes invalid: a target PD closed meanwhile fails the rereg and
+                // leaves the region as it was.
+                replaceUse(pd, target);
+            }
+            apply(target, access, translation ? newSegment : null);
         }
-        if (translation && usedByAWorkRequest()) {
-            throw new VerbsException(Errno.EBUSY, "an outstanding work request uses this region");
-        }
-        if (target != pd) {
-            // Claimed before the key goes invalid: a target PD closed meanwhile fails the rereg and
-            // leaves the region as it was.
-            replaceUse(pd, target);
-        }
+    }
+
+    /**
+     * Re-points the key (under its lock, windows unbound): posted work requests that run afterwards
+     * use the new PD, access and memory, or fail their checks as any other work request would.
+     */
+    private void apply(SoftPd target, int access, MemorySegment newSegment) {
+        boolean translation = newSegment != null;
         key.valid = false;
         if (target != pd) {
             pd = target;

@@ -48,7 +48,7 @@ final class SoftMw extends AbstractResource implements MemoryWindow, KeyHolder {
 
     @Override
     protected void destroy() {
-        key.invalidate();
+        key.free(); // unbound for good: a bind work request still queued completes MW_BIND_ERR
         pd.context.hca.keys.remove(key.key);
         pd.context.device.release(ResourceLimits.Kind.MW);
     }

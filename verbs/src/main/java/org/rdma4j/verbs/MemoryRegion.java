@@ -4,7 +4,9 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * A registered memory region ({@code struct ibv_mr}). {@link #close()} deregisters it; that fails with
- * EBUSY while a type-2 window is bound to it or an outstanding work request uses it. Thread safe.
+ * EBUSY only while a memory window is bound to it (as rxe_dereg_mr). Posted work requests do not hold
+ * it: one that runs after the deregistration fails as with a bad lkey and never touches the memory.
+ * Thread safe.
  */
 public interface MemoryRegion extends VerbsResource {
     ProtectionDomain pd();
@@ -37,8 +39,8 @@ public interface MemoryRegion extends VerbsResource {
      * {@code newSegment} from then on ({@link #segment()}, {@link #address()}, {@link #length()} follow);
      * {@code newPd} and {@code newAccess} apply with {@link ReregFlag#CHANGE_PD} and
      * {@link ReregFlag#CHANGE_ACCESS}. A provider may hand out new keys (the C API allows it): read
-     * {@link #lkey()} and {@link #rkey()} again. EBUSY while a window is bound to the region or, for a
-     * new translation, an outstanding work request uses it; EINVAL for unknown or no flags; the
+     * {@link #lkey()} and {@link #rkey()} again. EBUSY while a window is bound to the region; posted
+     * work requests that run afterwards use the region as it is then; EINVAL for unknown or no flags; the
      * checks of {@code regMr} for the new memory (EFAULT if its arena is closed). A provider that
      * cannot move a registration: EOPNOTSUPP (Linux rxe).
      */

@@ -65,8 +65,9 @@ final class RxeDeviations {
             new Deviation("ErrorOutcomeConformanceTest", "remoteMemoryFreedUnderItsRegistrationIsARemoteAccessErrorAtOnce",
                     null, PINNED),
             new Deviation("ErrorOutcomeConformanceTest", "receiveIntoFreedMemoryFailsLikeABadLkeyAtOnce", null, PINNED),
-            new Deviation("MemoryRegionConformanceTest", "deregWhileAnOutstandingWorkRequestUsesItIsRefused", null,
-                    "the kernel deregisters a region that posted work requests still name (no EBUSY); they fail later"),
+            new Deviation("MemoryRegionConformanceTest", "deregWhileASendNamesItSucceedsAndTheSendCompletesWithLocProtErr",
+                    null, "rxe does not resume a send queue whose work was posted in SQD when the QP returns to RTS;"
+                            + " and a gather through a deregistered lkey completes LOC_QP_OP_ERR, not LOC_PROT_ERR"),
             new Deviation("MemoryRegionConformanceTest", "deregWithBoundType2WindowIsRefusedEbusy", null,
                     "rxe refuses to deregister a region with a bound type 2 window with EINVAL, not EBUSY"),
             new Deviation("AsyncEventConformanceTest", "lastWqeReachedOfADestroyedQpIsNotDelivered", null,

@@ -41,14 +41,15 @@ public final class MemKey {
      * after its QP is destroyed; the window must not follow it to the new QP.
      */
     public volatile QpEngine boundQp;
-    /** For an MR: the number of windows bound to it. */
-    public final AtomicInteger boundWindows = new AtomicInteger();
     /**
-     * Scatter/gather entries of posted, not yet retired work requests (send queues, and receive queues
-     * that are not shared) that name this key: deregistration is refused while any does (EBUSY),
-     * without walking every QP of the device.
+     * For an MR: the number of windows bound to it, the only thing that keeps it from being
+     * deregistered (as rxe_dereg_mr). Posted work requests do not hold it: they name it by lkey and
+     * look it up each time they touch memory, so one that runs after deregistration fails as a bad
+     * lkey does and never reaches the memory. Changed under this key's lock (see {@link #bind}).
      */
-    public final AtomicInteger postedSges = new AtomicInteger();
+    public final AtomicInteger boundWindows = new AtomicInteger();
+    /** A window that has been deallocated: no bind may use it again (guarded by this). */
+    private boolean freed;
 
     /** What a key is used for, which decides the rules {@link #check} applies. */
     public enum Use {
@@ -143,8 +144,18 @@ public final class MemKey {
      * Binds this window (a BIND_MW work request, executed in order on {@code qp}'s send queue) to
      * {@code [addr, addr + length)} of {@code mr} under {@code newRkey}; length 0 unbinds a type-1
      * window. Returns SUCCESS or MW_BIND_ERR, by the IBTA rules rxe applies in rxe_mw.c.
+     *
+     * <p>Runs under the window's lock (as rxe_bind_mw under mw->lock), which {@link #invalidate} and
+     * {@link #free} take too, so a window deallocated meanwhile is never bound afterwards; the MR is
+     * checked and claimed under its own lock, which {@link #deregisterUnlessBound} takes, so a
+     * deregistration either sees this window or this bind sees the region gone. Bind work requests
+     * are rare; no other work request takes either lock.
      */
-    public WcStatus bind(MemKey mr, Pd qpPd, QpEngine qp, int newRkey, long addr, long length, int bindAccess) {
+    public synchronized WcStatus bind(MemKey mr, Pd qpPd, QpEngine qp, int newRkey, long addr, long length,
+                                      int bindAccess) {
+        if (freed) {
+            return WcStatus.MW_BIND_ERR; // deallocated after the bind was posted (rxe: no such window)
+        }
         if (pd != qpPd) {
             return WcStatus.MW_BIND_ERR;
         }
@@ -165,15 +176,8 @@ public final class MemKey {
                 return WcStatus.MW_BIND_ERR;
             }
         }
-        if (length != 0) {
-            if (mr == null || !mr.valid || mr.isWindow() || mr.pd != qpPd || (mr.access & Access.MW_BIND) == 0
-                    || !mr.covers(addr, length)) {
-                return WcStatus.MW_BIND_ERR;
-            }
-            int remoteWriteLike = Access.REMOTE_WRITE | Access.REMOTE_ATOMIC;
-            if ((bindAccess & remoteWriteLike) != 0 && (mr.access & Access.LOCAL_WRITE) == 0) {
-                return WcStatus.MW_BIND_ERR;
-            }
+        if (length != 0 && (mr == null || mr.isWindow() || !mr.claimForWindow(qpPd, addr, length, bindAccess))) {
+            return WcStatus.MW_BIND_ERR;
         }
         valid = false;
         MemKey old = boundMr;
@@ -191,17 +195,47 @@ public final class MemKey {
             access = bindAccess;
             boundMr = mr;
             boundQp = kind == MW_TYPE2 ? qp : null;
-            mr.boundWindows.incrementAndGet();
-            valid = true;
+            valid = true; // mr.boundWindows already counts it (claimForWindow)
         }
         return WcStatus.SUCCESS;
     }
 
     /**
-     * Makes this key unusable (LOCAL_INV, SEND_WITH_INV, deregistration of a window); a window lets
-     * go of its MR and of its QP.
+     * For an MR: whether a window of {@code qpPd} may be bound over {@code [addr, addr + length)} with
+     * {@code bindAccess}; if so counts the window in {@link #boundWindows}, under this region's lock,
+     * so that {@link #deregisterUnlessBound} and a re-registration see it.
      */
-    public void invalidate() {
+    private synchronized boolean claimForWindow(Pd qpPd, long addr, long length, int bindAccess) {
+        if (!valid || pd != qpPd || (access & Access.MW_BIND) == 0 || !covers(addr, length)) {
+            return false;
+        }
+        int remoteWriteLike = Access.REMOTE_WRITE | Access.REMOTE_ATOMIC;
+        if ((bindAccess & remoteWriteLike) != 0 && (access & Access.LOCAL_WRITE) == 0) {
+            return false;
+        }
+        boundWindows.incrementAndGet();
+        return true;
+    }
+
+    /**
+     * For an MR: makes it unusable for good unless a window is bound to it (then false, and nothing
+     * changes), in one step against {@link #bind}. Posted work requests naming it do not matter: each
+     * looks its lkey up when it runs, finds nothing and fails as with a bad lkey, as with rxe after
+     * rxe_dereg_mr.
+     */
+    public synchronized boolean deregisterUnlessBound() {
+        if (boundWindows.get() > 0) {
+            return false;
+        }
+        valid = false;
+        return true;
+    }
+
+    /**
+     * Makes this key unusable (LOCAL_INV, SEND_WITH_INV); a window lets go of its MR and of its QP.
+     * Under the key's lock, against {@link #bind} (as rxe_invalidate_mw under mw->lock).
+     */
+    public synchronized void invalidate() {
         valid = false;
         if (isWindow()) {
             MemKey mr = boundMr;
@@ -213,28 +247,9 @@ public final class MemKey {
         }
     }
 
-    /**
-     * Counts the first {@code n} lkeys of a WQE being posted on the keys they name now, remembering
-     * which in {@code refs} (a key registered later under the same number is never uncounted).
-     */
-    static void countPosted(KeyTable keys, int[] lkey, MemKey[] refs, int n) {
-        for (int i = 0; i < n; i++) {
-            MemKey k = keys.lookup(lkey[i]);
-            if (k != null) {
-                k.postedSges.getAndIncrement();
-            }
-            refs[i] = k;
-        }
-    }
-
-    /** Undoes {@link #countPosted} for a WQE leaving its queue. */
-    static void uncountPosted(MemKey[] refs, int n) {
-        for (int i = 0; i < n; i++) {
-            MemKey k = refs[i];
-            if (k != null) {
-                k.postedSges.getAndDecrement();
-                refs[i] = null;
-            }
-        }
+    /** Deallocates a window: invalidated, and never bound again (a bind posted before fails MW_BIND_ERR). */
+    public synchronized void free() {
+        freed = true;
+        invalidate();
     }
 }

@@ -162,9 +162,6 @@ public final class QpEngine {
         if (type == QpType.UD) {
             mtuBytes = 4096; // UD has no path MTU attribute: the port's active MTU applies
         }
-        if (!usesSrq) {
-            rq.countKeysIn(hca.keys);
-        }
         requester = new Requester(this, sq);
         responder = new Responder(this);
         completer = new Completer(this, sq);
@@ -353,7 +350,6 @@ public final class QpEngine {
             peerCache = null;
             drainInbound();
             completer.disarmTimers();
-            // what is still posted no longer holds its memory regions (MemKey.postedSges)
             sq.reset();
             if (!usesSrq) {
                 rq.drain(r -> { });

@@ -27,8 +27,6 @@ public final class RecvQueue {
     private final LimitListener limitListener;
     /** Receives in flight: taken by a responder but not yet completed (a partially received SEND). */
     private final boolean shared;
-    /** A QP's own queue counts the keys its receives name (see MemKey.postedSges); an SRQ does not. */
-    private KeyTable keys;
 
     public RecvQueue(int maxWr, int maxSge, boolean shared, LimitListener limitListener) {
         this.maxWr = maxWr;
@@ -99,10 +97,6 @@ public final class RecvQueue {
                 total += Integer.toUnsignedLong(q.length[i]);
             }
             q.totalLength = total;
-            if (!shared && keys != null) {
-                MemKey.countPosted(keys, q.lkey, q.counted, q.numSge);
-                q.countedSges = q.numSge;
-            }
             head++;
         }
     }
@@ -124,8 +118,6 @@ public final class RecvQueue {
             System.arraycopy(q.addr, 0, into.addr, 0, q.numSge);
             System.arraycopy(q.length, 0, into.length, 0, q.numSge);
             System.arraycopy(q.lkey, 0, into.lkey, 0, q.numSge);
-            MemKey.uncountPosted(q.counted, q.countedSges);
-            q.countedSges = 0;
             tail++;
             if (limit > 0 && head - tail < limit) {
                 limit = 0;
@@ -149,11 +141,6 @@ public final class RecvQueue {
         while (take(tmp)) {
             sink.accept(tmp);
         }
-    }
-
-    /** From now on posted receives count the keys they name (a QP's own queue; never an SRQ's). */
-    synchronized void countKeysIn(KeyTable table) {
-        keys = table;
     }
 
     /** Resizes to {@code newMax} WRs; false if fewer than posted. */

@@ -8,14 +8,10 @@ public final class RecvWqe {
     public final int[] length;
     public final int[] lkey;
     public long totalLength;
-    /** The keys its lkeys named when posted, counted in {@link MemKey#postedSges} (queue slots only). */
-    final MemKey[] counted;
-    int countedSges;
 
     RecvWqe(int maxSge) {
         addr = new long[maxSge];
         length = new int[maxSge];
         lkey = new int[maxSge];
-        counted = new MemKey[maxSge];
     }
 }

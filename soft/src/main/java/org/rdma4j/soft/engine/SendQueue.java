@@ -123,19 +123,11 @@ final class SendQueue {
 
     /** Frees the oldest slot (its completion, if any, is the completer's to write). */
     void retireOldest() {
-        SendWqe w = at(tail);
-        MemKey.uncountPosted(w.counted, w.countedSges);
-        w.countedSges = 0;
         TAIL.setRelease(this, tail + 1);
     }
 
     /** Drops every posted work request without a completion (modify to RESET). */
     void reset() {
-        for (long i = tail; i < head; i++) {
-            SendWqe w = at(i);
-            MemKey.uncountPosted(w.counted, w.countedSges);
-            w.countedSges = 0;
-        }
         tail = head;
         cursor = head;
     }
@@ -322,8 +314,6 @@ final class SendQueue {
         if (q.opcode == WrOpcode.BIND_MW) {
             fillBind(q, w);
         }
-        MemKey.countPosted(qp.hca.keys, q.lkey, q.counted, q.numSge);
-        q.countedSges = q.numSge;
         return null;
     }
 

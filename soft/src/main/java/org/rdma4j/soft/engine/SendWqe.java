@@ -62,12 +62,7 @@ final class SendWqe {
     /** READ: the next response PSN expected. */
     int respPsn;
 
-    /** The keys its lkeys named when posted, counted in {@link MemKey#postedSges}. */
-    final MemKey[] counted;
-    int countedSges;
-
     SendWqe(int maxSge, MemorySegment inlineData) {
-        counted = new MemKey[maxSge];
         addr = new long[maxSge];
         length = new int[maxSge];
         lkey = new int[maxSge];
