@@ -33,11 +33,14 @@ class SourceRouteTest extends CmTestSupport {
         SourceRoute.router = kernel;
     }
 
-    /** The server: a UDP device on args[0] (UDP port args[1]) listening on args[2]; prints the client's address. */
+    /**
+     * The server: a UDP device on args[0] (UDP port args[1], sending to args[2]) listening on args[3];
+     * prints the client's address.
+     */
     public static void main(String[] args) throws Exception {
-        Verbs.createDevice("soft:udp?name=srpeer&addr=" + args[0] + "&port=" + args[1]);
+        Verbs.createDevice("soft:udp?name=srpeer&addr=" + args[0] + "&port=" + args[1] + "&peer-port=" + args[2]);
         try (CmEventChannel ch = new CmEventChannel(); CmId listener = ch.createId(PortSpace.TCP)) {
-            listener.bindAddr(new InetSocketAddress(InetAddress.getByName(args[0]), Integer.parseInt(args[2])));
+            listener.bindAddr(new InetSocketAddress(InetAddress.getByName(args[0]), Integer.parseInt(args[3])));
             listener.listen(4);
             System.out.println("LISTENING");
             CmEvent req = ch.getEvent(60, TimeUnit.SECONDS);
@@ -70,11 +73,48 @@ class SourceRouteTest extends CmTestSupport {
         Device near = Verbs.createDevice("soft:udp?name=srdecoy&addr=127.0.0.175&port=" + roce);
         GsiOpener opener = CmEngine.INSTANCE.opener;
         CmEngine.INSTANCE.opener = GsiOpener.PROVIDER;
+        try {
+            connectFromTheRoutesSource(server, roce, roce, routeSource, src);
+        } finally {
+            CmEngine.INSTANCE.opener = opener;
+            awaitNoAgents();
+            Verbs.removeDevice(src);
+            Verbs.removeDevice(near);
+        }
+    }
+
+    @Test
+    void anIpv6ClientWithNoSourceConnectsOverTheLoopbackAddress() throws Exception {
+        InetAddress lo = InetAddress.getByName("::1");
+        int mine;
+        try {
+            mine = SoftDevices.freeUdpPort(29_600, lo);
+        } catch (IllegalStateException e) {
+            org.junit.jupiter.api.Assumptions.abort("no IPv6 loopback address here: " + e.getMessage());
+            return;
+        }
+        int theirs = SoftDevices.freeUdpPort(mine + 1, lo);
+        // two devices on ::1 in two processes, told apart by their UDP ports; the route to ::1 leaves from ::1
+        Device src = Verbs.createDevice("soft:udp?name=srv6&addr=::1&port=" + mine + "&peer-port=" + theirs);
+        GsiOpener opener = CmEngine.INSTANCE.opener;
+        CmEngine.INSTANCE.opener = GsiOpener.PROVIDER;
+        try {
+            connectFromTheRoutesSource(lo, theirs, mine, lo, src);
+        } finally {
+            CmEngine.INSTANCE.opener = opener;
+            awaitNoAgents();
+            Verbs.removeDevice(src);
+        }
+    }
+
+    /** Starts the server JVM on {@code server}; connects with no source; the route's source and device are used. */
+    private static void connectFromTheRoutesSource(InetAddress server, int udp, int peerUdp, InetAddress routeSource,
+            Device src) throws Exception {
         int port = port();
         Process peer = new ProcessBuilder(List.of(System.getProperty("java.home") + "/bin/java",
                 "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
-                SourceRouteTest.class.getName(), server.getHostAddress(), Integer.toString(roce),
-                Integer.toString(port))).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+                SourceRouteTest.class.getName(), server.getHostAddress(), Integer.toString(udp),
+                Integer.toString(peerUdp), Integer.toString(port))).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         try (BufferedReader out = peer.inputReader(StandardCharsets.UTF_8);
              CmEventChannel cch = new CmEventChannel(); CmId client = cch.createId(PortSpace.TCP)) {
             assertEquals("LISTENING", out.readLine());
@@ -97,10 +137,6 @@ class SourceRouteTest extends CmTestSupport {
             assertEquals(0, peer.exitValue());
         } finally {
             peer.destroyForcibly();
-            CmEngine.INSTANCE.opener = opener;
-            awaitNoAgents();
-            Verbs.removeDevice(src);
-            Verbs.removeDevice(near);
         }
     }
 
