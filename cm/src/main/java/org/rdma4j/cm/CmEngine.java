@@ -355,11 +355,10 @@ final class CmEngine {
             }
             InetAddress to = dst.getAddress();
             if (id.agent == null) {
-                InetAddress from = id.local == null || DeviceMatch.isWildcard(id.local.getAddress())
-                        ? null : id.local.getAddress();
-                DeviceMatch m = DeviceMatch.find(this, from, to);
+                SourceRoute r = SourceRoute.choose(this, id.local, to); // the kernel's route picks a missing source
+                DeviceMatch m = r.match();
                 if (m == null) {
-                    post(id, CmEventType.ADDR_ERROR, -Errno.ENODEV, null, null, null);
+                    r.postError(id);
                     return;
                 }
                 try {

@@ -19,6 +19,7 @@ public final class CmEvent {
     private final org.rdma4j.verbs.AhAttr ahAttr;
     private final int qkey;
     private final Object context;
+    private final String detail;
     private final AtomicBoolean acked = new AtomicBoolean();
 
     CmEvent(CmEventChannel channel, CmEventType type, int status, CmId id, CmId listenId, byte[] privateData,
@@ -33,6 +34,12 @@ public final class CmEvent {
 
     CmEvent(CmEventChannel channel, CmEventType type, int status, CmId id, CmId listenId, byte[] privateData,
             ConnParam param, org.rdma4j.verbs.AhAttr ahAttr, int qkey, Object context) {
+        this(channel, type, status, id, listenId, privateData, param, ahAttr, qkey, context, null);
+    }
+
+    CmEvent(CmEventChannel channel, CmEventType type, int status, CmId id, CmId listenId, byte[] privateData,
+            ConnParam param, org.rdma4j.verbs.AhAttr ahAttr, int qkey, Object context, String detail) {
+        this.detail = detail;
         this.context = context;
         this.ahAttr = ahAttr;
         this.qkey = qkey;
@@ -112,6 +119,15 @@ public final class CmEvent {
         return context;
     }
 
+    /**
+     * {@return what the event's status means here, in words, when the connection manager knows more than
+     * the errno (ADDR_ERROR: the destination with no route, or the source address the route chose that no
+     * device has); else null}
+     */
+    public String detail() {
+        return detail;
+    }
+
     /** Acknowledges the event; a second call does nothing. */
     public void ack() {
         if (acked.compareAndSet(false, true)) {
@@ -126,6 +142,6 @@ public final class CmEvent {
 
     @Override
     public String toString() {
-        return "CmEvent[" + type + ", status=" + status + ", id=" + id + "]";
+        return "CmEvent[" + type + ", status=" + status + ", id=" + id + (detail == null ? "" : ", " + detail) + "]";
     }
 }

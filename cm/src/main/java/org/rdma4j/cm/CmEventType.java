@@ -4,7 +4,7 @@ package org.rdma4j.cm;
 public enum CmEventType {
     /** resolveAddr found a local device for the addresses. */
     ADDR_RESOLVED,
-    /** resolveAddr failed: no local device fits (status -ENODEV/-EADDRNOTAVAIL) or it timed out. */
+    /** resolveAddr failed: no route (-ENETUNREACH, -EHOSTUNREACH), no device has the source (-ENODEV), ... */
     ADDR_ERROR,
     /** resolveRoute found the path. */
     ROUTE_RESOLVED,

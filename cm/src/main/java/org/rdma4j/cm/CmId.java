@@ -149,9 +149,13 @@ public final class CmId implements AutoCloseable {
 
     /**
      * Resolves which local device and GID reach {@code dst} (rdma_resolve_addr); ADDR_RESOLVED, or
-     * ADDR_ERROR (status -ENODEV) when no device fits. On RoCEv2 the destination GID is the IP address.
+     * ADDR_ERROR. On RoCEv2 the destination GID is the IP address. With no source (and none bound) the
+     * source is the one the host's route to {@code dst} uses, as the kernel chooses it, and the device
+     * is the one with that address as a GID (a destination that is a local device's own address is
+     * reached on that device). ADDR_ERROR's status: -ENETUNREACH/-EHOSTUNREACH when the host has no
+     * route, -ENODEV when no device has the source address ({@link CmEvent#detail()} names it).
      *
-     * @param src the source address, or null for the best-fitting local one (or the bound one)
+     * @param src the source address, or null for the route's (or the bound one)
      * @param dst the destination address and port
      * @param timeoutMs bound on the resolution
      */

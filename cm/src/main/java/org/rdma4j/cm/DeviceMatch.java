@@ -19,7 +19,8 @@ record DeviceMatch(Device device, int portNum, int gidIndex, Gid gid) {
     /**
      * Finds the GID for a connection from {@code src} (exactly that address) or, when src is null, the
      * GID of the same IP version that shares the longest prefix with {@code dst} (dst itself when it is
-     * local: loopback). Null when no device fits.
+     * local: loopback). Null when no device fits. A resolve with no source goes through
+     * {@link SourceRoute} (the host's route picks the source); the prefix is left for a wildcard dst.
      */
     static DeviceMatch find(CmEngine engine, InetAddress src, InetAddress dst) {
         DeviceMatch m = find(engine, src, dst, false);

@@ -817,15 +817,13 @@ public final class Endpoint implements AutoCloseable {
     }
 
     private static VerbsException failure(CmEvent e, CmEventType want) {
-        String what = "waiting for " + want + ": " + e.type() + " (status " + e.status() + ")";
+        String what = "waiting for " + want + ": " + e.type() + " (status " + e.status() + ")"
+                + (e.detail() == null ? "" : ": " + e.detail());
         if (e.type() == CmEventType.REJECTED) {
             return new VerbsException(Errno.ECONNREFUSED, what);
         }
-        if (e.status() < 0) {
-            return new VerbsException(-e.status(), what);
-        }
-        if (e.status() > 0) {
-            return new VerbsException(e.status(), what);
+        if (e.status() != 0) {
+            return new VerbsException(Math.abs(e.status()), what);
         }
         return switch (e.type()) {
             case DISCONNECTED -> new VerbsException(ECONNRESET, what);

@@ -108,13 +108,14 @@ final class ProviderCmId implements CmProvider.Listener {
         if (engine.read(() -> owner.state != CmId.State.IDLE || owner.userClosed)) {
             return null; // the engine's checks give the errno
         }
-        DeviceMatch m = DeviceMatch.find(engine, src, dst);
+        // with no source, the device is the one with the source address of the host's route (or dst)
+        DeviceMatch m = src != null ? DeviceMatch.find(engine, src, dst) : SourceRoute.choose(engine, dst).match();
         // An iWARP device's GIDs are MAC addresses, not IP addresses, so no GID places an address on it;
         // its own CM (librdmacm: the kernel's routing, the address's net device) does. Unless a GID is
-        // the address itself (a destination matched only by the longest common prefix is a guess, and
+        // the address (the source or the destination; a wildcard destination's device is a guess, and
         // may be an iWARP device's), such a device's CM gets the call: if the address is not its, the
         // bind fails and the engine answers instead.
-        boolean exact = m != null && (src != null || m.gid().equals(Gid.of(dst)));
+        boolean exact = m != null && (src != null || !DeviceMatch.isWildcard(dst) || m.gid().equals(Gid.of(dst)));
         Device iwarp = exact ? null : DeviceMatch.iwarp(engine);
         Device device = iwarp != null ? iwarp : m != null ? m.device() : null;
         if (device == null) {

@@ -26,7 +26,8 @@ public final class RdmaClient {
      * @param port the server's port
      * @return the connection
      * @throws org.rdma4j.verbs.VerbsException ECONNREFUSED (rejected, e.g. no one listens: reason 8),
-     *     ETIMEDOUT (unreachable), ENODEV (no local device reaches the host), ENOENT (unknown host)
+     *     ETIMEDOUT (unreachable), ENETUNREACH/EHOSTUNREACH (the host has no route), ENODEV (no local
+     *     device has the source address of the host's route to it), ENOENT (unknown host)
      * @throws InterruptedException if interrupted while connecting
      */
     public static Endpoint connect(String host, int port) throws InterruptedException {

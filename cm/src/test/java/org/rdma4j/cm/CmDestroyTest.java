@@ -103,7 +103,13 @@ class CmDestroyTest extends CmTestSupport {
             assertEquals(99, e.errno(), "EADDRNOTAVAIL");
             boolean anyIpv4 = DeviceMatch.find(CmEngine.INSTANCE, null, InetAddress.getByName("198.51.100.7")) != null;
             Assumptions.assumeFalse(anyIpv4, "a device with an IPv4 GID exists in this JVM");
-            b.resolveAddr(null, new InetSocketAddress("198.51.100.7", 1), 100);
+            SourceRoute.Router kernel = SourceRoute.router;
+            SourceRoute.router = dst -> InetAddress.getByName("198.51.100.1"); // as if a default route left from it
+            try {
+                b.resolveAddr(null, new InetSocketAddress("198.51.100.7", 1), 100);
+            } finally {
+                SourceRoute.router = kernel;
+            }
             CmEvent err = expect(ch, CmEventType.ADDR_ERROR);
             assertEquals(-Errno.ENODEV, err.status());
         }

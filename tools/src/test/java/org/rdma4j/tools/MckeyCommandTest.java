@@ -138,6 +138,24 @@ class MckeyCommandTest {
     }
 
     @Test
+    void withOnlyBindTheBindDeviceIsTheSourceAndTheDatagramsArrive() throws Exception {
+        // no -b: the device --bind made is the source, as -b would make it (not one the route guesses)
+        java.net.InetAddress r = java.net.InetAddress.getByName("127.0.11.1");
+        java.net.InetAddress s = java.net.InetAddress.getByName("127.0.11.2");
+        String port = String.valueOf(org.rdma4j.soft.SoftDevices.freeUdpPort(27_891, r, s));
+        String g = "239.107.0.9";
+        Live recv = Live.start("mckey", "-m", g, "--bind", "127.0.11.1", "--udp-port", port, "-C", "5", "--pause", "0",
+                "--timeout", "30").joined(1);
+        ToolRun send = ToolRun.of("mckey", "-m", g, "--bind", "127.0.11.2", "--udp-port", port, "-s", "-C", "5",
+                "--pause", "0");
+        ToolRun rr = recv.finish();
+        String all = "=== sender\n" + send + "\n=== receiver\n" + rr;
+        assertEquals(0, send.exitCode(), all);
+        assertEquals(0, rr.exitCode(), all);
+        assertTrue(rr.out().contains("mckey: joined dgid: ::ffff:" + g + " mlid 0x0 sl 0\n"), all);
+    }
+
+    @Test
     void unsupportedOptionsAreUsageErrors() {
         assertEquals(2, ToolRun.of("mckey", "-M", "ff12::1", "-b", addrR).exitCode());
         assertEquals(2, ToolRun.of("mckey", "-m", "239.1.1.1", "-p", "0x2").exitCode());

@@ -20,11 +20,14 @@ public final class Errno {
     public static final int EPROTO = 71;
     public static final int EPROTONOSUPPORT = 93;
     public static final int EOPNOTSUPP = 95;
+    public static final int EAFNOSUPPORT = 97;
     public static final int EADDRINUSE = 98;
     public static final int EADDRNOTAVAIL = 99;
+    public static final int ENETUNREACH = 101;
     public static final int ECONNRESET = 104;
     public static final int ECONNREFUSED = 111;
     public static final int ETIMEDOUT = 110;
+    public static final int EHOSTUNREACH = 113;
     /** The kernel's internal ENOTSUPP (not a libc errno), which rdma_cm passes up, e.g. for an IPv6 group on RoCE. */
     public static final int ENOTSUPP = 524;
 
@@ -51,11 +54,14 @@ public final class Errno {
             case EPROTO -> "EPROTO";
             case EPROTONOSUPPORT -> "EPROTONOSUPPORT";
             case EOPNOTSUPP -> "EOPNOTSUPP";
+            case EAFNOSUPPORT -> "EAFNOSUPPORT";
             case EADDRINUSE -> "EADDRINUSE";
             case EADDRNOTAVAIL -> "EADDRNOTAVAIL";
+            case ENETUNREACH -> "ENETUNREACH";
             case ECONNRESET -> "ECONNRESET";
             case ECONNREFUSED -> "ECONNREFUSED";
             case ETIMEDOUT -> "ETIMEDOUT";
+            case EHOSTUNREACH -> "EHOSTUNREACH";
             case ENOTSUPP -> "ENOTSUPP";
             default -> "E?" + errno;
         };

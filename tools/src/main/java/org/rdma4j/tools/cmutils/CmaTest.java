@@ -288,6 +288,9 @@ abstract class CmaTest<N extends CmaTest.Node> implements Callable<Integer> {
             case ESTABLISHED -> established(node(e.id()), e);
             case ADDR_ERROR, ROUTE_ERROR, CONNECT_ERROR, UNREACHABLE, REJECTED -> {
                 out.println(name() + ": event: RDMA_CM_EVENT_" + t.name() + ", error: " + e.status());
+                if (e.detail() != null) {
+                    out.println("rdma4j: " + e.detail());
+                }
                 connectsLeft--;
                 yield e.status();
             }

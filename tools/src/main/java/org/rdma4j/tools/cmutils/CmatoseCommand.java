@@ -36,8 +36,8 @@ import picocli.CommandLine.ParameterException;
                 + "ucmatose: -c connections, -C messages of -S bytes sent each way on every one, then "
                 + "disconnected by the server.",
             "Server without -s (listens on -b or every address), client with -s. The device is the one "
-                + "whose GID is -b (or that reaches -s); with none, a soft device over RoCEv2/UDP is made on "
-                + "-b (--bind ADDRESS chooses it explicitly).",
+                + "whose GID is -b (or --bind, or the source of the host's route to -s); with none, a soft "
+                + "device over RoCEv2/UDP is made on -b (--bind ADDRESS chooses it explicitly).",
             "Exit code: cmatose's return status (0, or the failing event's status or errno; 255 for -1), 2 "
                 + "on a bad flag."})
 public final class CmatoseCommand extends CmaTest<CmatoseCommand.Conn> {

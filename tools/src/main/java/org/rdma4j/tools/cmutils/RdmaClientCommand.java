@@ -34,13 +34,13 @@ import picocli.CommandLine.Spec;
  * resolves the server (127.0.0.1:7471 by default) and makes its QP (rdma_create_ep), posts a receive
  * for 16 bytes, connects, sends 16 bytes (inline when the QP allows it), waits for the send's and then
  * the receive's completion, and disconnects. Output and exit status are rdma_client's. The source
- * address is the {@code --bind} device's when one is made, else the connection manager picks it.
+ * address is the {@code --bind} device's when one is made, else the host's route's (as rdma_cm's).
  */
 @Command(name = "rdma-client", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"The client of rdmacm-utils' rdma_server/rdma_client pair: connects, sends a 16-byte "
                 + "message, receives one, disconnects.",
-            "The device is the one that reaches -s (the connection manager picks it); --bind ADDRESS makes a "
-                + "soft device over RoCEv2/UDP on ADDRESS and connects from it.",
+            "The device is the one with the source address of the host's route to -s (as rdma_cm picks it); "
+                + "--bind ADDRESS makes a soft device over RoCEv2/UDP on ADDRESS and connects from it.",
             "Prints rdma_client's lines; exit code 0 after the exchange, 255 (rdma_client's -1) when a step "
                 + "failed (no server: \"rdma_connect: Connection refused\" or, when nothing answers, "
                 + "\"Connection timed out\" after --timeout), 2 on a bad flag."})

@@ -41,8 +41,8 @@ import picocli.CommandLine.ParameterException;
         description = {"UD datagrams to peers found through the connection manager (SIDR), like rdmacm-utils' "
                 + "udaddy: -c ids, -C datagrams of -S bytes from the client to the server and as many back.",
             "Server without -s (listens on -b or every address), client with -s. The device is the one "
-                + "whose GID is -b (or that reaches -s); with none, a soft device over RoCEv2/UDP is made on "
-                + "-b (--bind ADDRESS chooses it explicitly).",
+                + "whose GID is -b (or --bind, or the source of the host's route to -s); with none, a soft "
+                + "device over RoCEv2/UDP is made on -b (--bind ADDRESS chooses it explicitly).",
             "-p is the port (udaddy's is always 7174 and its -p, kept for old scripts, a port space).",
             "Exit code: udaddy's return status (0, or the failing event's status or errno), 2 on a bad flag."})
 public final class UdaddyCommand extends CmaTest<UdaddyCommand.UdNode> {

@@ -202,6 +202,9 @@ final class Mckey {
             }
             case ADDR_ERROR, ROUTE_ERROR, MULTICAST_ERROR -> {
                 out.println("mckey: event: " + eventName(e) + ", error: " + e.status());
+                if (e.detail() != null) {
+                    out.println("rdma4j: " + e.detail());
+                }
                 connectsLeft--;
                 return e.status() != 0 ? e.status() : -1;
             }

@@ -23,14 +23,16 @@ import picocli.CommandLine.Spec;
  * Options and messages are mckey's, so either side can be rdmacm-utils' mckey on a kernel device (rxe).
  *
  * <p>Which device: the one whose GID is the -b address; when none has it, a soft device over
- * RoCEv2/UDP is made on that address, as {@code --bind ADDRESS} does explicitly.
+ * RoCEv2/UDP is made on that address, as {@code --bind ADDRESS} does explicitly. Without -b the
+ * {@code --bind} address is the source, else the source address of the host's route to the group.
  */
 @Command(name = "mckey", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Multicast over the connection manager, like librdmacm's mckey: every node (-c) is a UD id "
                 + "that joins the group (-m) with rdma_join_multicast; the sender (-s) sends -C datagrams of -S "
                 + "bytes to it, a receiver waits until each of its nodes got -C of them.",
             "The device is the one whose GID is the -b address; with none, a soft device over RoCEv2/UDP is "
-                + "made on that address (--bind ADDRESS chooses it explicitly). Start receivers first: a "
+                + "made on that address (--bind ADDRESS chooses it explicitly). Without -b or --bind it is the "
+                + "device with the source address of the host's route to the group. Start receivers first: a "
                 + "receiver prints 'mckey: joined dgid: ...' once its QPs are attached.",
             "Exit code 0 when every node joined and every datagram was sent or received within --timeout, "
                 + "1 on a failure, 2 on a bad flag.",
@@ -108,6 +110,7 @@ public final class MckeyCommand implements Callable<Integer> {
         Device made = null;
         try {
             made = CmDevices.softDeviceFor(devices, src);
+            src = src != null ? src : devices.bindAddress(); // the --bind device is the natural source
             Mckey mckey = new Mckey(out, err, sender, sendOnly, count, size, pauseMs, timeoutSeconds * 1_000_000_000L);
             int ret = mckey.run(src == null ? null : new InetSocketAddress(src, 0), new InetSocketAddress(dst, 0),
                     connections);

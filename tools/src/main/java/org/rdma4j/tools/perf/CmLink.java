@@ -174,6 +174,8 @@ final class CmLink implements AutoCloseable {
                         + ", status " + e.status() + ") after " + what);
                 if (e.type() == CmEventType.REJECTED) {
                     f.then("rdma4j: nothing listens there (is the server running, with -R, on this port?)");
+                } else if (e.detail() != null) {
+                    f.then("rdma4j: " + e.detail());
                 }
                 throw f;
             }

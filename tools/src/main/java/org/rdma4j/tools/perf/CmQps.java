@@ -174,7 +174,8 @@ final class CmQps implements AutoCloseable {
     }
 
     private static PerfFailure eventError(CmEvent e) {
-        return new PerfFailure("RDMA CM event error:", "Event: " + e.type() + "; error: " + e.status() + ".");
+        PerfFailure f = new PerfFailure("RDMA CM event error:", "Event: " + e.type() + "; error: " + e.status() + ".");
+        return e.detail() == null ? f : f.then("rdma4j: " + e.detail());
     }
 
     /** The QPs must be on the device the control channel's connection manager picked (their buffers are). */

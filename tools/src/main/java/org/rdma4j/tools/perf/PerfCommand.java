@@ -150,7 +150,7 @@ public final class PerfCommand implements Runnable {
 
         @Option(names = {"-R", "--rdma_cm"}, order = 21,
                 description = "Connect QPs with rdma_cm and run test on those QPs (RC; the exchange goes over an "
-                        + "rdma_cm QP too; the device is the one of the address: --bind, or the route to the host)")
+                        + "rdma_cm QP too; the device is the one of the address: --bind, or the source of the host's route to the server)")
         boolean rdmaCm;
 
         @Option(names = {"-s", "--size"}, order = 22, paramLabel = "<size>",

@@ -150,7 +150,7 @@ final class Rping {
                 CmId child = e.id();
                 LinkedBlockingQueue<CmEvent> childEvents = events.register(child);
                 e.ack();
-                debug("child cma " + child);
+                debug("child cma " + child + " from " + child.remoteAddress());
                 if (persistent) {
                     Thread.ofPlatform().daemon().name("rping-server-" + child.remoteAddress())
                             .start(() -> serveQuietly(child, childEvents));
@@ -380,8 +380,7 @@ final class Rping {
             info.set(BE_LONG, 0, mr.address());
             info.set(BE_INT, 8, mr.rkey());
             info.set(BE_INT, 12, size);
-            debug("RDMA addr " + Long.toHexString(mr.address()) + " rkey " + Integer.toHexString(mr.rkey())
-                    + " len " + size);
+            debug("RDMA addr " + Long.toHexString(mr.address()) + " rkey " + Integer.toHexString(mr.rkey()) + " len " + size);
         }
 
         /**
@@ -609,7 +608,8 @@ final class Rping {
     }
 
     private void cmaError(CmEvent e) {
-        err.println("cma event " + eventName(e.type()) + ", error " + e.status());
+        String detail = e.detail() == null ? "" : System.lineSeparator() + "rdma4j: " + e.detail();
+        err.println("cma event " + eventName(e.type()) + ", error " + e.status() + detail);
     }
 
     static String eventName(CmEventType t) {

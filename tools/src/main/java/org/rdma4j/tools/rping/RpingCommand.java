@@ -25,18 +25,20 @@ import picocli.CommandLine.Spec;
  * messages and the 16-byte descriptor {be64 addr, be32 rkey, be32 size} are rping's, so either side can
  * be librdmacm's rping on a kernel device (rxe).
  *
- * <p>Which device: the one whose GID is the address (-a on the server, -I on the client, or the one
- * that reaches -a), or the iWARP device whose net device has it (librdmacm decides: an iWARP GID is a
- * MAC address); when none has it, a soft device over RoCEv2/UDP is made on that address, as
+ * <p>Which device: the one whose GID is the address (-a on the server, -I on the client, else the
+ * {@code --bind} device's, else the source address of the host's route to -a, as rdma_resolve_addr
+ * picks it), or the iWARP device whose net device has it (librdmacm decides: an iWARP GID is a MAC
+ * address); when none has the -a or -I address, a soft device over RoCEv2/UDP is made on it, as
  * {@code --bind ADDRESS} does explicitly.
  */
 @Command(name = "rping", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"RDMA ping-pong over a connection-manager connection, like librdmacm's rping: the client "
                 + "SENDs its buffer's address, the server RDMA READs it and RDMA WRITEs it back into the "
                 + "client's sink buffer, and the client checks it.",
-            "The device is the one whose GID is the address given (-a for the server, -I or the one that "
-                + "reaches -a for the client); with none, a soft device over RoCEv2/UDP is made on that "
-                + "address (--bind ADDRESS chooses it explicitly).",
+            "The device is the one whose GID is the address given (-a for the server, -I for the client); with "
+                + "none, a soft device over RoCEv2/UDP is made on that address (--bind ADDRESS chooses it "
+                + "explicitly). A client with neither -I nor --bind uses the device that has the source address "
+                + "of the host's route to -a, as rdma_cm does (ENODEV when no device has it).",
             "Exit code 0 after -C pings (or when the peer disconnects), 1 on a failure, 2 on a bad flag.",
             "Examples:",
             "  rdma4j rping -s -a 127.0.0.1 -C 10 &",
@@ -120,7 +122,8 @@ public final class RpingCommand implements Callable<Integer> {
             if (server) {
                 return rping.runServer(new InetSocketAddress(addr, port), persistent, acceptSeconds * 1_000_000_000L);
             }
-            return rping.runClient(src == null ? null : new InetSocketAddress(src, 0),
+            InetAddress from = src != null ? src : devices.bindAddress(); // the --bind device is the source
+            return rping.runClient(from == null ? null : new InetSocketAddress(from, 0),
                     new InetSocketAddress(addr, port));
         } finally {
             if (made != null) {

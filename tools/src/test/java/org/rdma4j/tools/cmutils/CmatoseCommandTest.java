@@ -92,6 +92,22 @@ class CmatoseCommandTest {
     }
 
     @Test
+    void aClientWithNoSourceAddressResolvesTheServersAddressOverUdpAndConnects() throws Exception {
+        // no -b, no --bind: the connection manager takes the device with the route's source, here the
+        // server's UDP device on 127.0.0.x (a local address is reached on the device that has it)
+        String port = port();
+        String a = "127.0.8." + pair.slot();
+        CmRun server = CmRun.start("cmatose", "-v", "-b", a, "-p", port, "-c", "2", "-C", "5",
+                "--udp-port", Integer.toString(Integer.parseInt(port) + 24_000));
+        server.awaitListening();
+        CmRun client = CmRun.start("cmatose", "-s", a, "-p", port, "-c", "2", "-C", "5");
+        assertEquals(0, client.exitCode(), () -> client.all() + "\nserver " + server.all());
+        assertEquals(0, server.exitCode(), server::all);
+        assertEquals(SERVER_LINES, lines(server));
+        assertEquals(CLIENT_LINES, client.out().toString());
+    }
+
+    @Test
     void noMessagesOnlyConnectsAndDisconnects() throws Exception {
         String port = port();
         CmRun server = CmRun.start("cmatose", "-v", "-b", ipB, "-p", port, "-c", "2", "-C", "0");

@@ -94,6 +94,21 @@ class RdmaServerClientTest {
         assertEquals("", first.err().toString());
     }
 
+    @Test
+    void aClientWithNoSourceAddressResolvesTheServersAddressOverUdpAndConnects() throws Exception {
+        // no --bind: the device with the route's source, the server's UDP device on 127.0.0.x
+        String port = port();
+        String a = "127.0.10." + (PORTS.get() % 250 + 1);
+        CmRun server = CmRun.start("rdma-server", "-s", a, "-p", port, "-v", "--udp-port",
+                Integer.toString(Integer.parseInt(port) + 24_000), "--accept-timeout", "30");
+        server.awaitListening();
+        CmRun client = CmRun.start("rdma-client", "-s", a, "-p", port, "-v");
+        assertEquals(0, client.exitCode(), client::all);
+        assertEquals(0, server.exitCode(), server::all);
+        assertTrue(client.out().toString().contains("connected /" + a + ":"), client::all);
+        assertTrue(client.out().toString().endsWith("rdma_client: end 0\n"), client::all);
+    }
+
     @org.junit.jupiter.api.RepeatedTest(5)
     void overUdpBetweenTwoSoftDevices() throws Exception {
         String port = port();

@@ -87,6 +87,21 @@ class UdaddyCommandTest {
     }
 
     @Test
+    void aClientWithNoSourceAddressResolvesTheServersAddressOverUdpAndExchanges() throws Exception {
+        // no -b, no --bind: the device with the route's source, the server's UDP device on 127.0.0.x
+        String port = port();
+        String a = "127.0.9." + pair.slot();
+        CmRun server = CmRun.start("udaddy", "-v", "-b", a, "-p", port, "-c", "2", "-C", "5",
+                "--udp-port", Integer.toString(Integer.parseInt(port) + 24_000));
+        server.awaitListening();
+        CmRun client = CmRun.start("udaddy", "-s", a, "-p", port, "-c", "2", "-C", "5");
+        assertEquals(0, client.exitCode(), () -> client.all() + "\nserver " + server.all());
+        assertEquals(0, server.exitCode(), server::all);
+        assertEquals(SERVER_LINES, lines(server));
+        assertEquals(CLIENT_LINES, client.out().toString());
+    }
+
+    @Test
     void noDatagramsOnlyResolves() throws Exception {
         String port = port();
         CmRun server = CmRun.start("udaddy", "-v", "-b", ipB, "-p", port, "-c", "2", "-S", "0");

@@ -124,6 +124,24 @@ class PerfCmCommandTest {
     }
 
     @Test
+    void aClientWithNoSourceAddressResolvesTheServersAddressAndRuns() throws Exception {
+        // neither --bind nor -d: the connection manager takes the device with the route's source, here
+        // the server's UDP device on 127.0.0.x (a local address is reached on the device that has it)
+        int port = PORTS.addAndGet(3);
+        int udp = port + 20_002;
+        String a = "127.0.12." + (port % 250 + 1);
+        Run server = Run.start(args("write_lat", a, udp, udp, port, "-n", "30"));
+        waitWaiting(server);
+        Run client = Run.start("perf", "write_lat", "-R", "-p", Integer.toString(port), "--exchange-timeout", "30",
+                "-n", "30", a);
+        assertEquals(0, client.exitCode(), client::all);
+        assertEquals(0, server.exitCode(), server::all);
+        String c = client.out.toString();
+        assertTrue(c.contains(" Data ex. method : rdma_cm"), c);
+        assertTrue(LoopbackTest.LAT_LINE.matcher(c).find(), "a result row\n" + c);
+    }
+
+    @Test
     void aClientWhoseServerIsNotThereFailsWithinTheTimeout() throws Exception {
         int port = PORTS.addAndGet(3);
         // nobody listens: a clear error, at the latest when the 2 s exchange timeout ends

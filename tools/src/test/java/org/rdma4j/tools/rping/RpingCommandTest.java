@@ -167,6 +167,38 @@ class RpingCommandTest {
     }
 
     @Test
+    void aClientWithNoSourceAddressResolvesTheServersAddressAndConnects() throws Exception {
+        // no -I, no --bind: the device is the one with the source of the route to -a (here the server's
+        // own device, which has -a: a local address is reached on the device that has it)
+        int port = PORTS.incrementAndGet();
+        String udp = Integer.toString(port + 22_000);
+        String a = "127.0.13." + (port % 250 + 1); // a soft device may outlive its command: an address of its own
+        Run server = Run.start("rping", "-s", "-a", a, "--udp-port", udp, "-p", Integer.toString(port), "-d");
+        waitListening(server);
+        Run client = Run.start("rping", "-c", "-a", a, "-p", Integer.toString(port), "-C", "3", "-v", "-V");
+        assertEquals(0, client.exitCode(), client::all);
+        assertEquals(0, server.exitCode(), server::all);
+        assertPings(client.out.toString(), 3, 64);
+    }
+
+    @Test
+    void aClientWithOnlyBindConnectsFromItsBindDevice() throws Exception {
+        // --bind without -I: the device the tool made is the source, as -I would make it
+        int port = PORTS.incrementAndGet();
+        String udp = Integer.toString(port + 23_000);
+        String a = "127.0.14." + (port % 250 + 1);
+        String b = "127.0.15." + (port % 250 + 1);
+        Run server = Run.start("rping", "-s", "-a", a, "--udp-port", udp, "-p", Integer.toString(port), "-d");
+        waitListening(server);
+        Run client = Run.start("rping", "-c", "-a", a, "--bind", b, "--udp-port", udp, "-p",
+                Integer.toString(port), "-C", "3", "-v", "-V");
+        assertEquals(0, client.exitCode(), client::all);
+        assertEquals(0, server.exitCode(), server::all);
+        assertPings(client.out.toString(), 3, 64);
+        assertTrue(server.out.toString().contains(" from /" + b + ":"), server::all);
+    }
+
+    @Test
     void aPortWithoutListenerIsRejectedWithReasonEight() throws Exception {
         int port = PORTS.incrementAndGet();
         int other = PORTS.incrementAndGet();
