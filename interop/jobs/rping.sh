@@ -64,10 +64,11 @@ result() { # NAME RC DETAIL
   if [[ $2 -eq 0 ]]; then echo "PASS $1"; pass=$((pass + 1)); else echo "FAIL $1: $3"; fail=$((fail + 1)); fi
 }
 
-# run DIRECTION FAMILY [RDMA4J_Q [C_Q]]: the last two are "-q" or "" for the rdma4j and the C side
+# run DIRECTION FAMILY [RDMA4J_Q [C_Q [nosrc]]]: the next two are "-q" or "" for the rdma4j and the C
+# side; nosrc gives the rdma4j client of c2j no -I, so its --bind device is the source (as rdma_cm's route)
 run() {
-  local dir=$1 fam=$2 t0=$SECONDS saddr extra=() log="$INTEROP_OUT/rping-$1-$2" spid src crc problems
-  local jq=(${3:-}) cq=(${4:-}) name="rping $1 $2${3:+ rdma4j$3}${4:+ C$4}"
+  local dir=$1 fam=$2 t0=$SECONDS saddr extra=() log="$INTEROP_OUT/rping-$1-$2${5:+-$5}" spid src crc problems
+  local jq=(${3:-}) cq=(${4:-}) name="rping $1 $2${3:+ rdma4j$3}${4:+ C$4}${5:+ $5}" src_opt=()
   port=$((port + 1))
   if [[ $fam == v6 ]]; then jaddr=$PEER_ADDR_V6 caddr=$RXE_ADDR_V6; else jaddr=$PEER_ADDR_V4 caddr=$RXE_ADDR_V4; extra=(--udp-mode raw); fi
   if [[ $dir == n2c || $dir == c2n ]]; then
@@ -103,7 +104,8 @@ run() {
     if [[ $dir == c2n ]]; then
       rdma4j_host rping -c -a "$caddr" -p "$port" -C "$COUNT" -v -V -d "${jq[@]}" >"$log.client.log" 2>&1; crc=$?
     else
-      rdma4j_peer rping -c -a "$caddr" -I "$jaddr" -p "$port" -C "$COUNT" -v -V -d "${jq[@]}" --bind "$jaddr" "${extra[@]}" \
+      [[ ${5:-} == nosrc ]] || src_opt=(-I "$jaddr")
+      rdma4j_peer rping -c -a "$caddr" "${src_opt[@]}" -p "$port" -C "$COUNT" -v -V -d "${jq[@]}" --bind "$jaddr" "${extra[@]}" \
         >"$log.client.log" 2>&1; crc=$?
     fi
   fi
@@ -128,6 +130,7 @@ echo "rxe0 hw_counters at the start: $(counters)"
 run j2c v6 "" -q
 echo "rxe0 hw_counters: $(counters)"
 run c2j v6
+run c2j v6 "" "" nosrc
 echo "rxe0 hw_counters: $(counters)"
 run j2c v4 -q
 run c2j v4 -q
