@@ -35,6 +35,8 @@ final class Exchange {
     }
 
     private final int timeoutMs;
+    /** The peer's address as host:port once connected (for messages). */
+    private String peer = "the peer";
     /** ibv_srq_pingpong's variants of the messages (it numbers the addresses). */
     private final boolean srq;
 
@@ -68,6 +70,7 @@ final class Exchange {
             throw PingpongFailure.of("Couldn't connect to " + host + ":" + port, last);
         }
         Socket s = socket;
+        peer = describe(s);
         try {
             long deadline = deadline();
             try {
@@ -121,6 +124,7 @@ final class Exchange {
             throw PingpongFailure.of("accept() failed", e);
         }
         Socket s = conn;
+        peer = describe(s);
         try {
             long deadline = deadline();
             List<Dest> remote = new ArrayList<>(mine.size());
@@ -152,6 +156,15 @@ final class Exchange {
         } finally {
             closeQuietly(s);
         }
+    }
+
+    /** The peer of the exchange as host:port ("the peer" before a connection). */
+    String peer() {
+        return peer;
+    }
+
+    private static String describe(Socket s) {
+        return s.getInetAddress().getHostAddress() + ":" + s.getPort();
     }
 
     private long deadline() {
