@@ -38,16 +38,23 @@ class PerfHostilePeerTest {
     private static CompletableFuture<Result> server(int port, int exchangeTimeoutS) {
         String[] args = {"perf", "write_bw", "-p", Integer.toString(port), "--exchange-timeout",
             Integer.toString(exchangeTimeoutS)};
-        return CompletableFuture.supplyAsync(() -> {
+        // its own thread, so that the common pool stays free for the test's peers
+        CompletableFuture<Result> result = new CompletableFuture<>();
+        Thread.ofPlatform().daemon().name("perf-server").start(() -> {
             StringWriter out = new StringWriter();
             StringWriter err = new StringWriter();
             CommandLine cl = Rdma4j.commandLine(args);
             cl.setOut(new PrintWriter(out, true));
             cl.setErr(new PrintWriter(err, true));
             long t0 = System.nanoTime();
-            int code = cl.execute(args);
-            return new Result(code, out.toString(), err.toString(), System.nanoTime() - t0);
+            try {
+                int code = cl.execute(args);
+                result.complete(new Result(code, out.toString(), err.toString(), System.nanoTime() - t0));
+            } catch (Throwable t) {
+                result.completeExceptionally(t);
+            }
         });
+        return result;
     }
 
     private static int freePort() throws IOException {
@@ -129,7 +136,8 @@ class PerfHostilePeerTest {
             // timeout, the exchange as a whole takes minutes
             byte[] stream = new byte[Comm.VERSION_BYTES + 4 + 4 + 2 + PerfDest.KEY_MSG_SIZE_GID];
             System.arraycopy(ascii(Comm.VERSION, Comm.VERSION_BYTES), 0, stream, 0, Comm.VERSION_BYTES);
-            CompletableFuture<Void> trickle = CompletableFuture.runAsync(() -> {
+            // its own thread: the common pool may have a single thread on a small machine, the server's
+            Thread trickle = Thread.ofPlatform().daemon().name("trickle").start(() -> {
                 try {
                     for (byte b : stream) {
                         s.getOutputStream().write(b);
@@ -137,17 +145,19 @@ class PerfHostilePeerTest {
                         Thread.sleep(300);
                     }
                 } catch (IOException | InterruptedException e) {
-                    // the server gave up and closed the connection: done
+                    // the server gave up and closed the connection, or the test ended: done
                 }
             });
             Result r = server.get(100, TimeUnit.SECONDS);
-            trickle.cancel(true);
+            trickle.interrupt();
             assertEquals(1, r.code(), r::all);
             // a bound, not a benchmark: well under the two minutes the trickle would last
             assertTrue(r.tookNs() < TimeUnit.SECONDS.toNanos(10L * timeoutS), r.tookNs() / 1e9 + " s\n" + r.all());
             assertTrue(r.err().contains("Couldn't read version"), r::all);
             assertTrue(r.err().contains("rdma4j: the exchange with 127.0.0.1:" + s.getLocalPort()
-                    + " did not finish within 2.0 s (--exchange-timeout)"), r::all);
+                    + " did not finish within 2.0 s (--exchange-timeout): "), r::all);
+            assertTrue(r.err().contains(" of 16 bytes of the version arrived"), r::all);
+            assertTrue(!r.err().contains(": 0 of 16 bytes"), "the trickle had started\n" + r.all());
         }
     }
 }
