@@ -20,9 +20,10 @@ import java.util.concurrent.TimeUnit;
  * client learns its address), writes its own, and reads the 5 bytes of "done". ibv_rc/uc/ud_pingpong
  * send one message each way; ibv_srq_pingpong sends 256 (its MAX_QP), the ones past its QPs all zero.
  *
- * <p>The C tools block without limit; here the client's connect and every read after a connection is
- * made give up after the exchange timeout, so a silent or broken peer cannot hang the run. Waiting for
- * a client to connect is still unbounded, as it is for a C server.
+ * <p>The C tools block without limit; here the client's connect gives up after the exchange timeout,
+ * and so does the exchange once connected: one deadline for all of its reads, so a silent peer and one
+ * that trickles a byte at a time are cut off alike. (Its writes, at most 256 messages of 52 bytes, fit
+ * the socket's buffers.) Waiting for a client to connect is still unbounded, as it is for a C server.
  */
 final class Exchange {
     /** "done" and its NUL, as the clients send it. */
