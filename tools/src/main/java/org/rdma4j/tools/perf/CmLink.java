@@ -208,6 +208,20 @@ final class CmLink implements AutoCloseable {
         return id.localAddress();
     }
 
+    /** The connected peer's address, or null before there is one. */
+    InetSocketAddress peer() {
+        try {
+            return id == null ? null : id.remoteAddress();
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    private String peerText() {
+        InetSocketAddress a = peer();
+        return a == null ? "the peer" : a.getAddress().getHostAddress() + ":" + a.getPort();
+    }
+
     void timeoutMs(int ms) {
         timeoutMs = ms;
     }
@@ -217,7 +231,7 @@ final class CmLink implements AutoCloseable {
     }
 
     /** rdma_write_data: one SEND of {@code b}, waits for its completion. */
-    void write(byte[] b, String what) throws PerfFailure {
+    void write(byte[] b, String what, long deadline) throws PerfFailure {
         if (b.length > RECV_BYTES) {
             throw new IllegalArgumentException(b.length + " bytes do not fit the peer's receive");
         }
@@ -228,7 +242,7 @@ final class CmLink implements AutoCloseable {
         } catch (VerbsException e) {
             throw PerfFailure.of("Function ibv_post_send failed", e);
         }
-        WorkCompletion w = await(sendCq, "Couldn't send " + what);
+        WorkCompletion w = await(sendCq, "Couldn't send " + what, deadline);
         if (w.status() != WcStatus.SUCCESS || w.opcode() != WcOpcode.SEND) {
             throw new PerfFailure(" Bad wc status " + w.status().value(),
                     "rdma4j: sending " + what + " completed with " + w.status() + (peerGone ? " (the peer disconnected)" : ""));
@@ -236,8 +250,8 @@ final class CmLink implements AutoCloseable {
     }
 
     /** rdma_read_data: waits for the next message, which must be {@code b.length} bytes; posts the receive again. */
-    void read(byte[] b, String what) throws PerfFailure {
-        WorkCompletion w = await(recvCq, "Couldn't read " + what);
+    void read(byte[] b, String what, long deadline) throws PerfFailure {
+        WorkCompletion w = await(recvCq, "Couldn't read " + what, deadline);
         if (w.status() != WcStatus.SUCCESS || w.opcode() != WcOpcode.RECV) {
             throw new PerfFailure("Bad wc status -- " + w.status().value() + " -- " + w.wrId(),
                     "rdma4j: receiving " + what + " completed with " + w.status()
@@ -255,9 +269,11 @@ final class CmLink implements AutoCloseable {
         }
     }
 
-    /** Polls {@code cq} until a completion, the peer's disconnect (then flushes come) or the timeout. */
-    private WorkCompletion await(CompletionQueue cq, String what) throws PerfFailure {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+    /**
+     * Polls {@code cq} until a completion, the peer's disconnect (then flushes come) or {@code deadline}
+     * ({@link System#nanoTime()}: the end of the exchange's current step).
+     */
+    private WorkCompletion await(CompletionQueue cq, String what, long deadline) throws PerfFailure {
         int spins = 0;
         while (true) {
             if (cq.poll(wc, 1) == 1) {
@@ -272,7 +288,8 @@ final class CmLink implements AutoCloseable {
             }
             if (System.nanoTime() - deadline > 0) {
                 throw new PerfFailure(what, peerGone ? "rdma4j: the peer disconnected"
-                        : "rdma4j: no answer from the peer within " + timeoutMs / 1000 + " s");
+                        : "rdma4j: no answer from " + peerText() + " within " + timeoutMs / 1000.0
+                                + " s (--exchange-timeout)");
             }
             LockSupport.parkNanos(20_000);
         }

@@ -1,7 +1,6 @@
 package org.rdma4j.tools.perf;
 
 import java.io.DataInputStream;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -12,6 +11,8 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+import org.rdma4j.tools.text.PeerText;
 
 /**
  * perftest's out-of-band TCP channel ({@code perftest_communication.c} without rdma_cm): one connection,
@@ -27,7 +28,11 @@ import java.nio.charset.StandardCharsets;
  *     message rate as big-endian IEEE doubles, each its own exchange;</li>
  * <li>at the end a last key message and "done\0" from each side.</li>
  * </ol>
- * Every read waits at most the timeout given; a peer that goes away is an error, never a hang.
+ * The timeout given is a deadline for the whole exchange, counted from the connection (accept or
+ * connect): every read and write of it together, not each read, so a peer that trickles a byte at a
+ * time is cut off as one that sends nothing. {@link #timeoutMs(int)} starts a new step with a new
+ * deadline (the barrier after a run waits as long as the run may take). A peer that goes away, stops
+ * or is too slow is an error that names the message, the peer and the timeout, never a hang.
  * Not thread safe.
  */
 final class Comm implements AutoCloseable {
@@ -42,6 +47,10 @@ final class Comm implements AutoCloseable {
     private final DataInputStream in;
     private final OutputStream out;
     private int timeoutMs;
+    /** When the current step must be done ({@link System#nanoTime()}). */
+    private long deadline;
+    /** The --exchange-timeout the connection started with (a later step may wait longer). */
+    private final int exchangeMs;
     /** With -R: the connection manager's QP that carries the messages instead of the socket. */
     private final CmLink cm;
 
@@ -56,6 +65,8 @@ final class Comm implements AutoCloseable {
         this.cm = link;
         this.client = client;
         this.timeoutMs = link.timeoutMs();
+        this.exchangeMs = timeoutMs;
+        this.deadline = deadlineIn(timeoutMs);
     }
 
     /** The connection manager's link with -R, else null. */
@@ -67,9 +78,10 @@ final class Comm implements AutoCloseable {
         this.socket = socket;
         this.client = client;
         this.timeoutMs = timeoutMs;
+        this.exchangeMs = timeoutMs;
+        this.deadline = deadlineIn(timeoutMs);
         this.cm = null;
         socket.setTcpNoDelay(true);
-        socket.setSoTimeout(timeoutMs);
         this.in = new DataInputStream(socket.getInputStream());
         this.out = socket.getOutputStream();
     }
@@ -134,19 +146,36 @@ final class Comm implements AutoCloseable {
         return client;
     }
 
-    /** How long reads wait from now on (the barrier after a long run waits longer). */
-    void timeoutMs(int ms) throws PerfFailure {
+    /**
+     * Starts the next step of the exchange: what follows must be done within {@code ms} from now (the
+     * barrier after a long run waits longer).
+     */
+    void timeoutMs(int ms) {
+        timeoutMs = ms;
+        deadline = deadlineIn(ms);
         if (cm != null) {
-            timeoutMs = ms;
             cm.timeoutMs(ms);
-            return;
         }
-        try {
-            timeoutMs = ms;
-            socket.setSoTimeout(ms);
-        } catch (IOException e) {
-            throw PerfFailure.of("Unable to set the socket timeout", e);
-        }
+    }
+
+    private static long deadlineIn(int ms) {
+        return System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
+    }
+
+    /** The peer as host:port, for messages. */
+    String peer() {
+        InetSocketAddress a = cm != null ? cm.peer()
+                : (InetSocketAddress) socket.getRemoteSocketAddress();
+        return a == null ? "the peer" : a.getAddress().getHostAddress() + ":" + a.getPort();
+    }
+
+    /** The failure of a step that did not end by the deadline. */
+    private PerfFailure late(String step, String what, int got, int of) {
+        String why = timeoutMs == exchangeMs ? "--exchange-timeout"
+                : "--exchange-timeout and the length of the run";
+        return new PerfFailure("Couldn't " + step + " " + what, "rdma4j: the exchange with " + peer()
+                + " did not finish within " + timeoutMs / 1000.0 + " s (" + why + "): " + got + " of " + of
+                + " bytes of the " + what + (step.equals("read") ? " arrived" : " were sent"));
     }
 
     /** One lock-step exchange of equal-sized messages (perftest's ctx_xchg_data). */
@@ -162,9 +191,17 @@ final class Comm implements AutoCloseable {
         return theirs;
     }
 
+    /**
+     * Sends one message. A write is checked against the deadline before it starts; it cannot block past
+     * it in lock step, where at most one message (108 bytes or less) is unread by the peer and the
+     * socket's send buffer holds it.
+     */
     private void write(byte[] b, String what) throws PerfFailure {
+        if (System.nanoTime() - deadline >= 0) {
+            throw late("send", what, 0, b.length);
+        }
         if (cm != null) {
-            cm.write(b, what);
+            cm.write(b, what, deadline);
             return;
         }
         try {
@@ -177,16 +214,31 @@ final class Comm implements AutoCloseable {
 
     private void read(byte[] b, String what) throws PerfFailure {
         if (cm != null) {
-            cm.read(b, what);
+            cm.read(b, what, deadline);
             return;
         }
+        read(b, what, deadline);
+    }
+
+    /** Reads all of {@code b}, each piece waiting only for what is left until {@code until}. */
+    private void read(byte[] b, String what, long until) throws PerfFailure {
+        int n = 0;
         try {
-            in.readFully(b);
-        } catch (EOFException e) {
-            throw new PerfFailure("Couldn't read " + what, "rdma4j: the peer closed the connection");
+            while (n < b.length) {
+                long left = until - System.nanoTime();
+                if (left <= 0) {
+                    throw late("read", what, n, b.length);
+                }
+                socket.setSoTimeout((int) Math.clamp(TimeUnit.NANOSECONDS.toMillis(left) + 1, 1, Integer.MAX_VALUE));
+                int r = in.read(b, n, b.length - n);
+                if (r < 0) {
+                    throw new PerfFailure("Couldn't read " + what, "rdma4j: " + peer() + " closed the connection"
+                            + (n > 0 ? " after " + n + " of " + b.length + " bytes" : ""));
+                }
+                n += r;
+            }
         } catch (SocketTimeoutException e) {
-            throw new PerfFailure("Couldn't read " + what,
-                    "rdma4j: no answer from the peer within " + timeoutMs / 1000 + " s");
+            throw late("read", what, n, b.length);
         } catch (IOException e) {
             throw PerfFailure.of("Couldn't read " + what, e);
         }
@@ -204,7 +256,7 @@ final class Comm implements AutoCloseable {
     static void checkVersion(String remote) throws PerfFailure {
         if (atof(remote) < MIN_VERSION) {
             throw new PerfFailure("Current implementation is not compatible with versions older than 5.70",
-                    "rdma4j: the peer announced version '" + remote + "'");
+                    "rdma4j: the peer announced version '" + PeerText.printable(remote) + "'");
         }
     }
 
@@ -262,10 +314,8 @@ final class Comm implements AutoCloseable {
         }
         write("done\0".getBytes(StandardCharsets.US_ASCII), "done");
         try {
-            socket.setSoTimeout(Math.min(timeoutMs, 2000));
-            byte[] done = new byte[5];
-            in.readFully(done);
-        } catch (IOException e) {
+            read(new byte[5], "done", Math.min(deadline, deadlineIn(2000)));
+        } catch (PerfFailure e) {
             // the peer may already be gone: it has what it needs
         }
     }
@@ -283,12 +333,9 @@ final class Comm implements AutoCloseable {
         }
     }
 
+    /** The peer's text up to its NUL, every non-printable byte replaced ({@link PeerText}). */
     static String cString(byte[] b) {
-        int n = 0;
-        while (n < b.length && b[n] != 0) {
-            n++;
-        }
-        return new String(b, 0, n, StandardCharsets.US_ASCII);
+        return PeerText.cString(b);
     }
 
     /** C's atof on a version string: the leading decimal number, 0 when there is none. */

@@ -2,6 +2,7 @@ package org.rdma4j.tools.perf;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
+import org.rdma4j.tools.text.PeerText;
 import org.rdma4j.verbs.Gid;
 
 /**
@@ -62,7 +63,7 @@ record PerfDest(int lid, int outReads, int qpn, int psn, int rkey, long vaddr, G
         String[] f = text.split(":", -1);
         int need = withGid ? 6 + Gid.LENGTH + 1 : 7;
         if (f.length < need) {
-            throw new IllegalArgumentException("Couldn't parse line <" + text + ">");
+            throw new IllegalArgumentException("Couldn't parse line <" + PeerText.printable(text) + ">");
         }
         try {
             int lid = Integer.parseInt(f[0], 16);
@@ -85,7 +86,7 @@ record PerfDest(int lid, int outReads, int qpn, int psn, int rkey, long vaddr, G
             }
             return new PerfDest(lid, outReads, qpn, psn, rkey, vaddr, gid, srqn);
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("Couldn't parse line <" + text + ">", e);
+            throw new IllegalArgumentException("Couldn't parse line <" + PeerText.printable(text) + ">", e);
         }
     }
 

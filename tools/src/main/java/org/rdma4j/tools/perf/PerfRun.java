@@ -360,6 +360,7 @@ final class PerfRun {
             l.bw();
             countLoop(a0, (long) p.iters * p.numQps);
             if (p.duplex) {
+                comm.timeoutMs(runWaitMs); // a new step: the run is not part of the exchange's time
                 comm.handShake(me, g);
             }
             last = bwReport(l, p.noPeak);
@@ -414,6 +415,7 @@ final class PerfRun {
             out.print(Tables.bwLine(rep, p.gbits));
             out.flush();
             if (p.all) {
+                comm.timeoutMs(runWaitMs); // a new step: the run is not part of the exchange's time
                 comm.handShake(me, g);
             }
         }

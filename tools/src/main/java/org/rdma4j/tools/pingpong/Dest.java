@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.rdma4j.tools.text.PeerText;
 import org.rdma4j.verbs.Gid;
 import org.rdma4j.verbs.Mtu;
 import org.rdma4j.verbs.QpEndpoint;
@@ -67,13 +68,13 @@ record Dest(int lid, int qpn, int psn, Gid gid) {
         String text = new String(msg, 0, end, StandardCharsets.ISO_8859_1);
         Matcher m = LINE.matcher(text);
         if (!m.matches()) {
-            throw new IllegalArgumentException("\"" + printable(text) + "\" is not LID:QPN:PSN:GID");
+            throw new IllegalArgumentException("\"" + PeerText.printable(text) + "\" is not LID:QPN:PSN:GID");
         }
         long lid = Long.parseLong(m.group(1), 16);
         long qpn = Long.parseLong(m.group(2), 16);
         long psn = Long.parseLong(m.group(3), 16);
         if (lid > 0xFFFF || qpn > 0xFFFFFF || psn > 0xFFFFFF) {
-            throw new IllegalArgumentException("\"" + text + "\": LID is 16 bits, QPN and PSN 24 bits");
+            throw new IllegalArgumentException("\"" + PeerText.printable(text) + "\": LID is 16 bits, QPN and PSN 24 bits");
         }
         return new Dest((int) lid, (int) qpn, (int) psn, parseWireGid(m.group(4)));
     }
@@ -114,13 +115,5 @@ record Dest(int lid, int qpn, int psn, Gid gid) {
             }
         }
         return false;
-    }
-
-    private static String printable(String s) {
-        StringBuilder sb = new StringBuilder(s.length());
-        for (char c : s.toCharArray()) {
-            sb.append(c >= 0x20 && c < 0x7F ? c : '?');
-        }
-        return sb.toString();
     }
 }

@@ -20,9 +20,10 @@ import java.util.concurrent.TimeUnit;
  * client learns its address), writes its own, and reads the 5 bytes of "done". ibv_rc/uc/ud_pingpong
  * send one message each way; ibv_srq_pingpong sends 256 (its MAX_QP), the ones past its QPs all zero.
  *
- * <p>The C tools block without limit; here the client's connect and every read after a connection is
- * made give up after the exchange timeout, so a silent or broken peer cannot hang the run. Waiting for
- * a client to connect is still unbounded, as it is for a C server.
+ * <p>The C tools block without limit; here the client's connect gives up after the exchange timeout,
+ * and so does the exchange once connected: one deadline for all of its reads, so a silent peer and one
+ * that trickles a byte at a time are cut off alike. (Its writes, at most 256 messages of 52 bytes, fit
+ * the socket's buffers.) Waiting for a client to connect is still unbounded, as it is for a C server.
  */
 final class Exchange {
     /** "done" and its NUL, as the clients send it. */
@@ -35,6 +36,8 @@ final class Exchange {
     }
 
     private final int timeoutMs;
+    /** The peer's address as host:port once connected (for messages). */
+    private String peer = "the peer";
     /** ibv_srq_pingpong's variants of the messages (it numbers the addresses). */
     private final boolean srq;
 
@@ -68,6 +71,7 @@ final class Exchange {
             throw PingpongFailure.of("Couldn't connect to " + host + ":" + port, last);
         }
         Socket s = socket;
+        peer = describe(s);
         try {
             long deadline = deadline();
             try {
@@ -121,6 +125,7 @@ final class Exchange {
             throw PingpongFailure.of("accept() failed", e);
         }
         Socket s = conn;
+        peer = describe(s);
         try {
             long deadline = deadline();
             List<Dest> remote = new ArrayList<>(mine.size());
@@ -152,6 +157,15 @@ final class Exchange {
         } finally {
             closeQuietly(s);
         }
+    }
+
+    /** The peer of the exchange as host:port ("the peer" before a connection). */
+    String peer() {
+        return peer;
+    }
+
+    private static String describe(Socket s) {
+        return s.getInetAddress().getHostAddress() + ":" + s.getPort();
     }
 
     private long deadline() {

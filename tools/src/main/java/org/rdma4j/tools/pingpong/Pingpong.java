@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
-import org.rdma4j.tools.Spin;
 import org.rdma4j.tools.device.GidText;
 import org.rdma4j.verbs.Access;
 import org.rdma4j.verbs.AddressHandle;
@@ -75,7 +74,8 @@ final class Pingpong {
     /** The QPs as the guided path prepared them (same order as {@link #qps}). */
     private final List<PreparedQueuePair> prepared = new ArrayList<>();
     private int sendFlags = SendFlag.SIGNALED;
-    private int numCqEvents;
+    /** How the loop waits for completions (made once the CQ exists). */
+    private CompletionWait waiter;
     /** Where sends start in the buffer (ud: after the GRH area). */
     private int payloadOffset;
     private final RecvWorkRequest recvWr = new RecvWorkRequest();
@@ -147,7 +147,7 @@ final class Pingpong {
             throw new PingpongFailure("Couldn't post receive (" + routs + ")");
         }
         if (s.events()) {
-            requestNotify();
+            waiter.requestNotify();
         }
 
         PortAttr port;
@@ -176,6 +176,7 @@ final class Pingpong {
                     d.lid(), d.qpn(), d.psn(), GidText.inetNtop(d.gid()));
         }
         out.flush();
+        waiter.peer(exchange.peer() + String.format(Locale.ROOT, " (QPN 0x%06x)", got.get(0).qpn()));
         if (s.isClient()) {
             connect(mine, got);
         }
@@ -224,9 +225,6 @@ final class Pingpong {
     private void init(Device device) throws PingpongFailure {
         try {
             ctx = device.open();
-            // a device outside this process (libibverbs: a NIC, the kernel's rxe) needs no CPU from this
-            // JVM to make progress: spin on poll_cq as the C tools do
-            spinOnly = !"soft".equals(device.provider());
         } catch (VerbsException e) {
             throw PingpongFailure.of("Couldn't get context for " + device.name(), e);
         }
@@ -323,6 +321,9 @@ final class Pingpong {
                 throw PingpongFailure.of("Failed to modify QP" + qpLabel(i) + " to INIT", e);
             }
         }
+        // a device outside this process (libibverbs: a NIC, the kernel's rxe) needs no CPU from this
+        // JVM to make progress: spin on poll_cq as the C tools do
+        waiter = new CompletionWait(cq, channel, !"soft".equals(device.provider()), s.stallTimeoutMs(), s.iters());
         recvWr.wrId(RECV_WRID).sge(buf.address(), s.size() + payloadOffset, mr.lkey());
         sendWr.wrId(SEND_WRID).send().flags(sendFlags)
                 .sge(buf.address() + payloadOffset, s.size(), mr.lkey());
@@ -439,14 +440,6 @@ final class Pingpong {
         }
     }
 
-    private void requestNotify() throws PingpongFailure {
-        try {
-            cq.reqNotify(false);
-        } catch (VerbsException e) {
-            throw PingpongFailure.of("Couldn't request CQ notification", e);
-        }
-    }
-
     private void loop(int[] pending, int routsAtStart) throws PingpongFailure {
         int routs = routsAtStart;
         int rcnt = 0;
@@ -456,44 +449,7 @@ final class Pingpong {
         int refillAt = t == Transport.SRQ ? s.numQp() : 1;
         WorkCompletion[] wc = WorkCompletion.array(t == Transport.SRQ ? s.numQp() + s.rxDepth() : 2);
         while (rcnt < iters || scnt < iters) {
-            if (s.events()) {
-                CompletionQueue evCq;
-                try {
-                    evCq = channel.getEvent(-1);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new PingpongFailure("Failed to get cq_event", "rdma4j: interrupted");
-                } catch (VerbsException e) {
-                    throw PingpongFailure.of("Failed to get cq_event", e);
-                }
-                ++numCqEvents;
-                if (evCq != cq) {
-                    throw new PingpongFailure("CQ event for unknown CQ " + evCq);
-                }
-                requestNotify();
-            }
-            int ne;
-            int idle = 0;
-            Spin wait = spin.begin();
-            do {
-                try {
-                    ne = cq.poll(wc);
-                } catch (VerbsException e) {
-                    throw PingpongFailure.of("poll CQ failed -1", e);
-                }
-                if (ne < 1 && !s.events()) {
-                    if (spinOnly) {
-                        if ((++idle & 1023) == 0 && Thread.currentThread().isInterrupted()) {
-                            throw new PingpongFailure("poll CQ failed -1", "rdma4j: interrupted");
-                        }
-                        continue;
-                    }
-                    wait.idle(); // no stall limit: an interrupt ends the run
-                    if ((wait.polls() & 1023) == 0 && Thread.currentThread().isInterrupted()) {
-                        throw new PingpongFailure("poll CQ failed -1", "rdma4j: interrupted");
-                    }
-                }
-            } while (!s.events() && ne < 1);
+            int ne = waiter.next(wc, rcnt, scnt);
 
             for (int i = 0; i < ne; i++) {
                 WorkCompletion w = wc[i];
@@ -554,19 +510,6 @@ final class Pingpong {
     /** The --warmup count until it is reached, then 0. */
     private int warmupLeft;
 
-    /** True on a device whose progress does not need this JVM's threads (see {@link #init}). */
-    private boolean spinOnly;
-
-    /**
-     * The pacing of an empty poll's wait. The C tools spin on ibv_poll_cq. Spinning here too for a
-     * short while (the reply to a ping on a fast path comes within microseconds), then yielding (still
-     * polling: on the soft device an empty poll receives what its link has queued), then, after
-     * {@link #YIELD_NS}, parking briefly: on a small machine or an emulated VM a poller that never
-     * sleeps takes the core the device's own threads and its peer need, and every packet waits for a
-     * time slice.
-     */
-    private static final long YIELD_NS = 200_000;
-    private final Spin spin = new Spin(Long.MAX_VALUE, YIELD_NS);
 
     /** printf's %.2f, with C's spelling of the non-finite values. */
     private static String c2f(double v) {
@@ -583,9 +526,9 @@ final class Pingpong {
     // Tear-down: pp_close_ctx.
 
     private void close() throws PingpongFailure {
-        if (numCqEvents > 0) {
-            cq.ackEvents(numCqEvents);
-            numCqEvents = 0;
+        if (waiter != null && waiter.events() > 0) {
+            cq.ackEvents(waiter.events());
+            waiter.acknowledged();
         }
         for (int i = 0; i < qps.size(); i++) {
             destroy(qps.get(i), "Couldn't destroy QP" + qpLabel(i));
@@ -625,13 +568,13 @@ final class Pingpong {
     /** After a failure: releases whatever exists, children first, ignoring further errors. */
     private void closeQuietly() {
         try {
-            if (cq != null && numCqEvents > 0) {
-                cq.ackEvents(numCqEvents);
+            if (cq != null && waiter != null && waiter.events() > 0) {
+                cq.ackEvents(waiter.events());
             }
         } catch (RuntimeException ignored) {
             // keep going
         }
-        numCqEvents = 0;
+        waiter = null;
         List<VerbsResource> order = new ArrayList<>(qps);
         order.add(srq);
         order.add(cq);

@@ -30,7 +30,11 @@ import picocli.CommandLine.Spec;
         description = {"Ping-pong SENDs between two queue pairs, compatible with rdma-core's ibv_rc_pingpong, "
                 + "ibv_uc_pingpong, ibv_ud_pingpong and ibv_srq_pingpong (either side may be the C tool).",
             "Run it without a host to start a server that waits for a connection, with a host to connect to "
-                    + "that server. On RoCE (soft devices included) pass -g <gid index> on both sides."},
+                    + "that server. On RoCE (soft devices included) pass -g <gid index> on both sides.",
+            "Like the C tools, a run whose peer is killed while this side waits to receive waits for ever; "
+                    + "scripts pass --stall-timeout <seconds>: when no completion arrives for that long the tool "
+                    + "says which exchange it waited for and from which peer, and exits 1. The TCP exchange gives "
+                    + "up after --exchange-timeout (default 60 s) once connected."},
         subcommands = {PingpongCommand.Rc.class, PingpongCommand.Uc.class, PingpongCommand.Ud.class,
             PingpongCommand.Srq.class})
 public final class PingpongCommand implements Runnable {
@@ -115,6 +119,12 @@ public final class PingpongCommand implements Runnable {
                         + "(default " + DEFAULT_EXCHANGE_TIMEOUT_S + "; the C tools wait forever)")
         int exchangeTimeout = DEFAULT_EXCHANGE_TIMEOUT_S;
 
+        @Option(names = "--stall-timeout", order = 52, paramLabel = "<seconds>", converter = CNumber.class,
+                description = "rdma4j: give up when no completion arrives for this long (the peer was killed or"
+                        + " stopped): say which exchange was awaited from which peer and exit 1 (default 0: wait"
+                        + " for ever, as the C tools)")
+        int stallTimeout;
+
         @Parameters(index = "0", arity = "0..1", paramLabel = "<host>",
                 description = "the server to connect to; without it, start a server and wait for connection")
         String host;
@@ -165,6 +175,9 @@ public final class PingpongCommand implements Runnable {
             if (exchangeTimeout < 1 || exchangeTimeout > Integer.MAX_VALUE / 1000) {
                 throw usage("--exchange-timeout " + exchangeTimeout + " must be a positive number of seconds");
             }
+            if (stallTimeout < 0 || stallTimeout > Integer.MAX_VALUE / 1000) {
+                throw usage("--stall-timeout " + stallTimeout + " must be 0 (wait for ever) or a number of seconds");
+            }
             int qpCount = numQp();
             if (transport() == Transport.SRQ) {
                 if (qpCount > rxDepth) {
@@ -183,7 +196,7 @@ public final class PingpongCommand implements Runnable {
                 }
             }
             Settings settings = new Settings(transport(), host, port, ibPort, msgSize, mtu(), rxDepth, iters, sl,
-                    events, gidIndex, validate, qpCount, exchangeTimeout * 1000, warmup);
+                    events, gidIndex, validate, qpCount, exchangeTimeout * 1000, warmup, stallTimeout * 1000L);
 
             Device device;
             try {

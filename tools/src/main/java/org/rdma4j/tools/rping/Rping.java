@@ -17,6 +17,7 @@ import org.rdma4j.cm.CmEventType;
 import org.rdma4j.cm.CmId;
 import org.rdma4j.cm.ConnParam;
 import org.rdma4j.cm.PortSpace;
+import org.rdma4j.tools.text.PeerText;
 import org.rdma4j.verbs.Access;
 import org.rdma4j.verbs.CompletionQueue;
 import org.rdma4j.verbs.MemoryRegion;
@@ -314,7 +315,7 @@ final class Rping {
                     return -1;
                 }
                 if (verbose) {
-                    out.println("ping data: " + rdmaBuf.getString(0, StandardCharsets.US_ASCII));
+                    out.println("ping data: " + PeerText.cString(rdmaBuf));
                 }
             }
             return 0;
@@ -337,13 +338,13 @@ final class Rping {
                     return disconnectedOr("wait for RDMA_READ_COMPLETE state " + state);
                 }
                 if (verbose) {
-                    out.println("server ping data: " + rdmaBuf.getString(0, StandardCharsets.US_ASCII));
+                    out.println("server ping data: " + PeerText.cString(rdmaBuf));
                 }
                 qp.postSend(sendWr); // tell the client to continue
                 if (!waitFor(RDMA_WRITE_ADV)) {
                     return disconnectedOr("wait for RDMA_WRITE_ADV state " + state);
                 }
-                int len = (int) Math.min(cString(rdmaBuf) + 1, remoteLen);
+                int len = (int) Math.min(PeerText.length(rdmaBuf) + 1, remoteLen);
                 rdmaWr.setSge(0, rdmaMr.address(), len, rdmaMr.lkey()).write(remoteAddr, remoteRkey);
                 qp.postSend(rdmaWr);
                 if (!waitFor(RDMA_WRITE_COMPLETE)) {
@@ -625,15 +626,5 @@ final class Rping {
         if (debug) {
             out.println(message);
         }
-    }
-
-    /** strlen of a NUL-terminated string in {@code s} (its length when there is no NUL). */
-    private static long cString(MemorySegment s) {
-        for (long i = 0; i < s.byteSize(); i++) {
-            if (s.get(ValueLayout.JAVA_BYTE, i) == 0) {
-                return i;
-            }
-        }
-        return s.byteSize();
     }
 }

@@ -13,6 +13,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
+import org.rdma4j.tools.text.PeerText;
 import org.rdma4j.verbs.QpEndpoint;
 
 /**
@@ -245,7 +246,7 @@ final class Control implements Closeable {
     /** The server's {@link Reply} for {@code qps} queue pairs; a Failure if it refused. */
     Reply readReply(int qps) throws Failure {
         try {
-            String error = in.readUTF();
+            String error = PeerText.printable(in.readUTF());
             if (!error.isEmpty()) {
                 throw new Failure("the server refused the run: " + error);
             }
@@ -319,7 +320,7 @@ final class Control implements Closeable {
                     long errorCompletions = in.readLong();
                     long retransmits = in.readLong();
                     long fetchAdds = in.readLong();
-                    String firstError = in.readUTF();
+                    String firstError = PeerText.printable(in.readUTF());
                     int n = in.readInt();
                     if (n != qps) {
                         throw new Failure("the client's end of the run covers " + n + " queue pairs, not " + qps);
@@ -370,7 +371,8 @@ final class Control implements Closeable {
                 throw new Failure("the server sent frame type " + type + ", not its verdict");
             }
             return new Verdict(in.readLong(), in.readLong(), in.readLong(), in.readLong(), in.readLong(),
-                    in.readBoolean(), in.readBoolean(), in.readBoolean(), in.readLong(), in.readUTF());
+                    in.readBoolean(), in.readBoolean(), in.readBoolean(), in.readLong(),
+                    PeerText.printable(in.readUTF()));
         } catch (IOException e) {
             throw failure("read the server's verdict", e);
         }
