@@ -95,8 +95,8 @@ public final class LatencyCommand implements Callable<Integer> {
             description = "with --serve: the devices' UDP port")
     int udpPort;
 
-    /** One method's round trips, sorted, in ns. */
-    record Row(LatencyMethod method, long[] sortedNs) {
+    /** One method's round trips, sorted, in ns, and the retransmissions counted (-1: not known). */
+    record Row(LatencyMethod method, long[] sortedNs, long retransmits) {
         double percentileUs(double p) {
             int i = (int) Math.ceil(p / 100.0 * sortedNs.length) - 1;
             return sortedNs[Math.clamp(i, 0, sortedNs.length - 1)] / 1000.0;
@@ -123,7 +123,7 @@ public final class LatencyCommand implements Callable<Integer> {
             return LatencyPeerProcess.serve(s, methods, link, udpPort);
         }
         String load = HostInfo.load();
-        List<long[]> results;
+        List<Measured> results;
         String where;
         try {
             if (link != null) {
@@ -170,9 +170,9 @@ public final class LatencyCommand implements Callable<Integer> {
         }
         List<Row> rows = new ArrayList<>();
         for (int i = 0; i < methods.size(); i++) {
-            long[] ns = results.get(i).clone();
+            long[] ns = results.get(i).rttNs().clone();
             Arrays.sort(ns);
-            rows.add(new Row(methods.get(i), ns));
+            rows.add(new Row(methods.get(i), ns, results.get(i).retransmits()));
         }
         String hosts = load + " at start, " + HostInfo.load() + " at end";
         print(out, rows, where, hosts);
@@ -248,7 +248,7 @@ public final class LatencyCommand implements Callable<Integer> {
 
     /** The column names of the table; rows split on whitespace. */
     static final String[] COLUMNS = {"method", "p50_us", "p90_us", "p99_us", "p99.9_us", "max_us", "mean_us",
-        "p50/udp-busy"};
+        "p50/udp-busy", "retransmits"};
 
     private void print(PrintWriter out, List<Row> rows, String where, String load) {
         out.printf(Locale.ROOT, "rdma4j study latency: round trips over UDP sockets and RDMA (seed 004, \"RDMA "
@@ -257,17 +257,20 @@ public final class LatencyCommand implements Callable<Integer> {
         out.printf(Locale.ROOT, "%s messages; %d timed round trips per method after %d warm-up%n",
                 ByteSize.format(size), iters, warmup);
         out.printf(Locale.ROOT, "host: %s%n%n", load);
-        String fmt = "%-13s %10s %10s %10s %10s %10s %10s %13s%n";
+        String fmt = "%-13s %10s %10s %10s %10s %10s %10s %13s %12s%n";
         out.printf(Locale.ROOT, fmt, (Object[]) COLUMNS);
         double floor = rows.getFirst().percentileUs(50);
         for (Row r : rows) {
             out.printf(Locale.ROOT, fmt, r.method().id, us(r.percentileUs(50)), us(r.percentileUs(90)),
                     us(r.percentileUs(99)), us(r.percentileUs(99.9)), us(r.percentileUs(100)), us(r.meanUs()),
-                    String.format(Locale.ROOT, "%.2f", r.percentileUs(50) / floor));
+                    String.format(Locale.ROOT, "%.2f", r.percentileUs(50) / floor),
+                    r.retransmits() < 0 ? "-" : Long.toString(r.retransmits()));
         }
         out.println();
         out.println("p50..max: of each method's timed round trips (System.nanoTime around one ping and its answer; "
-                + "nearest rank); p50/udp-busy: the method's median over the UDP busy-poll median of this run.");
+                + "nearest rank); p50/udp-busy: the method's median over the UDP busy-poll median of this run;");
+        out.println("retransmits: what both RDMA devices counted over the method's run (warm-up included; \"-\" for "
+                + "sockets): on a link that loses nothing, each is a timer that fired on a late packet.");
         out.println("A blocking method pays a wake-up per message on each side; on a host with fewer cores than "
                 + "spinning threads the busy methods' tails are time slices lost to the other spinner.");
     }

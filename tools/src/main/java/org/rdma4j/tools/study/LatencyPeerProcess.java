@@ -60,7 +60,7 @@ final class LatencyPeerProcess {
      * Runs {@code methods} with the echo side in a child JVM; {@code childArgs} are its {@code study
      * latency --serve ...} arguments.
      */
-    static List<long[]> run(LatencySettings s, List<LatencyMethod> methods, String link, int udpPort,
+    static List<Measured> run(LatencySettings s, List<LatencyMethod> methods, String link, int udpPort,
             List<String> childArgs) {
         Process child;
         try {
@@ -75,7 +75,7 @@ final class LatencyPeerProcess {
         try {
             device = device(CLIENT_ADDRESS, udpPort, link);
             LatencyStudy.Side client = LatencyStudy.client(s, device, CLIENT_ADDRESS);
-            List<long[]> results = new ArrayList<>();
+            List<Measured> results = new ArrayList<>();
             for (LatencyMethod m : methods) {
                 results.add(client.run(m, r));
             }

@@ -10,16 +10,16 @@ import org.rdma4j.verbs.Device;
  * Runs the methods of {@code study latency} in one setting, one after the other, each on fresh
  * sockets or QPs: the client side on a thread of this JVM, the echo side on another thread
  * ({@link #inProcess}) or in a child JVM ({@link LatencyPeerProcess}). Returns each method's timed round
- * trips in ns. Not thread safe; one run at a time.
+ * trips. Not thread safe; one run at a time.
  */
 final class LatencyStudy {
     /** How long one method may take (warm-up and timed round trips) before it is given up. */
     static final long METHOD_LIMIT_NS = 600_000_000_000L;
 
-    /** One side of one method. */
+    /** One side of one method (the echo side returns null). */
     @FunctionalInterface
     interface Side {
-        long[] run(LatencyMethod m, Rendezvous r);
+        Measured run(LatencyMethod m, Rendezvous r);
     }
 
     private LatencyStudy() {}
@@ -43,12 +43,12 @@ final class LatencyStudy {
     }
 
     /** Both sides in this JVM, each method on two new threads. */
-    static List<long[]> inProcess(List<LatencyMethod> methods, Side client, Side server) {
-        List<long[]> results = new ArrayList<>();
+    static List<Measured> inProcess(List<LatencyMethod> methods, Side client, Side server) {
+        List<Measured> results = new ArrayList<>();
         for (LatencyMethod m : methods) {
             Rendezvous r = new Rendezvous.InProcess();
             AtomicReference<Throwable> failure = new AtomicReference<>();
-            long[][] result = new long[1][];
+            Measured[] result = new Measured[1];
             Thread serverThread = Thread.ofPlatform().name("study-latency-server").unstarted(() -> {
                 try {
                     server.run(m, r);

@@ -31,10 +31,14 @@ final class RdmaPingPong {
 
     private RdmaPingPong() {}
 
-    /** The client: {@code warmup + iters} round trips of {@code m}; returns the last {@code iters} in ns. */
-    static long[] client(LatencyMethod m, LatencySettings s, Device device, Rendezvous r) {
+    /**
+     * The client: {@code warmup + iters} round trips of {@code m}; returns the last {@code iters} in ns and
+     * the retransmissions both devices counted over the run.
+     */
+    static Measured client(LatencyMethod m, LatencySettings s, Device device, Rendezvous r) {
         try (Endpoint ep = new Endpoint(device, s.ibPort(), s.gidIndex(), s.size())) {
             Peer peer = connect(ep, m, r, false);
+            long retransmits0 = retransmits(ep, s);
             int size = s.size();
             MemorySegment landing = ep.buf.asSlice(0, size);
             MemorySegment source = ep.buf.asSlice(size, size);
@@ -71,8 +75,9 @@ final class RdmaPingPong {
                     rtt[timed] = t1 - t0;
                 }
             }
-            r.swap("done", m.id + ": the echo side finishing");
-            return rtt;
+            long mine = delta(retransmits0, retransmits(ep, s));
+            String done = r.swap("done", m.id + ": the echo side finishing");
+            return new Measured(rtt, total(device.name(), mine, done));
         }
     }
 
@@ -85,6 +90,7 @@ final class RdmaPingPong {
                 ep.qp.postRecv(recv); // before the client can send anything
             }
             Peer peer = connect(ep, m, r, true);
+            long retransmits0 = retransmits(ep, s);
             MemorySegment landing = ep.buf.asSlice(0, size);
             SendWorkRequest wr = request(m, ep, peer, size, ep.pingAddress()); // the answer is what came
             int total = s.warmup() + s.iters();
@@ -105,8 +111,41 @@ final class RdmaPingPong {
                     ep.awaitSend(events, "server: answer " + i);
                 }
             }
-            r.swap("done", m.id + ": the client finishing");
+            r.swap("done " + device.name() + " " + delta(retransmits0, retransmits(ep, s)),
+                    m.id + ": the client finishing");
         }
+    }
+
+    /** The device's {@code retransmits} counter, or -1 where it has none. */
+    private static long retransmits(Endpoint ep, LatencySettings s) {
+        try {
+            Long v = ep.ctx.counters(s.ibPort()).get("retransmits");
+            return v == null ? -1 : v;
+        } catch (RuntimeException e) {
+            return -1; // a device without counters
+        }
+    }
+
+    private static long delta(long before, long after) {
+        return before < 0 || after < 0 ? -1 : after - before;
+    }
+
+    /**
+     * The run's retransmissions: the client's device's and the echo side's (from its "done DEVICE N"),
+     * counted once when both QPs are on one device; -1 when either does not say.
+     */
+    private static long total(String device, long mine, String done) {
+        String[] f = done.split(" ");
+        long theirs;
+        try {
+            theirs = f.length == 3 && f[0].equals("done") ? Long.parseLong(f[2]) : -1;
+        } catch (NumberFormatException e) {
+            theirs = -1;
+        }
+        if (mine < 0 || theirs < 0) {
+            return -1;
+        }
+        return f[1].equals(device) ? Math.max(mine, theirs) : mine + theirs;
     }
 
     /** The peer's QP and buffer, as it said them. */

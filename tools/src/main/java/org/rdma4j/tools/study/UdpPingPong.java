@@ -2,21 +2,20 @@
 package org.rdma4j.tools.study;
 
 import java.io.IOException;
-import java.net.DatagramPacket;
-import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.PortUnreachableException;
-import java.net.SocketTimeoutException;
 import java.net.StandardProtocolFamily;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
+import java.nio.channels.AsynchronousCloseException;
+import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.DatagramChannel;
 
 /**
  * The UDP socket ping-pongs of {@code study latency}: {@code size}-byte datagrams between two connected
- * sockets, each side busy-polling a non-blocking {@link DatagramChannel} ({@code udp-busy}, the floor) or
- * blocking in {@link DatagramSocket#receive} ({@code udp-blocking}). The client stamps each ping with its
+ * sockets ({@link DatagramChannel}), each side busy-polling a non-blocking one ({@code udp-busy},
+ * the floor) or blocking in its read ({@code udp-block}). The client stamps each ping with its
  * number and checks the echo. Every wait gives up after {@link #WAIT_NS}. The timed loops allocate
  * nothing. Stateless; one call per side.
  */
@@ -26,7 +25,7 @@ final class UdpPingPong {
     private UdpPingPong() {}
 
     /** The client: {@code warmup + iters} round trips; returns the last {@code iters} in ns. */
-    static long[] client(LatencySettings s, boolean blocking, String bind, Rendezvous r) {
+    static Measured client(LatencySettings s, boolean blocking, String bind, Rendezvous r) {
         try (Sock sock = new Sock(bind, blocking, s.size())) {
             sock.connect(r.swap(sock.address(), "UDP: exchanging socket addresses"));
             r.swap("ready", "UDP: the echo side getting ready");
@@ -45,7 +44,7 @@ final class UdpPingPong {
                 }
             }
             r.swap("done", "UDP: the echo side finishing");
-            return rtt;
+            return new Measured(rtt, -1);
         }
     }
 
@@ -63,59 +62,59 @@ final class UdpPingPong {
         }
     }
 
-    /** One side's socket: a non-blocking channel (busy) or a blocking socket with a receive timeout. */
+    /**
+     * One side's socket: a connected {@link DatagramChannel}, non-blocking (busy) or blocking. A blocking
+     * receive has no timeout of its own: a watchdog thread closes the channel when one has waited
+     * {@link #WAIT_NS}, which ends it; an interrupt ends it too.
+     */
     private static final class Sock implements AutoCloseable {
         private final boolean blocking;
         private final int size;
         private final DatagramChannel channel;
-        private final DatagramSocket socket;
         private final ByteBuffer out;
         private final ByteBuffer in;
-        private final byte[] outBytes;
-        private final byte[] inBytes;
-        private final DatagramPacket outPacket;
-        private final DatagramPacket inPacket;
+        /** When the current blocking receive began, 0 when none is under way. */
+        private volatile long waitingSince;
+        private volatile boolean timedOut;
+        private volatile boolean closed;
 
         Sock(String bind, boolean blocking, int size) {
             this.blocking = blocking;
             this.size = size;
             try {
-                InetSocketAddress local = new InetSocketAddress(InetAddress.getByName(bind), 0);
-                if (blocking) {
-                    channel = null;
-                    socket = new DatagramSocket(local);
-                    socket.setReceiveBufferSize(4 << 20);
-                    socket.setSoTimeout((int) (WAIT_NS / 1_000_000L));
-                    out = in = null;
-                    outBytes = new byte[size];
-                    inBytes = new byte[size + 1];
-                    outPacket = new DatagramPacket(outBytes, size);
-                    inPacket = new DatagramPacket(inBytes, inBytes.length);
-                } else {
-                    socket = null;
-                    channel = DatagramChannel.open(StandardProtocolFamily.INET);
-                    channel.setOption(StandardSocketOptions.SO_RCVBUF, 4 << 20);
-                    channel.bind(local);
-                    channel.configureBlocking(false);
-                    out = ByteBuffer.allocateDirect(size);
-                    in = ByteBuffer.allocateDirect(size + 1);
-                    outBytes = inBytes = null;
-                    outPacket = inPacket = null;
-                }
+                channel = DatagramChannel.open(StandardProtocolFamily.INET);
+                channel.setOption(StandardSocketOptions.SO_RCVBUF, 4 << 20);
+                channel.bind(new InetSocketAddress(InetAddress.getByName(bind), 0));
+                channel.configureBlocking(blocking);
             } catch (IOException e) {
                 throw new StudyFailure("UDP: cannot open a socket on " + bind + ": " + e.getMessage(), e);
+            }
+            out = ByteBuffer.allocateDirect(size);
+            in = ByteBuffer.allocateDirect(size + 1);
+            if (blocking) {
+                Thread.ofPlatform().daemon().name("study-udp-watchdog").start(this::watch);
+            }
+        }
+
+        private void watch() {
+            while (!closed) {
+                try {
+                    Thread.sleep(250);
+                } catch (InterruptedException e) {
+                    return;
+                }
+                long since = waitingSince;
+                if (since != 0 && System.nanoTime() - since > WAIT_NS) {
+                    timedOut = true;
+                    close();
+                }
             }
         }
 
         String address() {
-            InetSocketAddress a = (InetSocketAddress) (blocking ? socket.getLocalSocketAddress()
-                    : localOf(channel));
-            return a.getAddress().getHostAddress() + " " + a.getPort();
-        }
-
-        private static java.net.SocketAddress localOf(DatagramChannel c) {
             try {
-                return c.getLocalAddress();
+                InetSocketAddress a = (InetSocketAddress) channel.getLocalAddress();
+                return a.getAddress().getHostAddress() + " " + a.getPort();
             } catch (IOException e) {
                 throw new StudyFailure("UDP: the socket has no address: " + e.getMessage(), e);
             }
@@ -127,34 +126,23 @@ final class UdpPingPong {
                 if (f.length != 2) {
                     throw new IllegalArgumentException("not an address and port");
                 }
-                InetSocketAddress to = new InetSocketAddress(InetAddress.ofLiteral(f[0]), Integer.parseInt(f[1]));
-                if (blocking) {
-                    socket.connect(to);
-                } else {
-                    channel.connect(to);
-                }
+                channel.connect(new InetSocketAddress(InetAddress.ofLiteral(f[0]), Integer.parseInt(f[1])));
             } catch (IOException | IllegalArgumentException e) {
                 throw new StudyFailure("UDP: cannot connect to the peer's socket (" + PeerText.safe(peer) + "): "
                         + e.getMessage(), e);
             }
         }
 
+        /** Marks the ping with round trip {@code i} (its first bytes, up to 4). */
         void stamp(int i) {
-            if (blocking) {
-                for (int b = 0; b < Math.min(4, size); b++) {
-                    outBytes[b] = (byte) (i >>> (8 * b));
-                }
-            } else {
-                for (int b = 0; b < Math.min(4, size); b++) {
-                    out.put(b, (byte) (i >>> (8 * b)));
-                }
+            for (int b = 0; b < Math.min(4, size); b++) {
+                out.put(b, (byte) (i >>> (8 * b)));
             }
         }
 
         void verify(int i, String what) {
             for (int b = 0; b < Math.min(4, size); b++) {
-                byte got = blocking ? inBytes[b] : in.get(b);
-                if (got != (byte) (i >>> (8 * b))) {
+                if (in.get(b) != (byte) (i >>> (8 * b))) {
                     throw new StudyFailure(what + ": the echo does not hold the ping's bytes");
                 }
             }
@@ -162,21 +150,16 @@ final class UdpPingPong {
 
         /** Sends the last datagram received ({@code echo}, the echo side) or the stamped ping (the client). */
         void send(boolean echo) {
-            try {
-                if (blocking) {
-                    if (echo) {
-                        System.arraycopy(inBytes, 0, outBytes, 0, size);
-                    }
-                    socket.send(outPacket);
-                } else {
-                    if (echo) {
-                        for (int b = 0; b < size; b++) {
-                            out.put(b, in.get(b));
-                        }
-                    }
-                    out.clear();
-                    channel.write(out);
+            if (echo) {
+                for (int b = 0; b < size; b++) {
+                    out.put(b, in.get(b));
                 }
+            }
+            out.clear();
+            try {
+                channel.write(out);
+            } catch (PortUnreachableException e) {
+                throw new StudyFailure("UDP: the peer's socket is gone (ICMP port unreachable)", e);
             } catch (IOException e) {
                 throw new StudyFailure("UDP: send failed: " + e.getMessage(), e);
             }
@@ -184,23 +167,17 @@ final class UdpPingPong {
 
         /** Waits for one datagram of {@code size} bytes. */
         void receive(String what) {
+            long start = 0;
             try {
-                if (blocking) {
-                    inPacket.setLength(inBytes.length);
-                    socket.receive(inPacket);
-                    if (inPacket.getLength() != size) {
-                        throw new StudyFailure(what + ": a datagram of " + inPacket.getLength() + " bytes, not " + size);
-                    }
-                    return;
-                }
-                long start = 0;
                 for (int spins = 0; ; spins++) {
                     in.clear();
                     int n;
-                    try {
+                    if (blocking) {
+                        waitingSince = System.nanoTime();
                         n = channel.read(in);
-                    } catch (PortUnreachableException e) {
-                        n = 0; // an ICMP error for an earlier datagram: not this one
+                        waitingSince = 0;
+                    } else {
+                        n = channel.read(in);
                     }
                     if (n > 0) {
                         if (n != size) {
@@ -221,8 +198,13 @@ final class UdpPingPong {
                         }
                     }
                 }
-            } catch (SocketTimeoutException e) {
-                throw new StudyFailure(what + ": nothing arrived within " + WAIT_NS / 1_000_000_000L + " s", e);
+            } catch (PortUnreachableException e) {
+                throw new StudyFailure(what + ": the peer's socket is gone (ICMP port unreachable)", e);
+            } catch (ClosedByInterruptException e) {
+                throw new StudyFailure(what + ": interrupted (the other side failed)", e);
+            } catch (AsynchronousCloseException e) {
+                throw new StudyFailure(what + ": nothing arrived within " + WAIT_NS / 1_000_000_000L + " s"
+                        + (timedOut ? "" : " (the socket was closed)"), e);
             } catch (IOException e) {
                 throw new StudyFailure(what + ": receive failed: " + e.getMessage(), e);
             }
@@ -230,12 +212,9 @@ final class UdpPingPong {
 
         @Override
         public void close() {
+            closed = true;
             try {
-                if (blocking) {
-                    socket.close();
-                } else {
-                    channel.close();
-                }
+                channel.close();
             } catch (IOException e) {
                 // closing: nothing left to do
             }
