@@ -28,20 +28,19 @@ import picocli.CommandLine.Spec;
  * busy-poll floor of the same run, and (--plot) HdrHistogram's percentile curves.
  */
 @Command(name = "latency", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = 2, sortOptions = false,
-        description = {"Round-trip latency distributions of a ping-pong (seed 004, exercise 3), one method after the "
-                + "other:",
-            "  udp-busy      UDP sockets, both sides busy-poll a non-blocking channel (the floor: always measured)",
+        description = {"Round-trip latency distributions (seed 004, exercise 3), method by method:",
+            "  udp-busy      UDP sockets, both sides busy-poll (the floor, always run)",
             "  udp-block     UDP sockets, both sides block in receive",
-            "  send-busy     RDMA SEND/RECV on an RC QP, both sides spin on their CQs",
-            "  send-events   RDMA SEND/RECV, both sides wait with completion events",
-            "  write-busy    RDMA WRITE into the peer's buffer, which polls the message's last byte (ib_write_lat)",
-            "  write-events  RDMA WRITE with immediate, the peer woken by its receive completion's event",
-            "printed as percentiles (µs) with each p50's ratio to udp-busy's, and with --plot drawn as percentile "
-                    + "curves.",
-            "Where: by default two in-process soft devices (soft0 and a new one), a thread each; with -d both QPs on "
-                    + "that device; with --link udp|shm a second JVM (started by this one) is the echo side, each JVM "
-                    + "with a soft RoCEv2 device on 127.0.0.3 / 127.0.0.4 whose packets travel as UDP datagrams or "
-                    + "through shared memory."})
+            "  send-busy     RDMA SEND/RECV (RC), both sides spin on their CQs",
+            "  send-events   RDMA SEND/RECV, both sides wait for completion events",
+            "  write-busy    RDMA WRITE; the peer polls the message's last byte",
+            "  write-events  RDMA WRITE with immediate; the peer waits for the event",
+            "Printed as percentiles in us, each median also as a ratio to udp-busy's;",
+            "--plot draws the percentile curves (HdrHistogram's percentile distribution).",
+            "By default on soft0 and a new in-process soft device, one thread each; with",
+            "-d both QPs on that device; with --link udp|shm the echo side is a second",
+            "JVM (started by this one), the two JVMs' soft RoCEv2 devices on 127.0.0.3",
+            "and 127.0.0.4 exchanging packets as UDP datagrams or through shared memory."})
 public final class LatencyCommand implements Callable<Integer> {
     /** The most timed round trips per method (8 bytes each are kept until the run ends). */
     static final int MAX_ITERS = 50_000_000;

@@ -119,9 +119,11 @@ final class LatencyPeerProcess {
             }
             r.swap("bye", "the end of the run");
             return 0;
-        } catch (StudyFailure | VerbsException e) {
-            r.fail(e.getMessage());
-            System.err.println("rdma4j study latency --serve: " + e.getMessage());
+        } catch (RuntimeException e) { // a StudyFailure, a VerbsException, or a bug: the parent says which
+            String message = e instanceof StudyFailure || e instanceof VerbsException || e.getMessage() == null
+                    ? String.valueOf(e.getMessage()) : e.toString();
+            r.fail(message);
+            System.err.println("rdma4j study latency --serve: " + message);
             return 1;
         } finally {
             r.close();
