@@ -102,6 +102,18 @@ class StudyLatencyCommandTest {
     }
 
     @Test
+    void latencyBetweenTwoJvmsEndsWithOneLineWhenTheRdmaSetupFails() {
+        ToolRun run = ToolRun.of("study", "latency", "--link", "udp", "-i", "2", "-n", "10", "--warmup", "0",
+                "--methods", "send-busy");
+        assertEquals(1, run.exitCode(), run::toString);
+        List<String> lines = run.err().lines().toList();
+        assertEquals(1, lines.size(), run::toString);
+        assertTrue(lines.getFirst().startsWith("rdma4j study latency: ") && lines.getFirst().contains("port"),
+                run::toString);
+        assertFalse(run.out().contains("method "), "no table after a failed run\n" + run);
+    }
+
+    @Test
     void latencyBadOptionsEndWithOneLineAndExitCode2() {
         expect(2, "-n 0", "-n", "0");
         expect(2, "--warmup -1", "--warmup", "-1");

@@ -262,7 +262,7 @@ public final class LatencyCommand implements Callable<Integer> {
         for (Row r : rows) {
             out.printf(Locale.ROOT, fmt, r.method().id, us(r.percentileUs(50)), us(r.percentileUs(90)),
                     us(r.percentileUs(99)), us(r.percentileUs(99.9)), us(r.percentileUs(100)), us(r.meanUs()),
-                    String.format(Locale.ROOT, "%.2f", r.percentileUs(50) / floor),
+                    ratio(r.percentileUs(50) / floor),
                     r.retransmits() < 0 ? "-" : Long.toString(r.retransmits()));
         }
         out.println();
@@ -272,6 +272,11 @@ public final class LatencyCommand implements Callable<Integer> {
                 + "sockets): on a link that loses nothing, each is a timer that fired on a late packet.");
         out.println("A blocking method pays a wake-up per message on each side; on a host with fewer cores than "
                 + "spinning threads the busy methods' tails are time slices lost to the other spinner.");
+    }
+
+    /** 2.66, 0.91, 0.0049: two decimals, or two significant digits below 0.1 (never a bare 0.00). */
+    private static String ratio(double v) {
+        return String.format(Locale.ROOT, v >= 0.1 ? "%.2f" : "%.2g", v);
     }
 
     private static String us(double v) {

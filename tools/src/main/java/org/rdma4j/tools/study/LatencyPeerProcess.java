@@ -122,8 +122,7 @@ final class LatencyPeerProcess {
         } catch (RuntimeException e) { // a StudyFailure, a VerbsException, or a bug: the parent says which
             String message = e instanceof StudyFailure || e instanceof VerbsException || e.getMessage() == null
                     ? String.valueOf(e.getMessage()) : e.toString();
-            r.fail(message);
-            System.err.println("rdma4j study latency --serve: " + message);
+            r.fail(message); // the measuring JVM prints it (one line for the user, not one per JVM)
             return 1;
         } finally {
             r.close();
