@@ -22,9 +22,12 @@ import org.jfree.chart.axis.LogAxis;
 import org.jfree.chart.axis.NumberAxis;
 import org.jfree.chart.axis.NumberTickUnit;
 import org.jfree.chart.axis.ValueAxis;
+import org.jfree.chart.plot.ValueMarker;
 import org.jfree.chart.plot.XYPlot;
 import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
 import org.jfree.chart.title.TextTitle;
+import org.jfree.chart.ui.RectangleAnchor;
+import org.jfree.chart.ui.TextAnchor;
 import org.jfree.data.xy.XYSeries;
 import org.jfree.data.xy.XYSeriesCollection;
 
@@ -114,6 +117,15 @@ final class LatencyChart {
         plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
         plot.setDomainGridlinesVisible(true);
         plot.setRangeGridlinesVisible(true);
+        // the median (x = 2) has no tick of its own: a dashed line there, where the table's p50 is read
+        ValueMarker median = new ValueMarker(2, Color.GRAY, new BasicStroke(1f, BasicStroke.CAP_BUTT,
+                BasicStroke.JOIN_MITER, 10f, new float[] {4f, 4f}, 0f));
+        median.setLabel("50%");
+        median.setLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
+        median.setLabelAnchor(RectangleAnchor.BOTTOM_RIGHT);
+        median.setLabelTextAnchor(TextAnchor.BOTTOM_LEFT);
+        median.setLabelBackgroundColor(new Color(255, 255, 255, 0));
+        plot.addDomainMarker(median);
         JFreeChart chart = new JFreeChart(title, JFreeChart.DEFAULT_TITLE_FONT, plot, true);
         chart.addSubtitle(new TextTitle(subtitle, new Font(Font.SANS_SERIF, Font.PLAIN, 12)));
         chart.setBackgroundPaint(Color.WHITE);
