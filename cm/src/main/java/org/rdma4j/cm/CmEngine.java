@@ -1,5 +1,9 @@
 package org.rdma4j.cm;
 
+import static org.rdma4j.cm.CmQpAttrs.ahAttr;
+import static org.rdma4j.cm.CmQpAttrs.moveToRts;
+import static org.rdma4j.cm.CmQpAttrs.qpToError;
+
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
@@ -25,14 +29,10 @@ import org.rdma4j.cm.wire.MadHeader;
 import org.rdma4j.cm.wire.ServiceId;
 import org.rdma4j.cm.wire.SidrRep;
 import org.rdma4j.cm.wire.SidrReq;
-import org.rdma4j.verbs.Access;
-import org.rdma4j.verbs.AhAttr;
 import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.Device;
 import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.Gid;
-import org.rdma4j.verbs.GlobalRoute;
-import org.rdma4j.verbs.Mtu;
 import org.rdma4j.verbs.ProtectionDomain;
 import org.rdma4j.verbs.QpAttr;
 import org.rdma4j.verbs.QpInitAttr;
@@ -53,8 +53,6 @@ import org.rdma4j.verbs.spi.GsiPort;
 final class CmEngine {
     static final CmEngine INSTANCE = new CmEngine();
 
-    /** The hop limit of the GRH (RoCEv2: the IP TTL) for connected QPs. */
-    private static final int HOP_LIMIT = 64;
     private static final int DEFAULT_BACKLOG = 1024;
     private static final int EPHEMERAL_LOW = 32768;
     private static final int EPHEMERAL_HIGH = 60999;
@@ -540,7 +538,7 @@ final class CmEngine {
                     .localCmResponseTimeout(id.responseTimeout).retryCount(p.retryCount()).pkey(0xFFFF)
                     .pathMtu(id.pathMtu).rnrRetryCount(p.rnrRetryCount()).maxCmRetries(id.maxCmRetries)
                     .srq(p.srq()).primaryLocalLid(0xFFFF).primaryRemoteLid(0xFFFF).primaryLocalGidSet(lg)
-                    .primaryRemoteGidSet(rg).primaryHopLimit(HOP_LIMIT).primaryLocalAckTimeout(id.ackTimeout);
+                    .primaryRemoteGidSet(rg).primaryHopLimit(CmQpAttrs.HOP_LIMIT).primaryLocalAckTimeout(id.ackTimeout);
             byte[] user = p.rawPrivateData();
             CmaHeader.write(m, CmReq.PRIVATE_DATA_OFFSET, id.local.getAddress(), id.local.getPort(),
                     id.remote.getAddress());
@@ -893,46 +891,6 @@ final class CmEngine {
         schedule(id, cmTimeNs(id.ackTimeout));
     }
 
-    private static void qpToError(CmId id) {
-        QueuePair qp = id.qp;
-        if (qp != null && !qp.isClosed() && id.ps != PortSpace.UDP) {
-            try {
-                qp.modify(new QpAttr().state(QpState.ERR));
-            } catch (RuntimeException e) {
-                // the program destroyed or broke it; nothing left to flush
-            }
-        }
-    }
-
-    /**
-     * Moves the id's QP from INIT through RTR to RTS with the connection's values. The starting PSN a
-     * side puts in its REQ or REP is the PSN its own QP expects to receive, and the peer sends from it:
-     * Linux's ib_cm sets the active side's rq_psn and the passive side's sq_psn from the REQ's, and the
-     * other two from the REP's (cm.c: ib_send_cm_req, cm_req_handler, cm_rep_handler).
-     */
-    private static void moveToRts(CmId id, int ackTimeout) {
-        QueuePair qp = id.qp;
-        qp.modify(rtrAttr(id).accessFlags(remoteAccess(id)));
-        qp.modify(rtsAttr(id, ackTimeout));
-    }
-
-    /** What the peer may do to the QP: WRITE always, READ and atomics when it may have requests outstanding. */
-    private static int remoteAccess(CmId id) {
-        return Access.REMOTE_WRITE | (id.responderResources > 0 ? Access.REMOTE_READ | Access.REMOTE_ATOMIC : 0);
-    }
-
-    /** INIT to RTR with the connection's values: the peer's address, QPN and send PSN (= our receive PSN). */
-    private static QpAttr rtrAttr(CmId id) {
-        AhAttr av = new AhAttr(new GlobalRoute(id.dgid, 0, id.gidIndex, HOP_LIMIT, 0), 0, 0, 0, 0, id.portNum);
-        return new QpAttr().state(QpState.RTR).ahAttr(av).pathMtu(Mtu.ofValue(id.pathMtu)).destQpNum(id.remoteQpn)
-                .rqPsn(id.localPsn).maxDestRdAtomic(id.responderResources).minRnrTimer(id.minRnrTimer);
-    }
-
-    private static QpAttr rtsAttr(CmId id, int ackTimeout) {
-        return new QpAttr().state(QpState.RTS).sqPsn(id.remotePsn).timeout(ackTimeout).retryCnt(id.retryCount)
-                .rnrRetry(id.rnrRetryCount).maxRdAtomic(id.initiatorDepth);
-    }
-
     /**
      * rdma_init_qp_attr: the attributes that move a QP the program created itself (not through
      * {@link #createQp}) to {@code state} for this id, as ib_cm_init_qp_attr gives them: INIT any time the
@@ -947,38 +905,7 @@ final class CmEngine {
             if (id.context == null || id.state == State.LISTEN) {
                 throw new VerbsException(Errno.EINVAL, "the id is not bound to a device yet (resolve it first)");
             }
-            boolean known = switch (id.state) {
-                case REQ_RCVD, REP_SENT, REP_RCVD, ESTABLISHED -> true;
-                default -> false;
-            };
-            boolean ud = id.ps == PortSpace.UDP;
-            return switch (state) {
-                case INIT -> {
-                    QpAttr a = new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(id.portNum);
-                    yield ud ? a.qkey(CmId.UDP_QKEY) : a.accessFlags(known ? remoteAccess(id) : 0);
-                }
-                case RTR -> {
-                    if (ud) {
-                        yield new QpAttr().state(QpState.RTR);
-                    }
-                    if (!known) {
-                        throw wrongState(id, "rdma_init_qp_attr(RTR)");
-                    }
-                    yield rtrAttr(id);
-                }
-                case RTS -> {
-                    if (ud) {
-                        yield new QpAttr().state(QpState.RTS).sqPsn(id.localPsn);
-                    }
-                    if (!known) {
-                        throw wrongState(id, "rdma_init_qp_attr(RTS)");
-                    }
-                    // the passive side uses the ACK timeout the REQ asked for, as accept does
-                    yield rtsAttr(id, id.listener != null && id.remoteAckTimeout != 0 ? id.remoteAckTimeout : id.ackTimeout);
-                }
-                default -> throw new VerbsException(Errno.EINVAL, "rdma_init_qp_attr gives INIT, RTR or RTS, not "
-                        + state);
-            };
+            return CmQpAttrs.initQpAttr(id, state);
         } finally {
             lock.unlock();
         }
@@ -1334,6 +1261,8 @@ final class CmEngine {
         } else if (id.state == State.REP_SENT && mra.messageMraed() == CmMra.MSG_REP) {
             // the slot stays until the RTU: it bounds the RTUs the peer's program can send at once
             schedule(id, cmTimeNs(mra.serviceTimeout()) + cmTimeNs(id.ackTimeout));
+        } else {
+            auth.drop(a, MadHeader.ATTR_MRA); // nothing waits for it: stale or forged
         }
     }
 
@@ -1352,6 +1281,7 @@ final class CmEngine {
             return;
         }
         if (id.state != State.REQ_SENT) {
+            auth.drop(a, MadHeader.ATTR_REP);
             return;
         }
         cancelTimer(id);
@@ -1394,6 +1324,8 @@ final class CmEngine {
             cancelTimer(id);
             id.state = State.ESTABLISHED;
             post(id, CmEventType.ESTABLISHED, 0, null, rtu.privateData(), null);
+        } else if (id != null) {
+            auth.drop(a, MadHeader.ATTR_RTU);
         }
     }
 
@@ -1461,14 +1393,12 @@ final class CmEngine {
         if (id != null && id.state == State.DREQ_SENT) {
             cancelTimer(id);
             enterTimewait(id, 0, drep.privateData());
+        } else if (id != null) {
+            auth.drop(a, MadHeader.ATTR_DREP);
         }
     }
 
     // ---------------------------------------------------------------- UD ids: service id resolution (SIDR)
-
-    static AhAttr ahAttr(CmId id) {
-        return new AhAttr(new GlobalRoute(id.dgid, 0, id.gidIndex, HOP_LIMIT, 0), 0, 0, 0, 0, id.portNum);
-    }
 
     private void connectUd(CmId id, ConnParam p) {
         p.checkPrivateData(ConnParam.MAX_SIDR_REQ_PRIVATE_DATA, "connect (UD)");
@@ -1552,6 +1482,9 @@ final class CmEngine {
     private void onSidrRep(CmAgent a, MemorySegment mad, GsiPort.Source from) {
         sidrRep.wrap(mad);
         CmId id = auth.forLocal(a, from.gid, MadHeader.ATTR_SIDR_REP, sidrRep.requestId(), 0);
+        if (id != null && (id.state != State.REQ_SENT || id.ps != PortSpace.UDP)) {
+            auth.drop(a, MadHeader.ATTR_SIDR_REP);
+        }
         if (id == null || id.state != State.REQ_SENT || id.ps != PortSpace.UDP) {
             return;
         }
