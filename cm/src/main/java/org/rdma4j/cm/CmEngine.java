@@ -45,8 +45,9 @@ import org.rdma4j.verbs.spi.GsiPort;
 
 /**
  * The IB CM protocol engine behind every {@link CmId}: the active and passive connection state machines
- * (IBTA vol. 1 ch. 12, as the kernel's cm.c runs them), the comm id and listener tables, the per-port
- * {@link CmAgent}s and the shared device contexts. One lock guards all of it: API calls and the agents'
+ * (IBTA vol. 1 ch. 12, as the kernel's cm.c runs them), the listener table, the per-port
+ * {@link CmAgent}s and the shared device contexts; {@link CmMessageAuth} decides which connection, if
+ * any, a received message may change. One lock guards all of it: API calls and the agents'
  * receive threads take it, and nothing under it blocks (sends are UD datagrams, QP modifies are local).
  * Lock order: engine, then an event channel's lock.
  */

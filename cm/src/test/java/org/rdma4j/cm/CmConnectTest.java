@@ -464,7 +464,7 @@ class CmConnectTest extends CmTestSupport {
             expect(cch, CmEventType.TIMEWAIT_EXIT);
             ce.close();
             se.close();
-            req.id().close(); // established here: its DREQ is lost too, it lingers, retries, and goes
+            req.id().close(); // established here: its one DREQ is lost too; the id goes at once
         } finally {
             faults().clearFaults();
         }

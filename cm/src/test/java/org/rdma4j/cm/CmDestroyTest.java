@@ -274,7 +274,7 @@ class CmDestroyTest extends CmTestSupport {
             } finally {
                 faults().clearFaults();
             }
-            awaitNoAgents(); // every lingering id finished and let its agent go
+            awaitNoAgents(); // every id let its agent go
             assertEquals(0, CmEngine.INSTANCE.connectionCount(), "nothing left in the tables");
         }
     }
