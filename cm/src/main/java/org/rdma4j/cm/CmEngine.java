@@ -1,5 +1,9 @@
 package org.rdma4j.cm;
 
+import static org.rdma4j.cm.CmQpAttrs.ahAttr;
+import static org.rdma4j.cm.CmQpAttrs.moveToRts;
+import static org.rdma4j.cm.CmQpAttrs.qpToError;
+
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
@@ -25,14 +29,10 @@ import org.rdma4j.cm.wire.MadHeader;
 import org.rdma4j.cm.wire.ServiceId;
 import org.rdma4j.cm.wire.SidrRep;
 import org.rdma4j.cm.wire.SidrReq;
-import org.rdma4j.verbs.Access;
-import org.rdma4j.verbs.AhAttr;
 import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.Device;
 import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.Gid;
-import org.rdma4j.verbs.GlobalRoute;
-import org.rdma4j.verbs.Mtu;
 import org.rdma4j.verbs.ProtectionDomain;
 import org.rdma4j.verbs.QpAttr;
 import org.rdma4j.verbs.QpInitAttr;
@@ -45,22 +45,18 @@ import org.rdma4j.verbs.spi.GsiPort;
 
 /**
  * The IB CM protocol engine behind every {@link CmId}: the active and passive connection state machines
- * (IBTA vol. 1 ch. 12, as the kernel's cm.c runs them), the comm id and listener tables, the per-port
- * {@link CmAgent}s and the shared device contexts. One lock guards all of it: API calls and the agents'
+ * (IBTA vol. 1 ch. 12, as the kernel's cm.c runs them), the listener table, the per-port
+ * {@link CmAgent}s and the shared device contexts; {@link CmMessageAuth} decides which connection, if
+ * any, a received message may change. One lock guards all of it: API calls and the agents'
  * receive threads take it, and nothing under it blocks (sends are UD datagrams, QP modifies are local).
  * Lock order: engine, then an event channel's lock.
  */
 final class CmEngine {
     static final CmEngine INSTANCE = new CmEngine();
 
-    /** The hop limit of the GRH (RoCEv2: the IP TTL) for connected QPs. */
-    private static final int HOP_LIMIT = 64;
     private static final int DEFAULT_BACKLOG = 1024;
     private static final int EPHEMERAL_LOW = 32768;
     private static final int EPHEMERAL_HIGH = 60999;
-
-    record RemoteKey(Gid gid, int commId) {
-    }
 
     private static final class DeviceRef {
         final Context ctx;
@@ -74,12 +70,11 @@ final class CmEngine {
     final ReentrantLock lock = new ReentrantLock();
     volatile GsiOpener opener = GsiOpener.PROVIDER;
 
-    private final Map<Integer, CmId> byCommId = new HashMap<>();
-    private final Map<RemoteKey, CmId> byRemote = new HashMap<>();
+    /** Finds the connection a received message speaks for, and drops and counts the rest. */
+    final CmMessageAuth auth = new CmMessageAuth();
     private final Map<Long, List<CmId>> ports = new HashMap<>();
     private final Map<String, CmAgent> agents = new HashMap<>();
     private final Map<String, DeviceRef> contexts = new HashMap<>();
-    private int nextCommId = ThreadLocalRandom.current().nextInt();
     private int nextPort = EPHEMERAL_LOW + ThreadLocalRandom.current().nextInt(EPHEMERAL_HIGH - EPHEMERAL_LOW);
 
     private final CmReq req = new CmReq();
@@ -117,7 +112,7 @@ final class CmEngine {
 
     /** {@return how many connections the protocol tables hold (a test checks that none leak)} */
     int connectionCount() {
-        return read(() -> byCommId.size() + byRemote.size());
+        return read(auth::size);
     }
 
     /** {@return how many agents are open (a test checks that they go with their last id)} */
@@ -530,7 +525,7 @@ final class CmEngine {
             id.retryCount = p.retryCount();
             id.rnrRetryCount = p.rnrRetryCount();
             id.pathMtu = id.context.queryPort(id.portNum).activeMtu().value();
-            id.localCommId = newCommId(id);
+            id.localCommId = auth.newLocalId(id);
             id.tid = newTid(id);
             MemorySegment m = id.agent.tx;
             req.wrap(m).clearAndInit(id.tid);
@@ -543,7 +538,7 @@ final class CmEngine {
                     .localCmResponseTimeout(id.responseTimeout).retryCount(p.retryCount()).pkey(0xFFFF)
                     .pathMtu(id.pathMtu).rnrRetryCount(p.rnrRetryCount()).maxCmRetries(id.maxCmRetries)
                     .srq(p.srq()).primaryLocalLid(0xFFFF).primaryRemoteLid(0xFFFF).primaryLocalGidSet(lg)
-                    .primaryRemoteGidSet(rg).primaryHopLimit(HOP_LIMIT).primaryLocalAckTimeout(id.ackTimeout);
+                    .primaryRemoteGidSet(rg).primaryHopLimit(CmQpAttrs.HOP_LIMIT).primaryLocalAckTimeout(id.ackTimeout);
             byte[] user = p.rawPrivateData();
             CmaHeader.write(m, CmReq.PRIVATE_DATA_OFFSET, id.local.getAddress(), id.local.getPort(),
                     id.remote.getAddress());
@@ -653,6 +648,7 @@ final class CmEngine {
             }
             switch (id.state) {
                 case ESTABLISHED, REP_SENT, REP_RCVD -> startDisconnect(id);
+                case DREQ_RCVD -> answerDreq(id, true);
                 case DREQ_SENT, TIMEWAIT, DONE -> {
                     // already disconnected or disconnecting
                 }
@@ -680,11 +676,8 @@ final class CmEngine {
                     }
                 }
                 case REQ_SENT -> {
-                    byte[] ari = new byte[8];
-                    MemorySegment.ofArray(ari).set(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(
-                            java.nio.ByteOrder.BIG_ENDIAN), 0, id.caGuid);
                     if (!id.deferred) { // a REQ still waiting for its slot never reached the peer
-                        sendRej(id, CmRej.REASON_TIMEOUT, CmRej.MSG_REQ, new byte[0], ari);
+                        sendRej(id, CmRej.REASON_TIMEOUT, CmRej.MSG_REQ, new byte[0], guidAri(id));
                     }
                     qpToError(id);
                 }
@@ -696,13 +689,17 @@ final class CmEngine {
                     sendRej(id, CmRej.REASON_CONSUMER_DEFINED, CmRej.MSG_OTHER, new byte[0]);
                     qpToError(id);
                 }
-                case ESTABLISHED -> startDisconnect(id);
+                case ESTABLISHED -> { // as cm_destroy_id: one DREQ, no retries, and the id goes at once
+                    qpToError(id);
+                    buildDreq(id);
+                    id.agent.send(id.dgid);
+                }
+                case DREQ_RCVD -> answerDreq(id, false);
                 default -> {
                 }
             }
-            if (id.state == State.DREQ_SENT || id.state == State.TIMEWAIT) {
-                return; // lingers without events until the DREP or its time wait; then released
-            }
+            // nothing lingers: a destroyed id holds no device, whatever state it ended in (a late DREQ
+            // for it is answered as for an unknown id)
             id.state = State.DESTROYED;
             unindex(id);
             release(id);
@@ -742,15 +739,6 @@ final class CmEngine {
     }
 
     // ---------------------------------------------------------------- state machine helpers
-
-    private int newCommId(CmId id) {
-        int c;
-        do {
-            c = nextCommId++;
-        } while (c == 0 || byCommId.containsKey(c));
-        byCommId.put(c, id);
-        return c;
-    }
 
     private static long newTid(CmId id) {
         return (long) id.localCommId << 32 | ThreadLocalRandom.current().nextInt() & 0xFFFF_FFFFL;
@@ -864,10 +852,28 @@ final class CmEngine {
         id.agent.send(id.dgid);
     }
 
-    private void startDisconnect(CmId id) {
-        qpToError(id);
+    private static byte[] guidAri(CmId id) {
+        return java.nio.ByteBuffer.allocate(8).putLong(id.caGuid).array(); // a timeout REJ's ARI: our CA GUID
+    }
+
+    private void buildDreq(CmId id) {
         dreq.wrap(id.agent.tx).clearAndInit(newTid(id));
         dreq.localCommId(id.localCommId).remoteCommId(id.remoteCommId).remoteQpn(id.remoteQpn);
+    }
+
+    /** rdma_disconnect (or destroy) after the peer's DREQ: the QP to ERROR, then the DREP (cma.c, cm.c). */
+    private void answerDreq(CmId id, boolean timewait) {
+        qpToError(id);
+        sendDrep(id.agent, id.dgid, id.localCommId, id.remoteCommId, id.tid);
+        if (timewait) {
+            id.state = State.TIMEWAIT; // DISCONNECTED came with the DREQ; TIMEWAIT_EXIT follows
+            schedule(id, cmTimeNs(id.ackTimeout));
+        }
+    }
+
+    private void startDisconnect(CmId id) {
+        qpToError(id);
+        buildDreq(id);
         id.state = State.DREQ_SENT;
         id.retriesLeft = id.maxCmRetries;
         sendRequest(id, cmTimeNs(id.responseTimeout) + cmTimeNs(id.ackTimeout));
@@ -885,46 +891,6 @@ final class CmEngine {
         schedule(id, cmTimeNs(id.ackTimeout));
     }
 
-    private static void qpToError(CmId id) {
-        QueuePair qp = id.qp;
-        if (qp != null && !qp.isClosed() && id.ps != PortSpace.UDP) {
-            try {
-                qp.modify(new QpAttr().state(QpState.ERR));
-            } catch (RuntimeException e) {
-                // the program destroyed or broke it; nothing left to flush
-            }
-        }
-    }
-
-    /**
-     * Moves the id's QP from INIT through RTR to RTS with the connection's values. The starting PSN a
-     * side puts in its REQ or REP is the PSN its own QP expects to receive, and the peer sends from it:
-     * Linux's ib_cm sets the active side's rq_psn and the passive side's sq_psn from the REQ's, and the
-     * other two from the REP's (cm.c: ib_send_cm_req, cm_req_handler, cm_rep_handler).
-     */
-    private static void moveToRts(CmId id, int ackTimeout) {
-        QueuePair qp = id.qp;
-        qp.modify(rtrAttr(id).accessFlags(remoteAccess(id)));
-        qp.modify(rtsAttr(id, ackTimeout));
-    }
-
-    /** What the peer may do to the QP: WRITE always, READ and atomics when it may have requests outstanding. */
-    private static int remoteAccess(CmId id) {
-        return Access.REMOTE_WRITE | (id.responderResources > 0 ? Access.REMOTE_READ | Access.REMOTE_ATOMIC : 0);
-    }
-
-    /** INIT to RTR with the connection's values: the peer's address, QPN and send PSN (= our receive PSN). */
-    private static QpAttr rtrAttr(CmId id) {
-        AhAttr av = new AhAttr(new GlobalRoute(id.dgid, 0, id.gidIndex, HOP_LIMIT, 0), 0, 0, 0, 0, id.portNum);
-        return new QpAttr().state(QpState.RTR).ahAttr(av).pathMtu(Mtu.ofValue(id.pathMtu)).destQpNum(id.remoteQpn)
-                .rqPsn(id.localPsn).maxDestRdAtomic(id.responderResources).minRnrTimer(id.minRnrTimer);
-    }
-
-    private static QpAttr rtsAttr(CmId id, int ackTimeout) {
-        return new QpAttr().state(QpState.RTS).sqPsn(id.remotePsn).timeout(ackTimeout).retryCnt(id.retryCount)
-                .rnrRetry(id.rnrRetryCount).maxRdAtomic(id.initiatorDepth);
-    }
-
     /**
      * rdma_init_qp_attr: the attributes that move a QP the program created itself (not through
      * {@link #createQp}) to {@code state} for this id, as ib_cm_init_qp_attr gives them: INIT any time the
@@ -939,38 +905,7 @@ final class CmEngine {
             if (id.context == null || id.state == State.LISTEN) {
                 throw new VerbsException(Errno.EINVAL, "the id is not bound to a device yet (resolve it first)");
             }
-            boolean known = switch (id.state) {
-                case REQ_RCVD, REP_SENT, REP_RCVD, ESTABLISHED -> true;
-                default -> false;
-            };
-            boolean ud = id.ps == PortSpace.UDP;
-            return switch (state) {
-                case INIT -> {
-                    QpAttr a = new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(id.portNum);
-                    yield ud ? a.qkey(CmId.UDP_QKEY) : a.accessFlags(known ? remoteAccess(id) : 0);
-                }
-                case RTR -> {
-                    if (ud) {
-                        yield new QpAttr().state(QpState.RTR);
-                    }
-                    if (!known) {
-                        throw wrongState(id, "rdma_init_qp_attr(RTR)");
-                    }
-                    yield rtrAttr(id);
-                }
-                case RTS -> {
-                    if (ud) {
-                        yield new QpAttr().state(QpState.RTS).sqPsn(id.localPsn);
-                    }
-                    if (!known) {
-                        throw wrongState(id, "rdma_init_qp_attr(RTS)");
-                    }
-                    // the passive side uses the ACK timeout the REQ asked for, as accept does
-                    yield rtsAttr(id, id.listener != null && id.remoteAckTimeout != 0 ? id.remoteAckTimeout : id.ackTimeout);
-                }
-                default -> throw new VerbsException(Errno.EINVAL, "rdma_init_qp_attr gives INIT, RTR or RTS, not "
-                        + state);
-            };
+            return CmQpAttrs.initQpAttr(id, state);
         } finally {
             lock.unlock();
         }
@@ -986,12 +921,7 @@ final class CmEngine {
     /** Takes an id out of the protocol tables (no more MADs or timers reach it). */
     private void unindex(CmId id) {
         cancelTimer(id);
-        if (id.localCommId != 0 && byCommId.get(id.localCommId) == id) {
-            byCommId.remove(id.localCommId);
-        }
-        if (id.dgid != null) {
-            byRemote.remove(new RemoteKey(id.dgid, id.remoteCommId), id);
-        }
+        auth.unindex(id);
     }
 
     /** Gives back what a closed id held: its port, agents and device context. */
@@ -1126,7 +1056,7 @@ final class CmEngine {
                 } else {
                     qpToError(id);
                     if (id.state == State.REP_SENT) {
-                        sendRej(id, CmRej.REASON_TIMEOUT, CmRej.MSG_OTHER, new byte[0]);
+                        sendRej(id, CmRej.REASON_TIMEOUT, CmRej.MSG_OTHER, new byte[0], guidAri(id));
                     }
                     post(id, CmEventType.UNREACHABLE, -Errno.ETIMEDOUT, null, null, null);
                     ended(id);
@@ -1152,6 +1082,11 @@ final class CmEngine {
 
     private void dispatch(CmAgent a, MemorySegment mad, GsiPort.Source from) {
         int attr = MadCheck.check(mad, GsiPort.MAD_SIZE);
+        int named = MadHeader.attributeId(mad);
+        if (attr == MadCheck.BAD_ATTRIBUTE && (named == MadHeader.ATTR_LAP || named == MadHeader.ATTR_APR)) {
+            auth.drop(a, named); // alternate paths are not offered: a LAP or APR changes nothing
+            return;
+        }
         if (attr < 0) {
             a.malformed++;
             return;
@@ -1159,24 +1094,15 @@ final class CmEngine {
         switch (attr) {
             case MadHeader.ATTR_REQ -> onReq(a, mad, from);
             case MadHeader.ATTR_REP -> onRep(a, mad, from);
-            case MadHeader.ATTR_RTU -> onRtu(a, mad);
-            case MadHeader.ATTR_MRA -> onMra(a, mad);
+            case MadHeader.ATTR_RTU -> onRtu(a, mad, from);
+            case MadHeader.ATTR_MRA -> onMra(a, mad, from);
             case MadHeader.ATTR_REJ -> onRej(a, mad, from);
             case MadHeader.ATTR_DREQ -> onDreq(a, mad, from);
-            case MadHeader.ATTR_DREP -> onDrep(a, mad);
+            case MadHeader.ATTR_DREP -> onDrep(a, mad, from);
             case MadHeader.ATTR_SIDR_REQ -> onSidrReq(a, mad, from);
-            case MadHeader.ATTR_SIDR_REP -> onSidrRep(a, mad);
-            default -> a.unmatched++;
+            case MadHeader.ATTR_SIDR_REP -> onSidrRep(a, mad, from);
+            default -> auth.drop(a, attr);
         }
-    }
-
-    private CmId match(CmAgent a, int ourCommId) {
-        CmId id = byCommId.get(ourCommId);
-        if (id == null || id.agent != a) {
-            a.unmatched++;
-            return null;
-        }
-        return id;
     }
 
     private CmId findListener(int ps, int port, InetAddress dst) {
@@ -1209,11 +1135,10 @@ final class CmEngine {
     private void onReq(CmAgent a, MemorySegment mad, GsiPort.Source from) {
         req.wrap(mad);
         long tid = MadHeader.transactionId(mad);
-        RemoteKey key = new RemoteKey(from.gid, req.localCommId());
-        CmId dup = byRemote.get(key);
+        CmId dup = auth.byRemote(from.gid, req.localCommId());
         if (dup != null) {
             switch (dup.state) {
-                case REQ_RCVD -> sendMra(dup); // still deciding: say so again
+                case REQ_RCVD -> sendMra(dup, CmMra.MSG_REQ); // still deciding: say so again
                 case REP_SENT -> resend(dup);  // our REP may be what was lost
                 default -> {
                 }
@@ -1267,7 +1192,7 @@ final class CmEngine {
         c.sgid = gidIndex == a.gidIndex ? a.gsi.localGid() : a.context.queryGid(a.portNum, gidIndex);
         c.caGuid = dev.guid();
         c.dgid = from.gid;
-        c.localCommId = newCommId(c);
+        c.localCommId = auth.newLocalId(c);
         c.remoteCommId = req.localCommId();
         c.remoteCaGuid = req.localCaGuid();
         c.tid = tid;
@@ -1283,7 +1208,7 @@ final class CmEngine {
         c.peerResponseTimeout = req.localCmResponseTimeout();
         c.peerMaxCmRetries = req.maxCmRetries();
         c.listener = l;
-        byRemote.put(key, c);
+        auth.indexRemote(c);
         byte[] pd;
         if (hdr) {
             InetAddress srcAddr = CmaHeader.srcAddress(mad, CmReq.PRIVATE_DATA_OFFSET);
@@ -1310,26 +1235,22 @@ final class CmEngine {
             ended(c);
             return;
         }
-        sendMra(c);
+        sendMra(c, CmMra.MSG_REQ);
     }
 
-    private void sendMra(CmId c) {
+    /** An MRA for the peer's REQ or REP ({@code what}): the program has not answered yet. */
+    private void sendMra(CmId c, int what) {
         mra.wrap(c.agent.tx).clearAndInit(c.tid);
-        mra.localCommId(c.localCommId).remoteCommId(c.remoteCommId).messageMraed(CmMra.MSG_REQ)
+        mra.localCommId(c.localCommId).remoteCommId(c.remoteCommId).messageMraed(what)
                 .serviceTimeout(Math.min(31, c.responseTimeout + 4));
         c.agent.send(c.dgid);
     }
 
-    private void sendMraForRep(CmId id) {
-        mra.wrap(id.agent.tx).clearAndInit(id.tid);
-        mra.localCommId(id.localCommId).remoteCommId(id.remoteCommId).messageMraed(CmMra.MSG_REP)
-                .serviceTimeout(Math.min(31, id.responseTimeout + 4));
-        id.agent.send(id.dgid);
-    }
-
-    private void onMra(CmAgent a, MemorySegment mad) {
+    private void onMra(CmAgent a, MemorySegment mad, GsiPort.Source from) {
         mra.wrap(mad);
-        CmId id = match(a, mra.remoteCommId());
+        CmId id = mra.messageMraed() == CmMra.MSG_REQ
+                ? auth.forLocal(a, from.gid, MadHeader.ATTR_MRA, mra.remoteCommId(), mra.localCommId())
+                : auth.forBoth(a, from.gid, MadHeader.ATTR_MRA, mra.remoteCommId(), mra.localCommId());
         if (id == null) {
             return;
         }
@@ -1340,12 +1261,14 @@ final class CmEngine {
         } else if (id.state == State.REP_SENT && mra.messageMraed() == CmMra.MSG_REP) {
             // the slot stays until the RTU: it bounds the RTUs the peer's program can send at once
             schedule(id, cmTimeNs(mra.serviceTimeout()) + cmTimeNs(id.ackTimeout));
+        } else {
+            auth.drop(a, MadHeader.ATTR_MRA); // nothing waits for it: stale or forged
         }
     }
 
     private void onRep(CmAgent a, MemorySegment mad, GsiPort.Source from) {
         rep.wrap(mad);
-        CmId id = match(a, rep.remoteCommId());
+        CmId id = auth.forLocal(a, from.gid, MadHeader.ATTR_REP, rep.remoteCommId(), rep.localCommId());
         if (id == null) {
             return;
         }
@@ -1354,10 +1277,11 @@ final class CmEngine {
             return;
         }
         if (id.state == State.REP_RCVD) {
-            sendMraForRep(id); // a duplicate REP: the program has not established yet; wait longer (cma.c too)
+            sendMra(id, CmMra.MSG_REP); // a duplicate REP: the program has not established yet; wait longer (cma.c too)
             return;
         }
         if (id.state != State.REQ_SENT) {
+            auth.drop(a, MadHeader.ATTR_REP);
             return;
         }
         cancelTimer(id);
@@ -1368,7 +1292,7 @@ final class CmEngine {
         id.responderResources = rep.initiatorDepth();
         id.initiatorDepth = rep.responderResources();
         id.rnrRetryCount = rep.rnrRetryCount();
-        byRemote.put(new RemoteKey(id.dgid, id.remoteCommId), id);
+        auth.indexRemote(id);
         byte[] pd = rep.privateData();
         ConnParam param = new ConnParam().responderResources(rep.responderResources())
                 .initiatorDepth(rep.initiatorDepth()).rnrRetryCount(rep.rnrRetryCount()).srq(rep.srq())
@@ -1393,24 +1317,22 @@ final class CmEngine {
         post(id, CmEventType.ESTABLISHED, 0, null, pd, param);
     }
 
-    private void onRtu(CmAgent a, MemorySegment mad) {
+    private void onRtu(CmAgent a, MemorySegment mad, GsiPort.Source from) {
         rtu.wrap(mad);
-        CmId id = match(a, rtu.remoteCommId());
+        CmId id = auth.forBoth(a, from.gid, MadHeader.ATTR_RTU, rtu.remoteCommId(), rtu.localCommId());
         if (id != null && id.state == State.REP_SENT) {
             cancelTimer(id);
             id.state = State.ESTABLISHED;
             post(id, CmEventType.ESTABLISHED, 0, null, rtu.privateData(), null);
+        } else if (id != null) {
+            auth.drop(a, MadHeader.ATTR_RTU);
         }
     }
 
     private void onRej(CmAgent a, MemorySegment mad, GsiPort.Source from) {
         rej.wrap(mad);
-        CmId id = byCommId.get(rej.remoteCommId());
-        if (id == null || id.agent != a) {
-            id = byRemote.get(new RemoteKey(from.gid, rej.localCommId()));
-        }
-        if (id == null || id.agent != a) {
-            a.unmatched++;
+        CmId id = auth.forRej(a, from.gid, rej);
+        if (id == null) {
             return;
         }
         switch (id.state) {
@@ -1419,7 +1341,7 @@ final class CmEngine {
                 post(id, CmEventType.REJECTED, rej.reason(), null, rej.privateData(), null);
                 ended(id);
             }
-            case ESTABLISHED, DREQ_SENT -> {
+            case ESTABLISHED, DREQ_SENT, DREQ_RCVD -> {
                 // the peer dropped a connection we count as up (it was destroyed before our RTU came,
                 // say): as cm.c, report the REJ and go through time wait
                 cancelTimer(id);
@@ -1428,49 +1350,59 @@ final class CmEngine {
                 id.state = State.TIMEWAIT;
                 schedule(id, cmTimeNs(id.ackTimeout));
             }
-            default -> a.unmatched++;
+            default -> auth.drop(a, MadHeader.ATTR_REJ);
         }
     }
 
     private void onDreq(CmAgent a, MemorySegment mad, GsiPort.Source from) {
         dreq.wrap(mad);
         long tid = MadHeader.transactionId(mad);
-        CmId id = byCommId.get(dreq.remoteCommId());
-        if (id == null || id.agent != a || id.remoteCommId != dreq.localCommId()) {
-            // unknown or long gone: answer so that the peer stops asking (cm.c does the same)
+        CmId id = auth.forBoth(a, from.gid, MadHeader.ATTR_DREQ, dreq.remoteCommId(), dreq.localCommId());
+        if (id == null) {
+            // unknown or long gone: answer so that the peer stops asking (cm.c does the same); nothing changes
             sendDrep(a, from.gid, dreq.remoteCommId(), dreq.localCommId(), tid);
             return;
         }
+        if (!auth.qpnMatches(a, id, dreq.remoteQpn())) {
+            return;
+        }
         switch (id.state) {
-            case ESTABLISHED, REP_SENT, REP_RCVD, DREQ_SENT -> {
+            case ESTABLISHED, REP_SENT, REP_RCVD -> {
+                // as cm.c and cma.c: DISCONNECTED now; the QP stays as it is and the DREP goes when the
+                // program calls disconnect or destroys the id
                 cancelTimer(id);
-                qpToError(id);
+                id.tid = tid;
+                id.state = State.DREQ_RCVD;
+                post(id, CmEventType.DISCONNECTED, 0, null, dreq.privateData(), null);
+            }
+            case DREQ_SENT -> { // both sides asked: the program has already called disconnect
+                cancelTimer(id);
                 sendDrep(a, id.dgid, id.localCommId, id.remoteCommId, tid);
                 enterTimewait(id, 0, dreq.privateData());
             }
             case TIMEWAIT -> sendDrep(a, id.dgid, id.localCommId, id.remoteCommId, tid);
-            default -> a.unmatched++;
+            case DREQ_RCVD -> { // a repeated DREQ: the program has not answered yet
+            }
+            default -> auth.drop(a, MadHeader.ATTR_DREQ);
         }
     }
 
-    private void onDrep(CmAgent a, MemorySegment mad) {
+    private void onDrep(CmAgent a, MemorySegment mad, GsiPort.Source from) {
         drep.wrap(mad);
-        CmId id = match(a, drep.remoteCommId());
+        CmId id = auth.forBoth(a, from.gid, MadHeader.ATTR_DREP, drep.remoteCommId(), drep.localCommId());
         if (id != null && id.state == State.DREQ_SENT) {
             cancelTimer(id);
             enterTimewait(id, 0, drep.privateData());
+        } else if (id != null) {
+            auth.drop(a, MadHeader.ATTR_DREP);
         }
     }
 
     // ---------------------------------------------------------------- UD ids: service id resolution (SIDR)
 
-    static AhAttr ahAttr(CmId id) {
-        return new AhAttr(new GlobalRoute(id.dgid, 0, id.gidIndex, HOP_LIMIT, 0), 0, 0, 0, 0, id.portNum);
-    }
-
     private void connectUd(CmId id, ConnParam p) {
         p.checkPrivateData(ConnParam.MAX_SIDR_REQ_PRIVATE_DATA, "connect (UD)");
-        id.localCommId = newCommId(id);
+        id.localCommId = auth.newLocalId(id);
         id.tid = newTid(id);
         MemorySegment m = id.agent.tx;
         sidrReq.wrap(m).clearAndInit(id.tid);
@@ -1495,8 +1427,7 @@ final class CmEngine {
     private void onSidrReq(CmAgent a, MemorySegment mad, GsiPort.Source from) {
         sidrReq.wrap(mad);
         long tid = MadHeader.transactionId(mad);
-        RemoteKey key = new RemoteKey(from.gid, sidrReq.requestId());
-        CmId dup = byRemote.get(key);
+        CmId dup = auth.byRemote(from.gid, sidrReq.requestId());
         if (dup != null) {
             if (dup.state != State.REQ_RCVD && dup.lastMad != null) {
                 resend(dup);
@@ -1535,7 +1466,7 @@ final class CmEngine {
         int srcPort = CmaHeader.port(mad, SidrReq.PRIVATE_DATA_OFFSET);
         c.local = new InetSocketAddress(dstAddr != null ? dstAddr : c.sgid.toInetAddress(), ServiceId.port(sid));
         c.remote = new InetSocketAddress(srcAddr != null ? srcAddr : from.gid.toInetAddress(), srcPort);
-        byRemote.put(key, c);
+        auth.indexRemote(c);
         byte[] pd = new byte[CmaHeader.SIDR_REQ_USER_DATA_LENGTH];
         MemorySegment.copy(mad, ValueLayout.JAVA_BYTE, SidrReq.PRIVATE_DATA_OFFSET + CmaHeader.LENGTH, pd, 0, pd.length);
         c.state = State.REQ_RCVD;
@@ -1548,9 +1479,12 @@ final class CmEngine {
         }
     }
 
-    private void onSidrRep(CmAgent a, MemorySegment mad) {
+    private void onSidrRep(CmAgent a, MemorySegment mad, GsiPort.Source from) {
         sidrRep.wrap(mad);
-        CmId id = match(a, sidrRep.requestId());
+        CmId id = auth.forLocal(a, from.gid, MadHeader.ATTR_SIDR_REP, sidrRep.requestId(), 0);
+        if (id != null && (id.state != State.REQ_SENT || id.ps != PortSpace.UDP)) {
+            auth.drop(a, MadHeader.ATTR_SIDR_REP);
+        }
         if (id == null || id.state != State.REQ_SENT || id.ps != PortSpace.UDP) {
             return;
         }

@@ -45,7 +45,7 @@ public final class CmId implements AutoCloseable {
 
     enum State {
         IDLE, ADDR_BOUND, ADDR_RESOLVED, ROUTE_RESOLVED, LISTEN,
-        REQ_SENT, REQ_RCVD, REP_SENT, REP_RCVD, ESTABLISHED, DREQ_SENT, TIMEWAIT, DONE, DESTROYED
+        REQ_SENT, REQ_RCVD, REP_SENT, REP_RCVD, ESTABLISHED, DREQ_SENT, DREQ_RCVD, TIMEWAIT, DONE, DESTROYED
     }
 
     final PortSpace ps;
@@ -303,7 +303,11 @@ public final class CmId implements AutoCloseable {
 
     /**
      * Disconnects (rdma_disconnect): moves the QP to ERROR (outstanding work requests flush) and sends a
-     * DREQ; DISCONNECTED follows on both sides, TIMEWAIT_EXIT later. Nothing when already disconnected.
+     * DREQ, or, after the peer's DREQ (DISCONNECTED has come), the DREP that answers it. As with the
+     * kernel's CM, both sides disconnect: the side that receives a DREQ gets DISCONNECTED at once, but its
+     * QP stays as it is and the peer waits for the DREP until this side calls disconnect (or closes the
+     * id); a peer that never answers gets DISCONNECTED with -ETIMEDOUT after its DREQ's retries.
+     * TIMEWAIT_EXIT follows later. Nothing when already disconnected.
      */
     public void disconnect() {
         ProviderCmId p = provider;
@@ -496,6 +500,16 @@ public final class CmId implements AutoCloseable {
         return p != null ? p.providerId().destinationGid() : CmEngine.INSTANCE.read(() -> dgid);
     }
 
+    /**
+     * {@return the CM messages this process's connection manager dropped, by message (REQ, MRA, REJ, REP,
+     * RTU, DREQ, DREP, SIDR_REQ, SIDR_REP, LAP, APR, OTHER)}: those that did not match everything the
+     * connection they name must match (both communication IDs, or ours where the peer's is not known yet;
+     * the QPN a DREQ names; the peer's GID), forged or stale, and LAP/APR, which are not offered.
+     */
+    public static java.util.Map<String, Long> droppedMessages() {
+        return CmEngine.INSTANCE.auth.dropped();
+    }
+
     /** {@return whether {@link #close()} was called} */
     public boolean isClosed() {
         return CmEngine.INSTANCE.read(() -> userClosed);
@@ -503,8 +517,10 @@ public final class CmId implements AutoCloseable {
 
     /**
      * Destroys the id (rdma_destroy_id), safe in every state: a pending connection is rejected (REJ),
-     * an established one is disconnected (DREQ; the QP moves to ERROR), a listener stops listening. The
-     * id's QP is not destroyed (rdma_destroy_qp is separate). No more events come for it. Idempotent.
+     * an established one is disconnected (one DREQ; the QP moves to ERROR), a peer's DREQ is answered
+     * (DREP), a listener stops listening. The id gives back its device at once, in every state (nothing
+     * lingers in time wait), so the device can be closed or removed next. The id's QP is not destroyed
+     * (rdma_destroy_qp is separate). No more events come for it. Idempotent.
      */
     @Override
     public void close() {

@@ -291,7 +291,8 @@ public final class Endpoint implements AutoCloseable {
 
     /**
      * rdma_disconnect: the QP goes to ERROR (outstanding work requests flush) and this waits for
-     * DISCONNECTED (at once if the peer disconnected first). Nothing when not connected or done before.
+     * DISCONNECTED (at once if the peer disconnected first: this then sends the DREP the peer waits for,
+     * so both sides call it, as with the kernel's CM). Nothing when not connected or done before.
      *
      * @throws InterruptedException if interrupted while waiting
      */
@@ -649,8 +650,8 @@ public final class Endpoint implements AutoCloseable {
     }
 
     /**
-     * rdma_destroy_ep, safe in every state and idempotent: a connected endpoint is disconnected (DREQ,
-     * QP to ERROR) without waiting, a request not accepted is rejected, a passive endpoint stops
+     * rdma_destroy_ep, safe in every state and idempotent: a connected endpoint is disconnected (DREQ, or
+     * the DREP that answers the peer's; QP to ERROR) without waiting, a request not accepted is rejected, a passive endpoint stops
      * listening and rejects the requests no one took; then the QP, the CQs and channels it made, the
      * regions registered through it and its own PD are released, and the id. Threads waiting in the
      * endpoint wake with EBADF.

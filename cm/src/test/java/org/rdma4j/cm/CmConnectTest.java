@@ -141,8 +141,10 @@ class CmConnectTest extends CmTestSupport {
             // a receive still posted when the connection goes is flushed
             ce.qp.postRecv(new RecvWorkRequest().wrId(9).sge(ce.mr, 2048, 64));
             client.disconnect();
-            expect(cch, CmEventType.DISCONNECTED);
             expect(sch, CmEventType.DISCONNECTED);
+            assertEquals(QpState.RTS, se.qp.state(), "the DREQ leaves the passive side's QP as it is (cma.c)");
+            child.disconnect(); // both sides disconnect: the DREP goes now
+            assertEquals(0, expect(cch, CmEventType.DISCONNECTED).status());
             assertEquals(QpState.ERR, ce.qp.state());
             assertEquals(QpState.ERR, se.qp.state());
             WorkCompletion flushed = ce.poll();
@@ -175,8 +177,9 @@ class CmConnectTest extends CmTestSupport {
             client.establish();
             expect(sch, CmEventType.ESTABLISHED);
             req.id().disconnect();
-            expect(sch, CmEventType.DISCONNECTED);
             expect(cch, CmEventType.DISCONNECTED);
+            client.disconnect();
+            expect(sch, CmEventType.DISCONNECTED);
             req.id().close();
         }
     }
@@ -299,8 +302,9 @@ class CmConnectTest extends CmTestSupport {
             assertTrue(faults().sent(attr) >= atLeast, () -> MadHeader.attributeName(attr) + " sent "
                     + faults().sent(attr) + " times");
             req.id().disconnect();
-            expect(sch, CmEventType.DISCONNECTED);
             expect(cch, CmEventType.DISCONNECTED);
+            client.disconnect();
+            expect(sch, CmEventType.DISCONNECTED);
             expect(sch, CmEventType.TIMEWAIT_EXIT);
             expect(cch, CmEventType.TIMEWAIT_EXIT);
             ce.close();
@@ -460,7 +464,7 @@ class CmConnectTest extends CmTestSupport {
             expect(cch, CmEventType.TIMEWAIT_EXIT);
             ce.close();
             se.close();
-            req.id().close(); // established here: its DREQ is lost too, it lingers, retries, and goes
+            req.id().close(); // established here: its one DREQ is lost too; the id goes at once
         } finally {
             faults().clearFaults();
         }
@@ -481,8 +485,9 @@ class CmConnectTest extends CmTestSupport {
             expect(cch, CmEventType.ESTABLISHED);
             expect(sch, CmEventType.ESTABLISHED);
             req.id().disconnect();
-            expect(sch, CmEventType.DISCONNECTED);
             expect(cch, CmEventType.DISCONNECTED);
+            client.disconnect();
+            expect(sch, CmEventType.DISCONNECTED);
             assertEquals(QpState.ERR, ce.qp.state());
             assertEquals(QpState.ERR, se.qp.state());
             ce.close();

@@ -224,6 +224,7 @@ class CmDestroyTest extends CmTestSupport {
             expect(sch, CmEventType.ESTABLISHED);
             p.child().close();
             expect(cch, CmEventType.DISCONNECTED);
+            client.disconnect(); // answers the DREQ (DREP), as rdma_disconnect does
             expect(cch, CmEventType.TIMEWAIT_EXIT);
             p.ce().close();
         }
@@ -263,12 +264,13 @@ class CmDestroyTest extends CmTestSupport {
                 if (dreqLost) {
                     faults().dropNext(MadHeader.ATTR_DREQ, 1000);
                     client.disconnect(); // DREQ_SENT: its DREQs go nowhere
-                    client.close();      // lingers, retries, gives up and is released without events
-                    p.child().close();   // established: its own DREQ is lost too, the same way
+                    client.close();      // released at once, without events
+                    p.child().close();   // established: its own DREQ (one, as cm_destroy_id) is lost too
                 } else {
                     client.disconnect();
-                    expect(cch, CmEventType.DISCONNECTED); // both sides are in TIMEWAIT now
                     expect(sch, CmEventType.DISCONNECTED);
+                    p.child().disconnect(); // the DREP: both sides are in TIMEWAIT now
+                    expect(cch, CmEventType.DISCONNECTED);
                     client.close();
                     p.child().close();
                 }
@@ -278,7 +280,7 @@ class CmDestroyTest extends CmTestSupport {
             } finally {
                 faults().clearFaults();
             }
-            awaitNoAgents(); // every lingering id finished and let its agent go
+            awaitNoAgents(); // every id let its agent go
             assertEquals(0, CmEngine.INSTANCE.connectionCount(), "nothing left in the tables");
         }
     }

@@ -159,8 +159,9 @@ class CmInitQpAttrTest extends CmTestSupport {
                     // rping -q's disconnect: its own QP to ERROR first, then the DREQ
                     c.qp.modify(new QpAttr().state(QpState.ERR));
                     client.disconnect();
-                    expect(cch, CmEventType.DISCONNECTED);
                     expect(sch, CmEventType.DISCONNECTED);
+                    child.disconnect();
+                    expect(cch, CmEventType.DISCONNECTED);
                     child.close();
                 }
             }

@@ -74,8 +74,9 @@ class CmIpv4UdpTest extends CmTestSupport {
             assertEquals(WcStatus.SUCCESS, se.poll().status());
             assertEquals("over udp", se.mr.segment().getString(0, java.nio.charset.StandardCharsets.US_ASCII));
             client.disconnect();
-            expect(cch, CmEventType.DISCONNECTED);
             expect(sch, CmEventType.DISCONNECTED);
+            child.disconnect();
+            expect(cch, CmEventType.DISCONNECTED);
             ce.close();
             se.close();
             child.close();

@@ -46,7 +46,7 @@ class CmRobustnessTest extends CmTestSupport {
     @AfterEach
     void removeDevices() throws InterruptedException {
         try {
-            awaitNoAgents(); // lingering ids finish first: a device with an open context cannot be removed
+            awaitNoAgents(); // a device with an open context cannot be removed
         } finally {
             tearDownDevices();
         }
@@ -163,7 +163,7 @@ class CmRobustnessTest extends CmTestSupport {
             expect(cch, CmEventType.TIMEWAIT_EXIT);
             ce.close();
             eps[1].close();
-            eps[1].id.close(); // established: its DREQ is lost too; it lingers, gives up and goes
+            eps[1].id.close(); // established: its one DREQ is lost too; the id goes at once
         }
     }
 

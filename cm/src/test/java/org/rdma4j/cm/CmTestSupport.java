@@ -76,7 +76,7 @@ abstract class CmTestSupport {
         return nextPort++;
     }
 
-    /** Waits (bounded) until every CM agent has gone: ids that linger after close finish their time wait. */
+    /** Waits (bounded) until every CM agent has gone (a closed id gives its agent back at once). */
     static void awaitNoAgents() throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
         while (CmEngine.INSTANCE.agentCount() != 0) {

@@ -142,15 +142,16 @@ class EndpointTest extends CmTestSupport {
                 assertEquals(21, got.byteLen());
                 assertEquals("ping over an endpoint", get(sbuf, 21));
 
-                // the client goes away: the server's posted receive is flushed, and disconnect returns at once
+                // the client goes away: disconnect returns at once (the DREQ came) and, as with the
+                // kernel's CM, only then is the server's QP in ERROR and its posted receive flushed
                 conn.postRecv(8, sbuf, smr[0]);
                 c.close();
+                conn.disconnect();
+                assertEquals(CmEventType.DISCONNECTED, conn.lastEvent().type());
                 WorkCompletion flushed = new WorkCompletion();
                 conn.getRecvComp(flushed);
                 assertEquals(WcStatus.WR_FLUSH_ERR, flushed.status());
                 assertEquals(8, flushed.wrId());
-                conn.disconnect();
-                assertEquals(CmEventType.DISCONNECTED, conn.lastEvent().type());
                 assertFalse(conn.isConnected());
             }
         }

@@ -295,12 +295,20 @@ final class CmLink implements AutoCloseable {
         }
     }
 
-    /** Takes the channel's events: a DISCONNECTED means the peer is gone (its QP moved to ERROR). */
+    /**
+     * Takes the channel's events: a DISCONNECTED means the peer is gone; it is answered at once
+     * (rdma_disconnect: the QP to ERROR, the DREP), so the work still posted flushes.
+     */
     private void watchEvents() throws PerfFailure {
         CmEvent e = next(0);
         if (e != null) {
             if (e.type() == CmEventType.DISCONNECTED || e.type() == CmEventType.DEVICE_REMOVAL) {
                 peerGone = true;
+                try {
+                    id.disconnect();
+                } catch (VerbsException ignored) {
+                    // already down
+                }
             }
             e.ack();
         }

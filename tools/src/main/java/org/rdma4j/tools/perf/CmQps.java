@@ -199,13 +199,12 @@ final class CmQps implements AutoCloseable {
     }
 
     /**
-     * rdma_cm_disconnect_nodes: the client disconnects every QP and waits (at most {@code waitMs}) for
-     * their DISCONNECTED events; perftest's server leaves that to the client (its ids go with close).
+     * rdma_cm_disconnect_nodes: each side disconnects every QP and waits (at most {@code waitMs}) for
+     * their DISCONNECTED events. Both sides disconnect, as with the kernel's CM: a DREQ is answered
+     * only when the side that receives it calls disconnect (or destroys its id), so a server that left
+     * it to its ids' close would hold the client until then.
      */
     void disconnect(int waitMs) {
-        if (p.server) {
-            return;
-        }
         int left = 0;
         for (CmId id : ids) {
             try {

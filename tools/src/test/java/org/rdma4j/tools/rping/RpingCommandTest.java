@@ -1,6 +1,7 @@
 package org.rdma4j.tools.rping;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.PrintWriter;
@@ -164,6 +165,31 @@ class RpingCommandTest {
         assertEquals(0, client.exitCode(), client::all);
         assertEquals(0, server.exitCode(), server::all);
         assertPings(client.out.toString(), 3, 65535);
+        assertFalse(client.err.toString().contains("could not remove"), client::all);
+        assertFalse(server.err.toString().contains("could not remove"), server::all);
+    }
+
+    @Test
+    void aRejectedClientRemovesTheDeviceItMadeAndSoDoesTheServer() throws Exception {
+        int port = PORTS.incrementAndGet();
+        int unused = PORTS.incrementAndGet();
+        String udpA = Integer.toString(port + 22_000);
+        String udpB = Integer.toString(port + 23_000);
+        Run server = Run.start("rping", "-s", "-a", "127.0.0.1", "--bind", "127.0.0.1", "--udp-port", udpB,
+                "--udp-peer-port", udpA, "-p", Integer.toString(port), "--accept-timeout", "20", "-d");
+        waitListening(server);
+        // a port nobody listens on: REJECTED, and the id that ended so gives its device back
+        Run rejected = Run.start("rping", "-c", "-a", "127.0.0.1", "-I", "127.0.0.2", "--bind", "127.0.0.2",
+                "--udp-port", udpA, "--udp-peer-port", udpB, "-p", Integer.toString(unused), "-C", "1");
+        assertEquals(1, rejected.exitCode(), rejected::all);
+        assertTrue(rejected.err.toString().contains("RDMA_CM_EVENT_REJECTED"), rejected::all);
+        assertFalse(rejected.err.toString().contains("could not remove"), rejected::all);
+        Run good = Run.start("rping", "-c", "-a", "127.0.0.1", "-I", "127.0.0.2", "--bind", "127.0.0.2",
+                "--udp-port", udpA, "--udp-peer-port", udpB, "-p", Integer.toString(port), "-C", "2", "-V");
+        assertEquals(0, good.exitCode(), good::all);
+        assertEquals(0, server.exitCode(), server::all);
+        assertFalse(good.err.toString().contains("could not remove"), good::all);
+        assertFalse(server.err.toString().contains("could not remove"), server::all);
     }
 
     @Test
