@@ -8,10 +8,11 @@ import org.rdma4j.verbs.WrOpcode;
 
 /**
  * How the requester asks for a long RDMA READ: in consecutive READ requests of at most
- * {@value #REQUEST_PACKETS} response packets each (the last one shorter), each sent when the send window
- * has room for all its responses and a responder resource is free (each request holds one of the
- * responder's max_dest_rd_atomic resources until its last response arrives). The responder so never
- * has more than a send window of responses to send at once. A responder that sends a whole READ's
+ * {@value #REQUEST_PACKETS} response packets each (the last one shorter), each sent when no more than
+ * {@value #WINDOW} response PSNs would be in flight with it and a responder resource is free (each
+ * request holds one of the responder's max_dest_rd_atomic resources until its last response arrives).
+ * The responder so never
+ * has more than {@value #WINDOW} responses to send at once. A responder that sends a whole READ's
  * responses back to back (rxe does: an 8 MiB READ is 2048 packets) overruns what lies between it and
  * this device (a veth's backlog, a socket's receive buffer), and every lost tail then costs an ACK
  * timeout. On the wire each piece is an ordinary READ request whose PSNs and data continue the
@@ -19,8 +20,15 @@ import org.rdma4j.verbs.WrOpcode;
  * RDMA READ RESPONSE LAST (or ONLY). Pure arithmetic over the send queue; called inside the QP task.
  */
 final class ReadPieces {
-    /** Most response packets one READ request asks for: half the send window. */
-    static final int REQUEST_PACKETS = Requester.WINDOW_PSNS / 2;
+    /** Most response packets one READ request asks for: a send window's worth. */
+    static final int REQUEST_PACKETS = Requester.WINDOW_PSNS;
+    /**
+     * Most READ response PSNs in flight: four pieces (2 MiB at MTU 4096), so that the responder always
+     * has the next pieces' requests in hand while this device takes in the current one, and still half
+     * of what was lost first between rxe and a soft device in the interop VM (the tail beyond about
+     * 1000 packets of one burst: a veth's backlog holds 1000).
+     */
+    static final int WINDOW = 4 * REQUEST_PACKETS;
 
     private ReadPieces() {
     }
@@ -39,9 +47,9 @@ final class ReadPieces {
         return Math.min(pieceEnd, packets(w.totalLength, mtu)) - index;
     }
 
-    /** Whether the send window of {@code qp} has room for {@code packets} PSNs from {@code from}. */
+    /** Whether {@code packets} PSNs from {@code from} stay within {@link #WINDOW} of the last acknowledged. */
     static boolean fits(QpEngine qp, int from, int packets) {
-        return Psn.diff(Psn.add(from, packets), Psn.add(qp.completer.lastAckedPsn(), 1)) <= Requester.WINDOW_PSNS;
+        return Psn.diff(Psn.add(from, packets), Psn.add(qp.completer.lastAckedPsn(), 1)) <= WINDOW;
     }
 
     /**
