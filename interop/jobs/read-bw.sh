@@ -10,8 +10,10 @@
 #   c-s  ib_read_bw client on rxe0 reading from an rdma4j perf read_bw server on the soft device (soft's
 #        responder answers rxe's requester)
 # Every run keeps perftest's defaults (128 outstanding reads, -t 128, timeout 14, MTU 4096 on this veth)
-# except -s and -n. A run passes when both ends exit 0 and the client prints its result row with
-# #bytes the size and #iterations -n; the rate check passes when the client's rate of each soft run is
+# except -s and the duration: perftest's duration mode, -D INTEROP_READ_DURATION -f INTEROP_READ_MARGIN,
+# so that the first and last MARGIN seconds (a cold JVM's interpreter and first compilations) are not
+# sampled, for C and Java alike. A run passes when both ends exit 0 and the client prints its result
+# row with #bytes the size (and #iterations -n in iteration mode, at least one otherwise); the rate check passes when the client's rate of each soft run is
 # at least INTEROP_READ_MIN_RATIO of the baseline's at that size (the rate: the row's MsgRate below
 # 64 KiB, its BW average from 64 KiB on, where MsgRate's six decimals of Mpps keep one or two digits). One PASS/FAIL line per run and a
 # RATIO line per soft run.
@@ -19,7 +21,9 @@
 # A reduced set of sizes rather than -a: -a runs 1000 iterations of every size from 2 B to 8 MiB, about
 # 16 GB of READ responses, which takes kernel rxe alone 5-6 minutes under TCG and a soft JVM far longer.
 #
-#   INTEROP_READ_SIZES      SIZE:ITERS pairs (default "2:20000 65536:1000 1048576:40 8388608:10")
+#   INTEROP_READ_SIZES      sizes (default "2 65536 1048576 8388608"); SIZE:ITERS runs that size in
+#                           iteration mode, -n ITERS, instead (warm-up included)
+#   INTEROP_READ_DURATION   -D (default 12); INTEROP_READ_MARGIN -f (default 3)
 #   INTEROP_READ_MIN_RATIO  the rate check's bound (default 0.5; 0 turns the check off)
 #   INTEROP_READ_ROLES      which soft runs (default "s-c c-s")
 #   INTEROP_READ_JAVA_OPTS  JVM options of the rdma4j runs (default: C1 only as the functional jobs, and
@@ -33,7 +37,9 @@ set -uo pipefail
 . "$INTEROP_DIR/tools-env.sh" read-bw || exit 1
 . "$INTEROP_DIR/net-setup.sh" || { echo "FAIL net-setup"; exit 1; }
 
-SIZES="${INTEROP_READ_SIZES:-2:20000 65536:1000 1048576:40 8388608:10}"
+SIZES="${INTEROP_READ_SIZES:-2 65536 1048576 8388608}"
+DURATION="${INTEROP_READ_DURATION:-12}"
+MARGIN="${INTEROP_READ_MARGIN:-3}"
 MIN_RATIO="${INTEROP_READ_MIN_RATIO:-0.5}"
 ROLES="${INTEROP_READ_ROLES:-s-c c-s}"
 JOPTS="${INTEROP_READ_JAVA_OPTS:--XX:TieredStopAtLevel=1 -XX:+UnlockDiagnosticVMOptions -XX:-UseCRC32Intrinsics}"
@@ -67,23 +73,25 @@ listening() { # PORT NETNS PID: until the server listens; not once it has exited
 # The client's result row: the line after perftest's " #bytes" header.
 row() { awk '/^ #bytes/ { hdr = 1; next } hdr && /^ *[0-9]+ +[0-9]+ / { print; exit }' "$1"; }
 
-# run KIND SIZE ITERS: one run; sets RATE (the client's MsgRate in Mpps below 64 KiB, else its BW
+# run KIND SIZE [ITERS]: one run (duration mode without ITERS); sets RATE (the client's MsgRate in Mpps below 64 KiB, else its BW
 # average in MB/s) or leaves it empty on failure.
 run() {
-  local kind=$1 size=$2 iters=$3 log spid cpid src crc r t0=$SECONDS name
-  port=$((port + 1)); name="read_bw $kind -s $size -n $iters"
+  local kind=$1 size=$2 iters=${3:-} log spid cpid src crc r t0=$SECONDS name how
+  port=$((port + 1))
+  if [[ -n $iters ]]; then how=(-n "$iters"); else how=(-D "$DURATION" -f "$MARGIN"); fi
+  name="read_bw $kind -s $size ${how[*]}"
   log="$INTEROP_OUT/read-bw-$kind-$size"
   RATE=
   case $kind in
-    rxe) ib_read -p "$port" -s "$size" -n "$iters" >"$log.server.log" 2>&1 & spid=$!
+    rxe) ib_read -p "$port" -s "$size" "${how[@]}" >"$log.server.log" 2>&1 & spid=$!
          listening "$port" "" "$spid" || { wait "$spid"; result "$name" 1 "ib_read_bw server did not listen"; return; }
-         ib_read -p "$port" -s "$size" -n "$iters" 10.77.0.1 >"$log.client.log" 2>&1 & cpid=$! ;;
-    s-c) ib_read -p "$port" -s "$size" -n "$iters" >"$log.server.log" 2>&1 & spid=$!
+         ib_read -p "$port" -s "$size" "${how[@]}" 10.77.0.1 >"$log.client.log" 2>&1 & cpid=$! ;;
+    s-c) ib_read -p "$port" -s "$size" "${how[@]}" >"$log.server.log" 2>&1 & spid=$!
          listening "$port" "" "$spid" || { wait "$spid"; result "$name" 1 "ib_read_bw server did not listen"; return; }
-         rdma4j_peer -p "$port" -s "$size" -n "$iters" 10.77.0.1 >"$log.client.log" 2>&1 & cpid=$! ;;
-    c-s) rdma4j_peer -p "$port" -s "$size" -n "$iters" >"$log.server.log" 2>&1 & spid=$!
+         rdma4j_peer -p "$port" -s "$size" "${how[@]}" 10.77.0.1 >"$log.client.log" 2>&1 & cpid=$! ;;
+    c-s) rdma4j_peer -p "$port" -s "$size" "${how[@]}" >"$log.server.log" 2>&1 & spid=$!
          listening "$port" peer "$spid" || { wait "$spid"; result "$name" 1 "rdma4j server did not listen"; return; }
-         ib_read -p "$port" -s "$size" -n "$iters" 10.77.0.2 >"$log.client.log" 2>&1 & cpid=$! ;;
+         ib_read -p "$port" -s "$size" "${how[@]}" 10.77.0.2 >"$log.client.log" 2>&1 & cpid=$! ;;
   esac
   wait "$cpid"; crc=$?
   wait "$spid"; src=$?
@@ -95,7 +103,8 @@ run() {
     problems+=("client printed no result row")
   else
     read -r rb ri _ ravg rrate <<<"$r"
-    [[ $rb == "$size" && $ri == "$iters" ]] || problems+=("client row '$rb $ri', expected '$size $iters'")
+    [[ $rb == "$size" && ( ( -n $iters && $ri == "$iters" ) || ( -z $iters && $ri -gt 0 ) ) ]] \
+      || problems+=("client row '$rb $ri', expected #bytes $size, #iterations ${iters:-at least 1}")
   fi
   if ((${#problems[@]})); then
     echo "--- $name: server log tail:"; tail -n 8 "$log.server.log"
@@ -108,7 +117,8 @@ run() {
 }
 
 for sz in $SIZES; do
-  size=${sz%%:*} iters=${sz#*:}
+  size=${sz%%:*} iters=
+  [[ $sz == *:* ]] && iters=${sz#*:}
   run rxe "$size" "$iters"; base=$RATE
   for role in $ROLES; do
     run "$role" "$size" "$iters"
