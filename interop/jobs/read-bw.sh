@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# interop: opt-in (measures RDMA READ rates, 6-12 minutes under TCG: bash interop/run.sh read-bw)
+#
+# Interop job, runs inside the rxe VM: RDMA READ against kernel rxe (issue 23). For each size of
+# INTEROP_READ_SIZES, in one VM run and one after the other:
+#   rxe  ib_read_bw server and client both on rxe0 (GID fd77::1): kernel rxe against itself, the baseline
+#   s-c  rdma4j perf read_bw client on the soft device (UDP/IPv6, --bind fd77::2 -x 1, namespace peer)
+#        reading from an ib_read_bw server on rxe0 (rxe's responder answers soft's READ requests)
+#   c-s  ib_read_bw client on rxe0 reading from an rdma4j perf read_bw server on the soft device (soft's
+#        responder answers rxe's requester)
+# Every run keeps perftest's defaults (128 outstanding reads, -t 128, timeout 14, MTU 4096 on this veth)
+# except -s and the duration: perftest's duration mode, -D INTEROP_READ_DURATION -f INTEROP_READ_MARGIN,
+# so that the first and last MARGIN seconds (a cold JVM's interpreter and first compilations) are not
+# sampled, for C and Java alike. A run passes when both ends exit 0 and the client prints its result
+# row with #bytes the size (and #iterations -n in iteration mode, at least one otherwise); the rate check passes when the client's rate of each soft run is
+# at least INTEROP_READ_MIN_RATIO of the baseline's at that size (the rate: the row's MsgRate below
+# 64 KiB, its BW average from 64 KiB on, where MsgRate's six decimals of Mpps keep one or two digits). One PASS/FAIL line per run and a
+# RATIO line per soft run.
+#
+# A reduced set of sizes rather than -a: -a runs 1000 iterations of every size from 2 B to 8 MiB, about
+# 16 GB of READ responses, which takes kernel rxe alone 5-6 minutes under TCG and a soft JVM far longer.
+#
+#   INTEROP_READ_SIZES      sizes (default "2 65536 1048576 8388608:10"); SIZE:ITERS runs that size in
+#                           iteration mode, -n ITERS, instead (warm-up included). 8 MiB needs it: with
+#                           128 READs of 8 MiB outstanding (1 GiB, 20 s at rxe's 50 MB/s under TCG) no
+#                           READ completes inside -D 12 -f 3, and perftest prints 0 iterations
+#   INTEROP_READ_DURATION   -D (default 12); INTEROP_READ_MARGIN -f (default 3)
+#   INTEROP_READ_MIN_RATIO  the rate check's bound (default 0.5; 0 turns the check off)
+#   INTEROP_READ_ROLES      which soft runs (default "s-c c-s")
+#   INTEROP_READ_JAVA_OPTS  JVM options of the rdma4j runs (default: C1 only as the functional jobs, and
+#                           no CRC32 intrinsic: its pclmulqdq folding loop is emulated slowly by TCG, 3-6x
+#                           slower than zlib's table there, 5x faster on a real CPU; docs/PERFORMANCE.md,
+#                           2026-11-25. The kernel's rxe computes its ICRC with a table, so without the
+#                           intrinsic both sides pay a like cost per byte in the VM)
+#   INTEROP_READ_RUN_LIMIT  seconds one run may take (default 240)
+set -uo pipefail
+
+. "$INTEROP_DIR/tools-env.sh" read-bw || exit 1
+. "$INTEROP_DIR/net-setup.sh" || { echo "FAIL net-setup"; exit 1; }
+
+SIZES="${INTEROP_READ_SIZES:-2 65536 1048576 8388608:10}"
+DURATION="${INTEROP_READ_DURATION:-12}"
+MARGIN="${INTEROP_READ_MARGIN:-3}"
+MIN_RATIO="${INTEROP_READ_MIN_RATIO:-0.5}"
+ROLES="${INTEROP_READ_ROLES:-s-c c-s}"
+JOPTS="${INTEROP_READ_JAVA_OPTS:--XX:TieredStopAtLevel=1 -XX:+UnlockDiagnosticVMOptions -XX:-UseCRC32Intrinsics}"
+LIMIT="${INTEROP_READ_RUN_LIMIT:-240}"
+ACCESS=--enable-native-access=ALL-UNNAMED,org.rdma4j.verbs,org.rdma4j.soft,org.rdma4j.nativeverbs
+RESULTS="$INTEROP_OUT/read-bw-results.txt"
+: >"$RESULTS"
+t_job=$SECONDS
+port=18950
+
+result() { # NAME STATUS DETAIL
+  local line
+  if [[ $2 -eq 0 ]]; then line="PASS $1: $3"; else line="FAIL $1: $3"; fi
+  echo "$line"; echo "$line" >>"$RESULTS"
+}
+rdma4j_peer() { # the rdma4j tool in namespace peer (soft over UDP/IPv6)
+  # shellcheck disable=SC2086 # option lists
+  ip netns exec peer timeout "$LIMIT" "$JAVA" $TOOL_AOT_OPTS ${RDMA4J_INTEROP_JAVA_OPTS:-} $JOPTS "$ACCESS" \
+    -p "$MODULE_PATH" -m org.rdma4j.tools/org.rdma4j.tools.Rdma4j perf read_bw --bind fd77::2 -x 1 -F "$@"
+}
+ib_read() { timeout "$LIMIT" ib_read_bw -d rxe0 -x "$RXE_GID_V6" -F "$@"; }
+listening() { # PORT NETNS PID: until the server listens; not once it has exited
+  local i
+  for ((i = 0; i < 1200; i++)); do
+    ${2:+ip netns exec "$2"} ss -Htln "sport = :$1" 2>/dev/null | grep -q . && return 0
+    kill -0 "$3" 2>/dev/null || return 1
+    sleep 0.1
+  done
+  return 1
+}
+# The client's result row: the line after perftest's " #bytes" header.
+row() { awk '/^ #bytes/ { hdr = 1; next } hdr && /^ *[0-9]+ +[0-9]+ / { print; exit }' "$1"; }
+
+# run KIND SIZE [ITERS]: one run (duration mode without ITERS); sets RATE (the client's MsgRate in Mpps below 64 KiB, else its BW
+# average in MB/s) or leaves it empty on failure.
+run() {
+  local kind=$1 size=$2 iters=${3:-} log spid cpid src crc r t0=$SECONDS name how
+  port=$((port + 1))
+  if [[ -n $iters ]]; then how=(-n "$iters"); else how=(-D "$DURATION" -f "$MARGIN"); fi
+  name="read_bw $kind -s $size ${how[*]}"
+  log="$INTEROP_OUT/read-bw-$kind-$size"
+  RATE=
+  case $kind in
+    rxe) ib_read -p "$port" -s "$size" "${how[@]}" >"$log.server.log" 2>&1 & spid=$!
+         listening "$port" "" "$spid" || { wait "$spid"; result "$name" 1 "ib_read_bw server did not listen"; return; }
+         ib_read -p "$port" -s "$size" "${how[@]}" 10.77.0.1 >"$log.client.log" 2>&1 & cpid=$! ;;
+    s-c) ib_read -p "$port" -s "$size" "${how[@]}" >"$log.server.log" 2>&1 & spid=$!
+         listening "$port" "" "$spid" || { wait "$spid"; result "$name" 1 "ib_read_bw server did not listen"; return; }
+         rdma4j_peer -p "$port" -s "$size" "${how[@]}" 10.77.0.1 >"$log.client.log" 2>&1 & cpid=$! ;;
+    c-s) rdma4j_peer -p "$port" -s "$size" "${how[@]}" >"$log.server.log" 2>&1 & spid=$!
+         listening "$port" peer "$spid" || { wait "$spid"; result "$name" 1 "rdma4j server did not listen"; return; }
+         ib_read -p "$port" -s "$size" "${how[@]}" 10.77.0.2 >"$log.client.log" 2>&1 & cpid=$! ;;
+  esac
+  wait "$cpid"; crc=$?
+  wait "$spid"; src=$?
+  r="$(row "$log.client.log")"
+  local problems=()
+  ((crc == 0)) || problems+=("client exit $crc")
+  ((src == 0)) || problems+=("server exit $src")
+  if [[ -z $r ]]; then
+    problems+=("client printed no result row")
+  else
+    read -r rb ri _ ravg rrate <<<"$r"
+    [[ $rb == "$size" && ( ( -n $iters && $ri == "$iters" ) || ( -z $iters && $ri -gt 0 ) ) ]] \
+      || problems+=("client row '$rb $ri', expected #bytes $size, #iterations ${iters:-at least 1}")
+  fi
+  if ((${#problems[@]})); then
+    echo "--- $name: server log tail:"; tail -n 8 "$log.server.log"
+    echo "--- $name: client log tail:"; tail -n 8 "$log.client.log"
+    result "$name [$((SECONDS - t0))s]" 1 "$(IFS=';'; echo "${problems[*]}")"
+    return
+  fi
+  if ((size >= 65536)); then RATE=$ravg; else RATE=$rrate; fi
+  result "$name [$((SECONDS - t0))s]" 0 "BW average $ravg MB/s, MsgRate $rrate Mpps"
+}
+
+for sz in $SIZES; do
+  size=${sz%%:*} iters=
+  [[ $sz == *:* ]] && iters=${sz#*:}
+  run rxe "$size" "$iters"; base=$RATE
+  for role in $ROLES; do
+    run "$role" "$size" "$iters"
+    [[ -n $RATE && -n $base ]] || continue
+    ratio="$(awk -v a="$RATE" -v b="$base" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "nan" }')"
+    ok="$(awk -v r="$ratio" -v m="$MIN_RATIO" 'BEGIN { print (r != "nan" && r + 0 >= m + 0) ? 0 : 1 }')"
+    echo "RATIO read_bw $role -s $size: $ratio of rxe against itself ($RATE / $base $( ((size >= 65536)) && echo MB/s || echo Mpps))"
+    if [[ $MIN_RATIO != 0 ]]; then
+      result "read_bw $role -s $size rate" "$ok" "$ratio of rxe's own (bound $MIN_RATIO)"
+    fi
+  done
+done
+
+echo "--- rxe0 hw_counters: $(grep -H . /sys/class/infiniband/rxe0/ports/1/hw_counters/* 2>/dev/null | sed 's|.*/||' | grep -v ':0$' | paste -sd' ')"
+pass=$(grep -c '^PASS ' "$RESULTS") fail=$(grep -c '^FAIL ' "$RESULTS")
+echo "read-bw: $pass passed, $fail failed in $((SECONDS - t_job))s (sizes: $SIZES; roles: $ROLES; bound $MIN_RATIO)"
+grep '^FAIL ' "$RESULTS" | sed 's/^/  /'
+((fail == 0 && pass > 0))
