@@ -154,8 +154,8 @@ class PingPongExamplesTest {
         assertTrue(s.getCause().getMessage().contains("ping 0 has 32 bytes"), () -> s.getCause().toString());
         // the client's pong never comes. The server's endpoint closed: a DREQ (as on the kernel's CM) gives
         // the client a DISCONNECTED event and leaves its QP in RTS, so the program, which waits only on its
-        // CQ, ends at its own step timeout; a close that overtook the server's RTU sends a REJ instead,
-        // which moves the client's QP to ERROR and flushes the receive
+        // CQ, ends at its own step timeout; in some runs the client's QP reaches ERROR first and the
+        // receive is flushed. Either way the client fails, and within its timeout
         ExecutionException c = assertThrows(ExecutionException.class, () -> client.get(60, TimeUnit.SECONDS));
         String why = String.valueOf(c.getCause().getMessage());
         assertTrue(why.contains("ETIMEDOUT: no receive completion") || why.contains("RECV completed with WR_FLUSH_ERR"),
