@@ -87,6 +87,20 @@ final class ProgressAgent implements Agent {
             work++;
         }
         long now = clock.nanoTime();
+        boolean due;
+        synchronized (timers) {
+            due = timers.nextDeadlineNs() <= now;
+        }
+        if (due) {
+            // A timer is about to judge an ACK or response missing: take in first what the link has
+            // already received (rxe's completer takes the responses queued for it before it retries),
+            // so one that waits unread behind a descheduled poller or a parked receive agent counts.
+            org.rdma4j.soft.link.Link l = hca.link();
+            if (l != null) {
+                l.receiveArrived();
+            }
+            now = clock.nanoTime();
+        }
         for (;;) {
             QpEngine qp;
             synchronized (timers) {
