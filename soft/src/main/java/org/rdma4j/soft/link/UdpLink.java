@@ -153,8 +153,9 @@ public final class UdpLink implements Link {
      * deferring thread itself: the first one {@link #ACK_HOLD_NS} or more after the first was staged),
      * {@link #await}, {@link #pollerBlocks()}, or receive-agent round, whichever comes first (while
      * threads poll the agent parks at most {@link #MAX_STANDBY_NS} ns; while it waits in the socket
-     * instead, the poller sends what it deferred before poll() or await() returns). Written and compared
-     * only by the thread itself.
+     * instead, the poller sends what it deferred before poll() or await() returns). The receive agent and
+     * {@link #receiveArrived()} defer too, and send what they deferred right after their batch. Written
+     * and compared only by the thread itself.
      */
     private Thread deferring;
     /** The thread that last called {@link #poll()}: a busy poller of this link. */
