@@ -11,6 +11,8 @@ import org.junit.jupiter.api.Test;
 import org.rdma4j.soft.link.Link;
 import org.rdma4j.soft.link.LoopbackFabric;
 import org.rdma4j.soft.link.Packet;
+import org.rdma4j.soft.link.PacketPool;
+import org.rdma4j.soft.wire.Aeth;
 import org.rdma4j.soft.wire.Bth;
 import org.rdma4j.soft.wire.Opcode;
 import org.rdma4j.verbs.*;
@@ -24,11 +26,20 @@ import org.rdma4j.verbs.*;
  */
 class ArrivedAckBeforeTimeoutTest {
     private static final int PEER_QPN = 0x77;
+    private static final int OTHER_PEER_QPN = 0x78;
 
     private final FakeClock clock = new FakeClock();
     private final AtomicInteger requests = new AtomicInteger();
     /** The PSN of the ACK waiting in the link, or -1. */
     private volatile int waitingAck = -1;
+    /** Requests the device sent to {@link #OTHER_PEER_QPN}, and the first QP's requests. */
+    private final AtomicInteger otherRequests = new AtomicInteger();
+    private final AtomicInteger firstRequests = new AtomicInteger();
+    /** A second QP of the device, connected to {@link #OTHER_PEER_QPN} (its test only). */
+    private QueuePair other;
+    /** An ACK for {@link #other} that reaches the link when the first QP's retransmission leaves. */
+    private volatile boolean otherAckWaiting;
+    private volatile boolean otherAckOnRetransmit;
     private ScriptedPeer peer;
 
     @BeforeEach
@@ -40,12 +51,22 @@ class ArrivedAckBeforeTimeoutTest {
             public void send(Packet p) {
                 if (!Opcode.isResponse(new Bth().wrap(p.buffer, 0).opcode())) {
                     requests.incrementAndGet();
+                    if (Bth.destQpnOf(p.buffer) == OTHER_PEER_QPN) {
+                        otherRequests.incrementAndGet();
+                    } else if (firstRequests.incrementAndGet() == 2 && otherAckOnRetransmit) {
+                        otherAckWaiting = true; // arrives while the progress agent works through its due timers
+                    }
                 }
                 p.release();
             }
 
             @Override
             public int receiveArrived() {
+                if (otherAckWaiting) {
+                    otherAckWaiting = false;
+                    ackOther();
+                    return 1;
+                }
                 int psn = waitingAck;
                 if (psn < 0) {
                     return 0;
@@ -60,7 +81,41 @@ class ArrivedAckBeforeTimeoutTest {
 
     @AfterEach
     void tearDown() {
+        if (other != null) {
+            other.close();
+        }
         peer.close();
+    }
+
+    /** A plain ACK of PSN 0 from {@link #OTHER_PEER_QPN} to {@link #other}. */
+    private void ackOther() {
+        Packet p = new PacketPool().acquire();
+        new Bth().wrap(p.buffer, 0).write(Opcode.RC_ACKNOWLEDGE, false, 0, 0xFFFF, other.qpn(), false, 0);
+        new Aeth().wrap(p.buffer, Opcode.offsetOf(Opcode.RC_ACKNOWLEDGE, Opcode.HEADER_AETH))
+                .write(Aeth.ACK_CREDITS_INVALID, 1);
+        p.headerLength = Opcode.headerLength(Opcode.RC_ACKNOWLEDGE);
+        p.srcGid = peer.peerGid;
+        p.dstGid = peer.localGid;
+        peer.hca.receive(p);
+    }
+
+    /**
+     * Two QPs' timers fall due in one round of the progress agent; the second one's ACK reaches the link
+     * while the agent runs the first one's retransmission. It is taken in before the second timer is
+     * judged, not after: each due timer looks at the link first.
+     */
+    @Test
+    void anAckArrivingWhileTheAgentRunsEarlierTimersIsTakenInBeforeItsOwnTimer() {
+        other = peer.pd.createQp(new QpInitAttr(QpType.RC, peer.cq, peer.cq).cap(new QpCap(4, 4, 1, 1, 0)));
+        ReceivePathFuzzTest.Connect.bringUp(other, QpType.RC, peer.peerGid, OTHER_PEER_QPN, 7, 7);
+        otherAckOnRetransmit = true;
+        peer.postSend(1); // the first QP: its peer stays silent
+        clock.advanceMillis(1);
+        other.postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.SEND).sge(peer.mr, 0, 16)
+                .flags(SendFlag.SIGNALED));
+        clock.advance(100_000_000L, 100_000_000L); // both timers due in one round of the agent
+        assertEquals(2, firstRequests.get(), "the silent peer's QP retransmitted once");
+        assertEquals(1, otherRequests.get(), "the other QP's ACK was taken in before its timer counted");
     }
 
     @Test
