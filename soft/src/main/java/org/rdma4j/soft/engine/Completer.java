@@ -440,8 +440,9 @@ final class Completer {
 
     /**
      * The local ACK timeout measures how long the responder takes; packets already received but not
-     * yet taken in by this device (its link's receive thread is behind, as under a burst of
-     * retransmissions) may hold the ACK. While that is so the timeout does not count: it looks again
+     * yet taken in by this device may hold the ACK (the progress agent takes in what waits in the link
+     * before it runs a due timer; this is for what it could not take: the link's receive thread is
+     * behind, as under a burst, or is taking packets in now). While that is so the timeout does not count: it looks again
      * in {@value #BACKLOG_RECHECK_NS} ns, for at most {@value #MAX_BACKLOG_DEFER_PERIODS} timeout
      * periods, then counts as usual. Retransmitting then would only add to the backlog.
      */

@@ -101,6 +101,14 @@ final class ProgressAgent implements Agent {
             // The QP's own deadline: it may have moved later (or gone) since it was queued.
             long d = qp.nextDeadlineNs();
             if (d <= now) {
+                // A timer is about to judge an ACK or response missing: take in first what the link
+                // has already received (rxe's completer takes the responses queued for it before it
+                // retries), so one that waits unread behind a descheduled poller, a parked receive
+                // agent or the tasks this loop ran before counts. Then the deadline may have moved.
+                takeInArrived();
+                d = qp.nextDeadlineNs();
+            }
+            if (d <= now) {
                 qp.runTask();
                 work++;
                 d = qp.nextDeadlineNs();
@@ -120,6 +128,13 @@ final class ProgressAgent implements Agent {
         }
         plannedWakeNs = next;
         return work;
+    }
+
+    private void takeInArrived() {
+        org.rdma4j.soft.link.Link l = hca.link();
+        if (l != null) {
+            l.receiveArrived();
+        }
     }
 
     /** How long the runner may park: until the next deadline, or until woken. */

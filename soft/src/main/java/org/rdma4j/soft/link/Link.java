@@ -58,6 +58,16 @@ public interface Link extends AutoCloseable {
         return false;
     }
 
+    /**
+     * Receives what has already arrived and waits to be taken in, on the calling thread (a timer is
+     * about to judge an acknowledgement missing): what the receive causes to be sent (ACKs) goes out at
+     * once. Returns the packets handled, or -1 if another thread is receiving right now. Never blocks;
+     * unlike {@link #poll()} it does not mark the caller as a poller of the link. 0 by default.
+     */
+    default int receiveArrived() {
+        return 0;
+    }
+
     /** Receives what has arrived, on the calling thread, and hands it to the sink; returns the number of
      *  packets handled. Never blocks. A link without a receive path of its own for the caller returns 0. */
     default int poll() { return 0; }

@@ -16,8 +16,6 @@ import org.rdma4j.soft.agent.AgentRunner;
 import org.rdma4j.soft.agent.IdleStrategy;
 import org.rdma4j.soft.wire.Bth;
 import org.rdma4j.soft.wire.Icrc;
-import org.rdma4j.soft.wire.Ipv4Header;
-import org.rdma4j.soft.wire.Ipv6Header;
 import org.rdma4j.soft.wire.Opcode;
 import org.rdma4j.soft.wire.UdpHeader;
 import org.rdma4j.verbs.Gid;
@@ -87,6 +85,8 @@ public final class UdpLink implements Link {
      */
     static final long MAX_STANDBY_NS = Math.max(STANDBY_NS,
             Long.getLong("rdma4j.udp.maxStandbyMicros", 1_000) * 1_000);
+    /** At most this many receive batches per {@link #receiveArrived()}. */
+    static final int ARRIVED_BATCHES = 16;
     /** The receive agent's longest wait in poll(2): it re-checks for close this often. */
     static final int AGENT_WAIT_MS = 100;
     /** The longest single wait of {@link #await}: a waiter re-checks its deadline, interrupts and close. */
@@ -118,7 +118,7 @@ public final class UdpLink implements Link {
     /** Packets to {@link #localGid} are this device's: the address is not shared with the remote port's device. */
     private final boolean selfLoopback;
     /** Per sending thread: what delivering a packet to this link's own address needs. */
-    private final ThreadLocal<SelfScratch> selfScratch = ThreadLocal.withInitial(SelfScratch::new);
+    private final ThreadLocal<UdpFramer.SelfScratch> selfScratch;
     /** The last receive filled a whole batch, so more datagrams are probably queued. */
     private volatile boolean backlogged;
 
@@ -153,8 +153,9 @@ public final class UdpLink implements Link {
      * deferring thread itself: the first one {@link #ACK_HOLD_NS} or more after the first was staged),
      * {@link #await}, {@link #pollerBlocks()}, or receive-agent round, whichever comes first (while
      * threads poll the agent parks at most {@link #MAX_STANDBY_NS} ns; while it waits in the socket
-     * instead, the poller sends what it deferred before poll() or await() returns). Written and compared
-     * only by the thread itself.
+     * instead, the poller sends what it deferred before poll() or await() returns). The receive agent and
+     * {@link #receiveArrived()} defer too, and send what they deferred right after their batch. Written
+     * and compared only by the thread itself.
      */
     private Thread deferring;
     /** The thread that last called {@link #poll()}: a busy poller of this link. */
@@ -208,7 +209,7 @@ public final class UdpLink implements Link {
     /** Send slots: one datagram each, framed before the socket sends the run (slot 0: one at a time). */
     private final MemorySegment[] sendBufs;
     private final byte[] destBytes;
-    private final Framer sendFramer = new Framer();
+    private final UdpFramer sendFramer;
     /** What the socket sends from each send slot: the whole IP packet (raw mode), or from the BTH on. */
     private final MemorySegment[] sendDatagrams;
 
@@ -219,6 +220,8 @@ public final class UdpLink implements Link {
         this.remotePort = remotePort;
         this.v6 = !(local instanceof Inet4Address);
         this.destBytes = new byte[v6 ? 16 : 4];
+        this.sendFramer = new UdpFramer(v6, localBytes, port);
+        this.selfScratch = ThreadLocal.withInitial(() -> new UdpFramer.SelfScratch(v6, localBytes, port));
         if (mode == Mode.AUTO) {
             mode = LinuxSockets.isAvailable() ? Mode.NATIVE : Mode.CHANNEL;
         }
@@ -658,7 +661,7 @@ public final class UdpLink implements Link {
      * received datagram passes. Nothing is sent. Takes ownership of {@code p}.
      */
     private void deliverToSelf(Packet p) {
-        SelfScratch k = selfScratch.get();
+        UdpFramer.SelfScratch k = selfScratch.get();
         int bthLength;
         try {
             bthLength = bthOnwardLength(p, k.framer.icrc);
@@ -687,45 +690,6 @@ public final class UdpLink implements Link {
         LinuxSockets.writeSockaddr(k.source, localBytes, port);
         selfDelivered.incrementAndGet();
         datagrams.deliver(p, bthLength, false, k.source, 0, k.receive, localGid, localBytes, false);
-    }
-
-    /**
-     * Writes the IP and UDP headers of a datagram from this link's address and port and computes the
-     * ICRC over them and the BTH-onward bytes (into its place at the end). Not thread safe: one under
-     * the send lock, one per thread delivering to its own address.
-     */
-    private final class Framer {
-        final Icrc icrc = new Icrc();
-        final Ipv4Header ip4 = new Ipv4Header();
-        final Ipv6Header ip6 = new Ipv6Header();
-        final UdpHeader udp = new UdpHeader();
-        /** Where the headers go when they are only for the ICRC. */
-        final MemorySegment pseudo = Arena.ofAuto().allocate(64, 8);
-
-        void frame(MemorySegment ipOut, byte[] dst, int dstPort, int tos, int ttl, int ipv4Id,
-                   MemorySegment bthOnward, long bth, int bthLength) {
-            int udpLength = UdpHeader.LENGTH + bthLength;
-            MemorySegment ipSeg;
-            if (v6) {
-                ipSeg = ip6.wrap(ipOut, 0).writeUdp(tos, 0, udpLength, ttl).sourceAddress(localBytes, 0)
-                        .destinationAddress(dst, 0).segment();
-                udp.wrap(ipSeg, Ipv6Header.LENGTH).write(port, dstPort, udpLength, 0);
-            } else {
-                ipSeg = ip4.wrap(ipOut, 0).writeUdp(tos, Ipv4Header.LENGTH + udpLength, ipv4Id, true, ttl,
-                        UdpDatagrams.toInt(localBytes), UdpDatagrams.toInt(dst)).segment(); // checksum set
-                udp.wrap(ipSeg, Ipv4Header.LENGTH).write(port, dstPort, udpLength, 0);
-            }
-            int crc = icrc.compute(ipSeg, 0, bthOnward, bth, bthLength);
-            Icrc.write(bthOnward, bth + bthLength - Icrc.LENGTH, crc);
-        }
-    }
-
-    /** One thread's scratch for {@link #deliverToSelf}. */
-    private final class SelfScratch {
-        final Framer framer = new Framer();
-        final UdpDatagrams.Scratch receive = new UdpDatagrams.Scratch();
-        /** The packet's source as a sockaddr, as the socket would report it. */
-        final MemorySegment source = Arena.ofAuto().allocate(LinuxSockets.SOCKADDR_SIZE, 8);
     }
 
     // ------------------------------------------------------------------ receive
@@ -760,6 +724,38 @@ public final class UdpLink implements Link {
         } finally {
             deferring = null;
             flushIfAgentInSocket();
+        }
+    }
+
+    /**
+     * Receives what the socket holds now on the calling thread (the progress agent, before a timer
+     * judges an ACK missing), up to {@link #ARRIVED_BATCHES} batches, not as a poller; -1 while another
+     * thread holds the receive token (it is receiving: see {@link #receiveBacklogged}).
+     */
+    @Override
+    public int receiveArrived() {
+        int total = 0;
+        for (int i = 0; pollable && !closed && i < ARRIVED_BATCHES; i++) {
+            if (receiveToken.get() != FREE || !receiveToken.compareAndSet(FREE, HELD)) {
+                return i == 0 ? -1 : total;
+            }
+            int n = receiveBatch(agentPackets);
+            total += n;
+            if (n < UdpSocket.BATCH) {
+                break;
+            }
+        }
+        return total;
+    }
+
+    /** One receive with the token held; what the device answers (ACKs) leaves in one sendmmsg after it. */
+    private int receiveBatch(AtomicLong tally) {
+        deferring = Thread.currentThread();
+        try {
+            return receiveHolding(tally);
+        } finally {
+            deferring = null;
+            flushDeferred();
         }
     }
 
@@ -964,7 +960,7 @@ public final class UdpLink implements Link {
                 if (!receiveToken.compareAndSet(FREE, HELD)) {
                     return standBy(); // another thread took the socket first
                 }
-                return receiveHolding(agentPackets);
+                return receiveBatch(agentPackets);
             }
             int n = socket.receive(datagrams, receiveScratch); // CHANNEL: blocks, up to its timeout
             noteBatch(n);
@@ -1052,7 +1048,9 @@ public final class UdpLink implements Link {
 
     @Override
     public boolean receiveBacklogged() {
-        return backlogged;
+        // also while a thread other than an idle event waiter holds the receive token: it is taking
+        // packets in now (or was descheduled doing so), and an ACK may be among them
+        return backlogged || receiveToken.get() == HELD && !awaiting;
     }
 
     /** The socket's receive buffer as the kernel reports it (SO_RCVBUF, bytes). */
