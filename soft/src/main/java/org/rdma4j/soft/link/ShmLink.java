@@ -405,7 +405,7 @@ public final class ShmLink implements Link {
         private boolean warned;
         final ShmBacklog backlog = new ShmBacklog();
         private long retryAtNs = System.nanoTime();
-        private final ShmFramer framer = new ShmFramer(v6, localBytes, port, remotePort);
+        private final UdpFramer framer = new UdpFramer(v6, localBytes, port);
         private final ByteBuffer bell = ByteBuffer.allocateDirect(1);
 
         Peer(Gid gid) {
@@ -492,7 +492,7 @@ public final class ShmLink implements Link {
             int ttl = p.hopLimit == 0 ? Packet.DEFAULT_HOP_LIMIT : p.hopLimit & 0xFF;
             int tos = p.trafficClass & 0xFF;
             if (icrc) {
-                framer.frame(dstBytes, tos, ttl, map, slot, bthLength);
+                framer.frame(framer.pseudo, dstBytes, remotePort, tos, ttl, 0, map, slot, bthLength);
             } else {
                 map.set(ValueLayout.JAVA_INT_UNALIGNED, slot + bthLength - Icrc.LENGTH, 0);
             }

@@ -9,9 +9,10 @@ import org.rdma4j.soft.wire.Ipv6Header;
 import org.rdma4j.soft.wire.UdpHeader;
 
 /**
- * Writes the IP and UDP headers of a datagram from a {@link UdpLink}'s address and port and computes the
- * ICRC over them and the BTH-onward bytes (into its place at the end). Not thread safe: one under the
- * link's send lock, one per thread delivering to the link's own address ({@link SelfScratch}).
+ * Writes the IP and UDP headers of a datagram from a link's address and port and computes the ICRC over
+ * them and the BTH-onward bytes (into its place at the end): the one RoCE framer of the UDP link and, into
+ * {@link #pseudo} for the ICRC only, of the shared-memory link. Not thread safe: one under the UDP link's
+ * send lock, one per thread delivering to the link's own address ({@link SelfScratch}), one per shm peer.
  */
 final class UdpFramer {
     final Icrc icrc = new Icrc();

@@ -268,12 +268,17 @@ public final class Charts {
                 style(sub);
             }
         }
+        savePng(png, chart, WIDTH, HEIGHT);
+    }
+
+    /** Writes {@code chart} as a {@code width} x {@code height} PNG, making the file's directory; unchecked on failure. */
+    public static void savePng(Path png, JFreeChart chart, int width, int height) {
         try {
             Path parent = png.toAbsolutePath().getParent();
             if (parent != null) {
                 Files.createDirectories(parent);
             }
-            ChartUtils.saveChartAsPNG(png.toFile(), chart, WIDTH, HEIGHT);
+            ChartUtils.saveChartAsPNG(png.toFile(), chart, width, height);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + png + ": " + e.getMessage(), e);
         }

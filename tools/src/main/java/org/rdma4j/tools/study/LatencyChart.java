@@ -4,9 +4,6 @@ package org.rdma4j.tools.study;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.text.FieldPosition;
 import java.text.NumberFormat;
@@ -16,7 +13,6 @@ import java.util.Map;
 import java.util.SequencedMap;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramIterationValue;
-import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.LogAxis;
 import org.jfree.chart.axis.NumberAxis;
@@ -30,6 +26,7 @@ import org.jfree.chart.ui.RectangleAnchor;
 import org.jfree.chart.ui.TextAnchor;
 import org.jfree.data.xy.XYSeries;
 import org.jfree.data.xy.XYSeriesCollection;
+import org.rdma4j.tools.plot.Charts;
 
 /**
  * The latency percentile plot of {@code study latency}, as HdrHistogram's percentile distribution is
@@ -129,15 +126,7 @@ final class LatencyChart {
         JFreeChart chart = new JFreeChart(title, JFreeChart.DEFAULT_TITLE_FONT, plot, true);
         chart.addSubtitle(new TextTitle(subtitle, new Font(Font.SANS_SERIF, Font.PLAIN, 12)));
         chart.setBackgroundPaint(Color.WHITE);
-        try {
-            Path parent = png.toAbsolutePath().getParent();
-            if (parent != null) {
-                Files.createDirectories(parent);
-            }
-            ChartUtils.saveChartAsPNG(png.toFile(), chart, WIDTH, HEIGHT);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write " + png + ": " + e.getMessage(), e);
-        }
+        Charts.savePng(png, chart, WIDTH, HEIGHT);
     }
 
     /** 1 -> "0%", 10 -> "90%", 100 -> "99%", 1000 -> "99.9%": the percentile whose 1/(1-p) is the value. */
