@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.CyclicBarrier;
@@ -49,9 +50,10 @@ import org.rdma4j.verbs.WcOpcode;
 import org.rdma4j.verbs.WcStatus;
 import org.rdma4j.verbs.WorkCompletion;
 import org.rdma4j.verbs.WrOpcode;
+import org.rdma4j.verbs.spi.MrMemoryRules;
 
 /** SEMANTICS.md, Control path, "MR". */
-@Rule({"S-MR-1", "S-MR-2", "S-MR-3", "S-MR-4", "S-LIFE-1"})
+@Rule({"S-MR-1", "S-MR-2", "S-MR-3", "S-MR-4", "S-MR-5", "S-LIFE-1"})
 public class MemoryRegionConformanceTest extends AbstractVerbsTest {
     private static final int LW = Access.LOCAL_WRITE;
     private static final int RW = Access.REMOTE_WRITE;
@@ -467,6 +469,41 @@ public class MemoryRegionConformanceTest extends AbstractVerbsTest {
             }
         }
         return posted; // the test gave up waiting
+    }
+
+    /**
+     * A heap segment (an array, a non-direct ByteBuffer) is refused EINVAL by regMr and by rereg with a
+     * new translation, before any provider-specific check (so rxe's EOPNOTSUPP for a new translation
+     * does not apply), with the one message every provider gives; the region stays as it was.
+     */
+    @Test
+    void registeringHeapMemoryIsRefusedWithEinvalOnEveryProvider() {
+        ProtectionDomain pd = allocPd(ctx);
+        MemorySegment array = MemorySegment.ofArray(new byte[4096]);
+        MemorySegment buffer = MemorySegment.ofBuffer(ByteBuffer.allocate(4096));
+        MemorySegment longs = MemorySegment.ofArray(new long[512]);
+        for (MemorySegment heap : new MemorySegment[] {array, buffer, longs}) {
+            VerbsException reg = assertErrno(Errno.EINVAL, () -> track(pd.regMr(heap, LW)));
+            assertEquals(sharedRefusal(heap, "ibv_reg_mr"), reg.getMessage(), "regMr's message");
+            assertErrno(Errno.EINVAL, () -> track(pd.regMr(heap, 0)));
+        }
+        MemoryRegion mr = register(pd, PAGE_SIZE, MR_ALL);
+        long address = mr.address();
+        int lkey = mr.lkey();
+        VerbsException rereg = assertErrno(Errno.EINVAL,
+                () -> mr.rereg(ReregFlag.CHANGE_TRANSLATION, null, array, 0));
+        assertEquals(sharedRefusal(array, "ibv_rereg_mr"), rereg.getMessage(), "rereg's message");
+        assertErrno(Errno.EINVAL, () -> mr.rereg(ReregFlag.CHANGE_TRANSLATION | ReregFlag.CHANGE_ACCESS, null,
+                buffer, LW));
+        assertEquals(address, mr.address(), "a refused rereg changes nothing");
+        assertEquals(lkey, mr.lkey(), "a refused rereg changes nothing");
+        assertEquals(MR_ALL, mr.access(), "a refused rereg changes nothing");
+        assertTrue(mr.segment().isNative());
+    }
+
+    /** The message of the verbs SPI's one check, which every provider calls. */
+    private static String sharedRefusal(MemorySegment heap, String verb) {
+        return assertThrows(VerbsException.class, () -> MrMemoryRules.check(heap, verb)).getMessage();
     }
 
     @Test

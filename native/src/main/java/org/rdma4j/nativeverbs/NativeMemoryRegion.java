@@ -12,11 +12,13 @@ import org.rdma4j.verbs.MemoryRegion;
 import org.rdma4j.verbs.ProtectionDomain;
 import org.rdma4j.verbs.VerbsException;
 import org.rdma4j.verbs.spi.AbstractResource;
+import org.rdma4j.verbs.spi.MrMemoryRules;
 import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
 
 /**
- * A registered memory region ({@code struct ibv_mr}). Only native memory can be registered: the
- * kernel pins the pages at the segment's address, which a heap array does not keep. Thread safe.
+ * A registered memory region ({@code struct ibv_mr}). Only native memory can be registered
+ * ({@link MrMemoryRules}): the kernel pins the pages at the segment's address, which a heap array does
+ * not keep. Thread safe.
  */
 public final class NativeMemoryRegion extends AbstractResource implements MemoryRegion, NativeHandle {
     private static final long MR_ADDR = offset(DeviceLayouts.ibv_mr, "addr");
@@ -35,7 +37,7 @@ public final class NativeMemoryRegion extends AbstractResource implements Memory
     private volatile int rkey;
 
     NativeMemoryRegion(NativeProtectionDomain pd, MemorySegment segment, int access) {
-        checkNative(segment, "ibv_reg_mr");
+        MrMemoryRules.check(segment, "ibv_reg_mr");
         uses(pd);
         this.pd = pd;
         ErrnoCapture errno = ErrnoCapture.perThread();
@@ -65,16 +67,6 @@ public final class NativeMemoryRegion extends AbstractResource implements Memory
         length = handle.get(ValueLayout.JAVA_LONG, MR_LENGTH);
         lkey = handle.get(ValueLayout.JAVA_INT, MR_LKEY);
         rkey = handle.get(ValueLayout.JAVA_INT, MR_RKEY);
-    }
-
-    static void checkNative(MemorySegment segment, String verb) {
-        if (!segment.isNative()) {
-            throw new VerbsException(Errno.EINVAL, verb + ": a heap segment cannot be registered (the kernel "
-                    + "pins memory at a fixed address); allocate it from an Arena, e.g. Arena.ofShared().allocate(n)");
-        }
-        if (!segment.scope().isAlive()) {
-            throw new VerbsException(Errno.EFAULT, verb + ": the segment's arena is closed");
-        }
     }
 
     /** The {@code struct ibv_mr *}. */
@@ -135,10 +127,7 @@ public final class NativeMemoryRegion extends AbstractResource implements Memory
             target = n;
         }
         if (translation) {
-            if (newSegment == null) {
-                throw new VerbsException(Errno.EINVAL, "ibv_rereg_mr: CHANGE_TRANSLATION without memory");
-            }
-            checkNative(newSegment, "ibv_rereg_mr");
+            MrMemoryRules.check(newSegment, "ibv_rereg_mr");
         }
         ErrnoCapture errno = ErrnoCapture.perThread();
         int rc;

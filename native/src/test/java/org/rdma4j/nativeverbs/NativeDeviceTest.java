@@ -30,6 +30,7 @@ import org.rdma4j.verbs.MwType;
 import org.rdma4j.verbs.PortAttr;
 import org.rdma4j.verbs.ProtectionDomain;
 import org.rdma4j.verbs.VerbsException;
+import org.rdma4j.verbs.spi.MrMemoryRules;
 
 /**
  * The device half of the native provider on a real device (rxe0 in the interop VM); skipped, with the
@@ -91,7 +92,10 @@ class NativeDeviceTest {
             VerbsException heap = assertThrows(VerbsException.class, () -> pd.regMr(MemorySegment.ofArray(new byte[64]),
                     Access.LOCAL_WRITE));
             assertEquals(Errno.EINVAL, heap.errno());
-            assertTrue(heap.getMessage().contains("heap segment"), heap.getMessage());
+            assertTrue(heap.getMessage().contains("a heap segment cannot be registered"), heap.getMessage());
+            VerbsException sameAsSoft = assertThrows(VerbsException.class,
+                    () -> MrMemoryRules.check(MemorySegment.ofArray(new byte[64]), "ibv_reg_mr"));
+            assertEquals(sameAsSoft.getMessage(), heap.getMessage(), "the one message of every provider");
             assertEquals(Errno.EINVAL, errno(() -> pd.regMr(buf, Access.REMOTE_WRITE)));
             try {
                 mr.rereg(MemoryRegion.ReregFlag.CHANGE_ACCESS, null, Access.LOCAL_WRITE);

@@ -10,6 +10,7 @@ import org.rdma4j.verbs.ProtectionDomain;
 import org.rdma4j.verbs.VerbsException;
 import org.rdma4j.verbs.spi.AbstractResource;
 import org.rdma4j.verbs.spi.MrAccessRules;
+import org.rdma4j.verbs.spi.MrMemoryRules;
 
 /** A soft memory region: a key table entry over a memory segment. Thread safe. */
 final class SoftMr extends AbstractResource implements MemoryRegion, KeyHolder {
@@ -22,7 +23,7 @@ final class SoftMr extends AbstractResource implements MemoryRegion, KeyHolder {
 
     SoftMr(SoftPd pd, MemorySegment segment, int access) {
         checkAccess(access);
-        checkSegment(segment, access);
+        checkSegment(segment, access, "ibv_reg_mr");
         this.pd = pd;
         this.segment = segment;
         key.pd = pd;
@@ -44,20 +45,14 @@ final class SoftMr extends AbstractResource implements MemoryRegion, KeyHolder {
     }
 
     /** What ibv_reg_mr would refuse about the memory itself. */
-    private static void checkSegment(MemorySegment segment, int access) {
-        if (segment == null) {
-            throw new VerbsException(Errno.EINVAL, "no memory to register");
-        }
-        if (!segment.scope().isAlive()) {
-            // As ibv_reg_mr of an unmapped address: the memory is not there to pin.
-            throw new VerbsException(Errno.EFAULT, "the memory's arena is closed");
-        }
+    private static void checkSegment(MemorySegment segment, int access, String verb) {
+        MrMemoryRules.check(segment, verb); // null, heap or a closed arena's memory: as on every provider
         if (segment.byteSize() == 0) {
             throw new VerbsException(Errno.EINVAL, "cannot register zero bytes");
         }
         if (!segment.isAccessibleBy(ANOTHER_THREAD)) {
             throw new VerbsException(Errno.EINVAL, "memory of a confined arena cannot be registered: the device"
-                    + " accesses it from other threads (use Arena.ofShared(), Arena.global(), Arena.ofAuto() or heap)");
+                    + " accesses it from other threads (use Arena.ofShared(), Arena.global() or Arena.ofAuto())");
         }
         if (segment.isReadOnly() && (access & Access.LOCAL_WRITE) != 0) {
             throw new VerbsException(Errno.EACCES, "read-only memory cannot be registered with LOCAL_WRITE");
@@ -151,7 +146,7 @@ final class SoftMr extends AbstractResource implements MemoryRegion, KeyHolder {
             access = newAccess;
         }
         if (translation) {
-            checkSegment(newSegment, access);
+            checkSegment(newSegment, access, "ibv_rereg_mr");
         } else if (segment.isReadOnly() && (access & Access.LOCAL_WRITE) != 0) {
             throw new VerbsException(Errno.EACCES, "read-only memory cannot be registered with LOCAL_WRITE");
         }

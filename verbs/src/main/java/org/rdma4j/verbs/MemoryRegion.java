@@ -41,7 +41,8 @@ public interface MemoryRegion extends VerbsResource {
      * {@link ReregFlag#CHANGE_ACCESS}. A provider may hand out new keys (the C API allows it): read
      * {@link #lkey()} and {@link #rkey()} again. EBUSY while a window is bound to the region; posted
      * work requests that run afterwards use the region as it is then; EINVAL for unknown or no flags; the
-     * checks of {@code regMr} for the new memory (EFAULT if its arena is closed). A provider that
+     * checks of {@code regMr} for the new memory (EINVAL for none or a heap segment, EFAULT if its arena
+     * is closed). A provider that
      * cannot move a registration: EOPNOTSUPP (Linux rxe).
      */
     void rereg(int flags, ProtectionDomain newPd, MemorySegment newSegment, int newAccess);

@@ -11,6 +11,12 @@ public interface ProtectionDomain extends VerbsResource {
      * REMOTE_WRITE or REMOTE_ATOMIC without LOCAL_WRITE: EINVAL. The same memory may be registered
      * several times; each registration has its own keys. The region's address is
      * {@code segment.address()}.
+     *
+     * <p>Only native memory can be registered: a segment of an {@link java.lang.foreign.Arena} (shared,
+     * global or automatic) or memory the program mapped. A heap segment
+     * ({@link MemorySegment#ofArray(byte[])}, a non-direct {@code ByteBuffer}) is refused with EINVAL on
+     * every provider, with the same message: a NIC cannot DMA into the Java heap, so code tested on the
+     * software device must not rely on it. No memory: EINVAL; a closed arena's memory: EFAULT.
      */
     MemoryRegion regMr(MemorySegment segment, int access);
 
