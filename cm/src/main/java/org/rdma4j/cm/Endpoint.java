@@ -343,7 +343,8 @@ public final class Endpoint implements AutoCloseable {
      * Registers {@code buf} with any {@link Access} bits in the endpoint's PD (e.g. both remote read and
      * write, which rdma_verbs.h has no helper for).
      *
-     * @param buf native memory
+     * @param buf native memory (an {@code Arena}'s segment); a heap segment is refused with EINVAL, as by
+     *     {@link ProtectionDomain#regMr}
      * @param access the access bits
      * @return the region
      */
