@@ -316,10 +316,13 @@ final class Completer {
             return;
         }
         ack(Psn.add(w.firstPsn, -1));
-        long offset = (long) Psn.diff(psn, w.firstPsn) * qp.mtuBytes;
+        int index = Psn.diff(psn, w.firstPsn);
+        long offset = (long) index * qp.mtuBytes;
         int expected = (int) Math.min(qp.mtuBytes, w.totalLength - offset);
         boolean lastPacket = psn == w.lastPsn;
-        boolean positionOk = lastPacket ? (op == Opcode.RC_RDMA_READ_RESPONSE_LAST
+        // a long READ is asked for in pieces, whose responses each end with LAST or ONLY (ReadPieces)
+        boolean requestEnd = ReadPieces.endsRequest(index, Psn.diff(w.lastPsn, w.firstPsn) + 1);
+        boolean positionOk = requestEnd ? (op == Opcode.RC_RDMA_READ_RESPONSE_LAST
                 || op == Opcode.RC_RDMA_READ_RESPONSE_ONLY) : (op == Opcode.RC_RDMA_READ_RESPONSE_FIRST
                 || op == Opcode.RC_RDMA_READ_RESPONSE_MIDDLE);
         if (p.payloadLength != expected || !positionOk) {
@@ -343,6 +346,9 @@ final class Completer {
         }
         w.respPsn = Psn.add(psn, 1);
         advanceAcked(psn);
+        if (requestEnd) {
+            qp.requester.readOrAtomicAnswered();
+        }
         if (lastPacket) {
             w.done = true;
         }
@@ -466,8 +472,8 @@ final class Completer {
         boolean progress = false;
         SendWqe w;
         while ((w = sq.oldestStarted()) != null && w.done) {
-            if (w.isReadOrAtomic()) {
-                qp.requester.readOrAtomicRetired();
+            if (w.opcode.isAtomic()) {
+                qp.requester.readOrAtomicAnswered(); // a READ's pieces were counted off as answered
             }
             if (w.status != WcStatus.SUCCESS) {
                 retireOldest(w, w.status, true);

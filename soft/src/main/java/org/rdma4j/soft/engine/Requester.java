@@ -22,10 +22,10 @@ import org.rdma4j.verbs.WrOpcode;
  * MTU, stamps 24-bit PSNs, asks for an ACK on the last packet of each message that needs one (see
  * {@link #lastAsksForAck}) and every {@value #ACK_EVERY} packets, keeps at most {@value #WINDOW_PSNS} PSNs unacknowledged, honours
  * max_rd_atomic and fences, and executes local operations (BIND_MW, LOCAL_INV) in order; rxe's
- * rxe_req.c. One pass of {@link #step} walks the send queue from its cursor: next WQE, may it start
- * (SQD, fence, local invalidate fence, read/atomic credits, window), start it, send its next packet.
- * The completer moves it back with {@link #rewind} and gives read/atomic credits back with
- * {@link #readOrAtomicRetired}. Runs only inside the QP task.
+ * rxe_req.c; a long READ goes as several READ requests ({@link ReadPieces}). One pass of {@link #step}
+ * walks the send queue from its cursor: next WQE, may it start (SQD, fence, local invalidate fence,
+ * read/atomic credits, window), start it, send its next packet. The completer moves it back with
+ * {@link #rewind} and gives read/atomic credits back ({@link #readOrAtomicAnswered}). QP task only.
  */
 final class Requester {
     /** Unacknowledged PSNs allowed in flight. */
@@ -37,7 +37,7 @@ final class Requester {
     private final SendQueue sq;
     /** The PSN of the next request packet. */
     private int psn;
-    /** READs and atomics started and not yet retired: each holds one of the responder's resources. */
+    /** READ requests and atomics sent, not answered in full: each holds a responder resource. */
     private int outstandingRdAtomic;
     private int sinceAckReq;
     /**
@@ -68,9 +68,9 @@ final class Requester {
         eagerAck = false;
     }
 
-    /** The completer retired a READ or atomic: its responder resource is free again. */
-    void readOrAtomicRetired() {
-        outstandingRdAtomic--;
+    /** An atomic retired, or the last response of one READ request arrived: a resource is free. */
+    void readOrAtomicAnswered() {
+        outstandingRdAtomic = Math.max(0, outstandingRdAtomic - 1);
     }
 
     /** The send queue was flushed: nothing holds a responder resource. */
@@ -178,7 +178,8 @@ final class Requester {
                     }
                     continue;
                 }
-                if (w.isReadOrAtomic() && outstandingRdAtomic >= Math.max(1, qp.maxRdAtomic)) {
+                if (w.opcode == WrOpcode.RDMA_READ ? !ReadPieces.mayGo(qp, w, psn, 0, outstandingRdAtomic)
+                        : w.opcode.isAtomic() && outstandingRdAtomic >= Math.max(1, qp.maxRdAtomic)) {
                     break;
                 }
                 if (rc && windowFull()) {
@@ -201,6 +202,8 @@ final class Requester {
                 start(w);
             } else if (rc && windowFull()) {
                 break;
+            } else if (w.opcode == WrOpcode.RDMA_READ && !ReadPieces.nextMayGo(qp, w, outstandingRdAtomic)) {
+                break; // the next piece of a long READ waits for room and a responder resource
             }
             if (!sendOne(w)) {
                 return failLocally(w, WcStatus.LOC_PROT_ERR);
@@ -247,8 +250,8 @@ final class Requester {
         w.nextPsn = psn;
         w.respPsn = psn;
         w.sendOffset = 0;
-        if (w.isReadOrAtomic()) {
-            outstandingRdAtomic++;
+        if (w.opcode.isAtomic()) {
+            outstandingRdAtomic++; // a READ counts each of its requests as it sends it
         }
     }
 
@@ -323,13 +326,11 @@ final class Requester {
             }
         } else if (wop == WrOpcode.RDMA_READ) {
             op = Opcode.RC_RDMA_READ_REQUEST;
-            long offset = (long) Psn.diff(w.nextPsn, w.firstPsn) * mtu;
             header(b, op, false, 0, true, w.nextPsn, w);
-            Reth.writeAt(b, Opcode.offsetOf(op, Opcode.HEADER_RETH), w.remoteAddr + offset, w.rkey,
-                    (int) (w.totalLength - offset));
+            ReadPieces.writeRequest(w, b, Opcode.offsetOf(op, Opcode.HEADER_RETH), mtu);
             p.headerLength = Opcode.headerLength(op);
-            w.sent = true;
-            psn = Psn.add(w.lastPsn, 1);
+            psn = w.nextPsn;
+            outstandingRdAtomic++;
         } else {
             boolean cas = wop == WrOpcode.ATOMIC_CMP_AND_SWP;
             op = cas ? Opcode.RC_COMPARE_SWAP : Opcode.RC_FETCH_ADD;
@@ -613,7 +614,7 @@ final class Requester {
         if (w.opcode.isAtomic()) {
             toPsn = w.firstPsn;
         } else if (w.opcode == WrOpcode.RDMA_READ) {
-            w.respPsn = toPsn;
+            w.respPsn = toPsn; // asked for again from here to the end of its piece, then piece by piece
         } else {
             w.sendOffset = (long) Psn.diff(toPsn, w.firstPsn) * qp.mtuBytes;
         }
@@ -627,8 +628,7 @@ final class Requester {
         eagerAck = true;
         psn = toPsn;
         sinceAckReq = 0;
-        // READs and atomics hold responder resources until retired, finished or not.
-        outstandingRdAtomic = sq.startedReadOrAtomic(oldCursor);
+        outstandingRdAtomic = ReadPieces.rewound(sq, found, oldCursor);
         qp.hca.counters.inc(Counter.RETRANSMITS);
         EngineEvents.retransmit(qp, toPsn, cause);
         return true;
