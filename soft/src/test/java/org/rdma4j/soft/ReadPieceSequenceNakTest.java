@@ -58,8 +58,9 @@ class ReadPieceSequenceNakTest {
                         p.release();
                         return;
                     }
-                    if (op >= Opcode.RC_RDMA_READ_RESPONSE_FIRST && op <= Opcode.RC_RDMA_READ_RESPONSE_ONLY && psn == LAST_OF_FIRST_PIECE
-                            && responseDropped.compareAndSet(false, true)) {
+                    boolean response = op >= Opcode.RC_RDMA_READ_RESPONSE_FIRST
+                            && op <= Opcode.RC_RDMA_READ_RESPONSE_ONLY;
+                    if (response && psn == LAST_OF_FIRST_PIECE && responseDropped.compareAndSet(false, true)) {
                         p.release();
                         return;
                     }
@@ -113,7 +114,8 @@ class ReadPieceSequenceNakTest {
                 assertEquals(WcStatus.SUCCESS, first.status(), () -> first + "; " + a.counters(1));
                 assertEquals(WcStatus.SUCCESS, second.status(), () -> second + "; " + a.counters(1));
                 assertTrue(path.requestDropped.get() && path.responseDropped.get(), "the path dropped both");
-                assertTrue(path.sequenceNaks.get() >= 1, () -> "the responder NAKed the request after the lost piece: " + a.counters(1) + " " + b.counters(1));
+                assertTrue(path.sequenceNaks.get() >= 1, () -> "the responder NAKed the request after the lost "
+                        + "piece: " + a.counters(1) + " " + b.counters(1));
                 for (int i = 0; i < BYTES; i += 4) {
                     int at = i;
                     assertEquals(i * 31 + 7, dst.get(ValueLayout.JAVA_INT_UNALIGNED, i),
