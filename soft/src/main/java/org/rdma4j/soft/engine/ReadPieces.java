@@ -79,6 +79,17 @@ final class ReadPieces {
         w.sent = Psn.compare(w.nextPsn, w.lastPsn) > 0;
     }
 
+    /**
+     * Where a rewind to {@code toPsn} inside the READ {@code w} asks again from: {@code toPsn}, but never
+     * past the first response not yet received. A PSN sequence error NAK names the responder's expected
+     * PSN, which is a later piece's first PSN when that piece's request was lost; a response of an
+     * earlier piece may still be missing then, and moving past it would complete the READ without
+     * its data.
+     */
+    static int resumeAt(SendWqe w, int toPsn) {
+        return Psn.compare(toPsn, w.respPsn) > 0 ? w.respPsn : toPsn;
+    }
+
     /** Whether response packet {@code index} of a READ of {@code packets} packets ends a request. */
     static boolean endsRequest(int index, int packets) {
         return index == packets - 1 || index % REQUEST_PACKETS == REQUEST_PACKETS - 1;

@@ -614,7 +614,7 @@ final class Requester {
         if (w.opcode.isAtomic()) {
             toPsn = w.firstPsn;
         } else if (w.opcode == WrOpcode.RDMA_READ) {
-            w.respPsn = toPsn; // asked for again from here to the end of its piece, then piece by piece
+            w.respPsn = toPsn = ReadPieces.resumeAt(w, toPsn); // then to its piece's end, piece by piece
         } else {
             w.sendOffset = (long) Psn.diff(toPsn, w.firstPsn) * qp.mtuBytes;
         }
