@@ -120,7 +120,8 @@ class PingpongHostilePeerTest {
             assertEquals(1, r.exitCode(), r::toString);
             List<String> lines = r.err().lines().toList();
             assertEquals("Failed status transport retry counter exceeded (12) for wr_id 2", lines.get(0), r::toString);
-            assertEquals("parse WC failed 1", lines.get(1), r::toString);
+            // the poll may return a flushed receive together with the failed send (ne = 2)
+            assertTrue(lines.get(1).matches("parse WC failed [12]"), r::toString);
             assertTrue(lines.get(2).startsWith("counters:") && lines.get(2).contains("retr"), r::toString);
             peer.get(30, TimeUnit.SECONDS);
         }
