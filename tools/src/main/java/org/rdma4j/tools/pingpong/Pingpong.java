@@ -37,7 +37,6 @@ import org.rdma4j.verbs.SharedReceiveQueue;
 import org.rdma4j.verbs.SrqAttr;
 import org.rdma4j.verbs.VerbsException;
 import org.rdma4j.verbs.VerbsResource;
-import org.rdma4j.verbs.WorkCompletion;
 
 /**
  * One run of ibv_rc/uc/ud/srq_pingpong, step for step as the rdma-core examples do it: the same
@@ -80,8 +79,8 @@ final class Pingpong {
     private int payloadOffset;
     private final RecvWorkRequest recvWr = new RecvWorkRequest();
     private final SendWorkRequest sendWr = new SendWorkRequest();
-    /** A work completion came back with an error status (then the port counters are printed). */
-    private boolean completionFailed;
+    /** The data path (made once the QPs exist). */
+    private PingpongLoop data;
 
     Pingpong(Settings settings, PrintWriter out, PrintWriter err) {
         this.s = settings;
@@ -98,7 +97,7 @@ final class Pingpong {
             for (String line : f.lines()) {
                 err.println(line);
             }
-            if (completionFailed) {
+            if (data != null && data.completionFailed()) {
                 printCounters();
             }
             err.flush();
@@ -142,7 +141,7 @@ final class Pingpong {
     private void runOrFail(Device device) throws PingpongFailure {
         init(device);
 
-        int routs = postRecv(s.rxDepth());
+        int routs = data.postRecv(s.rxDepth());
         if (routs < s.rxDepth()) {
             throw new PingpongFailure("Couldn't post receive (" + routs + ")");
         }
@@ -181,8 +180,6 @@ final class Pingpong {
             connect(mine, got);
         }
 
-        int[] pending = new int[s.numQp()];
-        java.util.Arrays.fill(pending, RECV_WRID);
         if (s.isClient()) {
             if (s.validate()) {
                 for (int i = 0; i < s.size(); i += PAGE_SIZE) {
@@ -190,15 +187,10 @@ final class Pingpong {
                     buf.set(ValueLayout.JAVA_BYTE, payloadOffset + i, (byte) 0);
                 }
             }
-            for (int q = 0; q < s.numQp(); q++) {
-                postSend(q);
-                pending[q] |= SEND_WRID;
-            }
+            data.sendFirst();
         }
 
-        warmupLeft = s.warmup();
-        timedFrom = System.nanoTime();
-        loop(pending, routs);
+        long timedFrom = data.run(routs, s.warmup());
         long end = System.nanoTime();
 
         // with --warmup the clock started when both counts passed it (timedFrom, set in the loop)
@@ -327,6 +319,7 @@ final class Pingpong {
         recvWr.wrId(RECV_WRID).sge(buf.address(), s.size() + payloadOffset, mr.lkey());
         sendWr.wrId(SEND_WRID).send().flags(sendFlags)
                 .sge(buf.address() + payloadOffset, s.size(), mr.lkey());
+        data = new PingpongLoop(s, waiter, qps, srq, recvWr, sendWr);
     }
 
     /** "[i]" where ibv_srq_pingpong numbers its QPs in messages, "" elsewhere. */
@@ -412,104 +405,6 @@ final class Pingpong {
         }
         return f;
     }
-
-    // ---------------------------------------------------------------------------------------------
-    // The data path.
-
-    private int postRecv(int n) {
-        int i = 0;
-        try {
-            for (; i < n; i++) {
-                if (srq != null) {
-                    srq.postRecv(recvWr);
-                } else {
-                    qps.get(0).postRecv(recvWr);
-                }
-            }
-        } catch (VerbsException e) {
-            // as pp_post_recv: stop at the first refusal and report how many went in
-        }
-        return i;
-    }
-
-    private void postSend(int q) throws PingpongFailure {
-        try {
-            qps.get(q).postSend(sendWr);
-        } catch (VerbsException e) {
-            throw PingpongFailure.of("Couldn't post send", e);
-        }
-    }
-
-    private void loop(int[] pending, int routsAtStart) throws PingpongFailure {
-        int routs = routsAtStart;
-        int rcnt = 0;
-        int scnt = 0;
-        int iters = s.iters();
-        // refill the receive queue when it runs this low
-        int refillAt = t == Transport.SRQ ? s.numQp() : 1;
-        WorkCompletion[] wc = WorkCompletion.array(t == Transport.SRQ ? s.numQp() + s.rxDepth() : 2);
-        while (rcnt < iters || scnt < iters) {
-            int ne = waiter.next(wc, rcnt, scnt);
-
-            for (int i = 0; i < ne; i++) {
-                WorkCompletion w = wc[i];
-                try {
-                    if (!w.isSuccess()) {
-                        completionFailed = true;
-                        throw new PingpongFailure(String.format(Locale.ROOT, "Failed status %s (%d) for wr_id %d",
-                                w.status().description(), w.status().value(), (int) w.wrId()));
-                    }
-                    int q = 0;
-                    if (t == Transport.SRQ) {
-                        q = findQp(w.qpNum());
-                        if (q < 0) {
-                            throw new PingpongFailure(String.format(Locale.ROOT, "Couldn't find QPN %06x", w.qpNum()));
-                        }
-                    }
-                    switch ((int) w.wrId()) {
-                        case SEND_WRID -> ++scnt;
-                        case RECV_WRID -> {
-                            if (--routs <= refillAt) {
-                                routs += postRecv(s.rxDepth() - routs);
-                                if (routs < s.rxDepth()) {
-                                    throw new PingpongFailure("Couldn't post receive (" + routs + ")");
-                                }
-                            }
-                            ++rcnt;
-                        }
-                        default -> throw new PingpongFailure("Completion for unknown wr_id " + (int) w.wrId());
-                    }
-                    pending[q] &= ~(int) w.wrId();
-                    if (warmupLeft > 0 && rcnt >= warmupLeft && scnt >= warmupLeft) {
-                        timedFrom = System.nanoTime(); // the warm-up exchanges are done: time from here
-                        warmupLeft = 0;
-                    }
-                    if (scnt < iters && pending[q] == 0) {
-                        postSend(q);
-                        pending[q] = RECV_WRID | SEND_WRID;
-                    }
-                } catch (PingpongFailure f) {
-                    // ibv_rc_pingpong's parse_single_wc reports, then its caller adds a line
-                    throw t == Transport.RC ? f.then("parse WC failed " + ne) : f;
-                }
-            }
-        }
-    }
-
-    private int findQp(int qpn) {
-        for (int i = 0; i < qps.size(); i++) {
-            if (qps.get(i).qpn() == qpn) {
-                return i;
-            }
-        }
-        return -1;
-    }
-
-    /** When the timed part of the run started (after --warmup exchanges). */
-    private long timedFrom;
-    /** The --warmup count until it is reached, then 0. */
-    private int warmupLeft;
-
 
     /** printf's %.2f, with C's spelling of the non-finite values. */
     private static String c2f(double v) {

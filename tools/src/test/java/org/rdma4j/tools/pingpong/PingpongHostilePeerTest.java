@@ -95,6 +95,38 @@ class PingpongHostilePeerTest {
         }
     }
 
+    /**
+     * The server names a QP that does not exist (on the client's own device, which drops what comes
+     * to an unknown QPN): the first send is never acknowledged and completes with retry exceeded, which
+     * the client reports as ibv_rc_pingpong does, then with the port's counters.
+     */
+    @Test
+    void aSendToAQueuePairThatIsNotThereFailsWithTheCToolsLinesAndTheCounters() throws Exception {
+        try (ServerSocket fake = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            CompletableFuture<Void> peer = CompletableFuture.runAsync(() -> {
+                try (Socket c = fake.accept()) {
+                    DataInputStream in = new DataInputStream(c.getInputStream());
+                    byte[] theirs = new byte[Dest.WIRE_BYTES];
+                    in.readFully(theirs);
+                    Dest client = Dest.parse(theirs);
+                    c.getOutputStream().write(new Dest(0, 0xabcde, 0x123, client.gid()).toWire());
+                    in.readAllBytes();
+                } catch (IOException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            PingpongRun r = PingpongRun.of("pingpong", "rc", "-g", "1", "-d", PingpongRun.PEER, "-p",
+                    String.valueOf(fake.getLocalPort()), "127.0.0.1");
+            assertEquals(1, r.exitCode(), r::toString);
+            List<String> lines = r.err().lines().toList();
+            assertEquals("Failed status transport retry counter exceeded (12) for wr_id 2", lines.get(0), r::toString);
+            // the poll may return a flushed receive together with the failed send (ne = 2)
+            assertTrue(lines.get(1).matches("parse WC failed [12]"), r::toString);
+            assertTrue(lines.get(2).startsWith("counters:") && lines.get(2).contains("retr"), r::toString);
+            peer.get(30, TimeUnit.SECONDS);
+        }
+    }
+
     /** The client completes the exchange (an address, "done") and then is gone: no packet ever comes. */
     @ParameterizedTest(name = "events {0}")
     @ValueSource(booleans = {false, true})
