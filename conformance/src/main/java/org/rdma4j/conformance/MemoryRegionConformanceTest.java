@@ -391,6 +391,7 @@ public class MemoryRegionConformanceTest extends AbstractVerbsTest {
      */
     @Test
     void aBindRacingTheDeallocOfItsWindowNeverLeavesTheMrBusy() throws Exception {
+        assumeModifyQpConnects(); // before anything is made: a skipped round leaves nothing open
         ProtectionDomain pd = allocPd(ctx);
         ExecutorService poster = Executors.newSingleThreadExecutor();
         int busy = 0;

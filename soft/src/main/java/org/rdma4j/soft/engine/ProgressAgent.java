@@ -4,6 +4,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import org.rdma4j.soft.agent.Agent;
 import org.rdma4j.soft.agent.IdleStrategy;
 import org.rdma4j.soft.agent.NanoClock;
+import org.rdma4j.soft.link.Link;
 
 /**
  * The device's progress agent: runs the QP tasks that were deferred to it (inline nesting too deep) and
@@ -131,7 +132,7 @@ final class ProgressAgent implements Agent {
     }
 
     private void takeInArrived() {
-        org.rdma4j.soft.link.Link l = hca.link();
+        Link l = hca.link();
         if (l != null) {
             l.receiveArrived();
         }
