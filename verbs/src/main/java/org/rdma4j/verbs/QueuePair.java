@@ -6,9 +6,9 @@ package org.rdma4j.verbs;
  * table ({@link org.rdma4j.verbs.spi.QpTransitions}, S-QP-2), or {@link ProtectionDomain#queuePair}
  * does it for you. After an error it is in ERR and every outstanding request completes WR_FLUSH_ERR
  * (S-ERR-9). {@link #close()} is {@code ibv_destroy_qp}; it does not flush outstanding work requests
- * (move the QP to ERR and drain its CQs first if their completions matter), and it fails with EBUSY while the QP is attached to a multicast group (and, on the native
- * provider, while one of its asynchronous events is unacknowledged). Thread safe: posting to one QP
- * from two threads is safe.
+ * (move the QP to ERR and drain its CQs first if their completions matter), and it fails with EBUSY
+ * while the QP is attached to a multicast group (and, on the native provider, while one of its
+ * asynchronous events is unacknowledged). Thread safe: posting to one QP from two threads is safe.
  */
 public interface QueuePair extends VerbsResource {
     /**
