@@ -32,8 +32,8 @@ public interface CompletionQueue extends VerbsResource {
 
     /**
      * {@code ibv_poll_cq}: takes up to {@code wcs.length} completions, oldest first, into the slots.
-     * Never waits; allocates nothing. A completion with an error status also reports the QP's move to
-     * ERR (S-ERR-9).
+     * Never waits; allocates nothing. After a completion with an error status its QP is in ERR and
+     * the rest of its work completes WR_FLUSH_ERR (S-ERR-9).
      *
      * @param wcs the slots to fill, from index 0 ({@link WorkCompletion#array(int)})
      * @return how many slots were filled, 0 when the CQ is empty

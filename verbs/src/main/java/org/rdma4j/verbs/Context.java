@@ -5,8 +5,9 @@ import java.util.Map;
 /**
  * An open device ({@code struct ibv_context}): the root of every other resource. Made by
  * {@link Device#open()}; {@link #close()} is {@code ibv_close_device} and fails with EBUSY while a PD,
- * CQ or completion channel of this context is open. Contexts of one device are independent: each has
- * its own resources and its own asynchronous events (port events go to every context). Thread safe.
+ * CQ or completion channel (or a QP1 port of the SPI) of this context is open. Contexts of one device
+ * are independent: each has its own resources and its own asynchronous events (port events go to every
+ * context). Thread safe.
  * {@snippet :
  * try (Context ctx = Verbs.open("soft0"); ProtectionDomain pd = ctx.allocPd()) {
  *     DeviceAttr attr = ctx.queryDevice();

@@ -42,8 +42,7 @@ public interface Device {
      * {@code ibv_open_device}: opens the device.
      *
      * @return a new context; close it ({@code ibv_close_device}) when done
-     * @throws VerbsException with the provider's errno when the device cannot be opened (for example
-     *     ENODEV after it was removed)
+     * @throws VerbsException with the provider's errno when the device cannot be opened
      */
     Context open();
 }

@@ -47,8 +47,8 @@ package org.rdma4j.verbs;
  * @param maxPkeys              {@code max_pkeys}: P_Key table entries per port
  * @param localCaAckDelay       {@code local_ca_ack_delay}: the device's ACK delay exponent (4.096 us * 2^n)
  * @param physPortCnt           {@code phys_port_cnt}: ports, numbered from 1
- * @param maxInlineData         the most inline data a QP can ask for, in bytes (libibverbs has no such
- *                              field: rdma4j's own, the limit of {@link QpCap#maxInlineData})
+ * @param maxInlineData         the most inline data a QP can ask for, in bytes (rdma4j's own, not a
+ *                              field of {@code ibv_device_attr}; the limit of {@link QpCap#maxInlineData})
  * @param numCompVectors        {@code ibv_context.num_comp_vectors}: completion vectors for
  *                              {@link Context#createCq(int, CompletionChannel, int)}
  */

@@ -7,9 +7,9 @@ package org.rdma4j.verbs;
  * from the kernel.
  */
 public final class Errno {
-    /** Operation not permitted (1): e.g. a privileged setting, or a peer's address the CM may not use. */
+    /** Operation not permitted (1): e.g. a controlled Q_Key (bit 31) without privilege. */
     public static final int EPERM = 1;
-    /** No such file or directory (2): something named does not exist. */
+    /** No such file or directory (2): something named does not exist, e.g. a host name (CM). */
     public static final int ENOENT = 2;
     /** Input/output error (5): the device failed; also {@link CqPoller#takeSuccess} for an error completion. */
     public static final int EIO = 5;
@@ -19,13 +19,13 @@ public final class Errno {
     public static final int EAGAIN = 11;
     /** Out of memory (12): a full send, receive or shared receive queue (S-POST-2), too many attachments. */
     public static final int ENOMEM = 12;
-    /** Permission denied (13). */
+    /** Permission denied (13): e.g. read-only memory registered with LOCAL_WRITE. */
     public static final int EACCES = 13;
     /** Bad address (14): memory that is not mapped, e.g. a closed arena's (S-LIFE-1). */
     public static final int EFAULT = 14;
     /** Device or resource busy (16): a resource still in use cannot be closed (S-PD-2, S-LIFE-4). */
     public static final int EBUSY = 16;
-    /** File exists (17): registered or created already. */
+    /** File exists (17): registered or created already (a device name, an event poller's source). */
     public static final int EEXIST = 17;
     /** No such device (19): no provider or device of that name, or an unavailable provider. */
     public static final int ENODEV = 19;

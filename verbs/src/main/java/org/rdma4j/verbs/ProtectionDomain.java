@@ -26,7 +26,9 @@ public interface ProtectionDomain extends VerbsResource {
      * global or automatic) or memory the program mapped. A heap segment
      * ({@link MemorySegment#ofArray(byte[])}, a non-direct {@code ByteBuffer}) is refused with EINVAL on
      * every provider, with the same message: a NIC cannot DMA into the Java heap, so code tested on the
-     * software device must not rely on it. No memory: EINVAL; a closed arena's memory: EFAULT.
+     * software device must not rely on it. No memory: EINVAL; a closed arena's memory: EFAULT. The soft
+     * device also refuses zero bytes and a confined arena's memory (EINVAL: its own threads access the
+     * memory) and read-only memory with LOCAL_WRITE (EACCES).
      *
      * <p>Keep the memory alive until the region is closed. What happens to memory freed under a
      * registration depends on the provider: the soft device never touches it again (an access fails
@@ -40,7 +42,7 @@ public interface ProtectionDomain extends VerbsResource {
      * @return the region; close it ({@code ibv_dereg_mr}) before freeing the memory
      * @throws VerbsException EINVAL (no memory, a heap segment, unknown access bits, remote write or
      *     atomic without local write, S-MR-1, S-MR-5), EFAULT (a closed arena's memory), EOPNOTSUPP
-     *     (ZERO_BASED or ON_DEMAND on a device without them)
+     *     (ZERO_BASED or ON_DEMAND on a device without them), EACCES (read-only memory, soft device)
      */
     MemoryRegion regMr(MemorySegment segment, int access);
 

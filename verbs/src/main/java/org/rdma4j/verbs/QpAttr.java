@@ -23,7 +23,10 @@ public final class QpAttr {
      * port's active MTU (S-QP-5); RC and UC. UD uses the port's MTU (S-UD-2).
      */
     public Mtu pathMtu;
-    /** {@code qkey} ({@link QpAttrMask#QKEY}): the Q_Key of a UD QP; datagrams with another are dropped (S-UD-3). */
+    /**
+     * {@code qkey} ({@link QpAttrMask#QKEY}): the Q_Key of a UD QP; datagrams with another are dropped
+     * (S-UD-3). A controlled Q_Key (bit 31 set) needs privilege: EPERM (always, on the soft device).
+     */
     public int qkey;
     /**
      * {@code rq_psn} ({@link QpAttrMask#RQ_PSN}): the 24-bit PSN the receive side expects first (the
