@@ -7,15 +7,29 @@ import java.nio.ByteOrder;
 /**
  * An address vector ({@code struct ibv_ah_attr}). On RoCE ({@link LinkLayer#ETHERNET}) a
  * {@link GlobalRoute} is required: without one, creating an address handle or moving a connected
- * QP to RTR fails with EINVAL.
+ * QP to RTR fails with EINVAL (S-DEV-4).
+ *
+ * @param grh         {@code grh} with {@code is_global}: the global route, or null for a LID-only route
+ * @param dlid        {@code dlid}: the destination LID (InfiniBand; 0 on RoCE)
+ * @param sl          {@code sl}: the service level
+ * @param srcPathBits {@code src_path_bits}: the source LID path bits
+ * @param staticRate  {@code static_rate}: an {@code IBV_RATE_*} value, 0 for the port's rate
+ * @param portNum     {@code port_num}: the local port, from 1
  */
 public record AhAttr(GlobalRoute grh, int dlid, int sl, int srcPathBits, int staticRate, int portNum) {
-    /** True when a GRH is present ({@code is_global}). */
+    /** {@return whether a GRH is present ({@code is_global})} */
     public boolean isGlobal() {
         return grh != null;
     }
 
-    /** A RoCE address vector to {@code dgid} through port 1, local GID index {@code sgidIndex}. */
+    /**
+     * A RoCE address vector to {@code dgid} through port 1, local GID index {@code sgidIndex}, with the
+     * defaults of {@link GlobalRoute#to}.
+     *
+     * @param dgid      the destination GID
+     * @param sgidIndex the local GID index
+     * @return the address vector
+     */
     public static AhAttr roce(Gid dgid, int sgidIndex) {
         return new AhAttr(GlobalRoute.to(dgid, sgidIndex), 0, 0, 0, 0, 1);
     }
@@ -31,6 +45,13 @@ public record AhAttr(GlobalRoute grh, int dlid, int sl, int srcPathBits, int sta
      * on RoCE). Errors: EINVAL when the packet went to a multicast group (no local GID to answer from)
      * or {@code grh} is shorter than 40 bytes; EPROTONOSUPPORT for a header that is neither; the GID
      * query's error (ENODATA at the first empty entry, EINVAL for a bad port) when no local GID matches.
+     *
+     * @param context the context whose GID table is searched
+     * @param portNum the port the datagram arrived on
+     * @param wc      the receive's completion
+     * @param grh     the first 40 bytes of the receive buffer (read only with {@link WcFlag#GRH})
+     * @return the address vector back to the sender
+     * @throws VerbsException as described
      */
     public static AhAttr fromWc(Context context, int portNum, WorkCompletion wc, MemorySegment grh) {
         if ((wc.wcFlags() & WcFlag.GRH) == 0) {

@@ -18,12 +18,23 @@ public final class CqPoller {
     private int next;
     private int count;
 
-    /** A poller of {@code cq} in batches of 16 that backs off ({@link IdleStrategy#backoff()}). */
+    /**
+     * A poller of {@code cq} in batches of 16 that backs off ({@link IdleStrategy#backoff()}).
+     *
+     * @param cq the CQ
+     */
     public CqPoller(CompletionQueue cq) {
         this(cq, 16, IdleStrategy.backoff());
     }
 
-    /** A poller of {@code cq} that polls up to {@code batch} completions at once. */
+    /**
+     * A poller of {@code cq} that polls up to {@code batch} completions at once.
+     *
+     * @param cq    the CQ
+     * @param batch the most completions one {@code ibv_poll_cq} takes, at least 1
+     * @param idle  what to do between empty polls (owned by this poller from now on)
+     * @throws IllegalArgumentException for a batch below 1
+     */
     public CqPoller(CompletionQueue cq, int batch, IdleStrategy idle) {
         if (batch < 1) {
             throw new IllegalArgumentException("batch must be at least 1: " + batch);
@@ -33,16 +44,17 @@ public final class CqPoller {
         this.slots = WorkCompletion.array(batch);
     }
 
+    /** {@return the CQ polled} */
     public CompletionQueue cq() {
         return cq;
     }
 
-    /** Completions polled from the CQ and not handed out yet. */
+    /** {@return how many completions were polled from the CQ and not handed out yet} */
     public int pending() {
         return count - next;
     }
 
-    /** The next completion if one is there now, else null; never waits. */
+    /** {@return the next completion if one is there now, else null; never waits} */
     public WorkCompletion poll() {
         if (next == count) {
             count = cq.poll(slots);
@@ -54,7 +66,13 @@ public final class CqPoller {
         return slots[next++];
     }
 
-    /** The next completion, waiting up to {@code timeoutNs}; null when none came in time. */
+    /**
+     * The next completion, waiting up to {@code timeoutNs} with the poller's idle strategy.
+     *
+     * @param timeoutNs the longest wait in nanoseconds
+     * @return the completion (valid until the next call), or null when none came in time (or the
+     *     thread is interrupted: the status is kept)
+     */
     public WorkCompletion poll(long timeoutNs) {
         if (next == count) {
             count = cq.poll(slots, slots.length, idle, timeoutNs);
@@ -69,6 +87,10 @@ public final class CqPoller {
     /**
      * The next completion, waiting up to {@code timeoutNs}; {@link VerbsException} with
      * {@link Errno#ETIMEDOUT} when none came in time. The completion may carry an error status.
+     *
+     * @param timeoutNs the longest wait in nanoseconds
+     * @return the completion, valid until the next call
+     * @throws VerbsException ETIMEDOUT as described
      */
     public WorkCompletion take(long timeoutNs) {
         WorkCompletion wc = poll(timeoutNs);
@@ -82,6 +104,10 @@ public final class CqPoller {
     /**
      * {@link #take(long)}, then checks the status: a completion that is not SUCCESS becomes a
      * {@link VerbsException} with {@link Errno#EIO} naming its status and work request id.
+     *
+     * @param timeoutNs the longest wait in nanoseconds
+     * @return the successful completion, valid until the next call
+     * @throws VerbsException ETIMEDOUT when none came in time, EIO for an error completion
      */
     public WorkCompletion takeSuccess(long timeoutNs) {
         WorkCompletion wc = take(timeoutNs);

@@ -22,6 +22,13 @@ import java.util.Objects;
  * @param options  the options, in order, unmodifiable
  */
 public record DeviceSpec(String provider, String kind, Map<String, String> options) {
+    /**
+     * Checks the parts and copies the options.
+     *
+     * @throws VerbsException EINVAL for an empty provider, a provider or kind with {@code ?&=:}, or an
+     *     option whose key is empty or whose key or value holds {@code ?&=}
+     * @throws NullPointerException for a null provider or kind
+     */
     public DeviceSpec {
         Objects.requireNonNull(provider, "provider");
         Objects.requireNonNull(kind, "kind");
@@ -39,13 +46,23 @@ public record DeviceSpec(String provider, String kind, Map<String, String> optio
         options = Collections.unmodifiableMap(copy);
     }
 
-    /** A spec for {@code provider}'s devices of {@code kind}, without options. */
+    /**
+     * A spec for {@code provider}'s devices of {@code kind}, without options.
+     *
+     * @param provider the provider's name
+     * @param kind     the kind, or "" for the provider's default
+     * @return the spec
+     * @throws VerbsException EINVAL as for the constructor
+     */
     public static DeviceSpec of(String provider, String kind) {
         return new DeviceSpec(provider, kind, Map.of());
     }
 
     /**
      * Reads {@code provider[:kind][?key=value&...]}.
+     *
+     * @param text the spec's text form
+     * @return the spec
      *
      * @throws VerbsException EINVAL if {@code text} is not of that form, or names an option twice
      */
@@ -71,24 +88,42 @@ public record DeviceSpec(String provider, String kind, Map<String, String> optio
         return new DeviceSpec(provider, kind, options);
     }
 
-    /** This spec with option {@code key} set to {@code value} (replacing an earlier value). */
+    /**
+     * This spec with option {@code key} set to {@code value} (replacing an earlier value).
+     *
+     * @param key   the option's name
+     * @param value its value
+     * @return a new spec
+     * @throws VerbsException EINVAL as for the constructor
+     */
     public DeviceSpec with(String key, String value) {
         Map<String, String> m = new LinkedHashMap<>(options);
         m.put(key, value);
         return new DeviceSpec(provider, kind, m);
     }
 
-    /** The value of option {@code key}, or null. */
+    /**
+     * The value of an option.
+     *
+     * @param key the option's name
+     * @return its value, or null when the spec does not name it
+     */
     public String option(String key) {
         return options.get(key);
     }
 
-    /** The value of option {@code key}, or {@code otherwise} when the spec does not name it. */
+    /**
+     * The value of an option, with a default.
+     *
+     * @param key       the option's name
+     * @param otherwise the value when the spec does not name it
+     * @return the value
+     */
     public String option(String key, String otherwise) {
         return options.getOrDefault(key, otherwise);
     }
 
-    /** The spec as {@link #parse} reads it. */
+    /** {@return the spec as {@link #parse} reads it} */
     @Override
     public String toString() {
         StringBuilder b = new StringBuilder(provider);

@@ -40,13 +40,26 @@ public interface EventPoller extends VerbsResource {
     /**
      * Adds a completion channel. EEXIST if it is already registered, EINVAL if it belongs to another
      * provider; IllegalStateException if it (or this poller) is closed.
+     *
+     * @param channel the channel to watch
+     * @throws VerbsException EEXIST or EINVAL as described
      */
     void add(CompletionChannel channel);
 
-    /** Adds a context's asynchronous event queue; errors as for {@link #add(CompletionChannel)}. */
+    /**
+     * Adds a context's asynchronous event queue; errors as for {@link #add(CompletionChannel)}.
+     *
+     * @param context the context to watch
+     * @throws VerbsException EEXIST or EINVAL as for {@link #add(CompletionChannel)}
+     */
     void add(Context context);
 
-    /** Removes a channel or context; false if it was not registered. */
+    /**
+     * Removes a channel or context.
+     *
+     * @param source the channel or context
+     * @return true if it was registered, false otherwise
+     */
     boolean remove(VerbsResource source);
 
     /**
@@ -61,12 +74,29 @@ public interface EventPoller extends VerbsResource {
      * (0 after a timeout or wakeup); they are {@link #source(int) source(0 .. n-1)} until the next
      * poll. Throws {@link VerbsException} EBADF once this poller is closed, including in a thread
      * that was waiting when it closed.
+     *
+     * @param timeoutMs the longest wait in milliseconds; 0 = check without waiting, negative = no limit
+     * @return how many sources are ready or closed, 0 after a timeout or a wakeup
+     * @throws VerbsException EBADF once closed; EBUSY while another thread polls
+     * @throws InterruptedException if the waiting thread is interrupted
      */
     int poll(long timeoutMs) throws InterruptedException;
 
-    /** The {@code i}-th source reported by the last {@link #poll}: a {@link CompletionChannel} or a {@link Context}. */
+    /**
+     * The {@code i}-th source reported by the last {@link #poll}.
+     *
+     * @param i 0 to the last poll's result - 1
+     * @return a {@link CompletionChannel} or a {@link Context}
+     * @throws IndexOutOfBoundsException for another index
+     */
     VerbsResource source(int i);
 
-    /** What the last {@link #poll} reported for its {@code i}-th source: {@link #IN} or {@link #CLOSED}. */
+    /**
+     * What the last {@link #poll} reported for its {@code i}-th source.
+     *
+     * @param i 0 to the last poll's result - 1
+     * @return {@link #IN} or {@link #CLOSED}
+     * @throws IndexOutOfBoundsException for another index
+     */
     int events(int i);
 }

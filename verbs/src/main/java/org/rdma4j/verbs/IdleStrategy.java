@@ -17,17 +17,23 @@ public interface IdleStrategy {
     default void reset() {
     }
 
-    /** Spins ({@link Thread#onSpinWait()}): lowest latency, one core busy. */
+    /** {@return a strategy that spins ({@link Thread#onSpinWait()}): lowest latency, one core busy; shared} */
     static IdleStrategy busySpin() {
         return BusySpin.INSTANCE;
     }
 
-    /** {@link Thread#yield()} between polls. */
+    /** {@return a strategy that calls {@link Thread#yield()} between polls; shared} */
     static IdleStrategy yielding() {
         return Yielding.INSTANCE;
     }
 
-    /** Parks for {@code parkNs} between polls: least CPU, latency of about the park time. */
+    /**
+     * Parks for {@code parkNs} between polls: least CPU, latency of about the park time.
+     *
+     * @param parkNs the park time in nanoseconds, positive
+     * @return a new stateless strategy
+     * @throws IllegalArgumentException for a park time of 0 or less
+     */
     static IdleStrategy sleeping(long parkNs) {
         if (parkNs <= 0) {
             throw new IllegalArgumentException("parkNs must be positive: " + parkNs);
@@ -38,12 +44,23 @@ public interface IdleStrategy {
     /**
      * Spins 100 times, yields 10 times, then parks from 1 us doubling up to 1 ms: fast when
      * completions come quickly, cheap when they do not. A new instance per call (it has state).
+     *
+     * @return a new strategy for one thread
      */
     static IdleStrategy backoff() {
         return new Backoff(100, 10, 1_000, 1_000_000);
     }
 
-    /** A {@link #backoff()} with its own limits. */
+    /**
+     * A {@link #backoff()} with its own limits.
+     *
+     * @param maxSpins  spins before yielding, 0 or more
+     * @param maxYields yields before parking, 0 or more
+     * @param minParkNs the first park time in nanoseconds, positive
+     * @param maxParkNs the longest park time in nanoseconds, at least {@code minParkNs}
+     * @return a new strategy for one thread
+     * @throws IllegalArgumentException for limits out of those ranges
+     */
     static IdleStrategy backoff(int maxSpins, int maxYields, long minParkNs, long maxParkNs) {
         if (maxSpins < 0 || maxYields < 0 || minParkNs <= 0 || maxParkNs < minParkNs) {
             throw new IllegalArgumentException("backoff(" + maxSpins + ", " + maxYields + ", " + minParkNs + ", "

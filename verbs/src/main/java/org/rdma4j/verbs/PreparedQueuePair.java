@@ -52,17 +52,17 @@ public final class PreparedQueuePair implements AutoCloseable {
         this.serviceLevel = serviceLevel;
     }
 
-    /** The queue pair (in INIT until the handshake). */
+    /** {@return the queue pair (in INIT until the handshake)} */
     public QueuePair qp() {
         return qp;
     }
 
-    /** The local GID index the QP sends from. */
+    /** {@return the local GID index the QP sends from} */
     public int gidIndex() {
         return gidIndex;
     }
 
-    /** What the peer needs to connect to this QP (or, for UD, to send to it). */
+    /** {@return what the peer needs to connect to this QP (or, for UD, to send to it)} */
     public QpEndpoint endpoint() {
         return new QpEndpoint(qp.type(), lid, qp.qpn(), psn, gid, mtu, qkey);
     }
@@ -72,6 +72,9 @@ public final class PreparedQueuePair implements AutoCloseable {
      * with, and what a UD sender makes its address handle from ({@code pd.createAh(prepared.routeTo(remote))}).
      * A remote without a GID (zero) is routed by LID alone, without a GRH: fine on InfiniBand inside
      * a subnet, refused (EINVAL) by a RoCE provider, as with libibverbs.
+     *
+     * @param remote the peer's endpoint
+     * @return the address vector, through this QP's port
      */
     public AhAttr routeTo(QpEndpoint remote) {
         GlobalRoute grh = remote.gid().isZero() ? null
@@ -85,6 +88,10 @@ public final class PreparedQueuePair implements AutoCloseable {
      * checks its type. EINVAL, with the QP left in INIT, for an endpoint of another QP type or (on
      * RoCE) without a GID; a failed RTR -> RTS leaves it in RTR. Either way close it or bring it back
      * to RESET.
+     *
+     * @param remote the peer's endpoint ({@link #endpoint()} on its side)
+     * @return the QP, in RTS
+     * @throws VerbsException EINVAL as described; the errors of {@code ibv_modify_qp} (S-API-1)
      */
     public QueuePair handshake(QpEndpoint remote) {
         if (remote == null) {
@@ -113,7 +120,12 @@ public final class PreparedQueuePair implements AutoCloseable {
         return qp;
     }
 
-    /** A UD QP to RTS (it needs no remote); EINVAL for a connected QP. Returns the QP. */
+    /**
+     * Moves a UD QP to RTS (it needs no remote).
+     *
+     * @return the QP, in RTS
+     * @throws VerbsException EINVAL for a connected QP; the errors of {@code ibv_modify_qp}
+     */
     public QueuePair handshake() {
         if (qp.type() != QpType.UD) {
             throw new VerbsException(Errno.EINVAL, "a " + qp.type() + " QP needs the remote endpoint to connect to");

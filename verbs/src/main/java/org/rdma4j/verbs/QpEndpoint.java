@@ -36,6 +36,12 @@ public record QpEndpoint(QpType type, int lid, int qpn, int psn, Gid gid, Mtu mt
     public static final int BYTES = 36;
     private static final int VERSION = 1;
 
+    /**
+     * Checks the fields.
+     *
+     * @throws IllegalArgumentException for a null type, GID or MTU, a LID of more than 16 bits or a QPN
+     *     or PSN of more than 24 bits
+     */
     public QpEndpoint {
         if (type == null || gid == null || mtu == null) {
             throw new IllegalArgumentException("type, gid and mtu are required");
@@ -48,13 +54,19 @@ public record QpEndpoint(QpType type, int lid, int qpn, int psn, Gid gid, Mtu mt
         }
     }
 
-    /** The text form (see the class comment). */
+    /** {@return the text form (see the class comment)} */
     @Override
     public String toString() {
         return String.format("%s:%04x:%06x:%06x:%s:%d:%08x", type, lid, qpn, psn, gid.toHex(), mtu.bytes(), qkey);
     }
 
-    /** Reads the text form; IllegalArgumentException for anything else. */
+    /**
+     * Reads the text form.
+     *
+     * @param text the text form (surrounding white space ignored)
+     * @return the endpoint
+     * @throws IllegalArgumentException for anything else
+     */
     public static QpEndpoint parse(String text) {
         String[] f = text.strip().split(":", -1);
         if (f.length != 7 || f[1].length() != 4 || f[2].length() != 6 || f[3].length() != 6 || f[4].length() != 32
@@ -75,7 +87,7 @@ public record QpEndpoint(QpType type, int lid, int qpn, int psn, Gid gid, Mtu mt
         }
     }
 
-    /** The byte form (see the class comment), {@value #BYTES} bytes. */
+    /** {@return the byte form (see the class comment), {@value #BYTES} bytes} */
     public byte[] toBytes() {
         ByteBuffer b = ByteBuffer.allocate(BYTES);
         b.put((byte) VERSION).put((byte) type.value()).put((byte) mtu.value()).put((byte) 0);
@@ -85,7 +97,13 @@ public record QpEndpoint(QpType type, int lid, int qpn, int psn, Gid gid, Mtu mt
         return b.array();
     }
 
-    /** Reads the byte form; IllegalArgumentException for a wrong length, version, type or MTU. */
+    /**
+     * Reads the byte form.
+     *
+     * @param bytes the {@value #BYTES} bytes
+     * @return the endpoint
+     * @throws IllegalArgumentException for a wrong length, version, type or MTU
+     */
     public static QpEndpoint fromBytes(byte[] bytes) {
         if (bytes.length != BYTES) {
             throw new IllegalArgumentException("a QP endpoint has " + BYTES + " bytes, got " + bytes.length);

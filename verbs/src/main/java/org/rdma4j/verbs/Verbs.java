@@ -20,7 +20,12 @@ import org.rdma4j.verbs.spi.VerbsProvider;
 public final class Verbs {
     private Verbs() {}
 
-    /** Every provider on the module or class path, available or not. */
+    /**
+     * Every provider on the module or class path, available or not, found afresh with
+     * {@link ServiceLoader} at each call. rdma4j's own: libibverbs loads its providers itself.
+     *
+     * @return the providers, in service-loader order (a new, modifiable list)
+     */
     public static List<VerbsProvider> providers() {
         List<VerbsProvider> list = new ArrayList<>();
         ServiceLoader.load(VerbsProvider.class, Verbs.class.getClassLoader()).forEach(list::add);
@@ -30,20 +35,31 @@ public final class Verbs {
     /**
      * The provider called {@code name}, available or not.
      *
+     * @param name the provider's {@link VerbsProvider#name()}, e.g. "soft" or "native"
+     * @return the provider
      * @throws VerbsException ENODEV naming the providers that were found
      */
     public static VerbsProvider provider(String name) {
         return provider(name, providers());
     }
 
-    /** {@code ibv_get_device_list}: the devices of every available provider. */
+    /**
+     * {@code ibv_get_device_list}: the devices of every available provider. An unavailable provider
+     * contributes none and is not an error (as libibverbs skips a driver that does not load).
+     *
+     * @return the devices, grouped by provider in {@link #providers()} order (a new, modifiable list;
+     *     empty when there are none)
+     */
     public static List<Device> devices() {
         return devices(providers());
     }
 
     /**
-     * The device called {@code name}.
+     * The device called {@code name}: {@code ibv_get_device_list} followed by a search by
+     * {@code ibv_get_device_name}.
      *
+     * @param name the device name, e.g. "soft0" or "mlx5_0"
+     * @return the device
      * @throws VerbsException ENODEV if there is none; the message names every provider tried, its
      *     devices or why it is unavailable, and each unavailability cause is attached as a suppressed
      *     exception
@@ -56,6 +72,7 @@ public final class Verbs {
      * The first device of the first available provider, as a program that takes
      * {@code ibv_get_device_list()[0]}.
      *
+     * @return the device
      * @throws VerbsException ENODEV, explained as for {@link #device(String)}, when there is no device
      */
     public static Device firstDevice() {
@@ -67,14 +84,26 @@ public final class Verbs {
         return devices.getFirst();
     }
 
-    /** Opens the device called {@code name}. */
+    /**
+     * Opens the device called {@code name}: {@link #device(String)} then {@link Device#open()}
+     * ({@code ibv_open_device}).
+     *
+     * @param name the device name
+     * @return a new context; close it with {@link Context#close()} ({@code ibv_close_device})
+     * @throws VerbsException ENODEV as for {@link #device(String)}, or what the provider's open throws
+     */
     public static Context open(String name) {
         return device(name).open();
     }
 
     /**
      * Creates a device from a spec, {@code provider[:kind][?key=value&...]} (see {@link DeviceSpec}).
+     * rdma4j's own (libibverbs devices come from the kernel): for example a soft device on a UDP
+     * socket, {@code "soft:udp?addr=192.0.2.1"}. The device is listed by {@link #devices()} until
+     * {@link #removeDevice} removes it.
      *
+     * @param spec the spec's text form
+     * @return the new device
      * @throws VerbsException EINVAL for a malformed spec; ENODEV if the provider is missing or unavailable
      *     (with the cause); otherwise what the provider's {@link VerbsProvider#createDevice} throws
      */
@@ -82,7 +111,14 @@ public final class Verbs {
         return createDevice(DeviceSpec.parse(spec));
     }
 
-    /** As {@link #createDevice(String)}, from a parsed spec. */
+    /**
+     * As {@link #createDevice(String)}, from a parsed spec.
+     *
+     * @param spec the spec
+     * @return the new device
+     * @throws VerbsException ENODEV if the provider is missing or unavailable (with the cause);
+     *     otherwise what the provider's {@link VerbsProvider#createDevice} throws
+     */
     public static Device createDevice(DeviceSpec spec) {
         return createDevice(spec, providers());
     }
@@ -90,6 +126,7 @@ public final class Verbs {
     /**
      * Removes a device made by {@link #createDevice}; its contexts must be closed.
      *
+     * @param device the device to remove
      * @throws VerbsException EBUSY while a context is open; ENODEV if its provider is gone
      */
     public static void removeDevice(Device device) {

@@ -10,10 +10,20 @@ package org.rdma4j.verbs;
  * later calls, so a waiting loop ends the same way whenever the close comes.
  */
 public interface VerbsResource extends AutoCloseable {
-    /** True once {@link #close()} succeeded. */
+    /**
+     * Whether the resource is closed.
+     *
+     * @return true once {@link #close()} succeeded; a close refused with EBUSY leaves it false
+     */
     boolean isClosed();
 
-    /** Destroys the resource; throws {@link VerbsException} (EBUSY) while it is still in use. */
+    /**
+     * Destroys the resource (the matching {@code ibv_destroy_*}, {@code ibv_dealloc_*} or
+     * {@code ibv_dereg_mr}); does nothing if it is closed already.
+     *
+     * @throws VerbsException EBUSY while another resource still uses it (the message names them); the
+     *     resource stays open and usable
+     */
     @Override
     void close();
 }

@@ -14,6 +14,10 @@ import org.rdma4j.verbs.VerbsResource;
  * an {@link IllegalStateException}. Thread safe.
  */
 public abstract class AbstractResource implements VerbsResource {
+    /** A resource that uses nothing yet; a subclass constructor calls {@link #uses} for its parents. */
+    public AbstractResource() {
+    }
+
     private static final AbstractResource[] NONE = {};
     /** Created by the first claim: most resources of a large table (QPs) are never used by another. */
     private volatile Set<AbstractResource> users;
@@ -27,6 +31,9 @@ public abstract class AbstractResource implements VerbsResource {
      * its own lock, the one {@link #close()} holds, so a parent closing at the same time either sees
      * this user (and refuses with EBUSY) or is closed first (and this fails with
      * IllegalStateException, having claimed nothing: the parents claimed so far are released).
+     *
+     * @param resources the parents this resource uses (a PD, CQs, an SRQ, ...); nulls are ignored
+     * @throws IllegalStateException if a parent is closed
      */
     protected final void uses(AbstractResource... resources) {
         try {
@@ -74,7 +81,13 @@ public abstract class AbstractResource implements VerbsResource {
         used = NONE;
     }
 
-    /** Moves one dependency to another (e.g. rereg of an MR to a new PD). */
+    /**
+     * Moves one dependency to another (e.g. rereg of an MR to a new PD).
+     *
+     * @param from the parent used so far
+     * @param to   the parent used from now on
+     * @throws IllegalStateException if {@code to} is closed (nothing changes then)
+     */
     protected final synchronized void replaceUse(AbstractResource from, AbstractResource to) {
         to.claimBy(this);
         addUsed(to);
@@ -90,13 +103,18 @@ public abstract class AbstractResource implements VerbsResource {
         }
     }
 
-    /** A short description for messages, e.g. "QP 0x000011". */
+    /** {@return a short description for messages, e.g. "QP 0x000011"} */
     protected abstract String describe();
 
     /** Releases the provider's state; called once, when no resource uses this one any more. */
     protected abstract void destroy();
 
-    /** Extra reasons this resource cannot be closed now (errno != 0), e.g. unacked CQ events. */
+    /**
+     * Extra reasons this resource cannot be closed now, e.g. unacknowledged CQ events; called by
+     * {@link #close()} under the resource's lock, after the check for users.
+     *
+     * @return 0 when it can be closed (the default), else the errno close throws (EBUSY)
+     */
     protected int busyReason() {
         return 0;
     }
@@ -106,13 +124,18 @@ public abstract class AbstractResource implements VerbsResource {
         return closed;
     }
 
+    /**
+     * Refuses use after close: call at the start of every operation.
+     *
+     * @throws IllegalStateException naming the resource once it is closed
+     */
     public final void ensureOpen() {
         if (closed) {
             throw new IllegalStateException(describe() + " is closed");
         }
     }
 
-    /** The resources using this one, for diagnostics. */
+    /** {@return a snapshot of the resources using this one, for diagnostics} */
     public final Set<AbstractResource> users() {
         Set<AbstractResource> u = users;
         return u == null ? Set.of() : Set.copyOf(u);

@@ -35,6 +35,11 @@ public interface CmProvider {
     /** Receives an id's events; called from the provider's event thread, must not block. */
     @FunctionalInterface
     interface Listener {
+        /**
+         * Handles one event, on the provider's event thread; must not block.
+         *
+         * @param event the event
+         */
         void onEvent(Event event);
     }
 
@@ -47,9 +52,19 @@ public interface CmProvider {
      * @param listenId for CONNECT_REQUEST the listening id, else null
      * @param privateData the private data the event carried (a copy; empty when none)
      * @param param the peer's connection parameters (CONNECT_REQUEST, CONNECT_RESPONSE, ESTABLISHED), else null
+     * @param ud the UD parameters of a UD id's event ({@link Ud}), else null
      */
     record Event(int type, int status, Id id, Id listenId, byte[] privateData, Param param, Ud ud) {
-        /** An event without UD parameters. */
+        /**
+         * An event without UD parameters.
+         *
+         * @param type        the {@code enum rdma_cm_event_type} value
+         * @param status      as rdma_cm gives it
+         * @param id          the id the event is about
+         * @param listenId    the listening id of a CONNECT_REQUEST, else null
+         * @param privateData the private data (a copy; empty when none)
+         * @param param       the peer's connection parameters, or null
+         */
         public Event(int type, int status, Id id, Id listenId, byte[] privateData, Param param) {
             this(type, status, id, listenId, privateData, param, null);
         }
@@ -86,37 +101,92 @@ public interface CmProvider {
 
     /** An rdma_cm_id of the provider. Thread safe. */
     interface Id extends AutoCloseable {
-        /** Replaces where the id's events go (for a CONNECT_REQUEST's new id, before any of its events). */
+        /**
+         * Replaces where the id's events go (for a CONNECT_REQUEST's new id, before any of its events).
+         *
+         * @param l the new listener
+         */
         void listener(Listener l);
 
+        /**
+         * {@code rdma_bind_addr}: binds the id to a local address (and so to a device and port).
+         *
+         * @param addr the address; port 0 picks a free one
+         */
         void bindAddr(InetSocketAddress addr);
 
+        /**
+         * {@code rdma_resolve_addr}: finds the device and route to {@code dst}; ADDR_RESOLVED or
+         * ADDR_ERROR follows.
+         *
+         * @param src       the source address, or null to let the host's routes choose
+         * @param dst       the destination
+         * @param timeoutMs how long resolution may take, in milliseconds
+         */
         void resolveAddr(InetSocketAddress src, InetSocketAddress dst, int timeoutMs);
 
+        /**
+         * {@code rdma_resolve_route}: ROUTE_RESOLVED or ROUTE_ERROR follows.
+         *
+         * @param timeoutMs how long resolution may take, in milliseconds
+         */
         void resolveRoute(int timeoutMs);
 
+        /**
+         * {@code rdma_listen}: CONNECT_REQUEST events follow, each with a new id.
+         *
+         * @param backlog the most requests pending acceptance
+         */
         void listen(int backlog);
 
-        /** rdma_create_qp: a QP of {@link #context()} that the provider's CM moves through its states. */
+        /**
+         * {@code rdma_create_qp}: a QP of {@link #context()} that the provider's CM moves through its
+         * states.
+         *
+         * @param pd   the PD, of the id's context
+         * @param attr the QP's init attributes
+         * @return the QP
+         */
         QueuePair createQp(ProtectionDomain pd, QpInitAttr attr);
 
         /** rdma_destroy_qp; nothing when the id has no QP. */
         void destroyQp();
 
+        /**
+         * {@code rdma_connect}: sends the connection request; CONNECT_RESPONSE/ESTABLISHED, REJECTED or
+         * UNREACHABLE follows.
+         *
+         * @param p the connection parameters
+         */
         void connect(Param p);
 
+        /**
+         * {@code rdma_accept}: accepts a CONNECT_REQUEST's id; ESTABLISHED follows.
+         *
+         * @param p the connection parameters
+         */
         void accept(Param p);
 
+        /**
+         * {@code rdma_reject}: refuses a CONNECT_REQUEST's id.
+         *
+         * @param privateData the bytes sent with the REJ (may be empty)
+         */
         void reject(byte[] privateData);
 
+        /** {@code rdma_establish}: completes a connection whose RTU the application sends itself. */
         void establish();
 
         /**
          * rdma_init_qp_attr: the attributes (with {@link QpAttr#mask()} set to the mask rdma_cm returns)
          * that move a QP the program created itself to {@code state} for this id.
+         *
+         * @param state INIT, RTR or RTS
+         * @return the attributes, with their mask recorded
          */
         QpAttr initQpAttr(QpState state);
 
+        /** {@code rdma_disconnect}: DISCONNECTED follows, on both sides. */
         void disconnect();
 
         /**
@@ -132,13 +202,23 @@ public interface CmProvider {
                     "this connection manager has no multicast");
         }
 
-        /** rdma_leave_multicast (EADDRNOTAVAIL when not joined). @param group the group's address */
+        /**
+         * {@code rdma_leave_multicast}.
+         *
+         * @param group the group's address
+         * @throws org.rdma4j.verbs.VerbsException EADDRNOTAVAIL when not joined; EOPNOTSUPP by default
+         */
         default void leaveMulticast(java.net.InetAddress group) {
             throw new org.rdma4j.verbs.VerbsException(org.rdma4j.verbs.Errno.EOPNOTSUPP,
                     "this connection manager has no multicast");
         }
 
-        /** rdma_set_option(RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT). */
+        /**
+         * {@code rdma_set_option(RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT)}: the local ACK timeout of
+         * the id's QP.
+         *
+         * @param exponent 0..31, meaning 4.096 us * 2^exponent
+         */
         void setAckTimeout(int exponent);
 
         /** {@return the device context of the id ({@code id->verbs}) once bound, else null; not to be closed} */

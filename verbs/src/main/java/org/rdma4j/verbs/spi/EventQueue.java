@@ -23,11 +23,13 @@ import org.rdma4j.verbs.VerbsException;
 public final class EventQueue<E> {
     /** Told when an event is queued or the queue is closed (called without the queue's lock held). */
     public interface Watcher {
+        /** The queue has an event or was closed: look again (must not block). */
         void eventQueueSignalled();
     }
 
     /** A channel or context whose events live in an {@link EventQueue}: {@link QueueEventPoller} can wait on it. */
     public interface Owner {
+        /** {@return the queue holding the owner's events} */
         EventQueue<?> eventQueue();
     }
 
@@ -41,6 +43,8 @@ public final class EventQueue<E> {
     private volatile boolean closed;
 
     /**
+     * An open, empty queue.
+     *
      * @param what   names the owner in the EBADF message, e.g. "completion channel"
      * @param accept decides, under the queue's lock, whether an offered event is still wanted (false for
      *               an event of an object being destroyed, so none slips in after {@link #purge})
@@ -50,7 +54,12 @@ public final class EventQueue<E> {
         this.accept = accept;
     }
 
-    /** Queues {@code e} and wakes a waiter; false (dropped) when closed or not accepted. */
+    /**
+     * Queues {@code e} and wakes a waiter and every watcher.
+     *
+     * @param e the event
+     * @return true if queued, false (dropped) when closed or not accepted
+     */
     public boolean offer(E e) {
         lock.lock();
         try {
@@ -72,6 +81,11 @@ public final class EventQueue<E> {
      * event taken, so counting deliveries is atomic with {@link #locked} checks. Throws
      * {@link VerbsException} EBADF once the queue is closed, including for callers that were waiting
      * when it closed.
+     *
+     * @param timeoutMs the longest wait in milliseconds; 0 = do not wait, negative = until one comes
+     * @param onTake    run with the event taken, under the lock; may be null
+     * @return the event, or null after the timeout
+     * @throws InterruptedException if the waiting thread is interrupted
      */
     public E take(long timeoutMs, Consumer<? super E> onTake) throws InterruptedException {
         long nanos = timeoutMs > 0 ? TimeUnit.MILLISECONDS.toNanos(timeoutMs) : 0;
@@ -101,7 +115,7 @@ public final class EventQueue<E> {
         }
     }
 
-    /** True while an event is queued (a take would not wait); false once closed. */
+    /** {@return true while an event is queued (a take would not wait); false once closed} */
     public boolean hasEvent() {
         lock.lock();
         try {
@@ -111,11 +125,17 @@ public final class EventQueue<E> {
         }
     }
 
+    /** {@return whether {@link #close()} was called} */
     public boolean isClosed() {
         return closed;
     }
 
-    /** Removes the queued events matching {@code match} (the events of a destroyed object); returns how many. */
+    /**
+     * Removes the queued events matching {@code match} (the events of a destroyed object, S-LIFE-3).
+     *
+     * @param match selects the events to drop
+     * @return how many were removed
+     */
     public int purge(Predicate<? super E> match) {
         lock.lock();
         try {
@@ -132,7 +152,13 @@ public final class EventQueue<E> {
         }
     }
 
-    /** Runs {@code action} holding the queue's lock: no offer, take or purge happens meanwhile. */
+    /**
+     * Runs {@code action} holding the queue's lock: no offer, take or purge happens meanwhile.
+     *
+     * @param <T>    the result type
+     * @param action what to run; must not block
+     * @return what {@code action} returned
+     */
     public <T> T locked(Supplier<T> action) {
         lock.lock();
         try {
@@ -158,6 +184,11 @@ public final class EventQueue<E> {
         signalWatchers();
     }
 
+    /**
+     * Registers {@code w} to be told of every offer and of the close; adding it twice does nothing.
+     *
+     * @param w the watcher
+     */
     public synchronized void addWatcher(Watcher w) {
         Watcher[] ws = watchers;
         for (Watcher x : ws) {
@@ -170,6 +201,11 @@ public final class EventQueue<E> {
         watchers = n;
     }
 
+    /**
+     * Unregisters {@code w}; nothing if it was not registered.
+     *
+     * @param w the watcher
+     */
     public synchronized void removeWatcher(Watcher w) {
         Watcher[] ws = watchers;
         for (int i = 0; i < ws.length; i++) {

@@ -22,10 +22,10 @@ public interface GsiPort extends VerbsResource {
     /** The Q_Key of QP1. */
     int GSI_QKEY = 0x8001_0000;
 
-    /** The port number (1-based) this is QP1 of. */
+    /** {@return the port number (1-based) this is QP1 of} */
     int portNum();
 
-    /** The GID this port's MADs are sent from (the GID index given when it was opened). */
+    /** {@return the GID this port's MADs are sent from (the GID index given when it was opened)} */
     Gid localGid();
 
     /**
@@ -33,6 +33,11 @@ public interface GsiPort extends VerbsResource {
      * with P_Key {@code pkey} (0xffff: the default partition). Fire and forget, as a UD send is: a MAD
      * that is lost is the caller's to retransmit. EINVAL for a segment shorter than MAD_SIZE; EBADF
      * once closed.
+     *
+     * @param mad  the MAD; its first {@link #MAD_SIZE} bytes are sent
+     * @param dest the GID of the destination port
+     * @param pkey the 16-bit P_Key
+     * @throws org.rdma4j.verbs.VerbsException EINVAL or EBADF as described
      */
     void send(MemorySegment mad, Gid dest, int pkey);
 
@@ -40,11 +45,21 @@ public interface GsiPort extends VerbsResource {
      * Waits up to {@code timeoutNanos} (0: do not wait) for the next MAD and copies it into {@code mad}
      * (at least {@link #MAD_SIZE} bytes); {@code from} gets where it came from. Returns false when none
      * came in time. EBADF when the port is closed before or during the wait (the waiter wakes).
+     *
+     * @param mad          where the MAD is copied, at least {@link #MAD_SIZE} bytes
+     * @param from         filled with the sender
+     * @param timeoutNanos the longest wait in nanoseconds; 0 = do not wait
+     * @return true when a MAD was received, false after the timeout
+     * @throws org.rdma4j.verbs.VerbsException EBADF as described
      */
     boolean receive(MemorySegment mad, Source from, long timeoutNanos);
 
     /** Where a received MAD came from: filled by {@link #receive}; reusable, so nothing is allocated. */
     final class Source {
+        /** An empty source, to be filled by {@link #receive}. */
+        public Source() {
+        }
+
         /** The sender's GID (from the IP header on RoCEv2). */
         public Gid gid;
         /** The sending QP's number (the DETH source QPN: 1 for a GSI agent). */
@@ -52,6 +67,7 @@ public interface GsiPort extends VerbsResource {
         /** The P_Key of the BTH. */
         public int pkey;
 
+        /** {@return the fields, for messages (the P_Key in hex)} */
         @Override
         public String toString() {
             return "Source[gid=" + gid + ", qpn=" + qpn + ", pkey=0x" + Integer.toHexString(pkey) + "]";
@@ -66,6 +82,11 @@ public interface GsiPort extends VerbsResource {
         /**
          * Opens QP1 of port {@code portNum}, sending from GID index {@code gidIndex}. EINVAL for a bad port
          * or index; EBUSY while another GsiPort of that port is open (on any context of the device).
+         *
+         * @param portNum  the port, from 1
+         * @param gidIndex the GID index MADs are sent from
+         * @return the port's QP1; close it to give it back
+         * @throws org.rdma4j.verbs.VerbsException EINVAL or EBUSY as described
          */
         GsiPort openGsi(int portNum, int gidIndex);
     }

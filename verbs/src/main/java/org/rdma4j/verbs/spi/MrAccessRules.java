@@ -16,6 +16,8 @@ public final class MrAccessRules {
     /**
      * Checks {@code access} for a device that supports neither zero-based nor on-demand regions.
      *
+     * @param access the {@link Access} bits asked for
+     *
      * @throws VerbsException EINVAL or EOPNOTSUPP as described above
      */
     public static void check(int access) {
@@ -25,6 +27,10 @@ public final class MrAccessRules {
     /**
      * Checks {@code access} for a device that supports zero-based regions if {@code zeroBased} and
      * on-demand paging if {@code onDemand}.
+     *
+     * @param access    the {@link Access} bits asked for
+     * @param zeroBased whether the device supports ZERO_BASED
+     * @param onDemand  whether the device supports ON_DEMAND
      *
      * @throws VerbsException EINVAL for unknown bits or remote write/atomic without local write,
      *     EOPNOTSUPP for a feature the device does not have

@@ -18,6 +18,9 @@ public final class MrMemoryRules {
     /**
      * Checks the memory {@code verb} ({@code "ibv_reg_mr"} or {@code "ibv_rereg_mr"}) is asked to register.
      *
+     * @param segment the memory
+     * @param verb    the call's name, which starts the message
+     *
      * @throws VerbsException EINVAL for no memory or a heap segment, EFAULT for a closed arena's memory
      */
     public static void check(MemorySegment segment, String verb) {

@@ -39,6 +39,10 @@ public final class QpAttrRanges {
      * Checks the attributes of {@code attr} selected by {@code mask} against the limits of
      * {@code device} (ports, P_Key table, max_qp_rd_atom).
      *
+     * @param attr   the attributes
+     * @param mask   the {@link org.rdma4j.verbs.QpAttrMask} bits to check
+     * @param device the device's attributes
+     *
      * @throws VerbsException EINVAL naming the first attribute out of range
      */
     public static void check(QpAttr attr, int mask, DeviceAttr device) {
@@ -49,6 +53,12 @@ public final class QpAttrRanges {
      * Checks the attributes of {@code attr} selected by {@code mask} for a device with ports
      * 1..{@code portCount}, a P_Key table of {@code pkeyTableLength} entries and at most
      * {@code maxRdAtomic} outstanding RDMA READ/atomic operations per QP, in either direction.
+     *
+     * @param attr            the attributes
+     * @param mask            the {@link org.rdma4j.verbs.QpAttrMask} bits to check
+     * @param portCount       the number of ports
+     * @param pkeyTableLength the P_Key table's length
+     * @param maxRdAtomic     the limit of {@code max_rd_atomic} and {@code max_dest_rd_atomic}
      *
      * @throws VerbsException EINVAL naming the first attribute out of range
      */
@@ -81,6 +91,12 @@ public final class QpAttrRanges {
      * Checks the capacities a QP asks for at creation: {@code maxQpWr} WRs and {@code maxSge} SGEs per
      * queue, {@code maxInline} bytes of inline data; the receive side only when {@code withRecvQueue}
      * (a QP on an SRQ has none of its own).
+     *
+     * @param cap           the capacities asked for
+     * @param withRecvQueue whether the QP has a receive queue of its own
+     * @param maxQpWr       the device's {@code max_qp_wr}
+     * @param maxSge        the device's {@code max_sge}
+     * @param maxInline     the device's inline data limit in bytes
      *
      * @throws VerbsException EINVAL naming the first capacity above the device maximum
      */

@@ -9,8 +9,9 @@ import org.rdma4j.verbs.QpType;
 /**
  * The IBTA queue pair state table (IB spec 1.x, chapter 10.3 and 11.2.4.2): for each QP type and
  * (current, next) state, whether the transition exists and which attribute-mask bits it requires and
- * allows. One table, used by the soft device to validate {@code modify} and by the native provider to
- * explain an EINVAL.
+ * allows. One table, used by the soft device to validate {@code modify} and by
+ * {@link org.rdma4j.verbs.QueuePairBuilder} to build each step's mask (SEMANTICS S-QP-2, S-QP-3, S-QP-4).
+ * Immutable; thread safe.
  */
 public final class QpTransitions {
     private static final int N = QpState.values().length;
@@ -89,17 +90,38 @@ public final class QpTransitions {
         };
     }
 
-    /** Whether {@code from -> to} exists for {@code type}. */
+    /**
+     * Whether {@code from -> to} exists for {@code type}.
+     *
+     * @param type the QP type
+     * @param from the current state
+     * @param to   the requested state
+     * @return true for a transition of the table (any state to RESET or ERR included)
+     */
     public static boolean isValid(QpType type, QpState from, QpState to) {
         return VALID[index(type)][from.ordinal()][to.ordinal()];
     }
 
-    /** Mask bits {@code from -> to} requires (besides STATE). */
+    /**
+     * The mask bits {@code from -> to} requires (besides STATE).
+     *
+     * @param type the QP type
+     * @param from the current state
+     * @param to   the requested state
+     * @return {@link QpAttrMask} bits; 0 for a transition without requirements or not in the table
+     */
     public static int required(QpType type, QpState from, QpState to) {
         return REQUIRED[index(type)][from.ordinal()][to.ordinal()];
     }
 
-    /** Mask bits {@code from -> to} accepts besides the required ones and STATE. */
+    /**
+     * The mask bits {@code from -> to} accepts besides the required ones and STATE.
+     *
+     * @param type the QP type
+     * @param from the current state
+     * @param to   the requested state
+     * @return {@link QpAttrMask} bits
+     */
     public static int optional(QpType type, QpState from, QpState to) {
         return OPTIONAL[index(type)][from.ordinal()][to.ordinal()];
     }
@@ -108,6 +130,12 @@ public final class QpTransitions {
      * Checks a modify request: {@code current} is the QP's state, {@code next} the requested one
      * ({@code current} when the mask has no STATE bit). Returns null when the mask is acceptable, else
      * an explanation of the EINVAL.
+     *
+     * @param type    the QP type
+     * @param current the QP's state
+     * @param next    the requested state
+     * @param mask    the {@link QpAttrMask} bits given
+     * @return null when acceptable, else the message for the EINVAL (naming the missing or extra bits)
      */
     public static String check(QpType type, QpState current, QpState next, int mask) {
         if (!isValid(type, current, next)) {

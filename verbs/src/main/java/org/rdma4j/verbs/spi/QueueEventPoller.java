@@ -18,6 +18,10 @@ import org.rdma4j.verbs.VerbsResource;
  * {@link EventPoller} says.
  */
 public final class QueueEventPoller implements EventPoller, EventQueue.Watcher {
+    /** A poller with no sources; a provider's {@link Context#createEventPoller()} returns one. */
+    public QueueEventPoller() {
+    }
+
     /** The registered sources and their queues, index for index; replaced (never changed) under {@code this}. */
     private record Registered(VerbsResource[] sources, EventQueue<?>[] queues) {}
 

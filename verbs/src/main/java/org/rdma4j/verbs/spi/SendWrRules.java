@@ -19,6 +19,12 @@ public final class SendWrRules {
      * Why a QP of {@code type} with {@code maxSendSge} SGEs and {@code maxInline} bytes of inline data
      * per WR refuses {@code w} (the caller's EINVAL message), or null when it accepts it.
      *
+     * @param type       the QP type
+     * @param w          the request (one, not its chain)
+     * @param maxSendSge the QP's {@code max_send_sge}
+     * @param maxInline  the QP's {@code max_inline_data}
+     * @return null when accepted, else why not
+     *
      * @throws IllegalStateException when the address handle of a UD request is closed (a use after
      *     close in the caller, not a malformed request)
      */

@@ -14,15 +14,28 @@ import org.rdma4j.verbs.VerbsException;
  * Implementations are thread safe.
  */
 public interface VerbsProvider {
-    /** Short name, e.g. "soft" or "native"; the provider part of a {@link DeviceSpec}. */
+    /**
+     * The provider's short name, unique among providers.
+     *
+     * @return e.g. "soft" or "native"; the provider part of a {@link DeviceSpec}
+     */
     String name();
 
-    /** True if the provider works in this process (its devices can be listed and opened). */
+    /**
+     * Whether the provider works in this process (its devices can be listed and opened).
+     *
+     * @return true when {@link #unavailabilityCause()} is null (the default)
+     */
     default boolean isAvailable() {
         return unavailabilityCause() == null;
     }
 
-    /** Why the provider cannot work here; null when it can (the default: nothing it needs is missing). */
+    /**
+     * Why the provider cannot work here.
+     *
+     * @return the cause (e.g. an {@link UnsatisfiedLinkError} naming a missing library), or null when it
+     *     can work (the default: nothing it needs is missing)
+     */
     default Throwable unavailabilityCause() {
         return null;
     }
@@ -40,13 +53,20 @@ public interface VerbsProvider {
         }
     }
 
-    /** The provider's devices (empty when unavailable). */
+    /**
+     * The provider's devices: {@code ibv_get_device_list} restricted to this provider.
+     *
+     * @return the devices (empty when unavailable)
+     */
     List<Device> devices();
 
     /**
      * Creates (or attaches to) a device described by {@code spec}, whose {@link DeviceSpec#provider()}
      * is this provider's name; the provider defines the kinds and options it reads. Called only when
      * the provider is available. By default a provider creates no devices.
+     *
+     * @param spec the device to create
+     * @return the new device, listed by {@link #devices()} from now on
      *
      * @throws VerbsException EOPNOTSUPP if the provider creates no devices, EINVAL for a kind or option it
      *     does not know or a value out of range, or the errno of what failed (EEXIST, EADDRINUSE, ...)
@@ -58,6 +78,8 @@ public interface VerbsProvider {
 
     /**
      * Removes a device {@link #createDevice} made. By default a provider removes none.
+     *
+     * @param device the device
      *
      * @throws VerbsException EOPNOTSUPP if the provider removes no devices, EBUSY while a context on it is
      *     open, EINVAL for a device the provider did not create

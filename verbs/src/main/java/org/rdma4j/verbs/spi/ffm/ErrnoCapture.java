@@ -36,17 +36,19 @@ public final class ErrnoCapture {
     /**
      * The calling thread's own capture state, for control-path callers that do not keep one: created on
      * the thread's first call, then the same object (no allocation) on every later call.
+     *
+     * @return the calling thread's capture state
      */
     public static ErrnoCapture perThread() {
         return PER_THREAD.get();
     }
 
-    /** The native memory to pass as the first argument of a downcall made with errno capture. */
+    /** {@return the native memory to pass as the first argument of a downcall made with errno capture} */
     public MemorySegment segment() {
         return segment;
     }
 
-    /** errno as the last call through {@link #segment()} left it; meaningful only if that call failed. */
+    /** {@return errno as the last call through {@link #segment()} left it; meaningful only if that call failed} */
     public int errno() {
         return (int) ERRNO.get(segment, 0L);
     }

@@ -44,7 +44,7 @@ public final class NativeLibrary {
         this.unavailabilityCause = unavailabilityCause;
     }
 
-    /** The C library, through the linker's default lookup. */
+    /** {@return the C library, through the linker's default lookup (unavailable off Linux x86-64/aarch64)} */
     public static NativeLibrary libc() {
         return LIBC;
     }
@@ -53,6 +53,9 @@ public final class NativeLibrary {
      * Looks up a shared library by file name (as {@code dlopen} would, e.g. {@code "libibverbs.so.1"})
      * or path. The library stays loaded for the life of the process. Never throws for a library that
      * cannot be loaded: the result is then unavailable, with a cause naming it.
+     *
+     * @param name a file name for the dynamic linker's search, or a path
+     * @return the library, available or not
      */
     @SuppressWarnings("restricted") // the reason this package exists; see package-info
     public static NativeLibrary load(String name) {
@@ -70,17 +73,20 @@ public final class NativeLibrary {
         }
     }
 
-    /** The name the library was looked up by ("libc" for {@link #libc()}). */
+    /** {@return the name the library was looked up by ("libc" for {@link #libc()})} */
     public String name() {
         return name;
     }
 
-    /** True if the library was found and can be called here. */
+    /** {@return whether the library was found and can be called here} */
     public boolean isAvailable() {
         return unavailabilityCause == null;
     }
 
-    /** Why {@link #isAvailable()} is false (an {@link UnsatisfiedLinkError} naming the library); null if available. */
+    /**
+     * {@return why {@link #isAvailable()} is false (an {@link UnsatisfiedLinkError} naming the library);
+     * null if available}
+     */
     public Throwable unavailabilityCause() {
         return unavailabilityCause;
     }
@@ -96,13 +102,23 @@ public final class NativeLibrary {
         }
     }
 
-    /** The address of {@code symbol}, or empty if the library lacks it or is unavailable. */
+    /**
+     * The address of a symbol.
+     *
+     * @param symbol the symbol's name
+     * @return its address, or empty if the library lacks it or is unavailable
+     */
     public Optional<MemorySegment> find(String symbol) {
         return lookup == null ? Optional.empty() : lookup.find(symbol);
     }
 
     /**
      * A downcall handle for {@code symbol}, of type {@code descriptor} (plus what {@code options} add).
+     *
+     * @param symbol     the function's name
+     * @param descriptor its C signature
+     * @param options    linker options (e.g. {@code Linker.Option.critical})
+     * @return the handle
      *
      * @throws UnsatisfiedLinkError if the library is unavailable (with its cause) or lacks the symbol
      */
@@ -123,6 +139,11 @@ public final class NativeLibrary {
      * A downcall handle for {@code symbol} that captures errno: its first parameter is the
      * {@link ErrnoCapture#segment()} the call writes errno to, followed by those of {@code descriptor}.
      * Calls through it allocate nothing.
+     *
+     * @param symbol     the function's name
+     * @param descriptor its C signature, without the capture segment
+     * @param options    further linker options
+     * @return the handle, whose first parameter is the capture segment
      *
      * @throws UnsatisfiedLinkError if the library is unavailable (with its cause) or lacks the symbol
      */
