@@ -17,7 +17,7 @@
 # A job that failed after one of its JVMs died at a JIT-compiled method's entry (jit_crash below) runs
 # once more, at most INTEROP_GROUP_CRASH_RETRIES (default 2) times per VM: under qemu's multi-threaded
 # TCG, JVMs have died there, where HotSpot patches code that other threads run, and never outside the
-# VM (docs/DESIGN.md, "JVM crashes in the VM"). The first try's log and crash files stay in
+# VM (docs/decisions/0028-the-interop-vm.md). The first try's log and crash files stay in
 # NAME/try1/, the file NAME/retried says why, and run.sh's summary shows it.
 # Prints "group: NAME exit STATUS after Ss" per job and exits 0 when every job passed, 1 otherwise.
 set -uo pipefail
@@ -133,7 +133,7 @@ while IFS= read -r job; do
     mv -f "$out/job.log" "$out"/hs_err_pid*.log "$out/try1/" 2>/dev/null
     echo "first try failed (exit $rc after ${dt}s) after a JVM died at a compiled method's entry: $why" >"$out/retried"
     echo "group: $name exit $rc after ${dt}s: a JVM died at a compiled method's entry: $why"
-    echo "group: taken for the emulator's fault (docs/DESIGN.md, \"JVM crashes in the VM\"); $name runs once more (first try: $out/try1)"
+    echo "group: taken for the emulator's fault (docs/decisions/0028-the-interop-vm.md); $name runs once more (first try: $out/try1)"
     run_once "$job" "$name" "$out"
   fi
   echo "$rc" >"$out/exit-code"

@@ -48,7 +48,7 @@ JAR="$REPO/bench/target/benchmarks.jar"
 
 # run_jmh OUT JSON REGEX: one JMH run of the benchmarks REGEX matches. The forks are C2 only, as the
 # allocation check below: under TCG a tiered fork has died with SIGILL/SIGSEGV at the entry of a C1
-# method the JIT had just patched (docs/DESIGN.md, "JVM crashes in the VM"), an emulation artifact.
+# method the JIT had just patched (docs/decisions/0028-the-interop-vm.md), an emulation artifact.
 # -jvmArgsAppend replaces the annotation's, so it repeats --enable-native-access.
 run_jmh() {
   timeout 400 "$JAVA" --enable-native-access=ALL-UNNAMED -jar "$JAR" "$3" \

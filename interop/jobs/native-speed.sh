@@ -15,7 +15,7 @@
 #                         Under TCG a thread spinning through C1 code that tiered compilation replaces
 #                         with C2 code has died in JIT code (SIGSEGV, SIGILL) several times; with C1 only
 #                         (the other jobs) or C2 only it has not. An emulation artifact as far as we can
-#                         tell: see docs/PERFORMANCE.md)
+#                         tell: see docs/decisions/0028-the-interop-vm.md)
 set -uo pipefail
 
 . "$INTEROP_DIR/tools-env.sh" native-speed || exit 1

@@ -27,7 +27,7 @@
 #   INTEROP_SPEED_NATIVE_BW  0: the native part leaves out write_bw (default 1)
 #   INTEROP_SPEED_LAT_TESTS  default "write_lat send_lat"
 #   INTEROP_SPEED_LAT_ITERS  -n of the latency runs (default 100000); empty: duration mode and t_avg
-#                            as the bandwidth runs (the figures before 2026-11-24's seventh session)
+#                            as the bandwidth runs (stalls of the emulated CPUs dominate t_avg)
 #   INTEROP_SPEED_RDMA4J_ARGS more arguments of the native rdma4j runs (both ends), e.g. "-t 64". Inline
 #                            data needs none: perftest turns it off on rxe0, a device it does not
 #                            recognise ("Max inline data : 0[B]", even with -I), and since 2026-11-25
@@ -35,13 +35,13 @@
 #   INTEROP_SPEED_JAVA_OPTS  JVM options of the rdma4j runs (default -XX:-TieredCompilation: C2 only,
 #                            what a long-running JVM ends up running; -XX:TieredStopAtLevel=1 for C1
 #                            only, what the functional jobs use. Tiered, under TCG, has died in JIT code:
-#                            docs/PERFORMANCE.md)
+#                            docs/decisions/0028-the-interop-vm.md)
 #   INTEROP_SPEED_SOFT_JAVA_OPTS  more JVM options of the soft runs (default none). Under TCG the soft
 #                            device's per-packet path was still largely interpreted in the sampled window
 #                            of -D 24 -f 8 (C2 compiles after 10 000 calls and compiles slowly there);
 #                            -XX:CompileThresholdScaling=0.1 did not help, nor did -D 60 -f 25 much:
 #                            the compiled path is slow there too, most of it in the JVM's CRC32, whose
-#                            pclmulqdq TCG emulates slowly (docs/PERFORMANCE.md, 2026-11-25, ninth session)
+#                            pclmulqdq TCG emulates slowly (docs/decisions/0001-icrc-on-the-jvms-crc32.md)
 #   INTEROP_SPEED_B_JAVA_OPTS, INTEROP_SPEED_B_MODULE_PATH  an A/B in one run: when either is set, every
 #                            rdma4j kind also runs as "[B]" (alternating with the others) with these JVM
 #                            options instead of the default ones, and/or from this module path (another

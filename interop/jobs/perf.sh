@@ -25,7 +25,7 @@
 #   INTEROP_PERF_SERIAL=1  run the native and the soft runs one after the other (default: the two
 #                          modes run side by side, each its runs in turn; see interop/README.md)
 #   INTEROP_PERF_JAVA_OPTS JVM options of the rdma4j runs (default -XX:TieredStopAtLevel=1, as the other
-#                          jobs: see docs/PERFORMANCE.md on tiered compilation under TCG)
+#                          jobs: see docs/decisions/0028-the-interop-vm.md on tiered compilation under TCG)
 #   INTEROP_PERF_SELFTEST=1  the harness's own check: perftest in place of rdma4j on the native side
 #                          (perftest against itself must pass every check); the soft side is skipped
 #   INTEROP_PERF_RUNS      instead of every test in both roles: TEST:xc (rdma4j serves, perftest is the

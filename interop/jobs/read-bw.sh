@@ -30,8 +30,8 @@
 #   INTEROP_READ_ROLES      which soft runs (default "s-c c-s")
 #   INTEROP_READ_JAVA_OPTS  JVM options of the rdma4j runs (default: C1 only as the functional jobs, and
 #                           no CRC32 intrinsic: its pclmulqdq folding loop is emulated slowly by TCG, 3-6x
-#                           slower than zlib's table there, 5x faster on a real CPU; docs/PERFORMANCE.md,
-#                           2026-11-25. The kernel's rxe computes its ICRC with a table, so without the
+#                           slower than zlib's table there, 5x faster on a real CPU; docs/decisions/
+#                           0001-icrc-on-the-jvms-crc32.md. The kernel's rxe computes its ICRC with a table, so without the
 #                           intrinsic both sides pay a like cost per byte in the VM)
 #   INTEROP_READ_RUN_LIMIT  seconds one run may take (default 240)
 set -uo pipefail

@@ -10,7 +10,7 @@ import org.rdma4j.verbs.LinkLayer;
 final class SoftLimits {
     static final int VENDOR_ID = 0xFFFFFF; // rxe reports this "no vendor" id as well
     static final int VENDOR_PART_ID = 0x0A4A; // "rdma4j"
-    /** Far above rxe's 0x10000: the engine holds 256 Ki idle QPs (see docs/PERFORMANCE.md, "Scale"). */
+    /** Far above rxe's 0x10000: the engine holds 256 Ki idle QPs (see docs/PERFORMANCE.md, "Scale of one device"). */
     static final int MAX_QP = org.rdma4j.soft.engine.Hca.MAX_QP;
     static final int MAX_QP_WR = 0x4000;
     static final int MAX_SGE = 32;

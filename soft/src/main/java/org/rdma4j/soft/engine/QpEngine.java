@@ -872,7 +872,7 @@ public final class QpEngine {
             // This pass only sent (nothing taken in, no timer, nothing retired, no local operation):
             // a further pass would find everything as this one left it, since whatever else could
             // give it work (a post, an arrival, an ACK handed over, a timer, a CQ error) schedules the
-            // task or calls again() itself. See docs/DESIGN.md, 2026-11-24, "a pass that only sent".
+            // task or calls again() itself. See docs/decisions/0002-one-task-per-qp.md.
             return false;
         }
         return progress | sent | retired;

@@ -29,7 +29,7 @@ import org.rdma4j.verbs.spi.SendWrRules;
  * Posting runs on any thread, one poster at a time, and publishes a slot by advancing the head; every
  * other method runs inside the QP task.
  *
- * <p>Memory ordering (docs/DESIGN.md, 2026-11-24, "the send queue's head, tail and post lock"): the
+ * <p>Memory ordering (docs/decisions/0035-send-queue-ordering-and-the-post-lock.md): the
  * head and the tail are written with release stores, not volatile ones, and the post lock is a CAS to
  * take and a release store to give back. A release store orders the slot's contents before the new
  * head (and a retired slot's reuse after the new tail); the StoreLoad order a volatile store would add

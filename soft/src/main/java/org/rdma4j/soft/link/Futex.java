@@ -13,10 +13,10 @@ import org.rdma4j.verbs.spi.ffm.NativeLibrary;
 /**
  * Linux futex(2) on a word of a shared file mapping, through {@code syscall(2)}: a thread of one
  * process sleeps on the word and a thread of another wakes it with one system call (no socket, no
- * selector). The shared-memory link's consumer sleeps here; its producers wake it (docs/DESIGN.md,
- * 2026-11-24, shm wake-ups). The process-shared form (no FUTEX_PRIVATE_FLAG): the kernel keys the
- * word by file and offset, so both mappings name the same futex. Linux x86-64/aarch64 only; check
- * {@link #isAvailable()}. Thread safe (stateless).
+ * selector). The shared-memory link's consumer sleeps here; its producers wake it
+ * (docs/decisions/0021-shm-receive-agent-sleeps-on-a-futex.md). The process-shared form (no
+ * FUTEX_PRIVATE_FLAG): the kernel keys the word by file and offset, so both mappings name the same
+ * futex. Linux x86-64/aarch64 only; check {@link #isAvailable()}. Thread safe (stateless).
  */
 final class Futex {
     private static final int FUTEX_WAIT = 0;

@@ -141,7 +141,7 @@ class NativeUdpSocket implements UdpSocket, SendBatches.Sender {
      * The shortest run sent as one GSO message. A busy ping-pong's reply and the ACK behind it (a run
      * of two) took about 3 µs longer each way as one GSO message than as two messages of one sendmmsg
      * on loopback (the receiving side cuts the packet apart), while in a stream GSO already doubles the
-     * datagram rate at four (docs/PERFORMANCE.md, 2026-11-25, tenth session).
+     * datagram rate at four (docs/decisions/0005-udp-send-batching-and-gso.md).
      */
     static final int GSO_MIN_RUN = 4;
     /** -Drdma4j.udp.gso=false turns UDP segmentation offload off (one message per datagram). */
@@ -268,7 +268,7 @@ class NativeUdpSocket implements UdpSocket, SendBatches.Sender {
      * one message with UDP segmentation offload (UDP_SEGMENT: the kernel builds and routes one packet
      * and cuts it into the datagrams, which the receiver gets one by one, as if sent apart), not one
      * message each: on loopback about 2.5 times the datagrams per second of sendmmsg alone
-     * (docs/PERFORMANCE.md, 2026-11-25, tenth session). A GSO message the kernel refuses is sent
+     * (docs/decisions/0005-udp-send-batching-and-gso.md). A GSO message the kernel refuses is sent
      * again one message per datagram, and GSO stays off from that datagram length up.
      */
     @Override

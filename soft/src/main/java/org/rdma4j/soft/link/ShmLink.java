@@ -38,7 +38,7 @@ import org.rdma4j.verbs.Gid;
  * link's receive agent, which busy-polls briefly after the last packet (not at all while a thread
  * polls) and then sleeps until a sender wakes it: with futex(2) on the ring's sleeping word, or where
  * that is not to be had, with a datagram to a loopback doorbell port named in the ring file; or on the
- * thread that calls {@link #poll()}. See docs/DESIGN.md (2026-11-24, shared memory; shm wake-ups).
+ * thread that calls {@link #poll()}. See docs/decisions/0007 (rings, lanes, trust) and 0021 (wake-ups).
  * Thread safe.
  */
 public final class ShmLink implements Link {
@@ -58,7 +58,7 @@ public final class ShmLink implements Link {
      * polls (see {@link #POLLING_NS}) it does not spin at all. No yielding phase: on a host with fewer
      * cores than spinning threads a spinning or yielding agent waits a time slice for its core, a
      * sleeping one is woken in microseconds; 20 µs of spin measured worse than none, both for
-     * write_lat and the 64 KiB stream (docs/PERFORMANCE.md, 2026-11-24, seventh session).
+     * write_lat and the 64 KiB stream (docs/decisions/0021-shm-receive-agent-sleeps-on-a-futex.md).
      */
     static final long SPIN_NS = Long.getLong("rdma4j.shm.spinUs", 0) * 1000;
     /**
@@ -751,7 +751,7 @@ public final class ShmLink implements Link {
      * nothing there; every time while it does. Shorter than {@link UdpLink#POLLING_NS}, so the UDP
      * link's agent keeps standing by while a thread polls, and a UDP packet waits at most this long
      * for a poller. Before, every CQ poll made the system call: on a loaded host the poller spent most
-     * of a shared-memory stream in it (docs/PERFORMANCE.md, 2026-11-24, shm copies).
+     * of a shared-memory stream in it (docs/decisions/0021-shm-receive-agent-sleeps-on-a-futex.md).
      */
     static final long UDP_POLL_NS = 20_000;
     /**

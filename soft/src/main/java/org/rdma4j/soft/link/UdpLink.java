@@ -80,8 +80,8 @@ public final class UdpLink implements Link {
      * the socket unread until the agent comes back; measured with 5 ms, the round trip's median went
      * from about 0.1 ms to 3 ms under load. Without doubling (parks of 100 us only), the agent's 10 000
      * wake-ups a second while threads poll put a second mode near 340 us into the busy round trip
-     * under load, often its median; doubling up to 1 ms took it out (docs/PERFORMANCE.md, 2026-11-24,
-     * seventh session).
+     * under load, often its median; doubling up to 1 ms took it out
+     * (docs/decisions/0004-udp-the-polling-thread-receives.md).
      */
     static final long MAX_STANDBY_NS = Math.max(STANDBY_NS,
             Long.getLong("rdma4j.udp.maxStandbyMicros", 1_000) * 1_000);
@@ -194,7 +194,7 @@ public final class UdpLink implements Link {
      * the reply waits for (the ACK of this side's last message) often arrives a microsecond or two
      * after the peer's request, so the reply is posted a few polls later; flushing the ACK at the first
      * of those polls put a system call of its own in front of the reply (perftest's send_lat and
-     * write_lat between two JVMs; docs/PERFORMANCE.md, 2026-11-25, tenth session). Bounded: a poller
+     * write_lat between two JVMs; docs/decisions/0006-ack-coalescing-and-deferral.md). Bounded: a poller
      * that sends nothing sends them once they are this old.
      */
     static final long ACK_HOLD_NS = Math.max(0, Long.getLong("rdma4j.udp.ackHoldMicros", 5)) * 1_000;
