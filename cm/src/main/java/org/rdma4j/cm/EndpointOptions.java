@@ -23,6 +23,7 @@ public final class EndpointOptions {
     private int maxCmRetries = CmId.DEFAULT_MAX_CM_RETRIES;
     private InetAddress source;
     private int backlog = 128;
+    private SoftDevicePolicy softDevice = SoftDevicePolicy.LOOPBACK;
 
     /** The defaults: 16 sends and 16 receives of one SGE each, rdma_cm's connection parameters, 30 s per step. */
     public EndpointOptions() {
@@ -122,6 +123,24 @@ public final class EndpointOptions {
     /** @param n requests that may wait to be accepted @return this */
     public EndpointOptions backlog(int n) {
         this.backlog = n;
+        return this;
+    }
+
+    /** {@return when a soft device is made for a local address no device has (default {@link SoftDevicePolicy#LOOPBACK})} */
+    public SoftDevicePolicy softDevice() {
+        return softDevice;
+    }
+
+    /**
+     * Sets when {@link RdmaServer#listen(java.net.InetSocketAddress, EndpointOptions)} and {@link RdmaClient}
+     * make a soft RoCEv2 device for a local address that no RDMA device has (see {@link SoftDevicePolicy}).
+     *
+     * @param policy {@link SoftDevicePolicy#NEVER}, {@link SoftDevicePolicy#LOOPBACK} (the default) or
+     *     {@link SoftDevicePolicy#ANY_ADDRESS}
+     * @return this
+     */
+    public EndpointOptions softDevice(SoftDevicePolicy policy) {
+        this.softDevice = Objects.requireNonNull(policy, "policy");
         return this;
     }
 

@@ -60,6 +60,7 @@ public final class RdmaClient {
             throws InterruptedException {
         Objects.requireNonNull(server, "server");
         Objects.requireNonNull(options, "options");
+        LocalDevices.ensureClient(server, options.source(), options.softDevice());
         AddrInfo ai = new AddrInfo(options.source() == null ? null : new InetSocketAddress(options.source(), 0), server,
                 false, PortSpace.TCP);
         Endpoint ep = Endpoint.create(ai, null, options.qpInitAttr(), options.timeout());

@@ -45,6 +45,7 @@ public final class RdmaServer implements AutoCloseable {
     public static RdmaServer listen(InetSocketAddress address, EndpointOptions options) {
         Objects.requireNonNull(address, "address");
         Objects.requireNonNull(options, "options");
+        LocalDevices.ensure(address.getAddress(), options.softDevice(), "listen on", address);
         AddrInfo ai = new AddrInfo(address, null, true, PortSpace.TCP);
         Endpoint l;
         try {

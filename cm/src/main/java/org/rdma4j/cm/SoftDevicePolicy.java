@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0
+package org.rdma4j.cm;
+
+/**
+ * When {@link RdmaServer#listen(java.net.InetSocketAddress, EndpointOptions)} and
+ * {@link RdmaClient#connect(java.net.InetSocketAddress, EndpointOptions)} make a soft RoCEv2 device
+ * (the {@code soft:udp} device of {@code rdma4j-soft}, RoCEv2 over UDP port 4791 from the address) for
+ * a local address that no RDMA device has, instead of failing with EADDRNOTAVAIL (listen) or ENODEV
+ * (connect), as {@code rdma_bind_addr} and {@code rdma_resolve_addr} do when no device has the address.
+ *
+ * <p>The address is the server's listen address, or the client's source address: the one given with
+ * {@link EndpointOptions#source}, else the one the host's route to the server leaves from (as the kernel
+ * chooses it for {@code rdma_resolve_addr}). A wildcard listen address makes no device. The device lives
+ * until the JVM exits (as an rxe link stays until {@code rdma link delete}) and later endpoints on the
+ * address use it; it needs {@code org.rdma4j:rdma4j-soft} on the class or module path (without it the
+ * error says so). The {@link CmId} level ({@code rdma_cm}'s calls) never makes a device.
+ */
+public enum SoftDevicePolicy {
+    /** Never: an address without a device fails, as with librdmacm. */
+    NEVER,
+    /**
+     * Only for a loopback address (127.0.0.0/8, ::1), the default: a program connecting on one host (two
+     * threads of one JVM on 127.0.0.1, or two JVMs on 127.0.0.1 and 127.0.0.2) runs with no device set
+     * up, and nothing is ever exposed on a network interface, nor does a missing or misconfigured NIC turn
+     * silently into a software device.
+     */
+    LOOPBACK,
+    /**
+     * For any local address: a soft device that speaks RoCEv2 on that interface's network, reachable by
+     * other hosts (rxe or rdma4j peers). Choose it knowingly: it answers RoCEv2 packets from the network,
+     * and on a host with an RDMA NIC on another address it hides the mistake of naming the wrong one.
+     */
+    ANY_ADDRESS;
+
+    /** {@return whether this policy makes a device on {@code address}} @param address a local address */
+    boolean allows(java.net.InetAddress address) {
+        return this == ANY_ADDRESS || this == LOOPBACK && address.isLoopbackAddress();
+    }
+}
