@@ -44,8 +44,8 @@ public record AddrInfo(InetSocketAddress source, InetSocketAddress destination, 
      * @throws VerbsException ENOENT when the host name does not resolve
      */
     public static AddrInfo passive(String node, int port) {
-        InetAddress a = node == null ? wildcard() : lookup(node);
-        return new AddrInfo(new InetSocketAddress(a, checkPort(port)), null, true, PortSpace.TCP);
+        InetAddress a = node == null ? wildcard() : lookup(node, checkPort(port), "listen on");
+        return new AddrInfo(new InetSocketAddress(a, port), null, true, PortSpace.TCP);
     }
 
     /**
@@ -58,7 +58,8 @@ public record AddrInfo(InetSocketAddress source, InetSocketAddress destination, 
      * @throws VerbsException ENOENT when the host name does not resolve
      */
     public static AddrInfo active(String node, int port) {
-        return new AddrInfo(null, new InetSocketAddress(lookup(Objects.requireNonNull(node, "node")), checkPort(port)),
+        Objects.requireNonNull(node, "node");
+        return new AddrInfo(null, new InetSocketAddress(lookup(node, checkPort(port), "resolve address of"), port),
                 false, PortSpace.TCP);
     }
 
@@ -89,17 +90,18 @@ public record AddrInfo(InetSocketAddress source, InetSocketAddress destination, 
         }
     }
 
-    private static InetAddress lookup(String node) {
+    private static InetAddress lookup(String node, int port, String step) {
         try {
             return InetAddress.getByName(node);
         } catch (UnknownHostException e) {
-            throw new VerbsException(Errno.ENOENT, node + ": the name does not resolve (EAI_NONAME)", e);
+            throw new VerbsException(Errno.ENOENT, step + " " + node + ":" + port + ": the name " + node
+                    + " does not resolve (rdma_getaddrinfo: EAI_NONAME)", e);
         }
     }
 
     private static int checkPort(int port) {
         if (port < 0 || port > 0xFFFF) {
-            throw new VerbsException(Errno.EINVAL, "port " + port + " is outside 0..65535");
+            throw new VerbsException(Errno.EINVAL, "rdma_getaddrinfo: port " + port + " is outside 0..65535");
         }
         return port;
     }

@@ -56,7 +56,7 @@ public final class CmEventChannel implements AutoCloseable {
         try {
             while (true) {
                 if (closed) {
-                    throw new VerbsException(Errno.EBADF, "the event channel is closed");
+                    throw new VerbsException(Errno.EBADF, "get CM event: the event channel is closed");
                 }
                 e = queue.poll();
                 if (e != null) {

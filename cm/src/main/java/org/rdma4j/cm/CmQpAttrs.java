@@ -84,7 +84,7 @@ final class CmQpAttrs {
                     yield new QpAttr().state(QpState.RTR);
                 }
                 if (!known) {
-                    throw new VerbsException(Errno.EINVAL, "rdma_init_qp_attr(RTR) is not possible in state " + id.state);
+                    throw new VerbsException(Errno.EINVAL, "init QP attributes (rdma_init_qp_attr) for RTR: not possible in state " + id.state);
                 }
                 yield rtrAttr(id);
             }
@@ -93,7 +93,7 @@ final class CmQpAttrs {
                     yield new QpAttr().state(QpState.RTS).sqPsn(id.localPsn);
                 }
                 if (!known) {
-                    throw new VerbsException(Errno.EINVAL, "rdma_init_qp_attr(RTS) is not possible in state " + id.state);
+                    throw new VerbsException(Errno.EINVAL, "init QP attributes (rdma_init_qp_attr) for RTS: not possible in state " + id.state);
                 }
                 // the passive side uses the ACK timeout the REQ asked for, as accept does
                 yield rtsAttr(id, id.listener != null && id.remoteAckTimeout != 0 ? id.remoteAckTimeout : id.ackTimeout);

@@ -48,19 +48,15 @@ final class CmWords {
         return ns >= 1_000L ? decimal(ns, 1_000L) + " us" : ns + " ns";
     }
 
-    /** {@code v / unit} with at most three decimals, trailing zeros dropped. */
+    /** {@code v / unit} to three significant digits (all of a whole number), trailing zeros dropped. */
     private static String decimal(long v, long unit) {
-        long whole = v / unit;
-        long milli = Math.round((double) (v % unit) * 1000 / unit);
-        if (milli == 1000) {
-            whole++;
-            milli = 0;
+        if (v % unit == 0) {
+            return Long.toString(v / unit);
         }
-        if (milli == 0) {
-            return Long.toString(whole);
-        }
-        String frac = String.format("%03d", milli).replaceAll("0+$", "");
-        return whole + "." + frac;
+        double x = (double) v / unit;
+        int decimals = x >= 100 ? 0 : x >= 10 ? 1 : 2;
+        String t = java.math.BigDecimal.valueOf(x).setScale(decimals, java.math.RoundingMode.HALF_UP).toPlainString();
+        return t.contains(".") ? t.replaceAll("0+$", "").replaceAll("\\.$", "") : t;
     }
 
     /**
@@ -72,6 +68,9 @@ final class CmWords {
      * @param local the local address and port, or null
      */
     static String where(String step, InetSocketAddress peer, InetSocketAddress local) {
+        if (peer == null && local == null) {
+            return step.replaceFirst(" (to|from|of|on|with|for)$", "");
+        }
         if (peer != null) {
             return step + " " + addr(peer) + (local == null ? "" : " (local " + addr(local) + ")");
         }
@@ -97,6 +96,28 @@ final class CmWords {
             default -> "";
         };
         return error(Errno.EINVAL, step, id, "not possible in state " + id.state + hint);
+    }
+
+    /**
+     * {@return {@code e}, or, when its words do not name {@code where}, the same errno with the step and
+     * {@code where} in front} (for the Java front's errors that come from a step of a lower layer)
+     */
+    static VerbsException naming(VerbsException e, String step, InetSocketAddress where) {
+        String a = addr(where);
+        String m = String.valueOf(e.getMessage());
+        if (m.contains(a)) {
+            return e;
+        }
+        String prefix = org.rdma4j.verbs.Errno.name(e.errno()) + ": ";
+        return new VerbsException(e.errno(), step + " " + a + ": " + (m.startsWith(prefix)
+                ? m.substring(prefix.length()) : m), e);
+    }
+
+    /** EADDRINUSE: {@code port} (0: every ephemeral port) of the port space is taken, by {@code holder} if known. */
+    static VerbsException portInUse(InetAddress addr, int port, PortSpace ps, InetSocketAddress holder) {
+        return error(Errno.EADDRINUSE, "bind to", null, new InetSocketAddress(addr, port), port == 0
+                ? "no free port in " + ps : "port " + port + " of " + ps + " is in use" + (holder == null ? ""
+                : " (bound to " + addr(holder) + ")"));
     }
 
     /** EBADF: the program closed the id. */
@@ -185,7 +206,7 @@ final class CmWords {
         int ack = CmEngine.INSTANCE.read(() -> id.ackTimeout);
         long each = CmEngine.cmTimeNs(rt) + CmEngine.cmTimeNs(ack);
         return "in " + (max + 1) + " tries " + duration(each) + " apart (about " + duration((max + 1) * each)
-                + "; response timeout " + rt + ", " + max + " retries)";
+                + "; response timeout " + rt + ", " + max + (max == 1 ? " retry)" : " retries)");
     }
 
     /** {@return a REJ reason in words (IBTA vol. 1 table 112), with what it usually means for rdma_cm} */

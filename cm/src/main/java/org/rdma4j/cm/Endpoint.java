@@ -153,9 +153,9 @@ public final class Endpoint implements AutoCloseable {
                 ep.listenAttr = attr == null ? null : copy(attr);
             } else {
                 id.resolveAddr(res.source(), res.destination(), RESOLVE_TIMEOUT_MS);
-                ep.await(CmEventType.ADDR_RESOLVED);
+                ep.await(CmEventType.ADDR_RESOLVED, res.destination());
                 id.resolveRoute(RESOLVE_TIMEOUT_MS);
-                ep.await(CmEventType.ROUTE_RESOLVED);
+                ep.await(CmEventType.ROUTE_RESOLVED, res.destination());
                 if (attr != null) {
                     ep.createQp(pd, attr);
                 }
@@ -197,7 +197,7 @@ public final class Endpoint implements AutoCloseable {
     public Endpoint getRequest() throws InterruptedException {
         Endpoint e = getRequest(Long.MAX_VALUE, TimeUnit.NANOSECONDS);
         if (e == null) {
-            throw new VerbsException(Errno.ETIMEDOUT, "no connection request");
+            throw err(Errno.ETIMEDOUT, "get request on", "no connection request");
         }
         return e;
     }
@@ -225,7 +225,7 @@ public final class Endpoint implements AutoCloseable {
             }
             if (e.id() == id) {
                 lastEvent = e;
-                throw failure(e, CmEventType.CONNECT_REQUEST);
+                throw failure(e, CmEventType.CONNECT_REQUEST, null);
             }
             // not reached for a request's id: migrate moves its queued events to its endpoint's channel
         }
@@ -261,10 +261,10 @@ public final class Endpoint implements AutoCloseable {
      */
     public void connect(ConnParam param) throws InterruptedException {
         if (passive) {
-            throw new VerbsException(Errno.EINVAL, "connect on a passive endpoint");
+            throw err(Errno.EINVAL, "connect from", "a passive endpoint listens, it does not connect");
         }
         id.connect(param == null ? new ConnParam() : param);
-        await(CmEventType.ESTABLISHED);
+        await(CmEventType.ESTABLISHED, null);
         connected = true;
     }
 
@@ -276,7 +276,7 @@ public final class Endpoint implements AutoCloseable {
      */
     public void accept(ConnParam param) throws InterruptedException {
         id.accept(param == null ? new ConnParam() : param);
-        await(CmEventType.ESTABLISHED);
+        await(CmEventType.ESTABLISHED, null);
         connected = true;
     }
 
@@ -306,7 +306,7 @@ public final class Endpoint implements AutoCloseable {
         while (true) {
             CmEvent e = channel.getEvent(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
             if (e == null) {
-                throw new VerbsException(Errno.ETIMEDOUT, "no DISCONNECTED within " + timeout());
+                throw CmWords.timedOut(id, CmEventType.DISCONNECTED, false, null, timeoutNs);
             }
             e.ack();
             lastEvent = e;
@@ -354,7 +354,7 @@ public final class Endpoint implements AutoCloseable {
             p = listenPd;
         }
         if (p == null) {
-            throw new VerbsException(Errno.EINVAL, "the endpoint has no protection domain (no QP was made)");
+            throw err(Errno.EINVAL, "register memory with", "the endpoint has no protection domain (no QP was made)");
         }
         MemoryRegion mr = p.regMr(buf, access);
         synchronized (regions) {
@@ -461,7 +461,7 @@ public final class Endpoint implements AutoCloseable {
      */
     public void getSendComp(WorkCompletion wc) throws InterruptedException {
         if (!getSendComp(wc, timeoutNs, TimeUnit.NANOSECONDS)) {
-            throw new VerbsException(Errno.ETIMEDOUT, "no send completion within " + timeout());
+            throw err(Errno.ETIMEDOUT, "get send completion with", "none within " + CmWords.duration(timeoutNs));
         }
     }
 
@@ -486,7 +486,7 @@ public final class Endpoint implements AutoCloseable {
      */
     public void getRecvComp(WorkCompletion wc) throws InterruptedException {
         if (!getRecvComp(wc, timeoutNs, TimeUnit.NANOSECONDS)) {
-            throw new VerbsException(Errno.ETIMEDOUT, "no receive completion within " + timeout());
+            throw err(Errno.ETIMEDOUT, "get receive completion with", "none within " + CmWords.duration(timeoutNs));
         }
     }
 
@@ -506,8 +506,9 @@ public final class Endpoint implements AutoCloseable {
     private boolean getComp(Side s, WorkCompletion wc, long ns) throws InterruptedException {
         Objects.requireNonNull(wc, "wc");
         CompletionQueue cq = s.cq;
+        String step = s == send ? "get send completion with" : "get receive completion with";
         if (cq == null) {
-            throw new VerbsException(Errno.EINVAL, closed.get() ? "the endpoint is closed" : "the endpoint has no QP");
+            throw err(closed.get() ? Errno.EBADF : Errno.EINVAL, step, closed.get() ? "the endpoint is closed" : "no QP");
         }
         long deadline = System.nanoTime() + Math.min(ns, Long.MAX_VALUE / 4);
         s.lock.lockInterruptibly();
@@ -515,7 +516,7 @@ public final class Endpoint implements AutoCloseable {
             CompletionChannel ch = cq.channel();
             while (true) {
                 if (closed.get()) {
-                    throw new VerbsException(Errno.EBADF, "the endpoint is closed");
+                    throw err(Errno.EBADF, step, "the endpoint is closed");
                 }
                 if (cq.poll(s.slot, 1) == 1) {
                     break;
@@ -547,7 +548,7 @@ public final class Endpoint implements AutoCloseable {
             return true;
         } catch (IllegalStateException e) {
             if (closed.get()) { // the CQ was destroyed under us by close()
-                throw new VerbsException(Errno.EBADF, "the endpoint is closed");
+                throw err(Errno.EBADF, step, "the endpoint is closed");
             }
             throw e;
         } finally {
@@ -639,7 +640,7 @@ public final class Endpoint implements AutoCloseable {
      */
     public Endpoint timeout(Duration timeout) {
         if (timeout == null || timeout.isNegative() || timeout.isZero()) {
-            throw new VerbsException(Errno.EINVAL, "the timeout must be positive");
+            throw new VerbsException(Errno.EINVAL, "set the endpoint's timeout: it must be positive, got " + timeout);
         }
         this.timeoutNs = timeout.toNanos();
         return this;
@@ -757,12 +758,12 @@ public final class Endpoint implements AutoCloseable {
     public QueuePair createQp(ProtectionDomain given, QpInitAttr attr) {
         Objects.requireNonNull(attr, "attr");
         if (qp != null || passive || closed.get()) {
-            throw new VerbsException(closed.get() ? Errno.EBADF : Errno.EINVAL, closed.get() ? "the endpoint is closed"
+            throw err(closed.get() ? Errno.EBADF : Errno.EINVAL, "create QP for", closed.get() ? "the endpoint is closed"
                     : passive ? "a passive endpoint makes its requests' QPs, not one of its own" : "the endpoint has a QP");
         }
         Context ctx = id.context();
         if (ctx == null) {
-            throw new VerbsException(Errno.EINVAL, "the endpoint is not bound to a device yet");
+            throw err(Errno.EINVAL, "create QP for", "the endpoint is not bound to a device yet");
         }
         QpInitAttr a = copy(attr);
         a.type = id.portSpace().qpType();
@@ -804,47 +805,42 @@ public final class Endpoint implements AutoCloseable {
         child.migrate(to);
     }
 
-    /** Waits for {@code want}; any other outcome throws with the errno librdmacm's ucma_complete sets. */
-    private CmEvent await(CmEventType want) throws InterruptedException {
+    /**
+     * Waits for {@code want} (from {@code peer}, or the id's peer when null); any other outcome throws
+     * with the errno librdmacm's ucma_complete sets, worded by {@link CmWords}.
+     */
+    private CmEvent await(CmEventType want, InetSocketAddress peer) throws InterruptedException {
         CmEvent e = channel.getEvent(timeoutNs, TimeUnit.NANOSECONDS);
         if (e == null) {
-            throw new VerbsException(Errno.ETIMEDOUT, "no " + want + " within " + timeout());
+            throw CmWords.timedOut(id, want, request != null, peer, timeoutNs);
         }
         e.ack();
         lastEvent = e;
         if (e.type() == want && e.status() == 0) {
             return e;
         }
-        throw failure(e, want);
+        throw failure(e, want, peer);
     }
 
-    private static VerbsException failure(CmEvent e, CmEventType want) {
-        String what = "waiting for " + want + ": " + e.type() + " (status " + e.status() + ")"
-                + (e.detail() == null ? "" : ": " + e.detail());
-        if (e.type() == CmEventType.REJECTED) {
-            return new VerbsException(Errno.ECONNREFUSED, what);
-        }
-        if (e.status() != 0) {
-            return new VerbsException(Math.abs(e.status()), what);
-        }
-        return switch (e.type()) {
-            case DISCONNECTED -> new VerbsException(ECONNRESET, what);
-            case DEVICE_REMOVAL -> new VerbsException(Errno.ENODEV, what);
-            default -> new VerbsException(Errno.EINVAL, what);
-        };
+    private VerbsException failure(CmEvent e, CmEventType want, InetSocketAddress peer) {
+        return CmWords.failure(e, want, request != null, peer);
+    }
+
+    /** The error of {@code step} on this endpoint: errno, the step, its peer (or local address), what. */
+    private VerbsException err(int errno, String step, String what) {
+        return CmWords.error(errno, step, id.remoteAddress(), id.localAddress(), what);
     }
 
     private void requirePassive(String what) {
         if (!passive) {
-            throw new VerbsException(Errno.EINVAL, what + " needs a passive endpoint (AddrInfo.passive)");
+            throw err(Errno.EINVAL, what + " from", "needs a passive endpoint (AddrInfo.passive)");
         }
     }
 
     private QueuePair requireQp() {
         QueuePair q = qp;
         if (q == null) {
-            throw new VerbsException(closed.get() ? Errno.EBADF : Errno.EINVAL,
-                    closed.get() ? "the endpoint is closed" : "the endpoint has no QP");
+            throw err(closed.get() ? Errno.EBADF : Errno.EINVAL, "post to", closed.get() ? "the endpoint is closed" : "no QP");
         }
         return q;
     }

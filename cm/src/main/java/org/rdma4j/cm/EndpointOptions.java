@@ -70,7 +70,7 @@ public final class EndpointOptions {
     /** @param t a positive bound of each step ({@link Endpoint#timeout(Duration)}) @return this */
     public EndpointOptions timeout(Duration t) {
         if (t == null || t.isNegative() || t.isZero()) {
-            throw new VerbsException(Errno.EINVAL, "the timeout must be positive");
+            throw new VerbsException(Errno.EINVAL, "EndpointOptions.timeout: it must be positive, got " + t);
         }
         this.timeout = t;
         return this;
@@ -84,7 +84,7 @@ public final class EndpointOptions {
     /** @param exponent 0..31 (4.096 us * 2^exponent; rdma_cm: 20) @return this */
     public EndpointOptions responseTimeout(int exponent) {
         if (exponent < 0 || exponent > 31) {
-            throw new VerbsException(Errno.EINVAL, "response timeout must be 0..31, got " + exponent);
+            throw new VerbsException(Errno.EINVAL, "EndpointOptions.responseTimeout: 0..31, got " + exponent);
         }
         this.responseTimeout = exponent;
         return this;
@@ -98,7 +98,7 @@ public final class EndpointOptions {
     /** @param retries 0..15 (rdma_cm: 15) @return this */
     public EndpointOptions maxCmRetries(int retries) {
         if (retries < 0 || retries > 15) {
-            throw new VerbsException(Errno.EINVAL, "max CM retries must be 0..15, got " + retries);
+            throw new VerbsException(Errno.EINVAL, "EndpointOptions.maxCmRetries: 0..15, got " + retries);
         }
         this.maxCmRetries = retries;
         return this;

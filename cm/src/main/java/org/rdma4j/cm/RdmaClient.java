@@ -3,6 +3,7 @@ package org.rdma4j.cm;
 import java.net.InetSocketAddress;
 import java.util.Objects;
 import java.util.function.Consumer;
+import org.rdma4j.verbs.VerbsException;
 
 /**
  * The Java-shaped client: connects to host:port and returns a connected {@link Endpoint} (its
@@ -63,7 +64,12 @@ public final class RdmaClient {
         LocalDevices.ensureClient(server, options.source(), options.softDevice());
         AddrInfo ai = new AddrInfo(options.source() == null ? null : new InetSocketAddress(options.source(), 0), server,
                 false, PortSpace.TCP);
-        Endpoint ep = Endpoint.create(ai, null, options.qpInitAttr(), options.timeout());
+        Endpoint ep;
+        try {
+            ep = Endpoint.create(ai, null, options.qpInitAttr(), options.timeout());
+        } catch (VerbsException e) {
+            throw CmWords.naming(e, "connect to", server);
+        }
         boolean ok = false;
         try {
             options.applyTo(ep.id());
@@ -73,6 +79,8 @@ public final class RdmaClient {
             ep.connect(options.connParam());
             ok = true;
             return ep;
+        } catch (VerbsException e) {
+            throw CmWords.naming(e, "connect to", server);
         } finally {
             if (!ok) {
                 ep.close();

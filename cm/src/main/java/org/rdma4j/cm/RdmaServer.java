@@ -4,6 +4,7 @@ import java.net.InetSocketAddress;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.VerbsException;
 
 /**
@@ -52,13 +53,15 @@ public final class RdmaServer implements AutoCloseable {
             l = Endpoint.create(ai, null, options.qpInitAttr(), options.timeout());
         } catch (InterruptedException e) {
             throw new AssertionError("a passive endpoint does not wait", e);
+        } catch (VerbsException e) {
+            throw CmWords.naming(e, "listen on", address);
         }
         try {
             options.applyTo(l.id());
             l.listen(options.backlog());
         } catch (RuntimeException e) {
             l.close();
-            throw e;
+            throw e instanceof VerbsException v ? CmWords.naming(v, "listen on", address) : e;
         }
         return new RdmaServer(l, options);
     }
@@ -94,7 +97,7 @@ public final class RdmaServer implements AutoCloseable {
      * @throws InterruptedException if interrupted while waiting
      */
     public Endpoint accept(Consumer<Endpoint> beforeAccept) throws InterruptedException {
-        return connect(listener.getRequest(), beforeAccept);
+        return connect(request(Long.MAX_VALUE, TimeUnit.NANOSECONDS), beforeAccept);
     }
 
     /**
@@ -107,8 +110,21 @@ public final class RdmaServer implements AutoCloseable {
      * @throws InterruptedException if interrupted while waiting
      */
     public Endpoint accept(long timeout, TimeUnit unit, Consumer<Endpoint> beforeAccept) throws InterruptedException {
-        Endpoint req = listener.getRequest(timeout, unit);
+        Endpoint req = request(timeout, unit);
         return req == null ? null : connect(req, beforeAccept);
+    }
+
+    /** The next request, with EBADF saying which server closed. */
+    private Endpoint request(long timeout, TimeUnit unit) throws InterruptedException {
+        try {
+            return listener.getRequest(timeout, unit);
+        } catch (VerbsException e) {
+            if (e.errno() != Errno.EBADF) {
+                throw e;
+            }
+            throw new VerbsException(Errno.EBADF, CmWords.where("accept on", null, listener.localAddress())
+                    + ": the server is closed", e);
+        }
     }
 
     private Endpoint connect(Endpoint req, Consumer<Endpoint> beforeAccept) throws InterruptedException {
