@@ -77,7 +77,11 @@ public record AddrInfo(InetSocketAddress source, InetSocketAddress destination, 
         return new AddrInfo(address == null ? null : new InetSocketAddress(address, 0), destination, false, portSpace);
     }
 
-    /** {@return a copy in another port space} @param ps the port space */
+    /**
+     * {@return a copy in another port space}
+     *
+     * @param ps the port space
+     */
     public AddrInfo withPortSpace(PortSpace ps) {
         return new AddrInfo(source, destination, passive, ps);
     }

@@ -340,7 +340,12 @@ public final class CmId implements AutoCloseable {
         joinMulticast(group.getAddress(), MulticastJoinFlag.FULL_MEMBER, context);
     }
 
-    /** As {@link #joinMulticast(InetSocketAddress, Object)}. @param group the group @param context given back */
+    /**
+     * As {@link #joinMulticast(InetSocketAddress, Object)}.
+     *
+     * @param group the group
+     * @param context given back
+     */
     public void joinMulticast(java.net.InetAddress group, Object context) {
         joinMulticast(group, MulticastJoinFlag.FULL_MEMBER, context);
     }
@@ -379,7 +384,11 @@ public final class CmId implements AutoCloseable {
         leaveMulticast(group.getAddress());
     }
 
-    /** As {@link #leaveMulticast(InetSocketAddress)}. @param group the group */
+    /**
+     * As {@link #leaveMulticast(InetSocketAddress)}.
+     *
+     * @param group the group
+     */
     public void leaveMulticast(java.net.InetAddress group) {
         Objects.requireNonNull(group, "group");
         ProviderCmId p = provider;

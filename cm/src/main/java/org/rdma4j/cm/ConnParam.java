@@ -60,7 +60,14 @@ public final class ConnParam {
         return responderResources;
     }
 
-    /** @param v responder resources (0..255) @return this */
+    /**
+     * Sets {@code responder_resources}: the RDMA READ and atomic requests the peer may have outstanding at
+     * this side (the REQ's and REP's Responder Resources field).
+     *
+     * @param v responder resources (0..255)
+     * @return this
+     * @throws VerbsException EINVAL outside 0..255
+     */
     public ConnParam responderResources(int v) {
         this.responderResources = range(v, 255, "responder resources");
         return this;
@@ -71,7 +78,14 @@ public final class ConnParam {
         return initiatorDepth;
     }
 
-    /** @param v initiator depth (0..255) @return this */
+    /**
+     * Sets {@code initiator_depth}: the RDMA READ and atomic requests this side may have outstanding at the
+     * peer (the REQ's and REP's Initiator Depth field).
+     *
+     * @param v initiator depth (0..255)
+     * @return this
+     * @throws VerbsException EINVAL outside 0..255
+     */
     public ConnParam initiatorDepth(int v) {
         this.initiatorDepth = range(v, 255, "initiator depth");
         return this;
@@ -82,7 +96,13 @@ public final class ConnParam {
         return flowControl;
     }
 
-    /** @param v end-to-end flow control @return this */
+    /**
+     * Sets {@code flow_control}: whether this side claims end-to-end flow control (the REQ's and REP's
+     * End-to-End Flow Control bit).
+     *
+     * @param v end-to-end flow control
+     * @return this
+     */
     public ConnParam flowControl(boolean v) {
         this.flowControl = v;
         return this;
@@ -93,7 +113,14 @@ public final class ConnParam {
         return retryCount;
     }
 
-    /** @param v the transport retry count (0..7) @return this */
+    /**
+     * Sets {@code retry_count}: how often the peer's QP retransmits before it fails with RETRY_EXC_ERR (the
+     * REQ's Retry Count field; connect only).
+     *
+     * @param v the transport retry count (0..7)
+     * @return this
+     * @throws VerbsException EINVAL outside 0..7
+     */
     public ConnParam retryCount(int v) {
         this.retryCount = range(v, 7, "retry count");
         return this;
@@ -104,7 +131,14 @@ public final class ConnParam {
         return rnrRetryCount;
     }
 
-    /** @param v the RNR retry count (0..7) @return this */
+    /**
+     * Sets {@code rnr_retry_count}: how often the peer's QP retries after an RNR NAK, 7 without end (the
+     * REQ's and REP's RNR Retry Count field).
+     *
+     * @param v the RNR retry count (0..7)
+     * @return this
+     * @throws VerbsException EINVAL outside 0..7
+     */
     public ConnParam rnrRetryCount(int v) {
         this.rnrRetryCount = range(v, 7, "RNR retry count");
         return this;
@@ -115,7 +149,13 @@ public final class ConnParam {
         return srq;
     }
 
-    /** @param v whether the QP uses an SRQ @return this */
+    /**
+     * Sets {@code srq}: whether this side's QP receives from a shared receive queue (the REQ's and REP's SRQ
+     * bit).
+     *
+     * @param v whether the QP uses an SRQ
+     * @return this
+     */
     public ConnParam srq(boolean v) {
         this.srq = v;
         return this;
@@ -126,7 +166,13 @@ public final class ConnParam {
         return qpNum;
     }
 
-    /** @param v the QP number to announce when the id has no QP @return this */
+    /**
+     * Sets {@code qp_num}: the QP number the REQ or REP announces (Local QPN) for an id without a QP of its
+     * own ({@link CmId#createQp} not called: the program's own QP, moved with {@link CmId#initQpAttr}).
+     *
+     * @param v the QP number to announce when the id has no QP (24 bits kept)
+     * @return this
+     */
     public ConnParam qpNum(int v) {
         this.qpNum = v & 0xFFFFFF;
         return this;

@@ -329,12 +329,22 @@ public final class Endpoint implements AutoCloseable {
         return regMr(buf, Access.LOCAL_WRITE);
     }
 
-    /** rdma_reg_read: the peer may RDMA READ {@code buf}. @param buf native memory @return the region */
+    /**
+     * rdma_reg_read: the peer may RDMA READ {@code buf}.
+     *
+     * @param buf native memory
+     * @return the region
+     */
     public MemoryRegion regRead(MemorySegment buf) {
         return regMr(buf, Access.LOCAL_WRITE | Access.REMOTE_READ);
     }
 
-    /** rdma_reg_write: the peer may RDMA WRITE {@code buf}. @param buf native memory @return the region */
+    /**
+     * rdma_reg_write: the peer may RDMA WRITE {@code buf}.
+     *
+     * @param buf native memory
+     * @return the region
+     */
     public MemoryRegion regWrite(MemorySegment buf) {
         return regMr(buf, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
     }

@@ -100,52 +100,97 @@ public abstract class CmMessage {
         }
     }
 
-    /** {@return the unsigned byte at {@code at}} @param at offset in the MAD */
+    /**
+     * {@return the unsigned byte at {@code at}}
+     *
+     * @param at offset in the MAD
+     */
     protected final int u8(int at) {
         return mad.get(Be.BYTE, at) & 0xFF;
     }
 
-    /** Sets the byte at {@code at}. @param at offset @param v value */
+    /**
+     * Sets the byte at {@code at}.
+     *
+     * @param at offset
+     * @param v value
+     */
     protected final void u8(int at, int v) {
         mad.set(Be.BYTE, at, (byte) v);
     }
 
-    /** {@return the unsigned 16 bits at {@code at}} @param at offset in the MAD */
+    /**
+     * {@return the unsigned 16 bits at {@code at}}
+     *
+     * @param at offset in the MAD
+     */
     protected final int u16(int at) {
         return mad.get(Be.SHORT, at) & 0xFFFF;
     }
 
-    /** Sets 16 bits at {@code at}. @param at offset @param v value */
+    /**
+     * Sets 16 bits at {@code at}.
+     *
+     * @param at offset
+     * @param v value
+     */
     protected final void u16(int at, int v) {
         mad.set(Be.SHORT, at, (short) v);
     }
 
-    /** {@return the 32 bits at {@code at}} @param at offset in the MAD */
+    /**
+     * {@return the 32 bits at {@code at}}
+     *
+     * @param at offset in the MAD
+     */
     protected final int u32(int at) {
         return mad.get(Be.INT, at);
     }
 
-    /** Sets 32 bits at {@code at}. @param at offset @param v value */
+    /**
+     * Sets 32 bits at {@code at}.
+     *
+     * @param at offset
+     * @param v value
+     */
     protected final void u32(int at, int v) {
         mad.set(Be.INT, at, v);
     }
 
-    /** {@return the 64 bits at {@code at}} @param at offset in the MAD */
+    /**
+     * {@return the 64 bits at {@code at}}
+     *
+     * @param at offset in the MAD
+     */
     protected final long u64(int at) {
         return mad.get(Be.LONG, at);
     }
 
-    /** Sets 64 bits at {@code at}. @param at offset @param v value */
+    /**
+     * Sets 64 bits at {@code at}.
+     *
+     * @param at offset
+     * @param v value
+     */
     protected final void u64(int at, long v) {
         mad.set(Be.LONG, at, v);
     }
 
-    /** {@return the 24 bits starting at byte {@code at}} @param at offset of the most significant byte */
+    /**
+     * {@return the 24 bits starting at byte {@code at}}
+     *
+     * @param at offset of the most significant byte
+     */
     protected final int u24(int at) {
         return mad.get(Be.INT, at) >>> 8;
     }
 
-    /** Sets the 24 bits starting at {@code at}, keeping the byte after them. @param at offset @param v value */
+    /**
+     * Sets the 24 bits starting at {@code at}, keeping the byte after them.
+     *
+     * @param at offset
+     * @param v value
+     */
     protected final void u24(int at, int v) {
         mad.set(Be.INT, at, (v & Be.U24) << 8 | mad.get(Be.BYTE, at + 3) & 0xFF);
     }
