@@ -119,8 +119,9 @@ public final class Endpoint implements AutoCloseable {
      * @param pd a protection domain of the endpoint's device, or null
      * @param attr the QP's attributes, or null for an endpoint without a QP
      * @return the endpoint
-     * @throws VerbsException EADDRINUSE (passive, port taken), ENODEV (no device for the address),
-     *     ETIMEDOUT (no resolution within the timeout)
+     * @throws VerbsException passive: EADDRINUSE (port taken), EADDRNOTAVAIL (no device has the address);
+     *     active: ENODEV, ENETUNREACH or EHOSTUNREACH (ADDR_ERROR: no device for the route's source, no
+     *     route), ETIMEDOUT (no resolution within the timeout); the message names the step and the peer
      * @throws InterruptedException if interrupted while resolving
      */
     public static Endpoint create(AddrInfo res, ProtectionDomain pd, QpInitAttr attr) throws InterruptedException {
@@ -135,6 +136,8 @@ public final class Endpoint implements AutoCloseable {
      * @param attr the QP's attributes, or null
      * @param timeout the bound of each synchronous step ({@link #timeout(Duration)})
      * @return the endpoint
+     * @throws VerbsException as {@link #create(AddrInfo, ProtectionDomain, QpInitAttr)}; EINVAL for a
+     *     timeout that is not positive
      * @throws InterruptedException if interrupted while resolving
      */
     public static Endpoint create(AddrInfo res, ProtectionDomain pd, QpInitAttr attr, Duration timeout)
@@ -179,6 +182,8 @@ public final class Endpoint implements AutoCloseable {
      * rdma_listen on a passive endpoint.
      *
      * @param backlog requests that may wait for {@link #getRequest} (0 or less: 1024)
+     * @throws VerbsException EINVAL on an active endpoint or one that listens already; ENODEV when no
+     *     device can take connections; EBADF once closed
      */
     public void listen(int backlog) {
         requirePassive("listen");
@@ -192,6 +197,8 @@ public final class Endpoint implements AutoCloseable {
      * {@link #lastEvent()}.
      *
      * @return the request's endpoint, to accept or reject
+     * @throws VerbsException EBADF when the endpoint is closed (also while waiting); EINVAL on an active
+     *     endpoint; the provider's errno when the request's QP cannot be made
      * @throws InterruptedException if interrupted while waiting
      */
     public Endpoint getRequest() throws InterruptedException {
@@ -208,6 +215,7 @@ public final class Endpoint implements AutoCloseable {
      * @param timeout how long
      * @param unit its unit
      * @return the request's endpoint, or null when none came in time
+     * @throws VerbsException as {@link #getRequest()}
      * @throws InterruptedException if interrupted while waiting
      */
     public Endpoint getRequest(long timeout, TimeUnit unit) throws InterruptedException {
@@ -255,8 +263,10 @@ public final class Endpoint implements AutoCloseable {
      * in RTS.
      *
      * @param param connection parameters, or null for the defaults
-     * @throws VerbsException ECONNREFUSED (rejected; the reason is in {@link #lastEvent()}), ETIMEDOUT
-     *     (unreachable, or no answer within the timeout)
+     * @throws VerbsException ECONNREFUSED (REJECTED; the reason, in words in the message, is in
+     *     {@link #lastEvent()}), ETIMEDOUT (UNREACHABLE after the CM's retries, or no ESTABLISHED within
+     *     {@link #timeout()}), ENODEV (DEVICE_REMOVAL), EINVAL (a passive endpoint, or too much private
+     *     data), EBADF (closed); the message names the server's address and port and the timeout
      * @throws InterruptedException if interrupted while waiting
      */
     public void connect(ConnParam param) throws InterruptedException {
@@ -269,9 +279,14 @@ public final class Endpoint implements AutoCloseable {
     }
 
     /**
-     * rdma_accept on a request's endpoint: moves its QP to RTS, answers, and waits for ESTABLISHED.
+     * rdma_accept on a request's endpoint: moves its QP to RTS, answers (REP), and waits for ESTABLISHED
+     * (the client's RTU).
      *
      * @param param connection parameters, or null for the defaults
+     * @throws VerbsException ETIMEDOUT (no RTU within {@link #timeout()}, or UNREACHABLE after the REP's
+     *     retries), ECONNREFUSED (the client rejected, e.g. it gave up), EINVAL (not a request's endpoint,
+     *     answered already, too much private data), EBADF (closed); the message names the client's
+     *     address and port
      * @throws InterruptedException if interrupted while waiting
      */
     public void accept(ConnParam param) throws InterruptedException {
@@ -284,6 +299,8 @@ public final class Endpoint implements AutoCloseable {
      * rdma_reject on a request's endpoint.
      *
      * @param privateData up to {@value ConnParam#MAX_REJ_PRIVATE_DATA} bytes, or null
+     * @throws VerbsException EINVAL when not a request's endpoint, answered already, or too much private
+     *     data; EBADF once closed
      */
     public void reject(byte[] privateData) {
         id.reject(privateData);
@@ -294,6 +311,8 @@ public final class Endpoint implements AutoCloseable {
      * DISCONNECTED (at once if the peer disconnected first: this then sends the DREP the peer waits for,
      * so both sides call it, as with the kernel's CM). Nothing when not connected or done before.
      *
+     * @throws VerbsException ETIMEDOUT when no DISCONNECTED came within {@link #timeout()} (the message
+     *     names the peer and the timeout); EBADF when closed while waiting
      * @throws InterruptedException if interrupted while waiting
      */
     public void disconnect() throws InterruptedException {
@@ -324,6 +343,8 @@ public final class Endpoint implements AutoCloseable {
      *
      * @param buf native memory
      * @return the region
+     * @throws VerbsException EINVAL when the endpoint has no PD (no QP made yet) or for heap memory; the
+     *     provider's errno when the registration fails (ENOMEM past its limits)
      */
     public MemoryRegion regMsgs(MemorySegment buf) {
         return regMr(buf, Access.LOCAL_WRITE);
@@ -334,6 +355,8 @@ public final class Endpoint implements AutoCloseable {
      *
      * @param buf native memory
      * @return the region
+     * @throws VerbsException EINVAL when the endpoint has no PD (no QP made yet) or for heap memory; the
+     *     provider's errno when the registration fails (ENOMEM past its limits)
      */
     public MemoryRegion regRead(MemorySegment buf) {
         return regMr(buf, Access.LOCAL_WRITE | Access.REMOTE_READ);
@@ -344,6 +367,8 @@ public final class Endpoint implements AutoCloseable {
      *
      * @param buf native memory
      * @return the region
+     * @throws VerbsException EINVAL when the endpoint has no PD (no QP made yet) or for heap memory; the
+     *     provider's errno when the registration fails (ENOMEM past its limits)
      */
     public MemoryRegion regWrite(MemorySegment buf) {
         return regMr(buf, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
@@ -357,6 +382,8 @@ public final class Endpoint implements AutoCloseable {
      *     {@link ProtectionDomain#regMr}
      * @param access the access bits
      * @return the region
+     * @throws VerbsException EINVAL when the endpoint has no PD (no QP made yet) or for heap memory; the
+     *     provider's errno when the registration fails (ENOMEM past its limits)
      */
     public MemoryRegion regMr(MemorySegment buf, int access) {
         ProtectionDomain p = pd;
@@ -382,6 +409,8 @@ public final class Endpoint implements AutoCloseable {
      * @param wrId the work request id (the C API's context)
      * @param buf where the message goes
      * @param mr the region holding {@code buf}
+     * @throws VerbsException EINVAL when the buffer is not inside {@code mr}; EBADF once closed; the
+     *     QP's errno when the queue is full (ENOMEM) or the QP is in the wrong state
      */
     public void postRecv(long wrId, MemorySegment buf, MemoryRegion mr) {
         QueuePair q = requireQp();
@@ -399,6 +428,8 @@ public final class Endpoint implements AutoCloseable {
      * @param buf the message
      * @param mr the region holding {@code buf}; null to send it inline (copied at post time)
      * @param flags {@link org.rdma4j.verbs.SendFlag} bits (SIGNALED for a completion)
+     * @throws VerbsException EINVAL when the buffer is not inside {@code mr}; EBADF once closed; the
+     *     QP's errno when the queue is full (ENOMEM) or the QP is in the wrong state
      */
     public void postSend(long wrId, MemorySegment buf, MemoryRegion mr, int flags) {
         QueuePair q = requireQp();
@@ -419,6 +450,8 @@ public final class Endpoint implements AutoCloseable {
      * @param flags {@link org.rdma4j.verbs.SendFlag} bits
      * @param remoteAddr the peer's address
      * @param rkey the peer's remote key
+     * @throws VerbsException EINVAL when the buffer is not inside {@code mr}; EBADF once closed; the
+     *     QP's errno when the queue is full (ENOMEM) or the QP is in the wrong state
      */
     public void postRead(long wrId, MemorySegment buf, MemoryRegion mr, int flags, long remoteAddr, int rkey) {
         QueuePair q = requireQp();
@@ -439,6 +472,8 @@ public final class Endpoint implements AutoCloseable {
      * @param flags {@link org.rdma4j.verbs.SendFlag} bits (without SIGNALED no completion unless it fails)
      * @param remoteAddr the peer's address
      * @param rkey the peer's remote key
+     * @throws VerbsException EINVAL when the buffer is not inside {@code mr}; EBADF once closed; the
+     *     QP's errno when the queue is full (ENOMEM) or the QP is in the wrong state
      */
     public void postWrite(long wrId, MemorySegment buf, MemoryRegion mr, int flags, long remoteAddr, int rkey) {
         QueuePair q = requireQp();
@@ -466,7 +501,8 @@ public final class Endpoint implements AutoCloseable {
      * The completion's status is the QP's (e.g. WR_FLUSH_ERR after a disconnect): check it.
      *
      * @param wc where the completion is copied
-     * @throws VerbsException ETIMEDOUT when none came within the timeout; EBADF when the endpoint closed
+     * @throws VerbsException ETIMEDOUT when none came within the timeout (the message names the peer and
+     *     the timeout); EBADF when the endpoint closed; EINVAL when it has no QP
      * @throws InterruptedException if interrupted while waiting
      */
     public void getSendComp(WorkCompletion wc) throws InterruptedException {
@@ -482,6 +518,7 @@ public final class Endpoint implements AutoCloseable {
      * @param timeout how long
      * @param unit its unit
      * @return true with a completion in {@code wc}, false when none came in time
+     * @throws VerbsException EBADF when the endpoint closed; EINVAL when it has no QP
      * @throws InterruptedException if interrupted while waiting
      */
     public boolean getSendComp(WorkCompletion wc, long timeout, TimeUnit unit) throws InterruptedException {
@@ -492,6 +529,8 @@ public final class Endpoint implements AutoCloseable {
      * rdma_get_recv_comp: as {@link #getSendComp(WorkCompletion)} on the receive CQ.
      *
      * @param wc where the completion is copied
+     * @throws VerbsException ETIMEDOUT when none came within the timeout (the message names the peer and
+     *     the timeout); EBADF when the endpoint closed; EINVAL when it has no QP
      * @throws InterruptedException if interrupted while waiting
      */
     public void getRecvComp(WorkCompletion wc) throws InterruptedException {
@@ -507,6 +546,7 @@ public final class Endpoint implements AutoCloseable {
      * @param timeout how long
      * @param unit its unit
      * @return true with a completion in {@code wc}, false when none came in time
+     * @throws VerbsException EBADF when the endpoint closed; EINVAL when it has no QP
      * @throws InterruptedException if interrupted while waiting
      */
     public boolean getRecvComp(WorkCompletion wc, long timeout, TimeUnit unit) throws InterruptedException {
@@ -568,7 +608,7 @@ public final class Endpoint implements AutoCloseable {
 
     // ------------------------------------------------------------------ accessors
 
-    /** {@return the endpoint's connection manager id} (its options may be set before connect or listen) */
+    /** {@return the endpoint's connection manager id (rdma_create_ep's {@code *id})} (its options may be set before connect or listen) */
     public CmId id() {
         return id;
     }
