@@ -26,7 +26,11 @@ import org.rdma4j.verbs.VerbsException;
 public record AddrInfo(InetSocketAddress source, InetSocketAddress destination, boolean passive,
         PortSpace portSpace) {
 
-    /** Checks the combination: a passive one has a source and no destination, an active one a destination. */
+    /**
+     * Checks the combination: a passive one has a source and no destination, an active one a destination.
+     *
+     * @throws VerbsException EINVAL for another combination
+     */
     public AddrInfo {
         Objects.requireNonNull(portSpace, "portSpace");
         if (passive ? source == null || destination != null : destination == null) {

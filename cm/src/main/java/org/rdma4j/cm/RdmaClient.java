@@ -8,13 +8,25 @@ import org.rdma4j.verbs.VerbsException;
 /**
  * The Java-shaped client: connects to host:port and returns a connected {@link Endpoint} (its
  * {@link Endpoint#qp() QP} in RTS, CQs with completion channels), as {@code new Socket(host, port)}
- * does.
+ * does. Underneath: {@code rdma_getaddrinfo}, {@code rdma_create_ep} (address and route resolution),
+ * {@code rdma_connect}.
  *
  * {@snippet :
- * try (Endpoint conn = RdmaClient.connect("192.0.2.7", 7471)) {
+ * try (Endpoint conn = RdmaClient.connect("127.0.0.1", 7471)) {
  *     QueuePair qp = conn.qp();   // ready to post
  * }
  * }
+ *
+ * <p>The device: the one that has the source address (given with {@link EndpointOptions#source}, else
+ * the one the host's route to the server leaves from, as rdma_resolve_addr picks it); a server address
+ * that a device of this process has is reached on that device (a server and a client in one JVM). For a
+ * loopback source address no device has, a soft RoCEv2 device is made (see {@link SoftDevicePolicy}).
+ * Two JVMs on one host each need an address of their own (127.0.0.1 and 127.0.0.2): a device holds its
+ * address's RoCEv2 UDP port.
+ *
+ * <p>Errors name the step, the server's address and port and any timeout in human units:
+ * {@code ETIMEDOUT: connect to 127.0.0.2:7471 (local 127.0.0.1:40112): no ESTABLISHED within 30 s}.
+ * Thread safe (no state); the endpoint returned is the caller's to close.
  */
 public final class RdmaClient {
     private RdmaClient() {
@@ -27,8 +39,10 @@ public final class RdmaClient {
      * @param port the server's port
      * @return the connection
      * @throws org.rdma4j.verbs.VerbsException ECONNREFUSED (rejected, e.g. no one listens: reason 8),
-     *     ETIMEDOUT (unreachable), ENETUNREACH/EHOSTUNREACH (the host has no route), ENODEV (no local
-     *     device has the source address of the host's route to it), ENOENT (unknown host)
+     *     ETIMEDOUT (unreachable after the CM's retries, or no ESTABLISHED within the timeout, 30 s),
+     *     ENETUNREACH/EHOSTUNREACH (the host has no route), ENODEV (no local device has the source address
+     *     of the host's route to it), ENOENT (unknown host), EADDRINUSE (a soft device to be made on the
+     *     source address cannot have its RoCEv2 port)
      * @throws InterruptedException if interrupted while connecting
      */
     public static Endpoint connect(String host, int port) throws InterruptedException {
@@ -41,6 +55,8 @@ public final class RdmaClient {
      * @param server the server's address and port
      * @param options what the endpoint is made with (its source address, QP capabilities, timeouts)
      * @return the connection
+     * @throws org.rdma4j.verbs.VerbsException as {@link #connect(String, int)}; EADDRNOTAVAIL when the
+     *     options' source address has no device and their {@link SoftDevicePolicy} makes none
      * @throws InterruptedException if interrupted while connecting
      */
     public static Endpoint connect(InetSocketAddress server, EndpointOptions options) throws InterruptedException {
@@ -55,6 +71,8 @@ public final class RdmaClient {
      * @param options what the endpoint is made with
      * @param beforeConnect what to do first, or null
      * @return the connection
+     * @throws org.rdma4j.verbs.VerbsException as {@link #connect(InetSocketAddress, EndpointOptions)}; what
+     *     {@code beforeConnect} throws (the endpoint is closed then)
      * @throws InterruptedException if interrupted while connecting
      */
     public static Endpoint connect(InetSocketAddress server, EndpointOptions options, Consumer<Endpoint> beforeConnect)

@@ -26,6 +26,7 @@ public abstract class CmMessage {
      *
      * @param segment the MAD
      * @return this
+     * @throws IllegalArgumentException when {@code segment} is shorter than a MAD
      */
     public CmMessage wrap(MemorySegment segment) {
         if (Objects.requireNonNull(segment, "segment").byteSize() < MAD_SIZE) {
@@ -52,9 +53,10 @@ public abstract class CmMessage {
     }
 
     /**
-     * Zeroes the MAD and writes a CM MAD header (method SEND) with this message's attribute id.
+     * Zeroes the MAD and writes a CM MAD header (base version 1, class 0x07 version 2, method SEND) with
+     * this message's attribute id: the first step of building a message to send.
      *
-     * @param transactionId the transaction id
+     * @param transactionId the transaction id (TransactionID; an answer carries its request's)
      */
     public void clearAndInit(long transactionId) {
         mad.asSlice(0, MAD_SIZE).fill((byte) 0);
@@ -67,6 +69,7 @@ public abstract class CmMessage {
      * @param dst where to
      * @param dstOffset from which index of {@code dst}
      * @param length how many bytes (at most {@link #privateDataLength()})
+     * @throws IllegalArgumentException when {@code length} is negative or beyond the field
      */
     public final void getPrivateData(byte[] dst, int dstOffset, int length) {
         checkLength(length);
@@ -86,6 +89,7 @@ public abstract class CmMessage {
      * @param src the bytes
      * @param srcOffset from which index
      * @param length how many (at most {@link #privateDataLength()})
+     * @throws IllegalArgumentException when {@code length} is negative or beyond the field
      */
     public final void setPrivateData(byte[] src, int srcOffset, int length) {
         checkLength(length);
