@@ -154,8 +154,7 @@ final class CmWords {
     /** ETIMEDOUT: no {@code want} came within the endpoint's bound. */
     static VerbsException timedOut(CmId id, CmEventType want, boolean request, InetSocketAddress peer, long ns) {
         InetSocketAddress p = peer != null ? peer : id.remoteAddress();
-        InetSocketAddress local = want == CmEventType.CONNECT_REQUEST ? id.localAddress() : null;
-        return error(Errno.ETIMEDOUT, step(want, request), p, local != null ? local : id.localAddress(),
+        return error(Errno.ETIMEDOUT, step(want, request), p, id.localAddress(),
                 "no " + want + " within " + duration(ns) + hintFor(want, request));
     }
 
