@@ -34,8 +34,8 @@ public record AddrInfo(InetSocketAddress source, InetSocketAddress destination, 
     public AddrInfo {
         Objects.requireNonNull(portSpace, "portSpace");
         if (passive ? source == null || destination != null : destination == null) {
-            throw new VerbsException(Errno.EINVAL, passive ? "a passive AddrInfo has a source and no destination"
-                    : "an active AddrInfo needs a destination");
+            throw new VerbsException(Errno.EINVAL, passive ? "AddrInfo: a passive one has a source and no destination"
+                    : "AddrInfo: an active one needs a destination");
         }
     }
 

@@ -326,7 +326,7 @@ final class CmEngine {
                     attach(id, m);
                 } catch (RuntimeException e) {
                     unbindPort(id);
-                    throw e;
+                    throw e instanceof VerbsException v ? CmWords.naming(v, "bind to", addr) : e;
                 }
             }
             id.state = State.ADDR_BOUND;
@@ -359,11 +359,11 @@ final class CmEngine {
                 try {
                     attach(id, m);
                 } catch (VerbsException e) {
-                    post(id, CmEventType.ADDR_ERROR, -e.errno(), null, null, null);
+                    new SourceRoute(null, e.errno(), "the device of the route cannot carry it: " + e.getMessage()).postError(id);
                     return;
                 }
             } else if (id.sgid.isIpv4Mapped() != Gid.of(to).isIpv4Mapped()) {
-                post(id, CmEventType.ADDR_ERROR, -Errno.EINVAL, null, null, null);
+                new SourceRoute(null, Errno.EINVAL, "the bound source and " + to.getHostAddress() + " differ in IP version").postError(id);
                 return;
             }
             if (!id.ownsPortBinding) {
@@ -514,7 +514,7 @@ final class CmEngine {
                 connectUd(id, p);
                 return;
             }
-            p.checkPrivateData(ConnParam.MAX_REQ_PRIVATE_DATA, "connect");
+            p.checkPrivateData(ConnParam.MAX_REQ_PRIVATE_DATA, CmWords.where("connect to", id.remote, id.local));
             int qpn = id.qp != null ? id.qp.qpn() : p.qpNum();
             if (qpn == 0) {
                 throw CmWords.error(Errno.EINVAL, "connect to", id, "needs the id's QP or ConnParam.qpNum");
@@ -560,7 +560,7 @@ final class CmEngine {
                 throw wrongState(id, "accept from");
             }
             if (id.ps == PortSpace.UDP) {
-                p.checkPrivateData(ConnParam.MAX_SIDR_REP_PRIVATE_DATA, "accept (UD)");
+                p.checkPrivateData(ConnParam.MAX_SIDR_REP_PRIVATE_DATA, CmWords.where("accept (UD) from", id.remote, id.local));
                 int qpn = id.qp != null ? id.qp.qpn() : p.qpNum();
                 if (qpn == 0) {
                     throw CmWords.error(Errno.EINVAL, "accept from", id, "needs the id's QP or ConnParam.qpNum");
@@ -569,7 +569,7 @@ final class CmEngine {
                 id.state = State.ESTABLISHED;
                 return;
             }
-            p.checkPrivateData(ConnParam.MAX_REP_PRIVATE_DATA, "accept");
+            p.checkPrivateData(ConnParam.MAX_REP_PRIVATE_DATA, CmWords.where("accept from", id.remote, id.local));
             int qpn = id.qp != null ? id.qp.qpn() : p.qpNum();
             if (qpn == 0) {
                 throw CmWords.error(Errno.EINVAL, "accept from", id, "needs the id's QP or ConnParam.qpNum");
@@ -1401,7 +1401,7 @@ final class CmEngine {
     // ---------------------------------------------------------------- UD ids: service id resolution (SIDR)
 
     private void connectUd(CmId id, ConnParam p) {
-        p.checkPrivateData(ConnParam.MAX_SIDR_REQ_PRIVATE_DATA, "connect (UD)");
+        p.checkPrivateData(ConnParam.MAX_SIDR_REQ_PRIVATE_DATA, CmWords.where("connect (UD) to", id.remote, id.local));
         id.localCommId = auth.newLocalId(id);
         id.tid = newTid(id);
         MemorySegment m = id.agent.tx;

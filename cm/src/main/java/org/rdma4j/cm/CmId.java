@@ -131,11 +131,11 @@ public final class CmId implements AutoCloseable {
         Objects.requireNonNull(channel, "channel");
         Objects.requireNonNull(ps, "ps");
         if (channel.isClosed()) {
-            throw new org.rdma4j.verbs.VerbsException(org.rdma4j.verbs.Errno.EBADF, "the event channel is closed");
+            throw new org.rdma4j.verbs.VerbsException(org.rdma4j.verbs.Errno.EBADF, "create id: the event channel is closed");
         }
         if (ps == PortSpace.IB) {
             throw new org.rdma4j.verbs.VerbsException(org.rdma4j.verbs.Errno.EPROTONOSUPPORT,
-                    "RDMA_PS_IB ids are not implemented yet");
+                    "create id: RDMA_PS_IB ids are not implemented yet");
         }
         return new CmId(channel, ps);
     }

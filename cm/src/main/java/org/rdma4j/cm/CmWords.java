@@ -194,6 +194,14 @@ final class CmWords {
         }
         if (e.detail() != null) {
             what.append(": ").append(e.detail());
+        } else {
+            what.append(switch (e.type()) {
+                case ROUTE_ERROR -> ": the device's port is down";
+                case CONNECT_ERROR -> ": the QP could not be moved to RTR or RTS";
+                case DISCONNECTED -> ": the peer disconnected";
+                case DEVICE_REMOVAL -> ": the device went away";
+                default -> "";
+            });
         }
         return error(errno, step(want, request), p, local, what.toString());
     }

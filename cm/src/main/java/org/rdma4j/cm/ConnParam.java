@@ -184,14 +184,14 @@ public final class ConnParam {
 
     void checkPrivateData(int max, String what) {
         if (privateData.length > max) {
-            throw new VerbsException(Errno.EINVAL, what + " carries at most " + max + " bytes of private data, got "
+            throw new VerbsException(Errno.EINVAL, what + ": at most " + max + " bytes of private data, got "
                     + privateData.length);
         }
     }
 
     private static int range(int v, int max, String what) {
         if (v < 0 || v > max) {
-            throw new VerbsException(Errno.EINVAL, what + " must be 0.." + max + ", got " + v);
+            throw new VerbsException(Errno.EINVAL, "ConnParam: " + what + " must be 0.." + max + ", got " + v);
         }
         return v;
     }

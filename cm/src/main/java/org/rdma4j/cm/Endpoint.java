@@ -895,19 +895,19 @@ public final class Endpoint implements AutoCloseable {
         return q;
     }
 
-    private static int length(MemorySegment buf) {
+    private int length(MemorySegment buf) {
         long n = buf.byteSize();
         if (n > Integer.MAX_VALUE) {
-            throw new VerbsException(Errno.EINVAL, "a work request carries at most 2^31-1 bytes, got " + n);
+            throw err(Errno.EINVAL, "post to", "a work request carries at most 2^31-1 bytes, got " + n);
         }
         return (int) n;
     }
 
-    private static int checkIn(MemorySegment buf, MemoryRegion mr) {
+    private int checkIn(MemorySegment buf, MemoryRegion mr) {
         int len = length(buf);
         long a = buf.address();
         if (!buf.isNative() || a < mr.address() || a + len > mr.address() + mr.length()) {
-            throw new VerbsException(Errno.EINVAL, "the buffer [0x" + Long.toHexString(a) + ", +" + len
+            throw err(Errno.EINVAL, "post to", "the buffer [0x" + Long.toHexString(a) + ", +" + len
                     + ") is not inside the region [0x" + Long.toHexString(mr.address()) + ", +" + mr.length() + ")");
         }
         return len;

@@ -136,6 +136,18 @@ class CmErrorWordsTest {
         }
     }
 
+    @Test
+    void tooMuchPrivateDataNamesTheStepAndThePeer() throws Exception {
+        try (RdmaServer server = RdmaServer.listen(new InetSocketAddress(SERVER, 7489), new EndpointOptions())) {
+            EndpointOptions o = new EndpointOptions();
+            o.connParam().privateData(new byte[57]);
+            VerbsException e = assertThrows(VerbsException.class,
+                    () -> RdmaClient.connect(new InetSocketAddress(SERVER, 7489), o));
+            assertTrue(e.getMessage().matches("EINVAL: connect to 127\\.0\\.0\\.221:7489 \\(local 127\\.0\\.0\\.221:"
+                    + "[0-9]+\\): at most 56 bytes of private data, got 57"), e::getMessage);
+        }
+    }
+
     private static CmEventType next(CmEventChannel ch) throws InterruptedException {
         CmEvent e = ch.getEvent(20, java.util.concurrent.TimeUnit.SECONDS);
         e.ack();
