@@ -53,8 +53,8 @@ final class CmMulticast {
         }
         if (id.context == null || id.sgid == null
                 || id.state != State.ADDR_BOUND && id.state != State.ADDR_RESOLVED) {
-            throw new VerbsException(Errno.EINVAL, "join multicast group " + group.getHostAddress() + ": needs an id bound to a device (bind to a local "
-                    + "address or resolve the group first), not one in state " + id.state);
+            throw new VerbsException(Errno.EINVAL, "join multicast group " + group.getHostAddress() + ": needs an id "
+                    + "bound to a device (bind to a local address or resolve the group first), not one in state " + id.state);
         }
         if (id.sgid.isIpv4Mapped() != (group instanceof Inet4Address)) {
             throw new VerbsException(Errno.EINVAL, "join multicast group " + group.getHostAddress()

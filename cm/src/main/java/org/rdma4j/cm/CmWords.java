@@ -29,13 +29,16 @@ final class CmWords {
         return (ip instanceof Inet6Address ? "[" + host + "]" : host) + ":" + a.getPort();
     }
 
-    /** {@return {@code d} in human units} @param d a duration */
+    /** {@return {@code d} in human units ("null" for null)} @param d a duration */
     static String duration(Duration d) {
-        return duration(d.toNanos());
+        return d == null ? "null" : duration(d.toNanos());
     }
 
     /** {@return {@code ns} nanoseconds in human units: "2 min", "30 s", "1.5 s", "500 ms", "250 us", "10 ns"} */
     static String duration(long ns) {
+        if (ns < 0) {
+            return "-" + duration(ns == Long.MIN_VALUE ? Long.MAX_VALUE : -ns);
+        }
         if (ns >= 60_000_000_000L && ns % 60_000_000_000L == 0) {
             return ns / 60_000_000_000L + " min";
         }

@@ -690,7 +690,7 @@ public final class Endpoint implements AutoCloseable {
      */
     public Endpoint timeout(Duration timeout) {
         if (timeout == null || timeout.isNegative() || timeout.isZero()) {
-            throw new VerbsException(Errno.EINVAL, "set the endpoint's timeout: it must be positive, got " + timeout);
+            throw new VerbsException(Errno.EINVAL, "set the endpoint's timeout: it must be positive, got " + CmWords.duration(timeout));
         }
         this.timeoutNs = timeout.toNanos();
         return this;

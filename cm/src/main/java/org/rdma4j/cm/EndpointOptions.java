@@ -93,7 +93,7 @@ public final class EndpointOptions {
      */
     public EndpointOptions timeout(Duration t) {
         if (t == null || t.isNegative() || t.isZero()) {
-            throw new VerbsException(Errno.EINVAL, "EndpointOptions.timeout: it must be positive, got " + t);
+            throw new VerbsException(Errno.EINVAL, "EndpointOptions.timeout: it must be positive, got " + CmWords.duration(t));
         }
         this.timeout = t;
         return this;

@@ -13,7 +13,15 @@ package org.rdma4j.cm;
  * chooses it for {@code rdma_resolve_addr}). A wildcard listen address makes no device. The device lives
  * until the JVM exits (as an rxe link stays until {@code rdma link delete}) and later endpoints on the
  * address use it; it needs {@code org.rdma4j:rdma4j-soft} on the class or module path (without it the
- * error says so). The {@link CmId} level ({@code rdma_cm}'s calls) never makes a device.
+ * error says so). The {@link CmId} and {@link Endpoint} levels (librdmacm's own calls) never make a
+ * device, as librdmacm does not: there an address without a device is EADDRNOTAVAIL or ADDR_ERROR.
+ *
+ * <p>Why loopback only by default: a program that names 127.0.0.1 means "this host", and on a laptop
+ * without an RDMA NIC or rxe it should just run; a program that names a network address means a NIC, and
+ * quietly replacing a missing or misnamed NIC with a software device that answers RoCEv2 packets from
+ * the network would hide the mistake and expose a service nobody asked for. The nearest Linux analogue
+ * is an rxe device on {@code lo} ({@code rdma link add rxe_lo type rxe netdev lo}), which an operator
+ * makes once; here the front door makes it on demand.
  */
 public enum SoftDevicePolicy {
     /** Never: an address without a device fails, as with librdmacm. */
