@@ -20,8 +20,8 @@ package org.rdma4j.cm;
  * without an RDMA NIC or rxe it should just run; a program that names a network address means a NIC, and
  * quietly replacing a missing or misnamed NIC with a software device that answers RoCEv2 packets from
  * the network would hide the mistake and expose a service nobody asked for. The nearest Linux analogue
- * is an rxe device on {@code lo} ({@code rdma link add rxe_lo type rxe netdev lo}), which an operator
- * makes once; here the front door makes it on demand.
+ * is an rxe device, which an operator adds once ({@code rdma link add rxe0 type rxe netdev eth0}); here
+ * the front door adds a loopback one on demand.
  */
 public enum SoftDevicePolicy {
     /** Never: an address without a device fails, as with librdmacm. */
