@@ -61,27 +61,59 @@ final class LocalDevices {
         }
     }
 
+    /** How many loopback addresses after the route's a client without a source tries (127.0.0.2, ...). */
+    static final int LOOPBACK_TRIES = 16;
+
     /**
      * Makes the client's device: on its source address, or, with none, on the address the host's route
      * to {@code server} leaves from, unless a device has the server's address (loopback on one device).
+     * A route's IPv4 loopback source whose RoCEv2 port another process holds (a server in another JVM on
+     * 127.0.0.1) moves to the next loopback address whose port is free (127.0.0.2, 127.0.0.3, ...), as a
+     * socket's source port is picked.
+     *
+     * @return the source address the client must bind: {@code source}, or the loopback address chosen
+     *     instead of the route's (null: the route's, as before)
      */
-    static void ensureClient(InetSocketAddress server, InetAddress source, SoftDevicePolicy policy) {
-        if (policy == SoftDevicePolicy.NEVER || server.isUnresolved()) {
-            return;
-        }
-        InetAddress src = source;
-        if (src == null) {
-            InetAddress dst = server.getAddress();
-            if (dst.isAnyLocalAddress() || DeviceMatch.find(CmEngine.INSTANCE, dst, null) != null) {
-                return; // a device has the server's address: the CM reaches it on that device
+    static InetAddress ensureClient(InetSocketAddress server, InetAddress source, SoftDevicePolicy policy) {
+        if (policy == SoftDevicePolicy.NEVER || server.isUnresolved() || source != null) {
+            if (source != null) {
+                ensure(source, policy, "connect to", server);
             }
-            try {
-                src = SourceRoute.router.source(dst);
-            } catch (IOException e) {
-                return; // no route: address resolution says so
-            }
+            return source;
         }
-        ensure(src, policy, "connect to", server);
+        InetAddress dst = server.getAddress();
+        if (dst.isAnyLocalAddress() || DeviceMatch.find(CmEngine.INSTANCE, dst, null) != null) {
+            return null; // a device has the server's address: the CM reaches it on that device
+        }
+        InetAddress src;
+        try {
+            src = SourceRoute.router.source(dst);
+        } catch (IOException e) {
+            return null; // no route: address resolution says so
+        }
+        try {
+            ensure(src, policy, "connect to", server);
+            return null;
+        } catch (VerbsException e) {
+            if (e.errno() != Errno.EADDRINUSE || !(src instanceof java.net.Inet4Address) || !src.isLoopbackAddress()) {
+                throw e;
+            }
+            for (int i = 1; i <= LOOPBACK_TRIES; i++) {
+                byte[] b = src.getAddress();
+                b[3] = (byte) ((b[3] & 0xFF) + i);
+                try {
+                    InetAddress next = InetAddress.getByAddress(b);
+                    if ((b[3] & 0xFF) == 0 || (b[3] & 0xFF) == 255) {
+                        continue;
+                    }
+                    ensure(next, policy, "connect to", server);
+                    return next;
+                } catch (VerbsException | java.net.UnknownHostException again) {
+                    // taken too: the next
+                }
+            }
+            throw e;
+        }
     }
 
     /** A device name from the address: "cm-127.0.0.1", "cm-fe80--1". */

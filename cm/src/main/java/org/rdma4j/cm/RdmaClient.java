@@ -1,5 +1,6 @@
 package org.rdma4j.cm;
 
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.Objects;
 import java.util.function.Consumer;
@@ -21,8 +22,10 @@ import org.rdma4j.verbs.VerbsException;
  * the one the host's route to the server leaves from, as rdma_resolve_addr picks it); a server address
  * that a device of this process has is reached on that device (a server and a client in one JVM). For a
  * loopback source address no device has, a soft RoCEv2 device is made (see {@link SoftDevicePolicy}).
- * Two JVMs on one host each need an address of their own (127.0.0.1 and 127.0.0.2): a device holds its
- * address's RoCEv2 UDP port.
+ * A device holds its address's RoCEv2 UDP port, so a client in another JVM than a server on 127.0.0.1
+ * cannot have a device there: with no source given it moves to the next loopback address whose port is
+ * free (127.0.0.2, 127.0.0.3, ...), as a socket's source port is picked; with a source given, that
+ * source's port must be free (EADDRINUSE otherwise).
  *
  * <p>Errors name the step, the server's address and port and any timeout in human units:
  * {@code ETIMEDOUT: connect to 127.0.0.2:7471 (local 127.0.0.1:40112): no ESTABLISHED within 30 s}.
@@ -79,9 +82,8 @@ public final class RdmaClient {
             throws InterruptedException {
         Objects.requireNonNull(server, "server");
         Objects.requireNonNull(options, "options");
-        LocalDevices.ensureClient(server, options.source(), options.softDevice());
-        AddrInfo ai = new AddrInfo(options.source() == null ? null : new InetSocketAddress(options.source(), 0), server,
-                false, PortSpace.TCP);
+        InetAddress source = LocalDevices.ensureClient(server, options.source(), options.softDevice());
+        AddrInfo ai = new AddrInfo(source == null ? null : new InetSocketAddress(source, 0), server, false, PortSpace.TCP);
         Endpoint ep;
         try {
             ep = Endpoint.create(ai, null, options.qpInitAttr(), options.timeout());

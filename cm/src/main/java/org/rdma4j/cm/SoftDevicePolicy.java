@@ -27,10 +27,11 @@ public enum SoftDevicePolicy {
     /** Never: an address without a device fails, as with librdmacm. */
     NEVER,
     /**
-     * Only for a loopback address (127.0.0.0/8, ::1), the default: a program connecting on one host (two
-     * threads of one JVM on 127.0.0.1, or two JVMs on 127.0.0.1 and 127.0.0.2) runs with no device set
-     * up, and nothing is ever exposed on a network interface, nor does a missing or misconfigured NIC turn
-     * silently into a software device.
+     * Only for a loopback address (127.0.0.0/8, ::1), the default: a program connecting on one host (a
+     * server thread and a client in one JVM on 127.0.0.1, or a server JVM and a client JVM, the client's
+     * device then on the next free loopback address) runs with no device set up, and nothing is ever
+     * exposed on a network interface, nor does a missing or misconfigured NIC turn silently into a
+     * software device.
      */
     LOOPBACK,
     /**

@@ -2,13 +2,12 @@
 package org.rdma4j.cm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -32,12 +31,32 @@ class CmFrontDoorTest {
     static void port() throws Exception {
         CmEngine.INSTANCE.opener = GsiOpener.PROVIDER;
         LocalDevices.udpPort = SoftDevices.freeUdpPort(31_000, InetAddress.getByName(ADDR),
-                InetAddress.getByName("127.0.0.212"), InetAddress.getByName("127.0.0.213"));
+                InetAddress.getByName("127.0.0.212"), InetAddress.getByName("127.0.0.213"),
+                InetAddress.getByName("127.0.0.214"));
     }
 
     @AfterAll
     static void back() {
         LocalDevices.udpPort = 0;
+    }
+
+    @Test
+    void aClientWhoseRouteSourcesRocePortAnotherProcessHoldsMovesToTheNextLoopbackAddress() throws Exception {
+        // the host's route to the server leaves from 127.0.0.212, whose RoCE port "another JVM" holds
+        InetAddress routeSource = InetAddress.getByName("127.0.0.212");
+        SourceRoute.Router kernel = SourceRoute.router;
+        SourceRoute.router = dst -> routeSource;
+        try (java.net.DatagramSocket otherJvm = new java.net.DatagramSocket(
+                new InetSocketAddress(routeSource, LocalDevices.udpPort))) {
+            org.rdma4j.verbs.VerbsException e = org.junit.jupiter.api.Assertions.assertThrows(
+                    org.rdma4j.verbs.VerbsException.class, () -> RdmaClient.connect(new InetSocketAddress("127.0.0.214",
+                            7471), new EndpointOptions().timeout(java.time.Duration.ofMillis(300))));
+            // nobody serves 127.0.0.214: the point is where the client came from
+            assertTrue(e.getMessage().matches("ETIMEDOUT: connect to 127\\.0\\.0\\.214:7471 \\(local 127\\.0\\.0\\.213:"
+                    + "[0-9]+\\): no ESTABLISHED within 300 ms .*"), e::getMessage);
+        } finally {
+            SourceRoute.router = kernel;
+        }
     }
 
     @Test
