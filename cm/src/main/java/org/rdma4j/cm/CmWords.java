@@ -64,20 +64,21 @@ final class CmWords {
 
     /**
      * {@return the step and where it ran: "connect to 192.0.2.7:7471 (local 192.0.2.1:40112)", "listen on
-     * 0.0.0.0:7471"}
+     * 0.0.0.0:7471", "connect (local 192.0.2.1:7000)" for a step whose peer is not known yet}
      *
      * @param step what was being done ("connect to", "accept from", "listen on", ...)
      * @param peer the peer's address and port, or null when the step has none
      * @param local the local address and port, or null
      */
     static String where(String step, InetSocketAddress peer, InetSocketAddress local) {
-        if (peer == null && local == null) {
-            return step.replaceFirst(" (to|from|of|on|with|for)$", "");
-        }
         if (peer != null) {
             return step + " " + addr(peer) + (local == null ? "" : " (local " + addr(local) + ")");
         }
-        return local == null ? step : step + " " + addr(local);
+        if (local != null && (step.endsWith(" on") || step.startsWith("bind"))) {
+            return step + " " + addr(local); // a step about the local address: bind to, listen on
+        }
+        String bare = step.replaceFirst(" (to|from|of|on|with|for)$", "");
+        return local == null ? bare : bare + " (local " + addr(local) + ")";
     }
 
     /** {@return the error: errno, then the step and where, then what} */

@@ -202,6 +202,15 @@ class CmErrorWordsTest {
     }
 
     @Test
+    void aConnectOnABoundIdNamesItsLocalAddressAsLocal() throws Exception {
+        try (CmEventChannel ch = new CmEventChannel(); CmId id = ch.createId(PortSpace.TCP)) {
+            id.bindAddr(new InetSocketAddress("0.0.0.0", 7490));
+            VerbsException e = assertThrows(VerbsException.class, () -> id.connect(new ConnParam()));
+            assertEquals("EINVAL: connect (local 0.0.0.0:7490): not possible in state ADDR_BOUND", e.getMessage());
+        }
+    }
+
+    @Test
     void aCallOnAClosedIdNamesTheStepAndThePeer() throws Exception {
         try (RdmaServer server = RdmaServer.listen(new InetSocketAddress(SERVER, 7484), new EndpointOptions());
              CmEventChannel ch = new CmEventChannel()) {
