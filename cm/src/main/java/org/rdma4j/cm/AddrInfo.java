@@ -17,11 +17,11 @@ import org.rdma4j.verbs.VerbsException;
  * AddrInfo client = AddrInfo.active("192.0.2.7", 7471);            // rdma_getaddrinfo("192.0.2.7", "7471")
  * }
  *
- * @param source the local address (passive: what to bind, a wildcard when null was given); may be null
- *     for an active endpoint (the connection manager picks)
- * @param destination the peer's address (active), null for a passive endpoint
- * @param passive whether the endpoint listens (RAI_PASSIVE)
- * @param portSpace the port space (TCP: RC connections)
+ * @param source the local address ({@code ai_src_addr}; passive: what to bind, a wildcard when null was
+ *     given); may be null for an active endpoint (the connection manager picks)
+ * @param destination the peer's address ({@code ai_dst_addr}; active), null for a passive endpoint
+ * @param passive whether the endpoint listens ({@code ai_flags & RAI_PASSIVE})
+ * @param portSpace the port space ({@code ai_port_space}; TCP: RC connections)
  */
 public record AddrInfo(InetSocketAddress source, InetSocketAddress destination, boolean passive,
         PortSpace portSpace) {

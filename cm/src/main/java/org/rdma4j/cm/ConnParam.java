@@ -39,7 +39,7 @@ public final class ConnParam {
     public ConnParam() {
     }
 
-    /** {@return a copy of the private data} */
+    /** {@return a copy of the private data ({@code private_data}, {@code private_data_len})} */
     public byte[] privateData() {
         return privateData.clone();
     }
@@ -55,7 +55,7 @@ public final class ConnParam {
         return this;
     }
 
-    /** {@return how many RDMA READ/atomic requests the peer may have outstanding at us} */
+    /** {@return how many RDMA READ/atomic requests the peer may have outstanding at us ({@code responder_resources})} */
     public int responderResources() {
         return responderResources;
     }
@@ -73,7 +73,7 @@ public final class ConnParam {
         return this;
     }
 
-    /** {@return how many RDMA READ/atomic requests we may have outstanding at the peer} */
+    /** {@return how many RDMA READ/atomic requests we may have outstanding at the peer ({@code initiator_depth})} */
     public int initiatorDepth() {
         return initiatorDepth;
     }
@@ -91,7 +91,7 @@ public final class ConnParam {
         return this;
     }
 
-    /** {@return whether end-to-end flow control is claimed} */
+    /** {@return whether end-to-end flow control is claimed ({@code flow_control})} */
     public boolean flowControl() {
         return flowControl;
     }
@@ -108,7 +108,7 @@ public final class ConnParam {
         return this;
     }
 
-    /** {@return the transport retry count (0..7)} */
+    /** {@return the transport retry count ({@code retry_count}, 0..7)} */
     public int retryCount() {
         return retryCount;
     }
@@ -126,7 +126,7 @@ public final class ConnParam {
         return this;
     }
 
-    /** {@return the RNR retry count (0..7, 7 = forever)} */
+    /** {@return the RNR retry count ({@code rnr_retry_count}, 0..7, 7 = forever)} */
     public int rnrRetryCount() {
         return rnrRetryCount;
     }
@@ -144,7 +144,7 @@ public final class ConnParam {
         return this;
     }
 
-    /** {@return whether the QP uses an SRQ} */
+    /** {@return whether the QP uses an SRQ ({@code srq})} */
     public boolean srq() {
         return srq;
     }
@@ -161,7 +161,7 @@ public final class ConnParam {
         return this;
     }
 
-    /** {@return the QP number announced when the id has no QP of its own (0: use the id's QP)} */
+    /** {@return the QP number announced when the id has no QP of its own ({@code qp_num}; 0: use the id's QP)} */
     public int qpNum() {
         return qpNum;
     }

@@ -613,27 +613,27 @@ public final class Endpoint implements AutoCloseable {
         return id;
     }
 
-    /** {@return the QP, or null when the endpoint has none} */
+    /** {@return the QP ({@code id->qp}), or null when the endpoint has none; it lives until {@link #close()}} */
     public QueuePair qp() {
         return qp;
     }
 
-    /** {@return the protection domain (the one given, or the endpoint's own), or null before a QP} */
+    /** {@return the protection domain ({@code id->pd}: the one given, or the endpoint's own), or null before a QP} */
     public ProtectionDomain pd() {
         return pd != null ? pd : listenPd;
     }
 
-    /** {@return the QP's send CQ, or null} */
+    /** {@return the QP's send CQ ({@code id->send_cq}), or null} */
     public CompletionQueue sendCq() {
         return send.cq;
     }
 
-    /** {@return the QP's receive CQ, or null} */
+    /** {@return the QP's receive CQ ({@code id->recv_cq}), or null} */
     public CompletionQueue recvCq() {
         return recv.cq;
     }
 
-    /** {@return the device context, or null while unbound} (the connection manager's: do not close it) */
+    /** {@return the device context ({@code id->verbs}), or null while unbound} (the connection manager's: do not close it) */
     public Context context() {
         return id.context();
     }
@@ -666,12 +666,12 @@ public final class Endpoint implements AutoCloseable {
         return passive;
     }
 
-    /** {@return the local address and port} */
+    /** {@return the local address and port ({@code rdma_get_local_addr})} */
     public InetSocketAddress localAddress() {
         return id.localAddress();
     }
 
-    /** {@return the peer's address and port, or null} */
+    /** {@return the peer's address and port ({@code rdma_get_peer_addr}), or null} */
     public InetSocketAddress remoteAddress() {
         return id.remoteAddress();
     }
