@@ -220,17 +220,29 @@ final class CmWords {
                 + "; response timeout " + rt + ", " + max + (max == 1 ? " retry)" : " retries)");
     }
 
+    /** IBTA vol. 1 table 112's reject reasons, by number (the kernel's {@code enum ib_cm_rej_reason}). */
+    private static final String[] REJ_REASONS = {null, "no QP available", "no EEC available",
+        "no resources available", "timeout", "unsupported request", "invalid communication ID",
+        "invalid communication instance", "invalid service ID", "invalid transport service type",
+        "stale connection", "RDC does not exist", "primary remote port GID rejected",
+        "primary remote port LID rejected", "invalid primary SL", "invalid primary traffic class",
+        "invalid primary hop limit", "invalid primary packet rate", "alternate remote port GID rejected",
+        "alternate remote port LID rejected", "invalid alternate SL", "invalid alternate traffic class",
+        "invalid alternate hop limit", "invalid alternate packet rate", "port and CM redirection",
+        "port redirection", "invalid path MTU", "insufficient responder resources", "consumer defined",
+        "invalid RNR NAK retry count", "duplicate local communication ID", "invalid class version",
+        "invalid primary flow label", "invalid alternate flow label"};
+
     /** {@return a REJ reason in words (IBTA vol. 1 table 112), with what it usually means for rdma_cm} */
     static String rejectReason(int reason, InetSocketAddress peer) {
+        String name = reason > 0 && reason < REJ_REASONS.length ? REJ_REASONS[reason] : "IB CM reject reason " + reason;
         return switch (reason) {
-            case CmRej.REASON_INVALID_SERVICE_ID -> "invalid service ID: nothing listens on "
+            case CmRej.REASON_INVALID_SERVICE_ID -> name + ": nothing listens on "
                     + (peer == null ? "that port" : "port " + peer.getPort() + " there");
-            case CmRej.REASON_CONSUMER_DEFINED -> "consumer defined: the peer's program rejected the connection,"
-                    + " or its listen backlog is full";
-            case CmRej.REASON_STALE_CONN -> "stale connection: the peer still holds an old connection of these ids";
-            case CmRej.REASON_INVALID_CLASS_VERSION -> "invalid class version";
-            case CmRej.REASON_TIMEOUT -> "timeout: the peer gave up waiting for this side";
-            default -> "IB CM reject reason " + reason;
+            case CmRej.REASON_CONSUMER_DEFINED -> name + ": the peer's program rejected the connection, or its"
+                    + " listen backlog is full";
+            case CmRej.REASON_STALE_CONN -> name + ": the peer still holds an old connection of these ids";
+            default -> name;
         };
     }
 }

@@ -66,6 +66,18 @@ class CmErrorWordsTest {
     }
 
     @Test
+    void rejectReasonsAreWrittenAsIbtaNamesThem() {
+        InetSocketAddress peer = new InetSocketAddress(SERVER, 7471);
+        assertEquals("no QP available", CmWords.rejectReason(1, peer));
+        assertEquals("timeout", CmWords.rejectReason(4, peer));
+        assertEquals("invalid service ID: nothing listens on port 7471 there", CmWords.rejectReason(8, peer));
+        assertEquals("consumer defined: the peer's program rejected the connection, or its listen backlog is full",
+                CmWords.rejectReason(28, peer));
+        assertEquals("invalid class version", CmWords.rejectReason(31, peer));
+        assertEquals("IB CM reject reason 99", CmWords.rejectReason(99, peer));
+    }
+
+    @Test
     void aListenOnAnAddressNoDeviceHasNamesTheAddressAndHowToMakeADevice() {
         VerbsException e = assertThrows(VerbsException.class, () -> RdmaServer.listen(
                 new InetSocketAddress(NOBODY, 7471), new EndpointOptions().softDevice(SoftDevicePolicy.NEVER)));
