@@ -66,6 +66,19 @@ class CmErrorWordsTest {
     }
 
     @Test
+    void eachSynchronousWaitIsNamedForItsStep() {
+        assertEquals("resolve address of", CmWords.step(CmEventType.ADDR_RESOLVED, false));
+        assertEquals("resolve route to", CmWords.step(CmEventType.ROUTE_RESOLVED, false));
+        assertEquals("get request on", CmWords.step(CmEventType.CONNECT_REQUEST, false));
+        assertEquals("connect to", CmWords.step(CmEventType.ESTABLISHED, false));
+        assertEquals("accept from", CmWords.step(CmEventType.ESTABLISHED, true));
+        assertEquals("disconnect from", CmWords.step(CmEventType.DISCONNECTED, false));
+        assertEquals("disconnect from 192.0.2.7:7471 (local 192.0.2.1:40000)", CmWords.where("disconnect from",
+                new InetSocketAddress("192.0.2.7", 7471), new InetSocketAddress("192.0.2.1", 40000)));
+        assertEquals("connect to [fe80::1]:7471", CmWords.where("connect to", new InetSocketAddress("fe80::1", 7471), null));
+    }
+
+    @Test
     void rejectReasonsAreWrittenAsIbtaNamesThem() {
         InetSocketAddress peer = new InetSocketAddress(SERVER, 7471);
         assertEquals("no QP available", CmWords.rejectReason(1, peer));
