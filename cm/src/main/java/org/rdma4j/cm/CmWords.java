@@ -26,7 +26,32 @@ final class CmWords {
         }
         InetAddress ip = a.getAddress();
         String host = ip == null ? a.getHostString() : ip.getHostAddress();
-        return (ip instanceof Inet6Address ? "[" + host + "]" : host) + ":" + a.getPort();
+        return (ip instanceof Inet6Address ? "[" + compress(host) + "]" : host) + ":" + a.getPort();
+    }
+
+    /** {@return an IPv6 address with its longest run of zero groups as "::" (RFC 5952), as inet_ntop writes it} */
+    static String compress(String v6) {
+        int pct = v6.indexOf('%');
+        String scope = pct < 0 ? "" : v6.substring(pct);
+        String[] g = (pct < 0 ? v6 : v6.substring(0, pct)).split(":");
+        int best = -1;
+        int bestLen = 1;
+        for (int i = 0; i < g.length; i++) {
+            int j = i;
+            while (j < g.length && g[j].equals("0")) {
+                j++;
+            }
+            if (j - i > bestLen) {
+                best = i;
+                bestLen = j - i;
+            }
+        }
+        if (best < 0) {
+            return String.join(":", g) + scope;
+        }
+        String head = String.join(":", java.util.Arrays.copyOfRange(g, 0, best));
+        String tail = String.join(":", java.util.Arrays.copyOfRange(g, best + bestLen, g.length));
+        return head + "::" + tail + scope;
     }
 
     /** {@return {@code d} in human units ("null" for null)} @param d a duration */

@@ -76,6 +76,11 @@ class CmErrorWordsTest {
         assertEquals("disconnect from 192.0.2.7:7471 (local 192.0.2.1:40000)", CmWords.where("disconnect from",
                 new InetSocketAddress("192.0.2.7", 7471), new InetSocketAddress("192.0.2.1", 40000)));
         assertEquals("connect to [fe80::1]:7471", CmWords.where("connect to", new InetSocketAddress("fe80::1", 7471), null));
+        assertEquals("::1", CmWords.compress("0:0:0:0:0:0:0:1"));
+        assertEquals("2001:db8::1:0:0:1", CmWords.compress("2001:db8:0:0:1:0:0:1"));
+        assertEquals("::", CmWords.compress("0:0:0:0:0:0:0:0"));
+        assertEquals("2001:db8:0:1:1:1:1:1", CmWords.compress("2001:db8:0:1:1:1:1:1"));
+        assertEquals("fe80::1%lo", CmWords.compress("fe80:0:0:0:0:0:0:1%lo"));
     }
 
     @Test
