@@ -53,8 +53,9 @@ final class LocalDevices {
                 if (e.errno() == Errno.EADDRINUSE) {
                     throw new VerbsException(Errno.EADDRINUSE, CmWords.where(step, where, null) + ": cannot make a "
                             + "soft device on " + a + ": its RoCEv2 UDP port " + (port == 0 ? 4791 : port) + " is taken"
-                            + " (another process has a device there: give this side an address of its own, e.g. "
-                            + "EndpointOptions.source(127.0.0.2))", e);
+                            + " (another process has a device there: " + (step.startsWith("listen")
+                            ? "listen on another address, e.g. 127.0.0.2, or end that process)"
+                            : "give this side an address of its own, e.g. EndpointOptions.source(127.0.0.2))"), e);
                 }
                 throw e;
             }

@@ -36,7 +36,8 @@ class CmErrorWordsTest {
     static void port() throws Exception {
         CmEngine.INSTANCE.opener = GsiOpener.PROVIDER;
         LocalDevices.udpPort = SoftDevices.freeUdpPort(32_000, InetAddress.getByName(SERVER),
-                InetAddress.getByName(NOBODY), InetAddress.getByName(CLIENT), InetAddress.getByName(TAKEN));
+                InetAddress.getByName(NOBODY), InetAddress.getByName(CLIENT), InetAddress.getByName(TAKEN),
+                InetAddress.getByName("127.0.0.225"));
     }
 
     @AfterAll
@@ -283,13 +284,25 @@ class CmErrorWordsTest {
     }
 
     @Test
+    void aClientSourceWhoseRocePortAnotherProcessHoldsSaysToGiveAnotherSource() throws Exception {
+        try (DatagramSocket other = new DatagramSocket(new InetSocketAddress("127.0.0.225", LocalDevices.udpPort))) {
+            VerbsException e = assertThrows(VerbsException.class, () -> RdmaClient.connect(
+                    new InetSocketAddress(SERVER, 7491), new EndpointOptions().source(address("127.0.0.225"))));
+            assertEquals("EADDRINUSE: connect to 127.0.0.221:7491: cannot make a soft device on 127.0.0.225: its RoCEv2 "
+                    + "UDP port " + LocalDevices.udpPort + " is taken (another process has a device there: give this "
+                    + "side an address of its own, e.g. EndpointOptions.source(127.0.0.2))", e.getMessage());
+        }
+    }
+
+    @Test
     void aSoftDeviceWhoseRocePortAnotherProcessHoldsSaysSoAndWhatToDo() throws Exception {
         try (DatagramSocket other = new DatagramSocket(new InetSocketAddress(TAKEN, LocalDevices.udpPort))) {
             VerbsException e = assertThrows(VerbsException.class,
                     () -> RdmaServer.listen(new InetSocketAddress(TAKEN, 7487), new EndpointOptions()));
             assertEquals(Errno.EADDRINUSE, e.errno(), e::getMessage);
             assertTrue(e.getMessage().startsWith("EADDRINUSE: listen on 127.0.0.224:7487: cannot make a soft device on "
-                    + "127.0.0.224: its RoCEv2 UDP port " + LocalDevices.udpPort + " is taken"), e::getMessage);
+                    + "127.0.0.224: its RoCEv2 UDP port " + LocalDevices.udpPort + " is taken (another process has a "
+                    + "device there: listen on another address, e.g. 127.0.0.2, or end that process)"), e::getMessage);
         }
     }
 }
