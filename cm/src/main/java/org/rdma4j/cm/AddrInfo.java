@@ -17,21 +17,25 @@ import org.rdma4j.verbs.VerbsException;
  * AddrInfo client = AddrInfo.active("192.0.2.7", 7471);            // rdma_getaddrinfo("192.0.2.7", "7471")
  * }
  *
- * @param source the local address (passive: what to bind, a wildcard when null was given); may be null
- *     for an active endpoint (the connection manager picks)
- * @param destination the peer's address (active), null for a passive endpoint
- * @param passive whether the endpoint listens (RAI_PASSIVE)
- * @param portSpace the port space (TCP: RC connections)
+ * @param source the local address ({@code ai_src_addr}; passive: what to bind, a wildcard when null was
+ *     given); may be null for an active endpoint (the connection manager picks)
+ * @param destination the peer's address ({@code ai_dst_addr}; active), null for a passive endpoint
+ * @param passive whether the endpoint listens ({@code ai_flags & RAI_PASSIVE})
+ * @param portSpace the port space ({@code ai_port_space}; TCP: RC connections)
  */
 public record AddrInfo(InetSocketAddress source, InetSocketAddress destination, boolean passive,
         PortSpace portSpace) {
 
-    /** Checks the combination: a passive one has a source and no destination, an active one a destination. */
+    /**
+     * Checks the combination: a passive one has a source and no destination, an active one a destination.
+     *
+     * @throws VerbsException EINVAL for another combination
+     */
     public AddrInfo {
         Objects.requireNonNull(portSpace, "portSpace");
         if (passive ? source == null || destination != null : destination == null) {
-            throw new VerbsException(Errno.EINVAL, passive ? "a passive AddrInfo has a source and no destination"
-                    : "an active AddrInfo needs a destination");
+            throw new VerbsException(Errno.EINVAL, passive ? "AddrInfo: a passive one has a source and no destination"
+                    : "AddrInfo: an active one needs a destination");
         }
     }
 
@@ -44,8 +48,8 @@ public record AddrInfo(InetSocketAddress source, InetSocketAddress destination, 
      * @throws VerbsException ENOENT when the host name does not resolve
      */
     public static AddrInfo passive(String node, int port) {
-        InetAddress a = node == null ? wildcard() : lookup(node);
-        return new AddrInfo(new InetSocketAddress(a, checkPort(port)), null, true, PortSpace.TCP);
+        InetAddress a = node == null ? wildcard() : lookup(node, checkPort(port), "listen on");
+        return new AddrInfo(new InetSocketAddress(a, port), null, true, PortSpace.TCP);
     }
 
     /**
@@ -58,7 +62,8 @@ public record AddrInfo(InetSocketAddress source, InetSocketAddress destination, 
      * @throws VerbsException ENOENT when the host name does not resolve
      */
     public static AddrInfo active(String node, int port) {
-        return new AddrInfo(null, new InetSocketAddress(lookup(Objects.requireNonNull(node, "node")), checkPort(port)),
+        Objects.requireNonNull(node, "node");
+        return new AddrInfo(null, new InetSocketAddress(lookup(node, checkPort(port), "resolve address of"), port),
                 false, PortSpace.TCP);
     }
 
@@ -76,7 +81,11 @@ public record AddrInfo(InetSocketAddress source, InetSocketAddress destination, 
         return new AddrInfo(address == null ? null : new InetSocketAddress(address, 0), destination, false, portSpace);
     }
 
-    /** {@return a copy in another port space} @param ps the port space */
+    /**
+     * {@return a copy in another port space}
+     *
+     * @param ps the port space
+     */
     public AddrInfo withPortSpace(PortSpace ps) {
         return new AddrInfo(source, destination, passive, ps);
     }
@@ -89,17 +98,18 @@ public record AddrInfo(InetSocketAddress source, InetSocketAddress destination, 
         }
     }
 
-    private static InetAddress lookup(String node) {
+    private static InetAddress lookup(String node, int port, String step) {
         try {
             return InetAddress.getByName(node);
         } catch (UnknownHostException e) {
-            throw new VerbsException(Errno.ENOENT, node + ": the name does not resolve (EAI_NONAME)", e);
+            throw new VerbsException(Errno.ENOENT, step + " " + node + ":" + port + ": the name " + node
+                    + " does not resolve (rdma_getaddrinfo: EAI_NONAME)", e);
         }
     }
 
     private static int checkPort(int port) {
         if (port < 0 || port > 0xFFFF) {
-            throw new VerbsException(Errno.EINVAL, "port " + port + " is outside 0..65535");
+            throw new VerbsException(Errno.EINVAL, "rdma_getaddrinfo: port " + port + " is outside 0..65535");
         }
         return port;
     }

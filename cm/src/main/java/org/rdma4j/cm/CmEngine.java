@@ -243,13 +243,13 @@ final class CmEngine {
                 }
             }
             if (port == 0) {
-                throw new VerbsException(Errno.EADDRINUSE, "no free port in " + id.ps);
+                throw CmWords.portInUse(addr, 0, id.ps, null);
             }
         } else {
             for (CmId other : ports.getOrDefault(portKey(id.ps, port), List.of())) {
                 InetAddress o = other.local.getAddress();
                 if (DeviceMatch.isWildcard(o) || DeviceMatch.isWildcard(addr) || o.equals(addr)) {
-                    throw new VerbsException(Errno.EADDRINUSE, "port " + port + " of " + id.ps + " is in use");
+                    throw CmWords.portInUse(addr, port, id.ps, other.local);
                 }
             }
         }
@@ -274,23 +274,23 @@ final class CmEngine {
 
     // ---------------------------------------------------------------- the API
 
-    private static void checkOpen(CmId id) {
+    private static void checkOpen(CmId id, String step) {
         if (id.userClosed) {
-            throw new VerbsException(Errno.EBADF, "the id is closed");
+            throw CmWords.closed(id, step);
         }
     }
 
-    private static VerbsException wrongState(CmId id, String what) {
-        return new VerbsException(Errno.EINVAL, what + " is not possible in state " + id.state);
+    private static VerbsException wrongState(CmId id, String step) {
+        return CmWords.wrongState(id, step);
     }
 
     void setOption(CmId id, int which, int value, int max) {
         if (value < 0 || value > max) {
-            throw new VerbsException(Errno.EINVAL, "option value must be 0.." + max + ", got " + value);
+            throw CmWords.error(Errno.EINVAL, "set an option of", id, "the value must be 0.." + max + ", got " + value);
         }
         lock.lock();
         try {
-            checkOpen(id);
+            checkOpen(id, "set an option of");
             switch (which) {
                 case 0 -> id.responseTimeout = value;
                 case 1 -> id.maxCmRetries = value;
@@ -305,19 +305,19 @@ final class CmEngine {
     void bindAddr(CmId id, InetSocketAddress addr) {
         lock.lock();
         try {
-            checkOpen(id);
+            checkOpen(id, "bind to");
             if (id.state != State.IDLE) {
-                throw wrongState(id, "bind");
+                throw wrongState(id, "bind to");
             }
             InetAddress a = addr.getAddress();
             if (addr.isUnresolved() || a == null) {
-                throw new VerbsException(Errno.EINVAL, "unresolved address " + addr);
+                throw CmWords.error(Errno.EINVAL, "bind to", null, addr, "the address is unresolved");
             }
             DeviceMatch m = null;
             if (!DeviceMatch.isWildcard(a)) {
                 m = DeviceMatch.find(this, a, null);
                 if (m == null) {
-                    throw new VerbsException(Errno.EADDRNOTAVAIL, "no RDMA device has the address " + a.getHostAddress());
+                    throw CmWords.noDevice("bind to", addr);
                 }
             }
             bindPort(id, a, addr.getPort());
@@ -326,7 +326,7 @@ final class CmEngine {
                     attach(id, m);
                 } catch (RuntimeException e) {
                     unbindPort(id);
-                    throw e;
+                    throw e instanceof VerbsException v ? CmWords.naming(v, "bind to", addr) : e;
                 }
             }
             id.state = State.ADDR_BOUND;
@@ -338,15 +338,15 @@ final class CmEngine {
     void resolveAddr(CmId id, InetSocketAddress src, InetSocketAddress dst, int timeoutMs) {
         lock.lock();
         try {
-            checkOpen(id);
+            checkOpen(id, "resolve address of");
             if (dst.isUnresolved() || timeoutMs < 0) {
-                throw new VerbsException(Errno.EINVAL, "unresolved destination " + dst + " or negative timeout");
+                throw CmWords.error(Errno.EINVAL, "resolve address of", dst, null, "unresolved, or timeout < 0: " + timeoutMs);
             }
             if (id.state == State.IDLE && src != null) {
                 bindAddr(id, src);
             }
             if (id.state != State.IDLE && id.state != State.ADDR_BOUND && id.state != State.ADDR_RESOLVED) {
-                throw wrongState(id, "resolve_addr");
+                throw wrongState(id, "resolve address of");
             }
             InetAddress to = dst.getAddress();
             if (id.agent == null) {
@@ -359,11 +359,11 @@ final class CmEngine {
                 try {
                     attach(id, m);
                 } catch (VerbsException e) {
-                    post(id, CmEventType.ADDR_ERROR, -e.errno(), null, null, null);
+                    new SourceRoute(null, e.errno(), "the device of the route cannot carry it: " + e.getMessage()).postError(id);
                     return;
                 }
             } else if (id.sgid.isIpv4Mapped() != Gid.of(to).isIpv4Mapped()) {
-                post(id, CmEventType.ADDR_ERROR, -Errno.EINVAL, null, null, null);
+                new SourceRoute(null, Errno.EINVAL, "the bound source and " + to.getHostAddress() + " differ in IP version").postError(id);
                 return;
             }
             if (!id.ownsPortBinding) {
@@ -383,9 +383,9 @@ final class CmEngine {
     void resolveRoute(CmId id, int timeoutMs) {
         lock.lock();
         try {
-            checkOpen(id);
+            checkOpen(id, "resolve route to");
             if (id.state != State.ADDR_RESOLVED && id.state != State.ROUTE_RESOLVED) {
-                throw wrongState(id, "resolve_route");
+                throw wrongState(id, "resolve route to");
             }
             // RoCE: the path is the GID pair; the port must still be up
             if (id.context.queryPort(id.portNum).state() != org.rdma4j.verbs.PortState.ACTIVE) {
@@ -402,13 +402,13 @@ final class CmEngine {
     void listen(CmId id, int backlog) {
         lock.lock();
         try {
-            checkOpen(id);
+            checkOpen(id, "listen on");
             if (id.state == State.IDLE) {
                 bindPort(id, new InetSocketAddress(0).getAddress(), 0);
                 id.state = State.ADDR_BOUND;
             }
             if (id.state != State.ADDR_BOUND) {
-                throw wrongState(id, "listen");
+                throw wrongState(id, "listen on");
             }
             if (id.agent == null) {
                 List<CmAgent> opened = new ArrayList<>();
@@ -422,7 +422,7 @@ final class CmEngine {
                     }
                 }
                 if (opened.isEmpty()) {
-                    throw new VerbsException(Errno.ENODEV, "no RDMA device offers the IB CM (QP1) to listen on");
+                    throw CmWords.error(Errno.ENODEV, "listen on", id, "no RDMA device offers the IB CM (QP1) to listen on");
                 }
                 id.listenAgents = opened;
             }
@@ -436,19 +436,19 @@ final class CmEngine {
     QueuePair createQp(CmId id, ProtectionDomain pd, QpInitAttr attr) {
         lock.lock();
         try {
-            checkOpen(id);
+            checkOpen(id, "create QP for");
             if (id.context == null || id.state == State.LISTEN) {
-                throw new VerbsException(Errno.EINVAL, "the id is not bound to a device yet (resolve it first)");
+                throw CmWords.error(Errno.EINVAL, "create QP for", id, "the id is not bound to a device yet (resolve it first)");
             }
             if (id.qp != null) {
-                throw new VerbsException(Errno.EINVAL, "the id has a QP already");
+                throw CmWords.error(Errno.EINVAL, "create QP for", id, "the id has a QP already");
             }
             if (!pd.context().device().name().equals(id.deviceName)) {
-                throw new VerbsException(Errno.EINVAL, "the PD is on " + pd.context().device().name()
+                throw CmWords.error(Errno.EINVAL, "create QP for", id, "the PD is on " + pd.context().device().name()
                         + ", the id on " + id.deviceName);
             }
             if (attr.type != id.ps.qpType()) {
-                throw new VerbsException(Errno.EINVAL, id.ps + " ids take " + id.ps.qpType() + " QPs, not " + attr.type);
+                throw CmWords.error(Errno.EINVAL, "create QP for", id, id.ps + " ids take " + id.ps.qpType() + " QPs, not " + attr.type);
             }
             QueuePair qp = pd.createQp(attr);
             try {
@@ -506,18 +506,18 @@ final class CmEngine {
     void connect(CmId id, ConnParam p) {
         lock.lock();
         try {
-            checkOpen(id);
+            checkOpen(id, "connect to");
             if (id.state != State.ROUTE_RESOLVED) {
-                throw wrongState(id, "connect");
+                throw wrongState(id, "connect to");
             }
             if (id.ps == PortSpace.UDP) {
                 connectUd(id, p);
                 return;
             }
-            p.checkPrivateData(ConnParam.MAX_REQ_PRIVATE_DATA, "connect");
+            p.checkPrivateData(ConnParam.MAX_REQ_PRIVATE_DATA, CmWords.where("connect to", id.remote, id.local));
             int qpn = id.qp != null ? id.qp.qpn() : p.qpNum();
             if (qpn == 0) {
-                throw new VerbsException(Errno.EINVAL, "connect needs the id's QP or ConnParam.qpNum");
+                throw CmWords.error(Errno.EINVAL, "connect to", id, "needs the id's QP or ConnParam.qpNum");
             }
             id.localQpn = qpn; // id.localPsn was chosen when the REQ came (initQpAttr may have used it)
             id.responderResources = p.responderResources();
@@ -555,24 +555,24 @@ final class CmEngine {
     void accept(CmId id, ConnParam p) {
         lock.lock();
         try {
-            checkOpen(id);
+            checkOpen(id, "accept from");
             if (id.state != State.REQ_RCVD) {
-                throw wrongState(id, "accept");
+                throw wrongState(id, "accept from");
             }
             if (id.ps == PortSpace.UDP) {
-                p.checkPrivateData(ConnParam.MAX_SIDR_REP_PRIVATE_DATA, "accept (UD)");
+                p.checkPrivateData(ConnParam.MAX_SIDR_REP_PRIVATE_DATA, CmWords.where("accept (UD) from", id.remote, id.local));
                 int qpn = id.qp != null ? id.qp.qpn() : p.qpNum();
                 if (qpn == 0) {
-                    throw new VerbsException(Errno.EINVAL, "accept needs the id's QP or ConnParam.qpNum");
+                    throw CmWords.error(Errno.EINVAL, "accept from", id, "needs the id's QP or ConnParam.qpNum");
                 }
                 sendSidrRep(id, SidrRep.STATUS_SUCCESS, p.rawPrivateData(), qpn);
                 id.state = State.ESTABLISHED;
                 return;
             }
-            p.checkPrivateData(ConnParam.MAX_REP_PRIVATE_DATA, "accept");
+            p.checkPrivateData(ConnParam.MAX_REP_PRIVATE_DATA, CmWords.where("accept from", id.remote, id.local));
             int qpn = id.qp != null ? id.qp.qpn() : p.qpNum();
             if (qpn == 0) {
-                throw new VerbsException(Errno.EINVAL, "accept needs the id's QP or ConnParam.qpNum");
+                throw CmWords.error(Errno.EINVAL, "accept from", id, "needs the id's QP or ConnParam.qpNum");
             }
             id.localQpn = qpn; // id.localPsn was chosen when the REQ came (initQpAttr may have used it)
             id.responderResources = p.responderResources();
@@ -600,17 +600,17 @@ final class CmEngine {
     void reject(CmId id, byte[] pd) {
         lock.lock();
         try {
-            checkOpen(id);
+            checkOpen(id, "reject");
             if (id.state != State.REQ_RCVD) {
                 throw wrongState(id, "reject");
             }
             if (pd.length > ConnParam.MAX_REJ_PRIVATE_DATA) {
-                throw new VerbsException(Errno.EINVAL, "reject carries at most " + ConnParam.MAX_REJ_PRIVATE_DATA
+                throw CmWords.error(Errno.EINVAL, "reject", id, "a REJ carries at most " + ConnParam.MAX_REJ_PRIVATE_DATA
                         + " bytes of private data, got " + pd.length);
             }
             if (id.ps == PortSpace.UDP) {
                 if (pd.length > ConnParam.MAX_SIDR_REP_PRIVATE_DATA) {
-                    throw new VerbsException(Errno.EINVAL, "a UD reject carries at most "
+                    throw CmWords.error(Errno.EINVAL, "reject", id, "a UD reject carries at most "
                             + ConnParam.MAX_SIDR_REP_PRIVATE_DATA + " bytes of private data");
                 }
                 sendSidrRep(id, SidrRep.STATUS_REJECT, pd, 0);
@@ -628,9 +628,9 @@ final class CmEngine {
     void establish(CmId id) {
         lock.lock();
         try {
-            checkOpen(id);
+            checkOpen(id, "establish with");
             if (id.state != State.REP_RCVD) {
-                throw wrongState(id, "establish");
+                throw wrongState(id, "establish with");
             }
             sendRtu(id);
             id.state = State.ESTABLISHED;
@@ -642,7 +642,7 @@ final class CmEngine {
     void disconnect(CmId id) {
         lock.lock();
         try {
-            checkOpen(id);
+            checkOpen(id, "disconnect from");
             if (id.ps == PortSpace.UDP) {
                 return; // a UD id has no connection to take down
             }
@@ -652,7 +652,7 @@ final class CmEngine {
                 case DREQ_SENT, TIMEWAIT, DONE -> {
                     // already disconnected or disconnecting
                 }
-                default -> throw wrongState(id, "disconnect");
+                default -> throw wrongState(id, "disconnect from");
             }
         } finally {
             lock.unlock();
@@ -711,9 +711,9 @@ final class CmEngine {
     void migrate(CmId id, CmEventChannel to) {
         lock.lock();
         try {
-            checkOpen(id);
+            checkOpen(id, "migrate");
             if (to.isClosed()) {
-                throw new VerbsException(Errno.EBADF, "the event channel to migrate to is closed");
+                throw CmWords.error(Errno.EBADF, "migrate", id, "the event channel to migrate to is closed");
             }
             CmEventChannel from = id.channel;
             if (from == to) {
@@ -901,9 +901,9 @@ final class CmEngine {
     QpAttr initQpAttr(CmId id, QpState state) {
         lock.lock();
         try {
-            checkOpen(id);
+            checkOpen(id, "init QP attributes for");
             if (id.context == null || id.state == State.LISTEN) {
-                throw new VerbsException(Errno.EINVAL, "the id is not bound to a device yet (resolve it first)");
+                throw CmWords.error(Errno.EINVAL, "init QP attributes for", id, "the id is not bound to a device yet (resolve it first)");
             }
             return CmQpAttrs.initQpAttr(id, state);
         } finally {
@@ -1401,7 +1401,7 @@ final class CmEngine {
     // ---------------------------------------------------------------- UD ids: service id resolution (SIDR)
 
     private void connectUd(CmId id, ConnParam p) {
-        p.checkPrivateData(ConnParam.MAX_SIDR_REQ_PRIVATE_DATA, "connect (UD)");
+        p.checkPrivateData(ConnParam.MAX_SIDR_REQ_PRIVATE_DATA, CmWords.where("connect (UD) to", id.remote, id.local));
         id.localCommId = auth.newLocalId(id);
         id.tid = newTid(id);
         MemorySegment m = id.agent.tx;

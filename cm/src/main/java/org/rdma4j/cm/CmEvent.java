@@ -52,13 +52,13 @@ public final class CmEvent {
         this.param = param;
     }
 
-    /** {@return what happened} */
+    /** {@return what happened ({@code event->event})} */
     public CmEventType type() {
         return type;
     }
 
     /**
-     * {@return the status as rdma_cm gives it: 0 on success; a negative errno (-110 ETIMEDOUT for
+     * {@return the status as rdma_cm gives it ({@code event->status}): 0 on success; a negative errno (-110 ETIMEDOUT for
      * UNREACHABLE, -19 ENODEV for ADDR_ERROR); for REJECTED the IB REJ reason (8: no listener, 28: the
      * peer's consumer rejected)}
      */
@@ -66,25 +66,29 @@ public final class CmEvent {
         return status;
     }
 
-    /** {@return the id the event is about; for CONNECT_REQUEST the new id of the connection} */
+    /** {@return the id the event is about ({@code event->id}); for CONNECT_REQUEST the new id of the connection, the program's to accept, reject or close} */
     public CmId id() {
         return id;
     }
 
-    /** {@return for CONNECT_REQUEST the listening id, else null} */
+    /** {@return for CONNECT_REQUEST the listening id ({@code event->listen_id}), else null} */
     public CmId listenId() {
         return listenId;
     }
 
     /**
-     * {@return a copy of the private data the peer's message carried (REQ after rdma_cm's header, REP,
-     * REJ, RTU, DREQ/DREP): the message's whole private-data field, zero-padded as on the wire}
+     * {@return a copy of the private data the peer's message carried ({@code event->param.conn.private_data},
+     * or {@code param.ud.private_data}): REQ after rdma_cm's header, REP, REJ, RTU, DREQ/DREP, SIDR_REQ/REP;
+     * the message's whole private-data field, zero-padded as on the wire}
      */
     public byte[] privateData() {
         return privateData.clone();
     }
 
-    /** {@return for CONNECT_REQUEST and CONNECT_RESPONSE/ESTABLISHED on the active side, the peer's parameters} */
+    /**
+     * {@return for CONNECT_REQUEST and CONNECT_RESPONSE/ESTABLISHED on the active side, the peer's parameters
+     * ({@code event->param.conn}), else null}
+     */
     public ConnParam param() {
         return param;
     }
@@ -128,7 +132,7 @@ public final class CmEvent {
         return detail;
     }
 
-    /** Acknowledges the event; a second call does nothing. */
+    /** Acknowledges the event (rdma_ack_cm_event); a second call does nothing. Never throws. */
     public void ack() {
         if (acked.compareAndSet(false, true)) {
             channel.acked();

@@ -35,6 +35,7 @@ public final class CmEventChannel implements AutoCloseable {
      *
      * @param ps the port space
      * @return the new id
+     * @throws VerbsException EBADF when the channel is closed; EPROTONOSUPPORT for {@link PortSpace#IB}
      */
     public CmId createId(PortSpace ps) {
         return CmId.create(this, ps);
@@ -56,7 +57,7 @@ public final class CmEventChannel implements AutoCloseable {
         try {
             while (true) {
                 if (closed) {
-                    throw new VerbsException(Errno.EBADF, "the event channel is closed");
+                    throw new VerbsException(Errno.EBADF, "get CM event: the event channel is closed");
                 }
                 e = queue.poll();
                 if (e != null) {
@@ -77,7 +78,7 @@ public final class CmEventChannel implements AutoCloseable {
         return e;
     }
 
-    /** {@return the number of events taken and not yet acknowledged} */
+    /** {@return the number of events taken and not yet acknowledged (rdma_ack_cm_event not called)} */
     public int unackedEvents() {
         lock.lock();
         try {

@@ -1,40 +1,61 @@
 package org.rdma4j.cm;
 
-/** What a {@link CmEvent} reports (rdma_cm's {@code enum rdma_cm_event_type}, same order and values). */
+/**
+ * What a {@link CmEvent} reports: rdma_cm's {@code enum rdma_cm_event_type}, in the same order, so that
+ * {@link #ordinal()} is the C value ({@code RDMA_CM_EVENT_ADDR_RESOLVED} is 0). Each constant names the
+ * C event and the IB CM message or step behind it; {@link CmEvent#status()} says how it ended.
+ */
 public enum CmEventType {
-    /** resolveAddr found a local device for the addresses. */
+    /** {@code RDMA_CM_EVENT_ADDR_RESOLVED}: {@link CmId#resolveAddr} found the local device and GID for the addresses. */
     ADDR_RESOLVED,
-    /** resolveAddr failed: no route (-ENETUNREACH, -EHOSTUNREACH), no device has the source (-ENODEV), ... */
+    /**
+     * {@code RDMA_CM_EVENT_ADDR_ERROR}: {@link CmId#resolveAddr} failed: no route (-ENETUNREACH,
+     * -EHOSTUNREACH), no device has the source address (-ENODEV); {@link CmEvent#detail()} says which.
+     */
     ADDR_ERROR,
-    /** resolveRoute found the path. */
+    /** {@code RDMA_CM_EVENT_ROUTE_RESOLVED}: {@link CmId#resolveRoute} found the path (on RoCE: the GID pair). */
     ROUTE_RESOLVED,
-    /** resolveRoute failed. */
+    /** {@code RDMA_CM_EVENT_ROUTE_ERROR}: {@link CmId#resolveRoute} failed (-ENODEV: the port is down). */
     ROUTE_ERROR,
-    /** A listener got a connection request; the event's id is the new id to accept or reject. */
+    /**
+     * {@code RDMA_CM_EVENT_CONNECT_REQUEST}: a listener got a REQ (or a SIDR_REQ for a UD id); the event's
+     * {@link CmEvent#id()} is the new id to accept or reject, {@link CmEvent#listenId()} the listener.
+     */
     CONNECT_REQUEST,
-    /** The active side got a REP but has no QP: it calls {@link CmId#establish()}. */
+    /**
+     * {@code RDMA_CM_EVENT_CONNECT_RESPONSE}: the active side got the REP but the id has no QP of its own:
+     * move the program's QP to RTR and RTS ({@link CmId#initQpAttr}) and call {@link CmId#establish()}.
+     */
     CONNECT_RESPONSE,
-    /** The connection could not be set up (e.g. moving the QP failed). */
+    /** {@code RDMA_CM_EVENT_CONNECT_ERROR}: the connection could not be set up (moving the QP failed; status -errno). */
     CONNECT_ERROR,
     /**
-     * The peer did not answer within the CM timeouts (status -ETIMEDOUT); for a UD id also a SIDR_REP
-     * that refuses (status: the SIDR status, 1 no one serves the port, 2 rejected).
+     * {@code RDMA_CM_EVENT_UNREACHABLE}: the peer's CM did not answer the REQ or REP within the response
+     * timeout and max CM retries (status -ETIMEDOUT); for a UD id also a SIDR_REP that refuses (status: the
+     * SIDR status, 1 no one serves the port, 2 rejected).
      */
     UNREACHABLE,
-    /** The peer rejected (status: the IB REJ reason, 8 when no one listens, 28 when the consumer rejected). */
+    /**
+     * {@code RDMA_CM_EVENT_REJECTED}: a REJ came (status: its Reason, IBTA table 112: 8 invalid service ID
+     * when no one listens on the port, 28 consumer defined when the peer's program rejected or its backlog
+     * was full); the REJ's private data is in the event.
+     */
     REJECTED,
-    /** The connection is up. */
+    /** {@code RDMA_CM_EVENT_ESTABLISHED}: the connection is up (the RTU came, or the REP on the active side). */
     ESTABLISHED,
-    /** The connection is down (either side disconnected; status -ETIMEDOUT if the DREQ went unanswered). */
+    /**
+     * {@code RDMA_CM_EVENT_DISCONNECTED}: the connection is down: the peer's DREQ came, or the DREP that
+     * answers ours (status -ETIMEDOUT when our DREQ went unanswered).
+     */
     DISCONNECTED,
-    /** The device (its QP1) went away: the id's QP is in ERROR; close the id. */
+    /** {@code RDMA_CM_EVENT_DEVICE_REMOVAL}: the device (its QP1) went away: the id's QP is in ERROR; close the id. */
     DEVICE_REMOVAL,
-    /** A multicast join completed: the event has the group's address handle attributes and Q_Key. */
+    /** {@code RDMA_CM_EVENT_MULTICAST_JOIN}: a join completed: the event has the group's address handle attributes and Q_Key. */
     MULTICAST_JOIN,
-    /** A multicast join failed (status: a negative errno), or a joined group was lost. */
+    /** {@code RDMA_CM_EVENT_MULTICAST_ERROR}: a join failed (status: a negative errno), or a joined group was lost. */
     MULTICAST_ERROR,
-    /** The address changed (not generated). */
+    /** {@code RDMA_CM_EVENT_ADDR_CHANGE}: the address's net device changed (not generated here). */
     ADDR_CHANGE,
-    /** The connection's time wait ended: its QP can be reused. */
+    /** {@code RDMA_CM_EVENT_TIMEWAIT_EXIT}: the connection's time wait ended: its QP can be reused. */
     TIMEWAIT_EXIT
 }

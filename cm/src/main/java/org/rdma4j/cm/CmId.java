@@ -30,8 +30,18 @@ import org.rdma4j.verbs.QueuePair;
  * provider: librdmacm, through {@link org.rdma4j.verbs.spi.CmProvider}) the id becomes that CM's id when
  * a bind or address resolution lands on the device; the calls and events stay the same.
  *
+ * <p>Errors: a {@link org.rdma4j.verbs.VerbsException}'s message names the errno, then the step
+ * ("bind to", "resolve address of", "connect to", "accept from", "disconnect from", ...) and the id's
+ * peer address and port (its local ones when it has no peer), e.g. {@code EINVAL: connect: not possible
+ * in state IDLE (resolve the address and the route first)}.
+ *
+ * <p>Lifetime: an id holds its port, its device context (shared by the connection manager's ids on the
+ * device) and, while connecting or connected, the connection's protocol state, until {@link #close()};
+ * its QP ({@link #createQp}) is the program's and outlives it until {@link #destroyQp()}. The CONNECT_REQUEST
+ * of a listener brings a new id the program owns (accept, reject or close it).
+ *
  * <p>Thread safe: every call takes the connection manager's lock; {@link #close()} is safe in every
- * state and from any thread.
+ * state and from any thread. Events are posted by the connection manager's agent threads.
  */
 public final class CmId implements AutoCloseable {
     /** rdma_cm's CMA_CM_RESPONSE_TIMEOUT: 4.096 us * 2^20, about 4.3 s. */
@@ -115,16 +125,17 @@ public final class CmId implements AutoCloseable {
      * @param channel where its events go
      * @param ps its port space (TCP for RC connections)
      * @return the id
+     * @throws org.rdma4j.verbs.VerbsException EBADF when the channel is closed; EPROTONOSUPPORT for {@link PortSpace#IB}
      */
     public static CmId create(CmEventChannel channel, PortSpace ps) {
         Objects.requireNonNull(channel, "channel");
         Objects.requireNonNull(ps, "ps");
         if (channel.isClosed()) {
-            throw new org.rdma4j.verbs.VerbsException(org.rdma4j.verbs.Errno.EBADF, "the event channel is closed");
+            throw new org.rdma4j.verbs.VerbsException(org.rdma4j.verbs.Errno.EBADF, "create id: the event channel is closed");
         }
         if (ps == PortSpace.IB) {
             throw new org.rdma4j.verbs.VerbsException(org.rdma4j.verbs.Errno.EPROTONOSUPPORT,
-                    "RDMA_PS_IB ids are not implemented yet");
+                    "create id: RDMA_PS_IB ids are not implemented yet");
         }
         return new CmId(channel, ps);
     }
@@ -139,6 +150,8 @@ public final class CmId implements AutoCloseable {
      * EADDRINUSE when another id of the port space holds the port with an overlapping address.
      *
      * @param addr the address and port
+     * @throws org.rdma4j.verbs.VerbsException EINVAL when the id is bound or resolved already, or the address unresolved; EADDRNOTAVAIL
+     *     when no device has the address; EADDRINUSE when the port is taken; EBADF once closed
      */
     public void bindAddr(InetSocketAddress addr) {
         Objects.requireNonNull(addr, "addr");
@@ -158,8 +171,12 @@ public final class CmId implements AutoCloseable {
      * @param src the source address, or null for the route's (or the bound one)
      * @param dst the destination address and port
      * @param timeoutMs bound on the resolution
+     * @throws org.rdma4j.verbs.VerbsException EINVAL for an unresolved destination, a negative timeout or an id
+     *     past ADDR_RESOLVED; EADDRNOTAVAIL/EADDRINUSE from binding {@code src}; EBADF once closed (the
+     *     resolution's own failures come as ADDR_ERROR)
      */
-    public void resolveAddr(InetSocketAddress src, InetSocketAddress dst, int timeoutMs) {
+    public void resolveAddr
+(InetSocketAddress src, InetSocketAddress dst, int timeoutMs) {
         Objects.requireNonNull(dst, "dst");
         if (!ProviderCmId.resolveAddr(this, src, dst, timeoutMs)) {
             CmEngine.INSTANCE.resolveAddr(this, src, dst, timeoutMs);
@@ -171,6 +188,8 @@ public final class CmId implements AutoCloseable {
      * event (ROUTE_RESOLVED) stay, as programs written for rdma_cm expect them.
      *
      * @param timeoutMs bound on the resolution
+     * @throws org.rdma4j.verbs.VerbsException EINVAL before ADDR_RESOLVED; EBADF once closed (a port that is
+     *     down comes as ROUTE_ERROR, -ENODEV)
      */
     public void resolveRoute(int timeoutMs) {
         ProviderCmId p = provider;
@@ -186,6 +205,8 @@ public final class CmId implements AutoCloseable {
      * Requests beyond {@code backlog} not yet taken from the channel are rejected (REJ reason 28).
      *
      * @param backlog how many requests may wait to be taken (0 or less: 1024)
+     * @throws org.rdma4j.verbs.VerbsException EINVAL when the id is resolved or connected; ENODEV when no device can
+     *     take connections (no QP1 and no connection manager of its own); EBADF once closed
      */
     public void listen(int backlog) {
         ProviderCmId p = provider;
@@ -203,6 +224,9 @@ public final class CmId implements AutoCloseable {
      * @param pd a protection domain of the id's device ({@link #context()})
      * @param attr the QP's attributes (type RC)
      * @return the QP
+     * @throws org.rdma4j.verbs.VerbsException EINVAL when the id is not on a device yet, has a QP, the PD is of
+     *     another device or the type is not the port space's; the provider's errno when the QP cannot be
+     *     made; EBADF once closed
      */
     public QueuePair createQp(ProtectionDomain pd, QpInitAttr attr) {
         Objects.requireNonNull(pd, "pd");
@@ -211,7 +235,12 @@ public final class CmId implements AutoCloseable {
         return p != null ? p.createQp(pd, attr) : CmEngine.INSTANCE.createQp(this, pd, attr);
     }
 
-    /** Destroys the id's QP (rdma_destroy_qp); nothing if it has none. */
+    /**
+     * Destroys the id's QP (rdma_destroy_qp), leaving the multicast groups it joined first; nothing if it
+     * has none. The CQs and PD are the program's.
+     *
+     * @throws org.rdma4j.verbs.VerbsException the provider's errno when the QP cannot be destroyed
+     */
     public void destroyQp() {
         ProviderCmId p = provider;
         if (p != null) {
@@ -226,6 +255,8 @@ public final class CmId implements AutoCloseable {
      * timeout and max CM retries; ESTABLISHED, REJECTED, UNREACHABLE or CONNECT_ERROR follows.
      *
      * @param param connection parameters (private data up to {@value ConnParam#MAX_REQ_PRIVATE_DATA} bytes)
+     * @throws org.rdma4j.verbs.VerbsException EINVAL before ROUTE_RESOLVED, with too much private data, or
+     *     without a QP and {@link ConnParam#qpNum}; EBADF once closed (the peer's answer comes as an event)
      */
     public void connect(ConnParam param) {
         Objects.requireNonNull(param, "param");
@@ -242,6 +273,9 @@ public final class CmId implements AutoCloseable {
      * sends the REP; ESTABLISHED follows when the RTU arrives.
      *
      * @param param connection parameters (private data up to {@value ConnParam#MAX_REP_PRIVATE_DATA} bytes)
+     * @throws org.rdma4j.verbs.VerbsException EINVAL unless the id is a CONNECT_REQUEST's not yet answered,
+     *     with too much private data, or without a QP and {@link ConnParam#qpNum}; the provider's errno when
+     *     the QP cannot be moved to RTS; EBADF once closed
      */
     public void accept(ConnParam param) {
         Objects.requireNonNull(param, "param");
@@ -258,6 +292,8 @@ public final class CmId implements AutoCloseable {
      * and this private data.
      *
      * @param privateData up to {@value ConnParam#MAX_REJ_PRIVATE_DATA} bytes, or null
+     * @throws org.rdma4j.verbs.VerbsException EINVAL unless the id is a CONNECT_REQUEST's not yet answered, or
+     *     with too much private data; EBADF once closed
      */
     public void reject(byte[] privateData) {
         ProviderCmId p = provider;
@@ -291,7 +327,12 @@ public final class CmId implements AutoCloseable {
         return CmEngine.INSTANCE.initQpAttr(this, state);
     }
 
-    /** Sends the RTU after CONNECT_RESPONSE when the id has no QP of its own (rdma_establish). */
+    /**
+     * Sends the RTU after CONNECT_RESPONSE when the id has no QP of its own (rdma_establish).
+     *
+     * @throws org.rdma4j.verbs.VerbsException EINVAL unless CONNECT_RESPONSE came and establish was not called;
+     *     EBADF once closed
+     */
     public void establish() {
         ProviderCmId p = provider;
         if (p != null) {
@@ -308,6 +349,9 @@ public final class CmId implements AutoCloseable {
      * QP stays as it is and the peer waits for the DREP until this side calls disconnect (or closes the
      * id); a peer that never answers gets DISCONNECTED with -ETIMEDOUT after its DREQ's retries.
      * TIMEWAIT_EXIT follows later. Nothing when already disconnected.
+     *
+     * @throws org.rdma4j.verbs.VerbsException EINVAL before the connection is set up (no REP sent or received);
+     *     EBADF once closed
      */
     public void disconnect() {
         ProviderCmId p = provider;
@@ -331,16 +375,22 @@ public final class CmId implements AutoCloseable {
      *
      * @param group the group's address (the port, if any, is ignored)
      * @param context given back with the join's events
+     * @throws org.rdma4j.verbs.VerbsException as described above
      */
     public void joinMulticast(InetSocketAddress group, Object context) {
         Objects.requireNonNull(group, "group");
         if (group.isUnresolved()) {
-            throw new org.rdma4j.verbs.VerbsException(org.rdma4j.verbs.Errno.EINVAL, "unresolved group " + group);
+            throw new org.rdma4j.verbs.VerbsException(org.rdma4j.verbs.Errno.EINVAL, "join multicast group " + group + ": unresolved");
         }
         joinMulticast(group.getAddress(), MulticastJoinFlag.FULL_MEMBER, context);
     }
 
-    /** As {@link #joinMulticast(InetSocketAddress, Object)}. @param group the group @param context given back */
+    /**
+     * As {@link #joinMulticast(InetSocketAddress, Object)}.
+     *
+     * @param group the group
+     * @param context given back
+     */
     public void joinMulticast(java.net.InetAddress group, Object context) {
         joinMulticast(group, MulticastJoinFlag.FULL_MEMBER, context);
     }
@@ -370,16 +420,22 @@ public final class CmId implements AutoCloseable {
      * joined it. {@link #close()} and {@link #destroyQp()} leave every group.
      *
      * @param group the group's address (the port, if any, is ignored)
+     * @throws org.rdma4j.verbs.VerbsException EADDRNOTAVAIL when the id has not joined it; EINVAL for an
+     *     unresolved group; EBADF once closed
      */
     public void leaveMulticast(InetSocketAddress group) {
         Objects.requireNonNull(group, "group");
         if (group.isUnresolved()) {
-            throw new org.rdma4j.verbs.VerbsException(org.rdma4j.verbs.Errno.EINVAL, "unresolved group " + group);
+            throw new org.rdma4j.verbs.VerbsException(org.rdma4j.verbs.Errno.EINVAL, "leave multicast group " + group + ": unresolved");
         }
         leaveMulticast(group.getAddress());
     }
 
-    /** As {@link #leaveMulticast(InetSocketAddress)}. @param group the group */
+    /**
+     * As {@link #leaveMulticast(InetSocketAddress)}.
+     *
+     * @param group the group
+     */
     public void leaveMulticast(java.net.InetAddress group) {
         Objects.requireNonNull(group, "group");
         ProviderCmId p = provider;
@@ -392,27 +448,34 @@ public final class CmId implements AutoCloseable {
 
     /**
      * Sets the CM response timeout exponent (4.096 us * 2^t) used for this id's REQ/REP/DREQ
-     * retransmissions and announced in its REQ (rdma_cm: 20). Before connect or listen.
+     * retransmissions and announced in its REQ (the REQ's Local and Remote CM Response Timeout). The
+     * kernel's rdma_cm fixes it (CMA_CM_RESPONSE_TIMEOUT, 20: about 4.3 s) and librdmacm has no option for
+     * it. Before connect or listen.
      *
      * @param exponent 0..31
+     * @throws org.rdma4j.verbs.VerbsException EINVAL outside 0..31; EBADF once closed
      */
     public void setResponseTimeout(int exponent) {
         CmEngine.INSTANCE.setOption(this, 0, exponent, 31);
     }
 
     /**
-     * Sets how many times a REQ/REP/DREQ is sent again before the peer counts as unreachable (rdma_cm: 15).
+     * Sets how many times a REQ/REP/DREQ is sent again before the peer counts as unreachable (the REQ's
+     * Max CM Retries; the kernel's CMA_MAX_CM_RETRIES, 15, which librdmacm cannot change).
      *
      * @param retries 0..15
+     * @throws org.rdma4j.verbs.VerbsException EINVAL outside 0..15; EBADF once closed
      */
     public void setMaxCmRetries(int retries) {
         CmEngine.INSTANCE.setOption(this, 1, retries, 15);
     }
 
     /**
-     * Sets the QP's local ACK timeout exponent (RDMA_OPTION_ID_ACK_TIMEOUT).
+     * Sets the QP's local ACK timeout exponent (rdma_set_option with RDMA_OPTION_ID_ACK_TIMEOUT; the REQ's
+     * Primary Local ACK Timeout).
      *
      * @param exponent 0..31
+     * @throws org.rdma4j.verbs.VerbsException EINVAL outside 0..31; EBADF once closed
      */
     public void setAckTimeout(int exponent) {
         CmEngine.INSTANCE.setOption(this, 2, exponent, 31);
@@ -426,6 +489,7 @@ public final class CmId implements AutoCloseable {
      * Sets the QP's minimum RNR NAK timer code (rdma_set_min_rnr_timer; default 12, 0.64 ms).
      *
      * @param code 0..31
+     * @throws org.rdma4j.verbs.VerbsException EINVAL outside 0..31; EBADF once closed
      */
     public void setMinRnrTimer(int code) {
         CmEngine.INSTANCE.setOption(this, 3, code, 31);
@@ -441,13 +505,13 @@ public final class CmId implements AutoCloseable {
         return p != null ? p.providerId().context() : CmEngine.INSTANCE.read(() -> context);
     }
 
-    /** {@return the port number on the device, 0 while unbound} */
+    /** {@return the port number on the device ({@code id->port_num}), 0 while unbound} */
     public int portNum() {
         ProviderCmId p = provider;
         return p != null ? p.providerId().portNum() : CmEngine.INSTANCE.read(() -> portNum);
     }
 
-    /** {@return the id's QP, or null} */
+    /** {@return the id's QP ({@code id->qp}), or null} */
     public QueuePair qp() {
         ProviderCmId p = provider;
         return p != null ? p.qp() : CmEngine.INSTANCE.read(() -> qp);
@@ -466,35 +530,35 @@ public final class CmId implements AutoCloseable {
         CmEngine.INSTANCE.migrate(this, to);
     }
 
-    /** {@return the channel the id's events go to} */
+    /** {@return the channel the id's events go to ({@code id->channel})} */
     public CmEventChannel channel() {
         return channel;
     }
 
-    /** {@return the port space} */
+    /** {@return the port space ({@code id->ps})} */
     public PortSpace portSpace() {
         return ps;
     }
 
-    /** {@return the local address and port, or null} */
+    /** {@return the local address and port ({@code rdma_get_local_addr}, {@code rdma_get_src_port}), or null} */
     public InetSocketAddress localAddress() {
         ProviderCmId p = provider;
         return p != null ? p.providerId().localAddress() : CmEngine.INSTANCE.read(() -> local);
     }
 
-    /** {@return the peer's address and port, or null} */
+    /** {@return the peer's address and port ({@code rdma_get_peer_addr}, {@code rdma_get_dst_port}), or null} */
     public InetSocketAddress remoteAddress() {
         ProviderCmId p = provider;
         return p != null ? p.providerId().remoteAddress() : CmEngine.INSTANCE.read(() -> remote);
     }
 
-    /** {@return the source GID, or null while unresolved} */
+    /** {@return the source GID ({@code id->route.addr.addr.ibaddr.sgid}), or null while unresolved} */
     public Gid sourceGid() {
         ProviderCmId p = provider;
         return p != null ? p.providerId().sourceGid() : CmEngine.INSTANCE.read(() -> sgid);
     }
 
-    /** {@return the destination GID, or null} */
+    /** {@return the destination GID ({@code id->route.addr.addr.ibaddr.dgid}), or null} */
     public Gid destinationGid() {
         ProviderCmId p = provider;
         return p != null ? p.providerId().destinationGid() : CmEngine.INSTANCE.read(() -> dgid);

@@ -42,27 +42,27 @@ final class CmMulticast {
 
     static void join(CmEngine engine, CmId id, InetAddress group, MulticastJoinFlag flag, Object context) {
         if (id.userClosed) {
-            throw new VerbsException(Errno.EBADF, "the id is closed");
+            throw CmWords.closed(id, "join multicast group " + group.getHostAddress() + " from");
         }
         if (id.ps != PortSpace.UDP) {
-            throw new VerbsException(Errno.EINVAL, "only UD ids (RDMA_PS_UDP) join multicast groups, this one is "
+            throw new VerbsException(Errno.EINVAL, "join multicast group: only UD ids (RDMA_PS_UDP) join, this one is "
                     + id.ps);
         }
         if (!group.isMulticastAddress()) {
-            throw new VerbsException(Errno.EINVAL, group.getHostAddress() + " is not a multicast address");
+            throw new VerbsException(Errno.EINVAL, "join multicast group " + group.getHostAddress() + ": not a multicast address");
         }
         if (id.context == null || id.sgid == null
                 || id.state != State.ADDR_BOUND && id.state != State.ADDR_RESOLVED) {
-            throw new VerbsException(Errno.EINVAL, "join_multicast needs an id bound to a device (bind to a local "
-                    + "address or resolve the group first), not one in state " + id.state);
+            throw new VerbsException(Errno.EINVAL, "join multicast group " + group.getHostAddress() + ": needs an id "
+                    + "bound to a device (bind to a local address or resolve the group first), not one in state " + id.state);
         }
         if (id.sgid.isIpv4Mapped() != (group instanceof Inet4Address)) {
-            throw new VerbsException(Errno.EINVAL, "the group " + group.getHostAddress()
-                    + " is not of the IP version of the id's address " + id.sgid.toInetAddress().getHostAddress());
+            throw new VerbsException(Errno.EINVAL, "join multicast group " + group.getHostAddress()
+                    + ": not of the IP version of the id's address " + id.sgid.toInetAddress().getHostAddress());
         }
         for (Join j : id.joins) {
             if (j.group().equals(group)) {
-                throw new VerbsException(Errno.EADDRINUSE, "the id has joined " + group.getHostAddress() + " already");
+                throw new VerbsException(Errno.EADDRINUSE, "join multicast group " + group.getHostAddress() + ": joined already");
             }
         }
         Gid mgid = mgid(group);
@@ -87,7 +87,7 @@ final class CmMulticast {
 
     static void leave(CmId id, InetAddress group) {
         if (id.userClosed) {
-            throw new VerbsException(Errno.EBADF, "the id is closed");
+            throw CmWords.closed(id, "leave multicast group " + group.getHostAddress() + " from");
         }
         for (int i = 0; i < id.joins.size(); i++) {
             Join j = id.joins.get(i);
@@ -97,7 +97,7 @@ final class CmMulticast {
                 return;
             }
         }
-        throw new VerbsException(Errno.EADDRNOTAVAIL, "the id has not joined " + group.getHostAddress());
+        throw new VerbsException(Errno.EADDRNOTAVAIL, "leave multicast group " + group.getHostAddress() + ": the id has not joined it");
     }
 
     /** Leaves every group (the id or its QP goes away): its QP is detached so that it can be destroyed. */

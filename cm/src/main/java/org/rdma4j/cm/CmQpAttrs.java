@@ -9,7 +9,6 @@ import org.rdma4j.verbs.Mtu;
 import org.rdma4j.verbs.QpAttr;
 import org.rdma4j.verbs.QpState;
 import org.rdma4j.verbs.QueuePair;
-import org.rdma4j.verbs.VerbsException;
 
 /**
  * What a connection's values do to its QP: the attributes of each state (ib_cm_init_qp_attr) and the
@@ -84,7 +83,7 @@ final class CmQpAttrs {
                     yield new QpAttr().state(QpState.RTR);
                 }
                 if (!known) {
-                    throw new VerbsException(Errno.EINVAL, "rdma_init_qp_attr(RTR) is not possible in state " + id.state);
+                    throw CmWords.error(Errno.EINVAL, "init QP attributes (RTR) for", id, "not possible in state " + id.state);
                 }
                 yield rtrAttr(id);
             }
@@ -93,12 +92,12 @@ final class CmQpAttrs {
                     yield new QpAttr().state(QpState.RTS).sqPsn(id.localPsn);
                 }
                 if (!known) {
-                    throw new VerbsException(Errno.EINVAL, "rdma_init_qp_attr(RTS) is not possible in state " + id.state);
+                    throw CmWords.error(Errno.EINVAL, "init QP attributes (RTS) for", id, "not possible in state " + id.state);
                 }
                 // the passive side uses the ACK timeout the REQ asked for, as accept does
                 yield rtsAttr(id, id.listener != null && id.remoteAckTimeout != 0 ? id.remoteAckTimeout : id.ackTimeout);
             }
-            default -> throw new VerbsException(Errno.EINVAL, "rdma_init_qp_attr gives INIT, RTR or RTS, not "
+            default -> throw CmWords.error(Errno.EINVAL, "init QP attributes for", id, "rdma_init_qp_attr gives INIT, RTR or RTS, not "
                     + state);
         };
     }

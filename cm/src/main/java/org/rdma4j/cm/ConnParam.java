@@ -39,7 +39,7 @@ public final class ConnParam {
     public ConnParam() {
     }
 
-    /** {@return a copy of the private data} */
+    /** {@return a copy of the private data ({@code private_data}, {@code private_data_len})} */
     public byte[] privateData() {
         return privateData.clone();
     }
@@ -55,78 +55,124 @@ public final class ConnParam {
         return this;
     }
 
-    /** {@return how many RDMA READ/atomic requests the peer may have outstanding at us} */
+    /** {@return how many RDMA READ/atomic requests the peer may have outstanding at us ({@code responder_resources})} */
     public int responderResources() {
         return responderResources;
     }
 
-    /** @param v responder resources (0..255) @return this */
+    /**
+     * Sets {@code responder_resources}: the RDMA READ and atomic requests the peer may have outstanding at
+     * this side (the REQ's and REP's Responder Resources field).
+     *
+     * @param v responder resources (0..255)
+     * @return this
+     * @throws VerbsException EINVAL outside 0..255
+     */
     public ConnParam responderResources(int v) {
         this.responderResources = range(v, 255, "responder resources");
         return this;
     }
 
-    /** {@return how many RDMA READ/atomic requests we may have outstanding at the peer} */
+    /** {@return how many RDMA READ/atomic requests we may have outstanding at the peer ({@code initiator_depth})} */
     public int initiatorDepth() {
         return initiatorDepth;
     }
 
-    /** @param v initiator depth (0..255) @return this */
+    /**
+     * Sets {@code initiator_depth}: the RDMA READ and atomic requests this side may have outstanding at the
+     * peer (the REQ's and REP's Initiator Depth field).
+     *
+     * @param v initiator depth (0..255)
+     * @return this
+     * @throws VerbsException EINVAL outside 0..255
+     */
     public ConnParam initiatorDepth(int v) {
         this.initiatorDepth = range(v, 255, "initiator depth");
         return this;
     }
 
-    /** {@return whether end-to-end flow control is claimed} */
+    /** {@return whether end-to-end flow control is claimed ({@code flow_control})} */
     public boolean flowControl() {
         return flowControl;
     }
 
-    /** @param v end-to-end flow control @return this */
+    /**
+     * Sets {@code flow_control}: whether this side claims end-to-end flow control (the REQ's and REP's
+     * End-to-End Flow Control bit).
+     *
+     * @param v end-to-end flow control
+     * @return this
+     */
     public ConnParam flowControl(boolean v) {
         this.flowControl = v;
         return this;
     }
 
-    /** {@return the transport retry count (0..7)} */
+    /** {@return the transport retry count ({@code retry_count}, 0..7)} */
     public int retryCount() {
         return retryCount;
     }
 
-    /** @param v the transport retry count (0..7) @return this */
+    /**
+     * Sets {@code retry_count}: how often the peer's QP retransmits before it fails with RETRY_EXC_ERR (the
+     * REQ's Retry Count field; connect only).
+     *
+     * @param v the transport retry count (0..7)
+     * @return this
+     * @throws VerbsException EINVAL outside 0..7
+     */
     public ConnParam retryCount(int v) {
         this.retryCount = range(v, 7, "retry count");
         return this;
     }
 
-    /** {@return the RNR retry count (0..7, 7 = forever)} */
+    /** {@return the RNR retry count ({@code rnr_retry_count}, 0..7, 7 = forever)} */
     public int rnrRetryCount() {
         return rnrRetryCount;
     }
 
-    /** @param v the RNR retry count (0..7) @return this */
+    /**
+     * Sets {@code rnr_retry_count}: how often the peer's QP retries after an RNR NAK, 7 without end (the
+     * REQ's and REP's RNR Retry Count field).
+     *
+     * @param v the RNR retry count (0..7)
+     * @return this
+     * @throws VerbsException EINVAL outside 0..7
+     */
     public ConnParam rnrRetryCount(int v) {
         this.rnrRetryCount = range(v, 7, "RNR retry count");
         return this;
     }
 
-    /** {@return whether the QP uses an SRQ} */
+    /** {@return whether the QP uses an SRQ ({@code srq})} */
     public boolean srq() {
         return srq;
     }
 
-    /** @param v whether the QP uses an SRQ @return this */
+    /**
+     * Sets {@code srq}: whether this side's QP receives from a shared receive queue (the REQ's and REP's SRQ
+     * bit).
+     *
+     * @param v whether the QP uses an SRQ
+     * @return this
+     */
     public ConnParam srq(boolean v) {
         this.srq = v;
         return this;
     }
 
-    /** {@return the QP number announced when the id has no QP of its own (0: use the id's QP)} */
+    /** {@return the QP number announced when the id has no QP of its own ({@code qp_num}; 0: use the id's QP)} */
     public int qpNum() {
         return qpNum;
     }
 
-    /** @param v the QP number to announce when the id has no QP @return this */
+    /**
+     * Sets {@code qp_num}: the QP number the REQ or REP announces (Local QPN) for an id without a QP of its
+     * own ({@link CmId#createQp} not called: the program's own QP, moved with {@link CmId#initQpAttr}).
+     *
+     * @param v the QP number to announce when the id has no QP (24 bits kept)
+     * @return this
+     */
     public ConnParam qpNum(int v) {
         this.qpNum = v & 0xFFFFFF;
         return this;
@@ -138,14 +184,14 @@ public final class ConnParam {
 
     void checkPrivateData(int max, String what) {
         if (privateData.length > max) {
-            throw new VerbsException(Errno.EINVAL, what + " carries at most " + max + " bytes of private data, got "
+            throw new VerbsException(Errno.EINVAL, what + ": at most " + max + " bytes of private data, got "
                     + privateData.length);
         }
     }
 
     private static int range(int v, int max, String what) {
         if (v < 0 || v > max) {
-            throw new VerbsException(Errno.EINVAL, what + " must be 0.." + max + ", got " + v);
+            throw new VerbsException(Errno.EINVAL, "ConnParam: " + what + " must be 0.." + max + ", got " + v);
         }
         return v;
     }

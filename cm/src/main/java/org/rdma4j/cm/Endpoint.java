@@ -119,8 +119,9 @@ public final class Endpoint implements AutoCloseable {
      * @param pd a protection domain of the endpoint's device, or null
      * @param attr the QP's attributes, or null for an endpoint without a QP
      * @return the endpoint
-     * @throws VerbsException EADDRINUSE (passive, port taken), ENODEV (no device for the address),
-     *     ETIMEDOUT (no resolution within the timeout)
+     * @throws VerbsException passive: EADDRINUSE (port taken), EADDRNOTAVAIL (no device has the address);
+     *     active: ENODEV, ENETUNREACH or EHOSTUNREACH (ADDR_ERROR: no device for the route's source, no
+     *     route), ETIMEDOUT (no resolution within the timeout); the message names the step and the peer
      * @throws InterruptedException if interrupted while resolving
      */
     public static Endpoint create(AddrInfo res, ProtectionDomain pd, QpInitAttr attr) throws InterruptedException {
@@ -135,6 +136,8 @@ public final class Endpoint implements AutoCloseable {
      * @param attr the QP's attributes, or null
      * @param timeout the bound of each synchronous step ({@link #timeout(Duration)})
      * @return the endpoint
+     * @throws VerbsException as {@link #create(AddrInfo, ProtectionDomain, QpInitAttr)}; EINVAL for a
+     *     timeout that is not positive
      * @throws InterruptedException if interrupted while resolving
      */
     public static Endpoint create(AddrInfo res, ProtectionDomain pd, QpInitAttr attr, Duration timeout)
@@ -153,9 +156,9 @@ public final class Endpoint implements AutoCloseable {
                 ep.listenAttr = attr == null ? null : copy(attr);
             } else {
                 id.resolveAddr(res.source(), res.destination(), RESOLVE_TIMEOUT_MS);
-                ep.await(CmEventType.ADDR_RESOLVED);
+                ep.await(CmEventType.ADDR_RESOLVED, res.destination());
                 id.resolveRoute(RESOLVE_TIMEOUT_MS);
-                ep.await(CmEventType.ROUTE_RESOLVED);
+                ep.await(CmEventType.ROUTE_RESOLVED, res.destination());
                 if (attr != null) {
                     ep.createQp(pd, attr);
                 }
@@ -179,6 +182,8 @@ public final class Endpoint implements AutoCloseable {
      * rdma_listen on a passive endpoint.
      *
      * @param backlog requests that may wait for {@link #getRequest} (0 or less: 1024)
+     * @throws VerbsException EINVAL on an active endpoint or one that listens already; ENODEV when no
+     *     device can take connections; EBADF once closed
      */
     public void listen(int backlog) {
         requirePassive("listen");
@@ -192,12 +197,14 @@ public final class Endpoint implements AutoCloseable {
      * {@link #lastEvent()}.
      *
      * @return the request's endpoint, to accept or reject
+     * @throws VerbsException EBADF when the endpoint is closed (also while waiting); EINVAL on an active
+     *     endpoint; the provider's errno when the request's QP cannot be made
      * @throws InterruptedException if interrupted while waiting
      */
     public Endpoint getRequest() throws InterruptedException {
         Endpoint e = getRequest(Long.MAX_VALUE, TimeUnit.NANOSECONDS);
         if (e == null) {
-            throw new VerbsException(Errno.ETIMEDOUT, "no connection request");
+            throw err(Errno.ETIMEDOUT, "get request on", "no connection request");
         }
         return e;
     }
@@ -208,6 +215,7 @@ public final class Endpoint implements AutoCloseable {
      * @param timeout how long
      * @param unit its unit
      * @return the request's endpoint, or null when none came in time
+     * @throws VerbsException as {@link #getRequest()}
      * @throws InterruptedException if interrupted while waiting
      */
     public Endpoint getRequest(long timeout, TimeUnit unit) throws InterruptedException {
@@ -225,7 +233,7 @@ public final class Endpoint implements AutoCloseable {
             }
             if (e.id() == id) {
                 lastEvent = e;
-                throw failure(e, CmEventType.CONNECT_REQUEST);
+                throw failure(e, CmEventType.CONNECT_REQUEST, null);
             }
             // not reached for a request's id: migrate moves its queued events to its endpoint's channel
         }
@@ -255,28 +263,35 @@ public final class Endpoint implements AutoCloseable {
      * in RTS.
      *
      * @param param connection parameters, or null for the defaults
-     * @throws VerbsException ECONNREFUSED (rejected; the reason is in {@link #lastEvent()}), ETIMEDOUT
-     *     (unreachable, or no answer within the timeout)
+     * @throws VerbsException ECONNREFUSED (REJECTED; the reason, in words in the message, is in
+     *     {@link #lastEvent()}), ETIMEDOUT (UNREACHABLE after the CM's retries, or no ESTABLISHED within
+     *     {@link #timeout()}), ENODEV (DEVICE_REMOVAL), EINVAL (a passive endpoint, or too much private
+     *     data), EBADF (closed); the message names the server's address and port and the timeout
      * @throws InterruptedException if interrupted while waiting
      */
     public void connect(ConnParam param) throws InterruptedException {
         if (passive) {
-            throw new VerbsException(Errno.EINVAL, "connect on a passive endpoint");
+            throw err(Errno.EINVAL, "connect from", "a passive endpoint listens, it does not connect");
         }
         id.connect(param == null ? new ConnParam() : param);
-        await(CmEventType.ESTABLISHED);
+        await(CmEventType.ESTABLISHED, null);
         connected = true;
     }
 
     /**
-     * rdma_accept on a request's endpoint: moves its QP to RTS, answers, and waits for ESTABLISHED.
+     * rdma_accept on a request's endpoint: moves its QP to RTS, answers (REP), and waits for ESTABLISHED
+     * (the client's RTU).
      *
      * @param param connection parameters, or null for the defaults
+     * @throws VerbsException ETIMEDOUT (no RTU within {@link #timeout()}, or UNREACHABLE after the REP's
+     *     retries), ECONNREFUSED (the client rejected, e.g. it gave up), EINVAL (not a request's endpoint,
+     *     answered already, too much private data), EBADF (closed); the message names the client's
+     *     address and port
      * @throws InterruptedException if interrupted while waiting
      */
     public void accept(ConnParam param) throws InterruptedException {
         id.accept(param == null ? new ConnParam() : param);
-        await(CmEventType.ESTABLISHED);
+        await(CmEventType.ESTABLISHED, null);
         connected = true;
     }
 
@@ -284,6 +299,8 @@ public final class Endpoint implements AutoCloseable {
      * rdma_reject on a request's endpoint.
      *
      * @param privateData up to {@value ConnParam#MAX_REJ_PRIVATE_DATA} bytes, or null
+     * @throws VerbsException EINVAL when not a request's endpoint, answered already, or too much private
+     *     data; EBADF once closed
      */
     public void reject(byte[] privateData) {
         id.reject(privateData);
@@ -294,6 +311,8 @@ public final class Endpoint implements AutoCloseable {
      * DISCONNECTED (at once if the peer disconnected first: this then sends the DREP the peer waits for,
      * so both sides call it, as with the kernel's CM). Nothing when not connected or done before.
      *
+     * @throws VerbsException ETIMEDOUT when no DISCONNECTED came within {@link #timeout()} (the message
+     *     names the peer and the timeout); EBADF when closed while waiting
      * @throws InterruptedException if interrupted while waiting
      */
     public void disconnect() throws InterruptedException {
@@ -306,7 +325,7 @@ public final class Endpoint implements AutoCloseable {
         while (true) {
             CmEvent e = channel.getEvent(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
             if (e == null) {
-                throw new VerbsException(Errno.ETIMEDOUT, "no DISCONNECTED within " + timeout());
+                throw CmWords.timedOut(id, CmEventType.DISCONNECTED, false, null, timeoutNs);
             }
             e.ack();
             lastEvent = e;
@@ -324,17 +343,33 @@ public final class Endpoint implements AutoCloseable {
      *
      * @param buf native memory
      * @return the region
+     * @throws VerbsException EINVAL when the endpoint has no PD (no QP made yet) or for heap memory; the
+     *     provider's errno when the registration fails (ENOMEM past its limits)
      */
     public MemoryRegion regMsgs(MemorySegment buf) {
         return regMr(buf, Access.LOCAL_WRITE);
     }
 
-    /** rdma_reg_read: the peer may RDMA READ {@code buf}. @param buf native memory @return the region */
+    /**
+     * rdma_reg_read: the peer may RDMA READ {@code buf}.
+     *
+     * @param buf native memory
+     * @return the region
+     * @throws VerbsException EINVAL when the endpoint has no PD (no QP made yet) or for heap memory; the
+     *     provider's errno when the registration fails (ENOMEM past its limits)
+     */
     public MemoryRegion regRead(MemorySegment buf) {
         return regMr(buf, Access.LOCAL_WRITE | Access.REMOTE_READ);
     }
 
-    /** rdma_reg_write: the peer may RDMA WRITE {@code buf}. @param buf native memory @return the region */
+    /**
+     * rdma_reg_write: the peer may RDMA WRITE {@code buf}.
+     *
+     * @param buf native memory
+     * @return the region
+     * @throws VerbsException EINVAL when the endpoint has no PD (no QP made yet) or for heap memory; the
+     *     provider's errno when the registration fails (ENOMEM past its limits)
+     */
     public MemoryRegion regWrite(MemorySegment buf) {
         return regMr(buf, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
     }
@@ -347,6 +382,8 @@ public final class Endpoint implements AutoCloseable {
      *     {@link ProtectionDomain#regMr}
      * @param access the access bits
      * @return the region
+     * @throws VerbsException EINVAL when the endpoint has no PD (no QP made yet) or for heap memory; the
+     *     provider's errno when the registration fails (ENOMEM past its limits)
      */
     public MemoryRegion regMr(MemorySegment buf, int access) {
         ProtectionDomain p = pd;
@@ -354,7 +391,7 @@ public final class Endpoint implements AutoCloseable {
             p = listenPd;
         }
         if (p == null) {
-            throw new VerbsException(Errno.EINVAL, "the endpoint has no protection domain (no QP was made)");
+            throw err(Errno.EINVAL, "register memory with", "the endpoint has no protection domain (no QP was made)");
         }
         MemoryRegion mr = p.regMr(buf, access);
         synchronized (regions) {
@@ -372,6 +409,8 @@ public final class Endpoint implements AutoCloseable {
      * @param wrId the work request id (the C API's context)
      * @param buf where the message goes
      * @param mr the region holding {@code buf}
+     * @throws VerbsException EINVAL when the buffer is not inside {@code mr}; EBADF once closed; the
+     *     QP's errno when the queue is full (ENOMEM) or the QP is in the wrong state
      */
     public void postRecv(long wrId, MemorySegment buf, MemoryRegion mr) {
         QueuePair q = requireQp();
@@ -389,6 +428,8 @@ public final class Endpoint implements AutoCloseable {
      * @param buf the message
      * @param mr the region holding {@code buf}; null to send it inline (copied at post time)
      * @param flags {@link org.rdma4j.verbs.SendFlag} bits (SIGNALED for a completion)
+     * @throws VerbsException EINVAL when the buffer is not inside {@code mr}; EBADF once closed; the
+     *     QP's errno when the queue is full (ENOMEM) or the QP is in the wrong state
      */
     public void postSend(long wrId, MemorySegment buf, MemoryRegion mr, int flags) {
         QueuePair q = requireQp();
@@ -409,6 +450,8 @@ public final class Endpoint implements AutoCloseable {
      * @param flags {@link org.rdma4j.verbs.SendFlag} bits
      * @param remoteAddr the peer's address
      * @param rkey the peer's remote key
+     * @throws VerbsException EINVAL when the buffer is not inside {@code mr}; EBADF once closed; the
+     *     QP's errno when the queue is full (ENOMEM) or the QP is in the wrong state
      */
     public void postRead(long wrId, MemorySegment buf, MemoryRegion mr, int flags, long remoteAddr, int rkey) {
         QueuePair q = requireQp();
@@ -429,6 +472,8 @@ public final class Endpoint implements AutoCloseable {
      * @param flags {@link org.rdma4j.verbs.SendFlag} bits (without SIGNALED no completion unless it fails)
      * @param remoteAddr the peer's address
      * @param rkey the peer's remote key
+     * @throws VerbsException EINVAL when the buffer is not inside {@code mr}; EBADF once closed; the
+     *     QP's errno when the queue is full (ENOMEM) or the QP is in the wrong state
      */
     public void postWrite(long wrId, MemorySegment buf, MemoryRegion mr, int flags, long remoteAddr, int rkey) {
         QueuePair q = requireQp();
@@ -456,12 +501,13 @@ public final class Endpoint implements AutoCloseable {
      * The completion's status is the QP's (e.g. WR_FLUSH_ERR after a disconnect): check it.
      *
      * @param wc where the completion is copied
-     * @throws VerbsException ETIMEDOUT when none came within the timeout; EBADF when the endpoint closed
+     * @throws VerbsException ETIMEDOUT when none came within the timeout (the message names the peer and
+     *     the timeout); EBADF when the endpoint closed; EINVAL when it has no QP
      * @throws InterruptedException if interrupted while waiting
      */
     public void getSendComp(WorkCompletion wc) throws InterruptedException {
         if (!getSendComp(wc, timeoutNs, TimeUnit.NANOSECONDS)) {
-            throw new VerbsException(Errno.ETIMEDOUT, "no send completion within " + timeout());
+            throw err(Errno.ETIMEDOUT, "get send completion with", "none within " + CmWords.duration(timeoutNs));
         }
     }
 
@@ -472,6 +518,7 @@ public final class Endpoint implements AutoCloseable {
      * @param timeout how long
      * @param unit its unit
      * @return true with a completion in {@code wc}, false when none came in time
+     * @throws VerbsException EBADF when the endpoint closed; EINVAL when it has no QP
      * @throws InterruptedException if interrupted while waiting
      */
     public boolean getSendComp(WorkCompletion wc, long timeout, TimeUnit unit) throws InterruptedException {
@@ -482,11 +529,13 @@ public final class Endpoint implements AutoCloseable {
      * rdma_get_recv_comp: as {@link #getSendComp(WorkCompletion)} on the receive CQ.
      *
      * @param wc where the completion is copied
+     * @throws VerbsException ETIMEDOUT when none came within the timeout (the message names the peer and
+     *     the timeout); EBADF when the endpoint closed; EINVAL when it has no QP
      * @throws InterruptedException if interrupted while waiting
      */
     public void getRecvComp(WorkCompletion wc) throws InterruptedException {
         if (!getRecvComp(wc, timeoutNs, TimeUnit.NANOSECONDS)) {
-            throw new VerbsException(Errno.ETIMEDOUT, "no receive completion within " + timeout());
+            throw err(Errno.ETIMEDOUT, "get receive completion with", "none within " + CmWords.duration(timeoutNs));
         }
     }
 
@@ -497,6 +546,7 @@ public final class Endpoint implements AutoCloseable {
      * @param timeout how long
      * @param unit its unit
      * @return true with a completion in {@code wc}, false when none came in time
+     * @throws VerbsException EBADF when the endpoint closed; EINVAL when it has no QP
      * @throws InterruptedException if interrupted while waiting
      */
     public boolean getRecvComp(WorkCompletion wc, long timeout, TimeUnit unit) throws InterruptedException {
@@ -506,8 +556,9 @@ public final class Endpoint implements AutoCloseable {
     private boolean getComp(Side s, WorkCompletion wc, long ns) throws InterruptedException {
         Objects.requireNonNull(wc, "wc");
         CompletionQueue cq = s.cq;
+        String step = s == send ? "get send completion with" : "get receive completion with";
         if (cq == null) {
-            throw new VerbsException(Errno.EINVAL, closed.get() ? "the endpoint is closed" : "the endpoint has no QP");
+            throw err(closed.get() ? Errno.EBADF : Errno.EINVAL, step, closed.get() ? "the endpoint is closed" : "no QP");
         }
         long deadline = System.nanoTime() + Math.min(ns, Long.MAX_VALUE / 4);
         s.lock.lockInterruptibly();
@@ -515,7 +566,7 @@ public final class Endpoint implements AutoCloseable {
             CompletionChannel ch = cq.channel();
             while (true) {
                 if (closed.get()) {
-                    throw new VerbsException(Errno.EBADF, "the endpoint is closed");
+                    throw err(Errno.EBADF, step, "the endpoint is closed");
                 }
                 if (cq.poll(s.slot, 1) == 1) {
                     break;
@@ -547,7 +598,7 @@ public final class Endpoint implements AutoCloseable {
             return true;
         } catch (IllegalStateException e) {
             if (closed.get()) { // the CQ was destroyed under us by close()
-                throw new VerbsException(Errno.EBADF, "the endpoint is closed");
+                throw err(Errno.EBADF, step, "the endpoint is closed");
             }
             throw e;
         } finally {
@@ -557,32 +608,32 @@ public final class Endpoint implements AutoCloseable {
 
     // ------------------------------------------------------------------ accessors
 
-    /** {@return the endpoint's connection manager id} (its options may be set before connect or listen) */
+    /** {@return the endpoint's connection manager id (rdma_create_ep's {@code *id})} (its options may be set before connect or listen) */
     public CmId id() {
         return id;
     }
 
-    /** {@return the QP, or null when the endpoint has none} */
+    /** {@return the QP ({@code id->qp}), or null when the endpoint has none; it lives until {@link #close()}} */
     public QueuePair qp() {
         return qp;
     }
 
-    /** {@return the protection domain (the one given, or the endpoint's own), or null before a QP} */
+    /** {@return the protection domain ({@code id->pd}: the one given, or the endpoint's own), or null before a QP} */
     public ProtectionDomain pd() {
         return pd != null ? pd : listenPd;
     }
 
-    /** {@return the QP's send CQ, or null} */
+    /** {@return the QP's send CQ ({@code id->send_cq}), or null} */
     public CompletionQueue sendCq() {
         return send.cq;
     }
 
-    /** {@return the QP's receive CQ, or null} */
+    /** {@return the QP's receive CQ ({@code id->recv_cq}), or null} */
     public CompletionQueue recvCq() {
         return recv.cq;
     }
 
-    /** {@return the device context, or null while unbound} (the connection manager's: do not close it) */
+    /** {@return the device context ({@code id->verbs}), or null while unbound} (the connection manager's: do not close it) */
     public Context context() {
         return id.context();
     }
@@ -615,12 +666,12 @@ public final class Endpoint implements AutoCloseable {
         return passive;
     }
 
-    /** {@return the local address and port} */
+    /** {@return the local address and port ({@code rdma_get_local_addr})} */
     public InetSocketAddress localAddress() {
         return id.localAddress();
     }
 
-    /** {@return the peer's address and port, or null} */
+    /** {@return the peer's address and port ({@code rdma_get_peer_addr}), or null} */
     public InetSocketAddress remoteAddress() {
         return id.remoteAddress();
     }
@@ -639,7 +690,7 @@ public final class Endpoint implements AutoCloseable {
      */
     public Endpoint timeout(Duration timeout) {
         if (timeout == null || timeout.isNegative() || timeout.isZero()) {
-            throw new VerbsException(Errno.EINVAL, "the timeout must be positive");
+            throw new VerbsException(Errno.EINVAL, "set the endpoint's timeout: it must be positive, got " + CmWords.duration(timeout));
         }
         this.timeoutNs = timeout.toNanos();
         return this;
@@ -757,12 +808,12 @@ public final class Endpoint implements AutoCloseable {
     public QueuePair createQp(ProtectionDomain given, QpInitAttr attr) {
         Objects.requireNonNull(attr, "attr");
         if (qp != null || passive || closed.get()) {
-            throw new VerbsException(closed.get() ? Errno.EBADF : Errno.EINVAL, closed.get() ? "the endpoint is closed"
+            throw err(closed.get() ? Errno.EBADF : Errno.EINVAL, "create QP for", closed.get() ? "the endpoint is closed"
                     : passive ? "a passive endpoint makes its requests' QPs, not one of its own" : "the endpoint has a QP");
         }
         Context ctx = id.context();
         if (ctx == null) {
-            throw new VerbsException(Errno.EINVAL, "the endpoint is not bound to a device yet");
+            throw err(Errno.EINVAL, "create QP for", "the endpoint is not bound to a device yet");
         }
         QpInitAttr a = copy(attr);
         a.type = id.portSpace().qpType();
@@ -804,64 +855,59 @@ public final class Endpoint implements AutoCloseable {
         child.migrate(to);
     }
 
-    /** Waits for {@code want}; any other outcome throws with the errno librdmacm's ucma_complete sets. */
-    private CmEvent await(CmEventType want) throws InterruptedException {
+    /**
+     * Waits for {@code want} (from {@code peer}, or the id's peer when null); any other outcome throws
+     * with the errno librdmacm's ucma_complete sets, worded by {@link CmWords}.
+     */
+    private CmEvent await(CmEventType want, InetSocketAddress peer) throws InterruptedException {
         CmEvent e = channel.getEvent(timeoutNs, TimeUnit.NANOSECONDS);
         if (e == null) {
-            throw new VerbsException(Errno.ETIMEDOUT, "no " + want + " within " + timeout());
+            throw CmWords.timedOut(id, want, request != null, peer, timeoutNs);
         }
         e.ack();
         lastEvent = e;
         if (e.type() == want && e.status() == 0) {
             return e;
         }
-        throw failure(e, want);
+        throw failure(e, want, peer);
     }
 
-    private static VerbsException failure(CmEvent e, CmEventType want) {
-        String what = "waiting for " + want + ": " + e.type() + " (status " + e.status() + ")"
-                + (e.detail() == null ? "" : ": " + e.detail());
-        if (e.type() == CmEventType.REJECTED) {
-            return new VerbsException(Errno.ECONNREFUSED, what);
-        }
-        if (e.status() != 0) {
-            return new VerbsException(Math.abs(e.status()), what);
-        }
-        return switch (e.type()) {
-            case DISCONNECTED -> new VerbsException(ECONNRESET, what);
-            case DEVICE_REMOVAL -> new VerbsException(Errno.ENODEV, what);
-            default -> new VerbsException(Errno.EINVAL, what);
-        };
+    private VerbsException failure(CmEvent e, CmEventType want, InetSocketAddress peer) {
+        return CmWords.failure(e, want, request != null, peer);
+    }
+
+    /** The error of {@code step} on this endpoint: errno, the step, its peer (or local address), what. */
+    private VerbsException err(int errno, String step, String what) {
+        return CmWords.error(errno, step, id.remoteAddress(), id.localAddress(), what);
     }
 
     private void requirePassive(String what) {
         if (!passive) {
-            throw new VerbsException(Errno.EINVAL, what + " needs a passive endpoint (AddrInfo.passive)");
+            throw err(Errno.EINVAL, what + " from", "needs a passive endpoint (AddrInfo.passive)");
         }
     }
 
     private QueuePair requireQp() {
         QueuePair q = qp;
         if (q == null) {
-            throw new VerbsException(closed.get() ? Errno.EBADF : Errno.EINVAL,
-                    closed.get() ? "the endpoint is closed" : "the endpoint has no QP");
+            throw err(closed.get() ? Errno.EBADF : Errno.EINVAL, "post to", closed.get() ? "the endpoint is closed" : "no QP");
         }
         return q;
     }
 
-    private static int length(MemorySegment buf) {
+    private int length(MemorySegment buf) {
         long n = buf.byteSize();
         if (n > Integer.MAX_VALUE) {
-            throw new VerbsException(Errno.EINVAL, "a work request carries at most 2^31-1 bytes, got " + n);
+            throw err(Errno.EINVAL, "post to", "a work request carries at most 2^31-1 bytes, got " + n);
         }
         return (int) n;
     }
 
-    private static int checkIn(MemorySegment buf, MemoryRegion mr) {
+    private int checkIn(MemorySegment buf, MemoryRegion mr) {
         int len = length(buf);
         long a = buf.address();
         if (!buf.isNative() || a < mr.address() || a + len > mr.address() + mr.length()) {
-            throw new VerbsException(Errno.EINVAL, "the buffer [0x" + Long.toHexString(a) + ", +" + len
+            throw err(Errno.EINVAL, "post to", "the buffer [0x" + Long.toHexString(a) + ", +" + len
                     + ") is not inside the region [0x" + Long.toHexString(mr.address()) + ", +" + mr.length() + ")");
         }
         return len;

@@ -30,7 +30,11 @@ public enum PortSpace {
         return qpType;
     }
 
-    /** {@return the service id of {@code port} in this space} @param port the port */
+    /**
+     * {@return the service id of {@code port} in this space}
+     *
+     * @param port the port
+     */
     public long serviceId(int port) {
         return ServiceId.of(value, port);
     }

@@ -254,8 +254,8 @@ final class ProviderCmId implements CmProvider.Listener {
 
     QueuePair createQp(ProtectionDomain pd, QpInitAttr attr) {
         if (attr.type != owner.ps.qpType()) {
-            throw new VerbsException(Errno.EINVAL, owner.ps + " ids take " + owner.ps.qpType() + " QPs, not "
-                    + attr.type);
+            throw CmWords.error(Errno.EINVAL, "create QP for", owner.remoteAddress(), owner.localAddress(), owner.ps
+                    + " ids take " + owner.ps.qpType() + " QPs, not " + attr.type);
         }
         QueuePair q = id.createQp(pd, attr);
         qp = q;
@@ -273,18 +273,18 @@ final class ProviderCmId implements CmProvider.Listener {
     }
 
     void connect(ConnParam p) {
-        p.checkPrivateData(ConnParam.MAX_REQ_PRIVATE_DATA, "connect");
+        p.checkPrivateData(ConnParam.MAX_REQ_PRIVATE_DATA, CmWords.where("connect to", owner.remoteAddress(), owner.localAddress()));
         id.connect(param(p));
     }
 
     void accept(ConnParam p) {
-        p.checkPrivateData(ConnParam.MAX_REP_PRIVATE_DATA, "accept");
+        p.checkPrivateData(ConnParam.MAX_REP_PRIVATE_DATA, CmWords.where("accept from", owner.remoteAddress(), owner.localAddress()));
         id.accept(param(p));
     }
 
     void reject(byte[] privateData) {
         if (privateData.length > ConnParam.MAX_REJ_PRIVATE_DATA) {
-            throw new VerbsException(Errno.EINVAL, "reject carries at most " + ConnParam.MAX_REJ_PRIVATE_DATA
+            throw CmWords.error(Errno.EINVAL, "reject", owner.remoteAddress(), owner.localAddress(), "a REJ carries at most " + ConnParam.MAX_REJ_PRIVATE_DATA
                     + " bytes of private data, got " + privateData.length);
         }
         id.reject(privateData);
@@ -296,10 +296,10 @@ final class ProviderCmId implements CmProvider.Listener {
 
     void joinMulticast(InetAddress group, MulticastJoinFlag flag, Object context) {
         if (!group.isMulticastAddress()) {
-            throw new VerbsException(Errno.EINVAL, group.getHostAddress() + " is not a multicast address");
+            throw new VerbsException(Errno.EINVAL, "join multicast group " + group.getHostAddress() + ": not a multicast address");
         }
         if (owner.ps != PortSpace.UDP) {
-            throw new VerbsException(Errno.EINVAL, "only UD ids (RDMA_PS_UDP) join multicast groups, this one is "
+            throw new VerbsException(Errno.EINVAL, "join multicast group: only UD ids (RDMA_PS_UDP) join, this one is "
                     + owner.ps);
         }
         id.joinMulticast(group, flag == MulticastJoinFlag.SEND_ONLY_FULL_MEMBER, context);

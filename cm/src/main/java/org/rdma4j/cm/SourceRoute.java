@@ -99,8 +99,9 @@ record SourceRoute(DeviceMatch match, int errno, String detail) {
         }
         String s = src.getHostAddress();
         return new SourceRoute(null, Errno.ENODEV, "the route to " + dst.getHostAddress() + " leaves from " + s
-                + ", and no RDMA device has " + s + " as a GID: give the source address of a device (rdma4j "
-                + "tools: -I/-b ADDRESS) or make a soft device on " + s + " (--bind " + s + ")");
+                + ", and no RDMA device has " + s + " as a GID: give the source address of a device "
+                + "(EndpointOptions.source, rdma4j tools: -I/-b ADDRESS) or make a soft device on " + s
+                + " (EndpointOptions.softDevice(SoftDevicePolicy.ANY_ADDRESS), tools: --bind " + s + ")");
     }
 
     /** The local address of a UDP socket connected to {@code dst}: the source of the kernel's route. */

@@ -5,6 +5,10 @@ package org.rdma4j.cm.wire;
  * 32 Remote QPN/EECN (24) | 35 reserved, 36 PrivateData (220).
  */
 public final class CmDreq extends CommIdMessage<CmDreq> {
+    /** Creates an unwrapped DREQ flyweight; {@link #wrap} it around a MAD before use. */
+    public CmDreq() {
+    }
+
     /** Offset of the 24-bit remote QPN. */
     public static final int REMOTE_QPN_OFFSET = 32;
     /** Offset of the private data. */
@@ -22,8 +26,13 @@ public final class CmDreq extends CommIdMessage<CmDreq> {
         return PRIVATE_DATA_OFFSET;
     }
 
-    /** {@return the receiver's QPN} */
+    /** {@return the receiver's QPN (the Remote QPN field)} */
     public int remoteQpn() { return u24(REMOTE_QPN_OFFSET); }
-    /** @param v the receiver's QPN (24 bits) @return this */
+    /**
+     * Sets the Remote QPN field.
+     *
+     * @param v the receiver's QPN (24 bits)
+     * @return this
+     */
     public CmDreq remoteQpn(int v) { u24(REMOTE_QPN_OFFSET, v); return this; }
 }

@@ -26,6 +26,7 @@ public abstract class CmMessage {
      *
      * @param segment the MAD
      * @return this
+     * @throws IllegalArgumentException when {@code segment} is shorter than a MAD
      */
     public CmMessage wrap(MemorySegment segment) {
         if (Objects.requireNonNull(segment, "segment").byteSize() < MAD_SIZE) {
@@ -52,9 +53,10 @@ public abstract class CmMessage {
     }
 
     /**
-     * Zeroes the MAD and writes a CM MAD header (method SEND) with this message's attribute id.
+     * Zeroes the MAD and writes a CM MAD header (base version 1, class 0x07 version 2, method SEND) with
+     * this message's attribute id: the first step of building a message to send.
      *
-     * @param transactionId the transaction id
+     * @param transactionId the transaction id (TransactionID; an answer carries its request's)
      */
     public void clearAndInit(long transactionId) {
         mad.asSlice(0, MAD_SIZE).fill((byte) 0);
@@ -67,6 +69,7 @@ public abstract class CmMessage {
      * @param dst where to
      * @param dstOffset from which index of {@code dst}
      * @param length how many bytes (at most {@link #privateDataLength()})
+     * @throws IllegalArgumentException when {@code length} is negative or beyond the field
      */
     public final void getPrivateData(byte[] dst, int dstOffset, int length) {
         checkLength(length);
@@ -86,6 +89,7 @@ public abstract class CmMessage {
      * @param src the bytes
      * @param srcOffset from which index
      * @param length how many (at most {@link #privateDataLength()})
+     * @throws IllegalArgumentException when {@code length} is negative or beyond the field
      */
     public final void setPrivateData(byte[] src, int srcOffset, int length) {
         checkLength(length);
@@ -100,52 +104,97 @@ public abstract class CmMessage {
         }
     }
 
-    /** {@return the unsigned byte at {@code at}} @param at offset in the MAD */
+    /**
+     * {@return the unsigned byte at {@code at}}
+     *
+     * @param at offset in the MAD
+     */
     protected final int u8(int at) {
         return mad.get(Be.BYTE, at) & 0xFF;
     }
 
-    /** Sets the byte at {@code at}. @param at offset @param v value */
+    /**
+     * Sets the byte at {@code at}.
+     *
+     * @param at offset
+     * @param v value
+     */
     protected final void u8(int at, int v) {
         mad.set(Be.BYTE, at, (byte) v);
     }
 
-    /** {@return the unsigned 16 bits at {@code at}} @param at offset in the MAD */
+    /**
+     * {@return the unsigned 16 bits at {@code at}}
+     *
+     * @param at offset in the MAD
+     */
     protected final int u16(int at) {
         return mad.get(Be.SHORT, at) & 0xFFFF;
     }
 
-    /** Sets 16 bits at {@code at}. @param at offset @param v value */
+    /**
+     * Sets 16 bits at {@code at}.
+     *
+     * @param at offset
+     * @param v value
+     */
     protected final void u16(int at, int v) {
         mad.set(Be.SHORT, at, (short) v);
     }
 
-    /** {@return the 32 bits at {@code at}} @param at offset in the MAD */
+    /**
+     * {@return the 32 bits at {@code at}}
+     *
+     * @param at offset in the MAD
+     */
     protected final int u32(int at) {
         return mad.get(Be.INT, at);
     }
 
-    /** Sets 32 bits at {@code at}. @param at offset @param v value */
+    /**
+     * Sets 32 bits at {@code at}.
+     *
+     * @param at offset
+     * @param v value
+     */
     protected final void u32(int at, int v) {
         mad.set(Be.INT, at, v);
     }
 
-    /** {@return the 64 bits at {@code at}} @param at offset in the MAD */
+    /**
+     * {@return the 64 bits at {@code at}}
+     *
+     * @param at offset in the MAD
+     */
     protected final long u64(int at) {
         return mad.get(Be.LONG, at);
     }
 
-    /** Sets 64 bits at {@code at}. @param at offset @param v value */
+    /**
+     * Sets 64 bits at {@code at}.
+     *
+     * @param at offset
+     * @param v value
+     */
     protected final void u64(int at, long v) {
         mad.set(Be.LONG, at, v);
     }
 
-    /** {@return the 24 bits starting at byte {@code at}} @param at offset of the most significant byte */
+    /**
+     * {@return the 24 bits starting at byte {@code at}}
+     *
+     * @param at offset of the most significant byte
+     */
     protected final int u24(int at) {
         return mad.get(Be.INT, at) >>> 8;
     }
 
-    /** Sets the 24 bits starting at {@code at}, keeping the byte after them. @param at offset @param v value */
+    /**
+     * Sets the 24 bits starting at {@code at}, keeping the byte after them.
+     *
+     * @param at offset
+     * @param v value
+     */
     protected final void u24(int at, int v) {
         mad.set(Be.INT, at, (v & Be.U24) << 8 | mad.get(Be.BYTE, at + 3) & 0xFF);
     }

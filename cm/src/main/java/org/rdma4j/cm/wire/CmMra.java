@@ -11,6 +11,10 @@ package org.rdma4j.cm.wire;
  * </pre>
  */
 public final class CmMra extends CommIdMessage<CmMra> {
+    /** Creates an unwrapped MRA flyweight; {@link #wrap} it around a MAD before use. */
+    public CmMra() {
+    }
+
     /** Offset of the byte with the message MRAed. */
     public static final int MESSAGE_MRAED_OFFSET = 32;
     /** Offset of the byte with the service timeout. */
@@ -36,12 +40,22 @@ public final class CmMra extends CommIdMessage<CmMra> {
         return PRIVATE_DATA_OFFSET;
     }
 
-    /** {@return which message is acknowledged (2 bits)} */
+    /** {@return which message is acknowledged (2 bits) (the Message Mraed field)} */
     public int messageMraed() { return bits(MESSAGE_MRAED_OFFSET, 6, 2); }
-    /** @param v which message is acknowledged @return this */
+    /**
+     * Sets the Message Mraed field.
+     *
+     * @param v which message is acknowledged
+     * @return this
+     */
     public CmMra messageMraed(int v) { bits(MESSAGE_MRAED_OFFSET, 6, 2, v); return this; }
-    /** {@return the service timeout (5 bits, 4.096 us * 2^t)} */
+    /** {@return the Service Timeout field (5 bits, 4.096 us * 2^t)} */
     public int serviceTimeout() { return bits(SERVICE_TIMEOUT_OFFSET, 3, 5); }
-    /** @param v the service timeout (5 bits) @return this */
+    /**
+     * Sets the Service Timeout field.
+     *
+     * @param v the service timeout (5 bits)
+     * @return this
+     */
     public CmMra serviceTimeout(int v) { bits(SERVICE_TIMEOUT_OFFSET, 3, 5, v); return this; }
 }

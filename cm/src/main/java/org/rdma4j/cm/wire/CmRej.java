@@ -13,6 +13,10 @@ package org.rdma4j.cm.wire;
  * </pre>
  */
 public final class CmRej extends CommIdMessage<CmRej> {
+    /** Creates an unwrapped REJ flyweight; {@link #wrap} it around a MAD before use. */
+    public CmRej() {
+    }
+
     /** Offset of the byte with the message rejected. */
     public static final int MESSAGE_REJECTED_OFFSET = 32;
     /** Offset of the byte with the reject info length. */
@@ -56,17 +60,32 @@ public final class CmRej extends CommIdMessage<CmRej> {
         return PRIVATE_DATA_OFFSET;
     }
 
-    /** {@return which message is rejected (2 bits)} */
+    /** {@return which message is rejected (2 bits) (the Message Rejected field)} */
     public int messageRejected() { return bits(MESSAGE_REJECTED_OFFSET, 6, 2); }
-    /** @param v which message is rejected @return this */
+    /**
+     * Sets the Message Rejected field.
+     *
+     * @param v which message is rejected
+     * @return this
+     */
     public CmRej messageRejected(int v) { bits(MESSAGE_REJECTED_OFFSET, 6, 2, v); return this; }
-    /** {@return the reject info length (7 bits)} */
+    /** {@return the Reject Info Length field (7 bits)} */
     public int rejectInfoLength() { return bits(REJECT_INFO_LENGTH_OFFSET, 1, 7); }
-    /** @param v the reject info length (7 bits; at most 72 is valid) @return this */
+    /**
+     * Sets the Reject Info Length field.
+     *
+     * @param v the reject info length (7 bits; at most 72 is valid)
+     * @return this
+     */
     public CmRej rejectInfoLength(int v) { bits(REJECT_INFO_LENGTH_OFFSET, 1, 7, v); return this; }
-    /** {@return the reason} */
+    /** {@return the Reason field} */
     public int reason() { return u16(REASON_OFFSET); }
-    /** @param v the reason @return this */
+    /**
+     * Sets the Reason field.
+     *
+     * @param v the reason
+     * @return this
+     */
     public CmRej reason(int v) { u16(REASON_OFFSET, v); return this; }
 
     /**

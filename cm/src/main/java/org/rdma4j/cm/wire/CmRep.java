@@ -17,6 +17,10 @@ package org.rdma4j.cm.wire;
  * </pre>
  */
 public final class CmRep extends CmMessage {
+    /** Creates an unwrapped REP flyweight; {@link #wrap} it around a MAD before use. */
+    public CmRep() {
+    }
+
     /** Offset of the local communication id. */
     public static final int LOCAL_COMM_ID_OFFSET = 24;
     /** Offset of the remote communication id. */
@@ -60,58 +64,123 @@ public final class CmRep extends CmMessage {
         return this;
     }
 
-    /** {@return the local communication id} */
+    /** {@return the Local Communication ID field} */
     public int localCommId() { return u32(LOCAL_COMM_ID_OFFSET); }
-    /** @param v the local communication id @return this */
+    /**
+     * Sets the Local Communication ID field.
+     *
+     * @param v the local communication id
+     * @return this
+     */
     public CmRep localCommId(int v) { u32(LOCAL_COMM_ID_OFFSET, v); return this; }
-    /** {@return the remote communication id} */
+    /** {@return the Remote Communication ID field} */
     public int remoteCommId() { return u32(REMOTE_COMM_ID_OFFSET); }
-    /** @param v the remote communication id @return this */
+    /**
+     * Sets the Remote Communication ID field.
+     *
+     * @param v the remote communication id
+     * @return this
+     */
     public CmRep remoteCommId(int v) { u32(REMOTE_COMM_ID_OFFSET, v); return this; }
-    /** {@return the local Q_Key} */
+    /** {@return the Local Q_Key field} */
     public int localQkey() { return u32(LOCAL_QKEY_OFFSET); }
-    /** @param v the local Q_Key @return this */
+    /**
+     * Sets the Local Q_Key field.
+     *
+     * @param v the local Q_Key
+     * @return this
+     */
     public CmRep localQkey(int v) { u32(LOCAL_QKEY_OFFSET, v); return this; }
-    /** {@return the local QPN} */
+    /** {@return the Local QPN field} */
     public int localQpn() { return u24(LOCAL_QPN_OFFSET); }
-    /** @param v the local QPN (24 bits) @return this */
+    /**
+     * Sets the Local QPN field.
+     *
+     * @param v the local QPN (24 bits)
+     * @return this
+     */
     public CmRep localQpn(int v) { u24(LOCAL_QPN_OFFSET, v); return this; }
-    /** {@return the local EECN} */
+    /** {@return the Local EECN field} */
     public int localEecn() { return u24(LOCAL_EECN_OFFSET); }
-    /** {@return the starting PSN} */
+    /** {@return the Starting PSN field} */
     public int startingPsn() { return u24(STARTING_PSN_OFFSET); }
-    /** @param v the starting PSN (24 bits) @return this */
+    /**
+     * Sets the Starting PSN field.
+     *
+     * @param v the starting PSN (24 bits)
+     * @return this
+     */
     public CmRep startingPsn(int v) { u24(STARTING_PSN_OFFSET, v); return this; }
-    /** {@return the responder resources} */
+    /** {@return the Responder Resources field} */
     public int responderResources() { return u8(RESPONDER_RESOURCES_OFFSET); }
-    /** @param v the responder resources @return this */
+    /**
+     * Sets the Responder Resources field.
+     *
+     * @param v the responder resources
+     * @return this
+     */
     public CmRep responderResources(int v) { u8(RESPONDER_RESOURCES_OFFSET, v); return this; }
-    /** {@return the initiator depth} */
+    /** {@return the Initiator Depth field} */
     public int initiatorDepth() { return u8(INITIATOR_DEPTH_OFFSET); }
-    /** @param v the initiator depth @return this */
+    /**
+     * Sets the Initiator Depth field.
+     *
+     * @param v the initiator depth
+     * @return this
+     */
     public CmRep initiatorDepth(int v) { u8(INITIATOR_DEPTH_OFFSET, v); return this; }
-    /** {@return the target ACK delay (5 bits)} */
+    /** {@return the Target ACK Delay field (5 bits)} */
     public int targetAckDelay() { return bits(OFFSET50, 3, 5); }
-    /** @param v the target ACK delay (5 bits) @return this */
+    /**
+     * Sets the Target ACK Delay field.
+     *
+     * @param v the target ACK delay (5 bits)
+     * @return this
+     */
     public CmRep targetAckDelay(int v) { bits(OFFSET50, 3, 5, v); return this; }
-    /** {@return failover accepted (2 bits)} */
+    /** {@return failover accepted (2 bits) (the Failover Accepted field)} */
     public int failoverAccepted() { return bits(OFFSET50, 1, 2); }
-    /** @param v failover accepted (2 bits) @return this */
+    /**
+     * Sets the Failover Accepted field.
+     *
+     * @param v failover accepted (2 bits)
+     * @return this
+     */
     public CmRep failoverAccepted(int v) { bits(OFFSET50, 1, 2, v); return this; }
-    /** {@return the end-to-end flow control bit} */
+    /** {@return the end-to-end flow control bit (the Flow Control field)} */
     public boolean flowControl() { return bits(OFFSET50, 0, 1) != 0; }
-    /** @param v end-to-end flow control @return this */
+    /**
+     * Sets the Flow Control field.
+     *
+     * @param v end-to-end flow control
+     * @return this
+     */
     public CmRep flowControl(boolean v) { bits(OFFSET50, 0, 1, v ? 1 : 0); return this; }
-    /** {@return the RNR retry count (3 bits)} */
+    /** {@return the RNR Retry Count field (3 bits)} */
     public int rnrRetryCount() { return bits(OFFSET51, 5, 3); }
-    /** @param v the RNR retry count (3 bits) @return this */
+    /**
+     * Sets the RNR Retry Count field.
+     *
+     * @param v the RNR retry count (3 bits)
+     * @return this
+     */
     public CmRep rnrRetryCount(int v) { bits(OFFSET51, 5, 3, v); return this; }
-    /** {@return the SRQ bit} */
+    /** {@return the SRQ field} */
     public boolean srq() { return bits(OFFSET51, 4, 1) != 0; }
-    /** @param v whether the sender uses an SRQ @return this */
+    /**
+     * Sets the SRQ field.
+     *
+     * @param v whether the sender uses an SRQ
+     * @return this
+     */
     public CmRep srq(boolean v) { bits(OFFSET51, 4, 1, v ? 1 : 0); return this; }
-    /** {@return the local CA GUID} */
+    /** {@return the Local CA GUID field} */
     public long localCaGuid() { return u64(LOCAL_CA_GUID_OFFSET); }
-    /** @param v the local CA GUID @return this */
+    /**
+     * Sets the Local CA GUID field.
+     *
+     * @param v the local CA GUID
+     * @return this
+     */
     public CmRep localCaGuid(long v) { u64(LOCAL_CA_GUID_OFFSET, v); return this; }
 }

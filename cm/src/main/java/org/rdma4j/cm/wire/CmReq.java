@@ -25,6 +25,10 @@ package org.rdma4j.cm.wire;
  * </pre>
  */
 public final class CmReq extends CmMessage {
+    /** Creates an unwrapped REQ flyweight; {@link #wrap} it around a MAD before use. */
+    public CmReq() {
+    }
+
     /** Offset of the local communication id. */
     public static final int LOCAL_COMM_ID_OFFSET = 24;
     /** Offset of the service id. */
@@ -99,134 +103,287 @@ public final class CmReq extends CmMessage {
         return this;
     }
 
-    /** {@return the local communication id} */
+    /** {@return the Local Communication ID field} */
     public int localCommId() { return u32(LOCAL_COMM_ID_OFFSET); }
-    /** @param v the local communication id @return this */
+    /**
+     * Sets the Local Communication ID field.
+     *
+     * @param v the local communication id
+     * @return this
+     */
     public CmReq localCommId(int v) { u32(LOCAL_COMM_ID_OFFSET, v); return this; }
-    /** {@return the service id} */
+    /** {@return the Service ID field} */
     public long serviceId() { return u64(SERVICE_ID_OFFSET); }
-    /** @param v the service id @return this */
+    /**
+     * Sets the Service ID field.
+     *
+     * @param v the service id
+     * @return this
+     */
     public CmReq serviceId(long v) { u64(SERVICE_ID_OFFSET, v); return this; }
-    /** {@return the local CA GUID} */
+    /** {@return the Local CA GUID field} */
     public long localCaGuid() { return u64(LOCAL_CA_GUID_OFFSET); }
-    /** @param v the local CA GUID @return this */
+    /**
+     * Sets the Local CA GUID field.
+     *
+     * @param v the local CA GUID
+     * @return this
+     */
     public CmReq localCaGuid(long v) { u64(LOCAL_CA_GUID_OFFSET, v); return this; }
-    /** {@return the local Q_Key} */
+    /** {@return the Local Q_Key field} */
     public int localQkey() { return u32(LOCAL_QKEY_OFFSET); }
-    /** @param v the local Q_Key @return this */
+    /**
+     * Sets the Local Q_Key field.
+     *
+     * @param v the local Q_Key
+     * @return this
+     */
     public CmReq localQkey(int v) { u32(LOCAL_QKEY_OFFSET, v); return this; }
-    /** {@return the local QPN} */
+    /** {@return the Local QPN field} */
     public int localQpn() { return u24(LOCAL_QPN_OFFSET); }
-    /** @param v the local QPN (24 bits) @return this */
+    /**
+     * Sets the Local QPN field.
+     *
+     * @param v the local QPN (24 bits)
+     * @return this
+     */
     public CmReq localQpn(int v) { u24(LOCAL_QPN_OFFSET, v); return this; }
-    /** {@return the responder resources} */
+    /** {@return the Responder Resources field} */
     public int responderResources() { return u8(RESPONDER_RESOURCES_OFFSET); }
-    /** @param v the responder resources @return this */
+    /**
+     * Sets the Responder Resources field.
+     *
+     * @param v the responder resources
+     * @return this
+     */
     public CmReq responderResources(int v) { u8(RESPONDER_RESOURCES_OFFSET, v); return this; }
-    /** {@return the local EECN} */
+    /** {@return the Local EECN field} */
     public int localEecn() { return u24(LOCAL_EECN_OFFSET); }
-    /** {@return the initiator depth} */
+    /** {@return the Initiator Depth field} */
     public int initiatorDepth() { return u8(INITIATOR_DEPTH_OFFSET); }
-    /** @param v the initiator depth @return this */
+    /**
+     * Sets the Initiator Depth field.
+     *
+     * @param v the initiator depth
+     * @return this
+     */
     public CmReq initiatorDepth(int v) { u8(INITIATOR_DEPTH_OFFSET, v); return this; }
-    /** {@return the remote EECN} */
+    /** {@return the Remote EECN field} */
     public int remoteEecn() { return u24(REMOTE_EECN_OFFSET); }
-    /** {@return the remote CM response timeout (5 bits, 4.096 us * 2^t)} */
+    /** {@return the Remote CM Response Timeout field (5 bits, 4.096 us * 2^t)} */
     public int remoteCmResponseTimeout() { return bits(OFFSET67, 3, 5); }
-    /** @param v the remote CM response timeout (5 bits) @return this */
+    /**
+     * Sets the Remote CM Response Timeout field.
+     *
+     * @param v the remote CM response timeout (5 bits)
+     * @return this
+     */
     public CmReq remoteCmResponseTimeout(int v) { bits(OFFSET67, 3, 5, v); return this; }
-    /** {@return the transport service type (0 RC, 1 UC, 3 extended)} */
+    /** {@return the Transport Service Type field (0 RC, 1 UC, 3 extended)} */
     public int transportServiceType() { return bits(OFFSET67, 1, 2); }
-    /** @param v the transport service type (2 bits) @return this */
+    /**
+     * Sets the Transport Service Type field.
+     *
+     * @param v the transport service type (2 bits)
+     * @return this
+     */
     public CmReq transportServiceType(int v) { bits(OFFSET67, 1, 2, v); return this; }
-    /** {@return the end-to-end flow control bit} */
+    /** {@return the end-to-end flow control bit (the Flow Control field)} */
     public boolean flowControl() { return bits(OFFSET67, 0, 1) != 0; }
-    /** @param v end-to-end flow control @return this */
+    /**
+     * Sets the Flow Control field.
+     *
+     * @param v end-to-end flow control
+     * @return this
+     */
     public CmReq flowControl(boolean v) { bits(OFFSET67, 0, 1, v ? 1 : 0); return this; }
-    /** {@return the starting PSN} */
+    /** {@return the Starting PSN field} */
     public int startingPsn() { return u24(STARTING_PSN_OFFSET); }
-    /** @param v the starting PSN (24 bits) @return this */
+    /**
+     * Sets the Starting PSN field.
+     *
+     * @param v the starting PSN (24 bits)
+     * @return this
+     */
     public CmReq startingPsn(int v) { u24(STARTING_PSN_OFFSET, v); return this; }
-    /** {@return the local CM response timeout (5 bits)} */
+    /** {@return the Local CM Response Timeout field (5 bits)} */
     public int localCmResponseTimeout() { return bits(OFFSET71, 3, 5); }
-    /** @param v the local CM response timeout (5 bits) @return this */
+    /**
+     * Sets the Local CM Response Timeout field.
+     *
+     * @param v the local CM response timeout (5 bits)
+     * @return this
+     */
     public CmReq localCmResponseTimeout(int v) { bits(OFFSET71, 3, 5, v); return this; }
-    /** {@return the retry count (3 bits)} */
+    /** {@return the Retry Count field (3 bits)} */
     public int retryCount() { return bits(OFFSET71, 0, 3); }
-    /** @param v the retry count (3 bits) @return this */
+    /**
+     * Sets the Retry Count field.
+     *
+     * @param v the retry count (3 bits)
+     * @return this
+     */
     public CmReq retryCount(int v) { bits(OFFSET71, 0, 3, v); return this; }
-    /** {@return the P_Key} */
+    /** {@return the P_Key (the Partition Key field)} */
     public int pkey() { return u16(PKEY_OFFSET); }
-    /** @param v the P_Key @return this */
+    /**
+     * Sets the Partition Key field.
+     *
+     * @param v the P_Key
+     * @return this
+     */
     public CmReq pkey(int v) { u16(PKEY_OFFSET, v); return this; }
-    /** {@return the path MTU (the ibv_mtu enum, 4 bits)} */
+    /** {@return the Path MTU field (the ibv_mtu enum, 4 bits)} */
     public int pathMtu() { return bits(OFFSET74, 4, 4); }
-    /** @param v the path MTU enum value @return this */
+    /**
+     * Sets the Path MTU field.
+     *
+     * @param v the path MTU enum value
+     * @return this
+     */
     public CmReq pathMtu(int v) { bits(OFFSET74, 4, 4, v); return this; }
-    /** {@return the RDC exists bit} */
+    /** {@return the RDC Exists field} */
     public boolean rdcExists() { return bits(OFFSET74, 3, 1) != 0; }
-    /** {@return the RNR retry count (3 bits)} */
+    /** {@return the RNR Retry Count field (3 bits)} */
     public int rnrRetryCount() { return bits(OFFSET74, 0, 3); }
-    /** @param v the RNR retry count (3 bits) @return this */
+    /**
+     * Sets the RNR Retry Count field.
+     *
+     * @param v the RNR retry count (3 bits)
+     * @return this
+     */
     public CmReq rnrRetryCount(int v) { bits(OFFSET74, 0, 3, v); return this; }
-    /** {@return the max CM retries (4 bits)} */
+    /** {@return the Max CM Retries field (4 bits)} */
     public int maxCmRetries() { return bits(OFFSET75, 4, 4); }
-    /** @param v the max CM retries (4 bits) @return this */
+    /**
+     * Sets the Max CM Retries field.
+     *
+     * @param v the max CM retries (4 bits)
+     * @return this
+     */
     public CmReq maxCmRetries(int v) { bits(OFFSET75, 4, 4, v); return this; }
-    /** {@return the SRQ bit} */
+    /** {@return the SRQ field} */
     public boolean srq() { return bits(OFFSET75, 3, 1) != 0; }
-    /** @param v whether the sender uses an SRQ @return this */
+    /**
+     * Sets the SRQ field.
+     *
+     * @param v whether the sender uses an SRQ
+     * @return this
+     */
     public CmReq srq(boolean v) { bits(OFFSET75, 3, 1, v ? 1 : 0); return this; }
-    /** {@return the extended transport type (3 bits)} */
+    /** {@return the Extended Transport Type field (3 bits)} */
     public int extendedTransportType() { return bits(OFFSET75, 0, 3); }
-    /** {@return the primary local LID} */
+    /** {@return the Primary Local LID field} */
     public int primaryLocalLid() { return u16(PRIMARY_LOCAL_LID_OFFSET); }
-    /** @param v the primary local LID @return this */
+    /**
+     * Sets the Primary Local LID field.
+     *
+     * @param v the primary local LID
+     * @return this
+     */
     public CmReq primaryLocalLid(int v) { u16(PRIMARY_LOCAL_LID_OFFSET, v); return this; }
-    /** {@return the primary remote LID} */
+    /** {@return the Primary Remote LID field} */
     public int primaryRemoteLid() { return u16(PRIMARY_REMOTE_LID_OFFSET); }
-    /** @param v the primary remote LID @return this */
+    /**
+     * Sets the Primary Remote LID field.
+     *
+     * @param v the primary remote LID
+     * @return this
+     */
     public CmReq primaryRemoteLid(int v) { u16(PRIMARY_REMOTE_LID_OFFSET, v); return this; }
-    /** Copies the primary local GID into {@code dst}. @param dst 16 bytes */
+    /**
+     * Copies the primary local GID into {@code dst}.
+     *
+     * @param dst 16 bytes
+     */
     public void primaryLocalGid(byte[] dst) { gid(PRIMARY_LOCAL_GID_OFFSET, dst); }
-    /** @param src the primary local GID (16 bytes) @return this */
+    /**
+     * Sets the Primary Local GID field.
+     *
+     * @param src the primary local GID (16 bytes)
+     * @return this
+     */
     public CmReq primaryLocalGidSet(byte[] src) { gidSet(PRIMARY_LOCAL_GID_OFFSET, src); return this; }
-    /** Copies the primary remote GID into {@code dst}. @param dst 16 bytes */
+    /**
+     * Copies the primary remote GID into {@code dst}.
+     *
+     * @param dst 16 bytes
+     */
     public void primaryRemoteGid(byte[] dst) { gid(PRIMARY_REMOTE_GID_OFFSET, dst); }
-    /** @param src the primary remote GID (16 bytes) @return this */
+    /**
+     * Sets the Primary Remote GID field.
+     *
+     * @param src the primary remote GID (16 bytes)
+     * @return this
+     */
     public CmReq primaryRemoteGidSet(byte[] src) { gidSet(PRIMARY_REMOTE_GID_OFFSET, src); return this; }
-    /** {@return the primary flow label (20 bits)} */
+    /** {@return the Primary Flow Label field (20 bits)} */
     public int primaryFlowLabel() { return u32(PRIMARY_FLOW_LABEL_OFFSET) >>> 12; }
-    /** @param v the flow label (20 bits) @return this */
+    /**
+     * Sets the Primary Flow Label field.
+     *
+     * @param v the flow label (20 bits)
+     * @return this
+     */
     public CmReq primaryFlowLabel(int v) {
         u32(PRIMARY_FLOW_LABEL_OFFSET, (v & 0xFFFFF) << 12 | u32(PRIMARY_FLOW_LABEL_OFFSET) & 0xFFF);
         return this;
     }
-    /** {@return the primary packet rate (6 bits)} */
+    /** {@return the Primary Packet Rate field (6 bits)} */
     public int primaryPacketRate() { return u32(PRIMARY_FLOW_LABEL_OFFSET) & 0x3F; }
-    /** @param v the packet rate (6 bits) @return this */
+    /**
+     * Sets the Primary Packet Rate field.
+     *
+     * @param v the packet rate (6 bits)
+     * @return this
+     */
     public CmReq primaryPacketRate(int v) {
         u32(PRIMARY_FLOW_LABEL_OFFSET, u32(PRIMARY_FLOW_LABEL_OFFSET) & ~0x3F | v & 0x3F);
         return this;
     }
-    /** {@return the primary traffic class} */
+    /** {@return the Primary Traffic Class field} */
     public int primaryTrafficClass() { return u8(PRIMARY_TRAFFIC_CLASS_OFFSET); }
-    /** @param v the traffic class @return this */
+    /**
+     * Sets the Primary Traffic Class field.
+     *
+     * @param v the traffic class
+     * @return this
+     */
     public CmReq primaryTrafficClass(int v) { u8(PRIMARY_TRAFFIC_CLASS_OFFSET, v); return this; }
-    /** {@return the primary hop limit} */
+    /** {@return the Primary Hop Limit field} */
     public int primaryHopLimit() { return u8(PRIMARY_HOP_LIMIT_OFFSET); }
-    /** @param v the hop limit @return this */
+    /**
+     * Sets the Primary Hop Limit field.
+     *
+     * @param v the hop limit
+     * @return this
+     */
     public CmReq primaryHopLimit(int v) { u8(PRIMARY_HOP_LIMIT_OFFSET, v); return this; }
-    /** {@return the primary SL (4 bits)} */
+    /** {@return the Primary SL field (4 bits)} */
     public int primarySl() { return bits(PRIMARY_SL_OFFSET, 4, 4); }
-    /** @param v the SL (4 bits) @return this */
+    /**
+     * Sets the Primary SL field.
+     *
+     * @param v the SL (4 bits)
+     * @return this
+     */
     public CmReq primarySl(int v) { bits(PRIMARY_SL_OFFSET, 4, 4, v); return this; }
-    /** {@return the subnet local bit} */
+    /** {@return the subnet local bit (the Primary Subnet Local field)} */
     public boolean primarySubnetLocal() { return bits(PRIMARY_SL_OFFSET, 3, 1) != 0; }
-    /** @param v subnet local @return this */
+    /**
+     * Sets the Primary Subnet Local field.
+     *
+     * @param v subnet local
+     * @return this
+     */
     public CmReq primarySubnetLocal(boolean v) { bits(PRIMARY_SL_OFFSET, 3, 1, v ? 1 : 0); return this; }
-    /** {@return the primary local ACK timeout (5 bits)} */
+    /** {@return the Primary Local ACK Timeout field (5 bits)} */
     public int primaryLocalAckTimeout() { return bits(PRIMARY_LOCAL_ACK_TIMEOUT_OFFSET, 3, 5); }
-    /** @param v the local ACK timeout (5 bits) @return this */
+    /**
+     * Sets the Primary Local ACK Timeout field.
+     *
+     * @param v the local ACK timeout (5 bits)
+     * @return this
+     */
     public CmReq primaryLocalAckTimeout(int v) { bits(PRIMARY_LOCAL_ACK_TIMEOUT_OFFSET, 3, 5, v); return this; }
 }

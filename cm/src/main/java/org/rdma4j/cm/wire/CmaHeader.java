@@ -69,33 +69,63 @@ public final class CmaHeader {
         MemorySegment.copy(b, 0, seg, Be.BYTE, at + 16 - b.length, b.length);
     }
 
-    /** {@return the version byte} @param seg the segment @param at the header */
+    /**
+     * {@return the version byte}
+     *
+     * @param seg the segment
+     * @param at the header
+     */
     public static int version(MemorySegment seg, long at) {
         return seg.get(Be.BYTE, at + VERSION_OFFSET) & 0xFF;
     }
 
-    /** {@return the IP version (4 or 6 when valid)} @param seg the segment @param at the header */
+    /**
+     * {@return the IP version (4 or 6 when valid)}
+     *
+     * @param seg the segment
+     * @param at the header
+     */
     public static int ipVersion(MemorySegment seg, long at) {
         return (seg.get(Be.BYTE, at + IP_VERSION_OFFSET) & 0xFF) >>> 4;
     }
 
-    /** {@return the source port} @param seg the segment @param at the header */
+    /**
+     * {@return the source port}
+     *
+     * @param seg the segment
+     * @param at the header
+     */
     public static int port(MemorySegment seg, long at) {
         return seg.get(Be.SHORT, at + PORT_OFFSET) & 0xFFFF;
     }
 
-    /** {@return whether the header is one rdma_cm would accept: version 0, IP version 4 or 6} */
+    /**
+     * {@return whether the header is one rdma_cm would accept: version 0, IP version 4 or 6}
+     *
+     * @param seg the segment
+     * @param at the header's offset in {@code seg}
+     */
     public static boolean isValid(MemorySegment seg, long at) {
         int v = ipVersion(seg, at);
         return version(seg, at) == CMA_VERSION && (v == 4 || v == 6);
     }
 
-    /** {@return the source address; null if the header is not valid} @param seg the segment @param at the header */
+    /**
+     * {@return the source address; null if the header is not valid}
+     *
+     * @param seg the segment
+     * @param at the header
+     */
     public static InetAddress srcAddress(MemorySegment seg, long at) {
         return address(seg, at, at + SRC_ADDR_OFFSET);
     }
 
-    /** {@return the destination address; null if the header is not valid} @param seg the segment @param at the header */
+    /**
+     * {@return the destination address; null if the header is not valid}
+     *
+     * @param seg the segment
+     * @param at the header
+     */
     public static InetAddress dstAddress(MemorySegment seg, long at) {
         return address(seg, at, at + DST_ADDR_OFFSET);
     }

@@ -29,12 +29,22 @@ public abstract class CommIdMessage<T extends CommIdMessage<T>> extends CmMessag
         return self();
     }
 
-    /** {@return the sender's communication id} */
+    /** {@return the sender's communication id (the Local Communication ID field)} */
     public int localCommId() { return u32(LOCAL_COMM_ID_OFFSET); }
-    /** @param v the sender's communication id @return this */
+    /**
+     * Sets the Local Communication ID field.
+     *
+     * @param v the sender's communication id
+     * @return this
+     */
     public T localCommId(int v) { u32(LOCAL_COMM_ID_OFFSET, v); return self(); }
-    /** {@return the receiver's communication id} */
+    /** {@return the receiver's communication id (the Remote Communication ID field)} */
     public int remoteCommId() { return u32(REMOTE_COMM_ID_OFFSET); }
-    /** @param v the receiver's communication id @return this */
+    /**
+     * Sets the Remote Communication ID field.
+     *
+     * @param v the receiver's communication id
+     * @return this
+     */
     public T remoteCommId(int v) { u32(REMOTE_COMM_ID_OFFSET, v); return self(); }
 }

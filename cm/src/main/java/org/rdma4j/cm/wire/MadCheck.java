@@ -86,7 +86,11 @@ public final class MadCheck {
         return MadHeader.ATTR_REQ;
     }
 
-    /** {@return a name for a reason code, for counters and logs} @param code a negative result of {@link #check} */
+    /**
+     * {@return a name for a reason code, for counters and logs}
+     *
+     * @param code a negative result of {@link #check}
+     */
     public static String reason(int code) {
         return switch (code) {
             case BAD_LENGTH -> "bad_length";

@@ -104,47 +104,83 @@ public final class MadHeader {
         mad.set(Be.INT, ATTR_MOD_OFFSET, 0);
     }
 
-    /** {@return the base version} @param mad the MAD */
+    /**
+     * {@return the base version}
+     *
+     * @param mad the MAD
+     */
     public static int baseVersion(MemorySegment mad) {
         return mad.get(Be.BYTE, BASE_VERSION_OFFSET) & 0xFF;
     }
 
-    /** {@return the management class} @param mad the MAD */
+    /**
+     * {@return the management class}
+     *
+     * @param mad the MAD
+     */
     public static int mgmtClass(MemorySegment mad) {
         return mad.get(Be.BYTE, MGMT_CLASS_OFFSET) & 0xFF;
     }
 
-    /** {@return the class version} @param mad the MAD */
+    /**
+     * {@return the class version}
+     *
+     * @param mad the MAD
+     */
     public static int classVersion(MemorySegment mad) {
         return mad.get(Be.BYTE, CLASS_VERSION_OFFSET) & 0xFF;
     }
 
-    /** {@return the method byte (with the response bit)} @param mad the MAD */
+    /**
+     * {@return the method byte (with the response bit)}
+     *
+     * @param mad the MAD
+     */
     public static int method(MemorySegment mad) {
         return mad.get(Be.BYTE, METHOD_OFFSET) & 0xFF;
     }
 
-    /** {@return the status} @param mad the MAD */
+    /**
+     * {@return the status}
+     *
+     * @param mad the MAD
+     */
     public static int status(MemorySegment mad) {
         return mad.get(Be.SHORT, STATUS_OFFSET) & 0xFFFF;
     }
 
-    /** {@return the transaction id} @param mad the MAD */
+    /**
+     * {@return the transaction id}
+     *
+     * @param mad the MAD
+     */
     public static long transactionId(MemorySegment mad) {
         return mad.get(Be.LONG, TID_OFFSET);
     }
 
-    /** {@return the attribute id} @param mad the MAD */
+    /**
+     * {@return the attribute id}
+     *
+     * @param mad the MAD
+     */
     public static int attributeId(MemorySegment mad) {
         return mad.get(Be.SHORT, ATTR_ID_OFFSET) & 0xFFFF;
     }
 
-    /** {@return the attribute modifier} @param mad the MAD */
+    /**
+     * {@return the attribute modifier}
+     *
+     * @param mad the MAD
+     */
     public static int attributeModifier(MemorySegment mad) {
         return mad.get(Be.INT, ATTR_MOD_OFFSET);
     }
 
-    /** {@return the name of a CM attribute id, for logs} @param attributeId the id */
+    /**
+     * {@return the name of a CM attribute id, for logs}
+     *
+     * @param attributeId the id
+     */
     public static String attributeName(int attributeId) {
         return switch (attributeId) {
             case ATTR_REQ -> "REQ";

@@ -19,23 +19,40 @@ public final class ServiceId {
     private ServiceId() {
     }
 
-    /** {@return the service id of {@code port} in {@code portSpace}} @param portSpace the port space @param port the port */
+    /**
+     * {@return the service id of {@code port} in {@code portSpace}}
+     *
+     * @param portSpace the port space
+     * @param port the port
+     */
     public static long of(int portSpace, int port) {
         return (long) (portSpace & 0xFFFF) << 16 | port & 0xFFFF;
     }
 
-    /** {@return the port space of an IP service id, or -1 if it is not one} @param serviceId the service id */
+    /**
+     * {@return the port space of an IP service id, or -1 if it is not one}
+     *
+     * @param serviceId the service id
+     */
     public static int portSpace(long serviceId) {
         long ps = (serviceId & IP_PS_MASK) >>> 16;
         return ps == PS_TCP || ps == PS_UDP || ps == PS_IPOIB || ps == PS_IB ? (int) ps : -1;
     }
 
-    /** {@return the port of a service id (its low 16 bits)} @param serviceId the service id */
+    /**
+     * {@return the port of a service id (its low 16 bits)}
+     *
+     * @param serviceId the service id
+     */
     public static int port(long serviceId) {
         return (int) (serviceId & 0xFFFF);
     }
 
-    /** {@return whether rdma_cm puts its {@link CmaHeader} in this service id's REQ} @param serviceId the id */
+    /**
+     * {@return whether rdma_cm puts its {@link CmaHeader} in this service id's REQ}
+     *
+     * @param serviceId the id
+     */
     public static boolean carriesCmaHeader(long serviceId) {
         int ps = portSpace(serviceId);
         return ps == PS_TCP || ps == PS_UDP || ps == PS_IPOIB;

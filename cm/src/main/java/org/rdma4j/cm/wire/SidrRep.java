@@ -8,6 +8,10 @@ import java.lang.foreign.MemorySegment;
  * 48 Additional Information (72), 120 PrivateData (136).
  */
 public final class SidrRep extends CmMessage {
+    /** Creates an unwrapped SIDR_REP flyweight; {@link #wrap} it around a MAD before use. */
+    public SidrRep() {
+    }
+
     /** Offset of the request id. */
     public static final int REQUEST_ID_OFFSET = 24;
     /** Offset of the status. */
@@ -49,26 +53,51 @@ public final class SidrRep extends CmMessage {
         return this;
     }
 
-    /** {@return the request id} */
+    /** {@return the Request ID field} */
     public int requestId() { return u32(REQUEST_ID_OFFSET); }
-    /** @param v the request id @return this */
+    /**
+     * Sets the Request ID field.
+     *
+     * @param v the request id
+     * @return this
+     */
     public SidrRep requestId(int v) { u32(REQUEST_ID_OFFSET, v); return this; }
-    /** {@return the status} */
+    /** {@return the Status field} */
     public int status() { return u8(STATUS_OFFSET); }
-    /** @param v the status @return this */
+    /**
+     * Sets the Status field.
+     *
+     * @param v the status
+     * @return this
+     */
     public SidrRep status(int v) { u8(STATUS_OFFSET, v); return this; }
-    /** {@return the additional information length} */
+    /** {@return the additional information length (the Info Length field)} */
     public int infoLength() { return u8(INFO_LENGTH_OFFSET); }
-    /** {@return the QPN} */
+    /** {@return the QPN field} */
     public int qpn() { return u24(QPN_OFFSET); }
-    /** @param v the QPN (24 bits) @return this */
+    /**
+     * Sets the QPN field.
+     *
+     * @param v the QPN (24 bits)
+     * @return this
+     */
     public SidrRep qpn(int v) { u24(QPN_OFFSET, v); return this; }
-    /** {@return the service id} */
+    /** {@return the Service ID field} */
     public long serviceId() { return u64(SERVICE_ID_OFFSET); }
-    /** @param v the service id @return this */
+    /**
+     * Sets the Service ID field.
+     *
+     * @param v the service id
+     * @return this
+     */
     public SidrRep serviceId(long v) { u64(SERVICE_ID_OFFSET, v); return this; }
-    /** {@return the Q_Key} */
+    /** {@return the Q_Key field} */
     public int qkey() { return u32(QKEY_OFFSET); }
-    /** @param v the Q_Key @return this */
+    /**
+     * Sets the Q_Key field.
+     *
+     * @param v the Q_Key
+     * @return this
+     */
     public SidrRep qkey(int v) { u32(QKEY_OFFSET, v); return this; }
 }

@@ -7,6 +7,10 @@ import java.lang.foreign.MemorySegment;
  * 32 ServiceID (64), 40 PrivateData (216).
  */
 public final class SidrReq extends CmMessage {
+    /** Creates an unwrapped SIDR_REQ flyweight; {@link #wrap} it around a MAD before use. */
+    public SidrReq() {
+    }
+
     /** Offset of the request id. */
     public static final int REQUEST_ID_OFFSET = 24;
     /** Offset of the P_Key. */
@@ -34,16 +38,31 @@ public final class SidrReq extends CmMessage {
         return this;
     }
 
-    /** {@return the request id} */
+    /** {@return the Request ID field} */
     public int requestId() { return u32(REQUEST_ID_OFFSET); }
-    /** @param v the request id @return this */
+    /**
+     * Sets the Request ID field.
+     *
+     * @param v the request id
+     * @return this
+     */
     public SidrReq requestId(int v) { u32(REQUEST_ID_OFFSET, v); return this; }
-    /** {@return the P_Key} */
+    /** {@return the P_Key (the Partition Key field)} */
     public int pkey() { return u16(PKEY_OFFSET); }
-    /** @param v the P_Key @return this */
+    /**
+     * Sets the Partition Key field.
+     *
+     * @param v the P_Key
+     * @return this
+     */
     public SidrReq pkey(int v) { u16(PKEY_OFFSET, v); return this; }
-    /** {@return the service id} */
+    /** {@return the Service ID field} */
     public long serviceId() { return u64(SERVICE_ID_OFFSET); }
-    /** @param v the service id @return this */
+    /**
+     * Sets the Service ID field.
+     *
+     * @param v the service id
+     * @return this
+     */
     public SidrReq serviceId(long v) { u64(SERVICE_ID_OFFSET, v); return this; }
 }
