@@ -39,8 +39,13 @@ public final class CmRej extends CommIdMessage<CmRej> {
     /** Another message (or none). */
     public static final int MSG_OTHER = 2;
 
-    /** Reason 1: the sender timed out waiting (ARI: its CA GUID). */
-    public static final int REASON_TIMEOUT = 1;
+    /** Reason 1 ({@code IB_CM_REJ_NO_QP}): the receiver has no QP for the connection. */
+    public static final int REASON_NO_QP = 1;
+    /**
+     * Reason 4 ({@code IB_CM_REJ_TIMEOUT}, IBTA vol. 1 table 112): the sender timed out waiting (ARI: its CA
+     * GUID).
+     */
+    public static final int REASON_TIMEOUT = 4;
     /** Reason 8: no one listens on the service id. */
     public static final int REASON_INVALID_SERVICE_ID = 8;
     /** Reason 10: the connection is stale (the comm id is in time wait). */

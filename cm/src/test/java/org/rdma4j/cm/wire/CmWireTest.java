@@ -211,6 +211,20 @@ class CmWireTest {
     }
 
     @Test
+    void rejReasonNumbersAreThoseOfIbtaTable112() {
+        // IBTA vol. 1 table 112 (the kernel's enum ib_cm_rej_reason): a Linux peer reads these numbers
+        assertEquals(1, CmRej.REASON_NO_QP);
+        assertEquals(4, CmRej.REASON_TIMEOUT);
+        assertEquals(8, CmRej.REASON_INVALID_SERVICE_ID);
+        assertEquals(10, CmRej.REASON_STALE_CONN);
+        assertEquals(28, CmRej.REASON_CONSUMER_DEFINED);
+        assertEquals(31, CmRej.REASON_INVALID_CLASS_VERSION);
+        byte[] b = header(MadHeader.ATTR_REJ);
+        b[35] = 4; // reason, bytes 34-35 of the REJ
+        assertEquals(CmRej.REASON_TIMEOUT, new CmRej().wrap(mad(b)).reason());
+    }
+
+    @Test
     void mraRejRtuDreqDrepRoundTripThroughHandBuiltBytes() {
         byte[] b = header(MadHeader.ATTR_REJ);
         b[27] = 9; b[31] = 10;
