@@ -33,14 +33,16 @@ import org.rdma4j.verbs.SendWorkRequest;
 import org.rdma4j.verbs.SharedReceiveQueue;
 import org.rdma4j.verbs.VerbsException;
 import org.rdma4j.verbs.spi.AbstractResource;
+import org.rdma4j.verbs.spi.QpTransitions;
 import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
 
 /**
  * A libibverbs queue pair ({@code ibv_create_qp}). {@link #postSend}/{@link #postRecv} encode the Java
  * work requests into native arrays this QP keeps and call the provider's {@code post_send} /
  * {@code post_recv} through the context's ops, as verbs.h does: nothing is allocated per post. The
- * attributes go to {@code ibv_modify_qp} as given, so the kernel and the provider decide, with their
- * errnos, what C would be told. Posting is thread safe (posts to one queue are serialized); close waits
+ * attributes pass the verbs SPI's ranges ({@link org.rdma4j.verbs.spi.QpAttrRanges}, as on every
+ * provider) and then go to {@code ibv_modify_qp} as given, so the kernel and the provider decide the
+ * rest, with their errnos, as C would be told. Posting is thread safe (posts to one queue are serialized); close waits
  * for a post in progress and then refuses new ones, so a racing post gets an error, never a freed QP.
  */
 final class NativeQueuePair extends AbstractResource implements QueuePair, NativeHandle {
@@ -108,6 +110,7 @@ final class NativeQueuePair extends AbstractResource implements QueuePair, Nativ
         this.srq = (NativeSharedReceiveQueue) init.srq;
         this.sqSigAll = init.sqSigAll;
         QpCap want = init.cap == null ? new QpCap() : init.cap;
+        context.limits().checkCreate(want, srq == null); // the SPI's rules, as on every provider
         uses(pd, sendCq, recvCq == sendCq ? null : recvCq, srq);
         MemorySegment created;
         ErrnoCapture errno = ErrnoCapture.perThread();
@@ -281,6 +284,13 @@ final class NativeQueuePair extends AbstractResource implements QueuePair, Nativ
         if (attr == null) {
             throw new VerbsException(Errno.EINVAL, "no attributes");
         }
+        if ((mask & QpAttrMask.CUR_STATE) != 0) {
+            String why = QpTransitions.checkCurrentState(attr.curQpState, state());
+            if (why != null) {
+                throw new VerbsException(Errno.EINVAL, why); // as every provider; rxe would take it
+            }
+        }
+        context.limits().checkModify(attr, mask); // the SPI's ranges, as on every provider
         int ret;
         ErrnoCapture errno = ErrnoCapture.perThread();
         try (Arena a = Arena.ofConfined()) {

@@ -16,7 +16,17 @@ public interface ProtectionDomain extends VerbsResource {
      * global or automatic) or memory the program mapped. A heap segment
      * ({@link MemorySegment#ofArray(byte[])}, a non-direct {@code ByteBuffer}) is refused with EINVAL on
      * every provider, with the same message: a NIC cannot DMA into the Java heap, so code tested on the
-     * software device must not rely on it. No memory: EINVAL; a closed arena's memory: EFAULT.
+     * software device must not rely on it. No memory or zero bytes: EINVAL; a closed arena's memory:
+     * EFAULT; a confined arena's memory: EINVAL (the device uses the region from other threads); a
+     * read-only segment with LOCAL_WRITE: EACCES.
+     *
+     * <p>The memory must outlive the registration: deregister ({@link MemoryRegion#close()}) before
+     * closing the arena. If the arena closes first, the registration ends with it, on every provider:
+     * the native provider deregisters the region as the arena closes, before the memory is freed, so
+     * the kernel does not keep freed pages pinned for a peer's WRITE; afterwards every access through
+     * the region's keys fails as with a bad key (a local one LOC_PROT_ERR, a peer's REM_ACCESS_ERR), the
+     * region can only be closed, and its close still releases the PD. Memory that is never freed while
+     * referenced (global, automatic, a direct {@code ByteBuffer}) stays alive while the region does.
      */
     MemoryRegion regMr(MemorySegment segment, int access);
 
