@@ -35,6 +35,7 @@ import org.rdma4j.verbs.QueuePair;
 import org.rdma4j.verbs.SharedReceiveQueue;
 import org.rdma4j.verbs.VerbsException;
 import org.rdma4j.verbs.spi.AbstractResource;
+import org.rdma4j.verbs.spi.PortRules;
 import org.rdma4j.verbs.spi.CmProvider;
 import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
 
@@ -248,7 +249,9 @@ public final class NativeContext extends AbstractResource implements Context, Cm
     @Override
     public int queryPkey(int portNum, int index) {
         ensureOpen();
-        checkU8(portNum, "port");
+        // the SPI's rule, as on every provider (libibverbs reads sysfs: ENOENT past the table's end)
+        PortRules.checkPkeyIndex(portNum, limits().portCount(), index,
+                portNum >= 1 && portNum <= limits().portCount() ? queryPort(portNum).pkeyTblLen() : 0);
         ErrnoCapture errno = ErrnoCapture.perThread();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment p = arena.allocate(ValueLayout.JAVA_SHORT);
