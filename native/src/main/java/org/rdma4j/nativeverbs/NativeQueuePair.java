@@ -291,22 +291,41 @@ final class NativeQueuePair extends AbstractResource implements QueuePair, Nativ
             }
         }
         context.limits().checkModify(attr, mask); // the SPI's ranges, as on every provider
-        int ret;
         ErrnoCapture errno = ErrnoCapture.perThread();
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment m = a.allocate(IBV_QP_ATTR);
-            QpAttrCodec.encode(m, attr, mask);
-            try {
-                ret = (int) IbvQp.MODIFY_QP.invokeExact(errno.segment(), qp, m, mask);
-            } catch (Throwable t) {
-                throw Downcalls.rethrow(t);
-            }
+        int ret = modifyQp(attr, mask, errno);
+        if (ret != 0 && mask == QpAttrMask.STATE && attr.qpState == QpState.ERR
+                && IbvQp.errnoOf(ret, errno.errno()) == Errno.EINVAL && state() == QpState.RESET) {
+            ret = resetToErrThroughInit(errno);
         }
         if (ret != 0) {
             throw new VerbsException(IbvQp.errnoOf(ret, errno.errno()), "ibv_modify_qp of " + describe()
                     + ((mask & QpAttrMask.STATE) != 0 ? " to " + attr.qpState : "") + " (attr_mask 0x"
                     + Integer.toHexString(mask) + ") failed");
         }
+    }
+
+    /** ibv_modify_qp: its return value; errno is left in {@code errno}. */
+    private int modifyQp(QpAttr attr, int mask, ErrnoCapture errno) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment m = a.allocate(IBV_QP_ATTR);
+            QpAttrCodec.encode(m, attr, mask);
+            try {
+                return (int) IbvQp.MODIFY_QP.invokeExact(errno.segment(), qp, m, mask);
+            } catch (Throwable t) {
+                throw Downcalls.rethrow(t);
+            }
+        }
+    }
+
+    /**
+     * RESET -> ERR, which every state may take by the contract (S-QP-4, S-QP-7) but the kernel's table
+     * (ib_modify_qp_is_ok) lacks: through INIT with the attributes any port has (port 1, P_Key index 0,
+     * no access, Q_Key 0), then to ERR. Returns the first failing ibv_modify_qp's value.
+     */
+    private int resetToErrThroughInit(ErrnoCapture errno) {
+        QpAttr init = new QpAttr().state(QpState.INIT).portNum(1).pkeyIndex(0).accessFlags(0).qkey(0);
+        int ret = modifyQp(init, QpAttrMask.STATE | QpTransitions.required(type, QpState.RESET, QpState.INIT), errno);
+        return ret != 0 ? ret : modifyQp(new QpAttr().state(QpState.ERR), QpAttrMask.STATE, errno);
     }
 
     private void query(MemorySegment attr, int mask, MemorySegment init) {

@@ -30,9 +30,7 @@ public final class QpTransitions {
         for (int t = 0; t < T; t++) {
             for (int s = 0; s < N; s++) {
                 VALID[t][s][reset] = true;
-                // every state but RESET may move to ERR: the kernel's table (ib_modify_qp_is_ok) has no
-                // RESET -> ERR, so no provider on a kernel device can offer it
-                VALID[t][s][err] = s != reset;
+                VALID[t][s][err] = true;
             }
         }
         // RESET -> INIT
