@@ -92,6 +92,7 @@ public final class NativeMemoryRegion extends AbstractResource implements Memory
         released = true;
         hook = null;
     }
+
     private void readBack() {
         address = handle.get(ValueLayout.JAVA_LONG, MR_ADDR);
         length = handle.get(ValueLayout.JAVA_LONG, MR_LENGTH);
