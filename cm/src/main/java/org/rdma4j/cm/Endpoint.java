@@ -40,7 +40,7 @@ import org.rdma4j.verbs.WorkCompletion;
  * // the client of the seed's ping-pong (rdma_getaddrinfo, rdma_create_ep, rdma_reg_msgs, rdma_connect)
  * QpInitAttr attr = new QpInitAttr().cap(new QpCap(1, 1, 1, 1, 0));
  * try (Endpoint ep = Endpoint.create(AddrInfo.active("192.0.2.7", 7471), null, attr);
- *      Arena arena = Arena.ofConfined()) {
+ *      Arena arena = Arena.ofShared()) { // registered memory: not a confined arena
  *     MemorySegment buf = arena.allocate(64);
  *     MemoryRegion mr = ep.regMsgs(buf);
  *     ep.connect(null);

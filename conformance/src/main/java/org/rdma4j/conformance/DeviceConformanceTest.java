@@ -168,6 +168,7 @@ public class DeviceConformanceTest extends AbstractVerbsTest {
         assertEquals(0xFFFF, ctx.queryPkey(1, 0) & 0xFFFF);
     }
 
+    @Rule("S-DEV-5")
     @Test
     void queryPkeyOutOfRangeFailsEinval() {
         int len = portAttr().pkeyTblLen();

@@ -53,7 +53,7 @@ import org.rdma4j.verbs.WrOpcode;
 import org.rdma4j.verbs.spi.MrMemoryRules;
 
 /** SEMANTICS.md, Control path, "MR". */
-@Rule({"S-MR-1", "S-MR-2", "S-MR-3", "S-MR-4", "S-MR-5", "S-LIFE-1"})
+@Rule({"S-MR-1", "S-MR-2", "S-MR-3", "S-MR-4", "S-MR-5", "S-MR-6", "S-MR-7", "S-LIFE-1"})
 public class MemoryRegionConformanceTest extends AbstractVerbsTest {
     private static final int LW = Access.LOCAL_WRITE;
     private static final int RW = Access.REMOTE_WRITE;
@@ -524,5 +524,77 @@ public class MemoryRegionConformanceTest extends AbstractVerbsTest {
         VerbsException e = assertThrows(VerbsException.class,
                 () -> mr.rereg(ReregFlag.CHANGE_TRANSLATION, null, s2, 0));
         assertTrue(e.errno() == Errno.EFAULT || e.errno() == Errno.EOPNOTSUPP, e::getMessage);
+    }
+
+    /**
+     * Memory of a confined arena is refused EINVAL by registration and by re-registration with a new
+     * translation, on every provider and with the same message (the soft device uses a region from its
+     * own threads; the native provider must be able to end the registration from the thread that closes
+     * the arena), and the region stays as it was.
+     */
+    @Rule("S-MR-6")
+    @Test
+    void registeringAConfinedArenasMemoryIsEinvalOnEveryProvider() {
+        ProtectionDomain pd = allocPd(ctx);
+        try (Arena confined = Arena.ofConfined()) {
+            MemorySegment mine = confined.allocate(PAGE_SIZE, PAGE_SIZE);
+            VerbsException reg = assertErrno(Errno.EINVAL, () -> track(pd.regMr(mine, LW)));
+            assertEquals(assertThrows(VerbsException.class, () -> MrMemoryRules.check(mine, "ibv_reg_mr")).getMessage(),
+                    reg.getMessage(), "the SPI's one message");
+            MemoryRegion mr = register(pd, PAGE_SIZE, MR_ALL);
+            long address = mr.address();
+            assertErrno(Errno.EINVAL, () -> mr.rereg(ReregFlag.CHANGE_TRANSLATION, null, mine, 0));
+            assertEquals(address, mr.address(), "a refused rereg changes nothing");
+        }
+    }
+
+    /** Zero bytes are EINVAL on every provider (the kernel's ib_umem_get refuses an empty range). */
+    @Rule("S-MR-6")
+    @Test
+    void registeringZeroBytesIsEinval() {
+        ProtectionDomain pd = allocPd(ctx);
+        assertErrno(Errno.EINVAL, () -> track(pd.regMr(allocate(PAGE_SIZE).asSlice(0, 0), LW)));
+    }
+
+    /**
+     * A read-only segment cannot be registered with LOCAL_WRITE (EACCES) on any provider, since the
+     * device would write what the program may not; without LOCAL_WRITE it can.
+     */
+    @Rule("S-MR-6")
+    @Test
+    void readOnlyMemoryWithLocalWriteIsEaccesAndWithoutItIsRegistered() {
+        ProtectionDomain pd = allocPd(ctx);
+        MemorySegment ro = allocate(PAGE_SIZE).asReadOnly();
+        assertErrno(Errno.EACCES, () -> track(pd.regMr(ro, LW)));
+        assertEquals(RR, track(pd.regMr(ro, RR)).access());
+    }
+
+    /** ZERO_BASED is not an access a region takes on any provider: EOPNOTSUPP (its iova is its address). */
+    @Rule("S-MR-6")
+    @Test
+    void zeroBasedRegistrationIsEopnotsupp() {
+        ProtectionDomain pd = allocPd(ctx);
+        assertErrno(Errno.EOPNOTSUPP, () -> track(pd.regMr(allocate(PAGE_SIZE), LW | Access.ZERO_BASED)));
+    }
+
+    /**
+     * Closing the arena of registered memory ends the registration with it, on every provider: the
+     * arena closes without error, the region cannot be re-registered any more (EINVAL), and it closes,
+     * releasing its PD. (What traffic through its keys does is S-LIFE-1.)
+     */
+    @Rule("S-MR-7")
+    @Test
+    void closingTheArenaOfRegisteredMemoryEndsTheRegistration() {
+        ProtectionDomain pd = allocPd(ctx);
+        Arena own = Arena.ofShared();
+        MemoryRegion mr = pd.regMr(own.allocate(PAGE_SIZE, PAGE_SIZE), MR_ALL);
+        own.close();
+        VerbsException e = assertErrno(Errno.EINVAL, () -> mr.rereg(ReregFlag.CHANGE_ACCESS, null, null, LW));
+        assertTrue(e.getMessage().contains("arena closed"), e::getMessage);
+        assertEquals(MR_ALL, mr.access(), "a refused rereg changes nothing");
+        mr.close();
+        assertTrue(mr.isClosed());
+        pd.close();
+        assertTrue(pd.isClosed(), "the region released its PD");
     }
 }

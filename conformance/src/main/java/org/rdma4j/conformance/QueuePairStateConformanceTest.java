@@ -19,6 +19,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.rdma4j.verbs.Access;
 import org.rdma4j.verbs.AhAttr;
 import org.rdma4j.verbs.CompletionQueue;
 import org.rdma4j.verbs.DeviceAttr;
@@ -35,12 +36,13 @@ import org.rdma4j.verbs.QpType;
 import org.rdma4j.verbs.QueuePair;
 import org.rdma4j.verbs.SharedReceiveQueue;
 import org.rdma4j.verbs.SrqAttr;
+import org.rdma4j.verbs.VerbsException;
 
 /**
  * SEMANTICS.md, Control path, "QP create" and "Modify follows the IBTA state table". A QP is
  * connected to itself (its own GID and QPN), which is enough to walk the state table.
  */
-@Rule({"S-QP-1", "S-QP-2", "S-QP-3", "S-QP-4", "S-QP-5", "S-DEV-4"})
+@Rule({"S-QP-1", "S-QP-2", "S-QP-3", "S-QP-4", "S-QP-5", "S-QP-7", "S-QP-8", "S-QP-9", "S-DEV-4"})
 public class QueuePairStateConformanceTest extends AbstractVerbsTest {
     private static final QpState[] STEPS = {QpState.INIT, QpState.RTR, QpState.RTS};
     private ProtectionDomain pd;
@@ -386,6 +388,7 @@ public class QueuePairStateConformanceTest extends AbstractVerbsTest {
         return l.stream();
     }
 
+    @Rule("S-QP-7")
     @ParameterizedTest(name = "{0} {1} -> {2}")
     @MethodSource("resetOrErr")
     void anyStateMayMoveToResetOrErr(QpType type, QpState from, QpState to) {
@@ -511,6 +514,71 @@ public class QueuePairStateConformanceTest extends AbstractVerbsTest {
         assertErrno(Errno.EINVAL,
                 () -> qp.modify(stepAttr(qp, QpState.RTR).maxDestRdAtomic(max + 1), STATE | QpBringUp.INIT_TO_RTR_RC));
         assertQpState(qp, QpState.INIT);
+    }
+
+    /**
+     * The 3-bit retry counts and 5-bit timers, a destination QPN above 24 bits and access bits that are
+     * not QP access are EINVAL on every provider, before the device sees them (rxe would take a
+     * retry_cnt of 8; hardware keeps three bits of it), and the QP stays where it was.
+     */
+    @Rule("S-QP-8")
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"retry_cnt 8", "rnr_retry 8", "timeout 32", "min_rnr_timer 32", "dest_qp_num 2^24",
+            "access ZERO_BASED"})
+    void attributesBeyondTheirFieldsFailEinvalOnEveryProvider(String which) {
+        QueuePair qp = newQp(QpType.RC);
+        QpAttr attr;
+        int mask;
+        switch (which) {
+            case "dest_qp_num 2^24" -> {
+                driveTo(qp, QpState.INIT);
+                attr = stepAttr(qp, QpState.RTR).destQpNum(1 << 24);
+                mask = STATE | QpBringUp.INIT_TO_RTR_RC;
+            }
+            case "access ZERO_BASED" -> {
+                attr = stepAttr(qp, QpState.INIT).accessFlags(Access.REMOTE_WRITE | Access.ZERO_BASED);
+                mask = STATE | QpBringUp.RESET_TO_INIT_RC_UC;
+            }
+            case "min_rnr_timer 32" -> {
+                driveTo(qp, QpState.INIT);
+                attr = stepAttr(qp, QpState.RTR).minRnrTimer(32);
+                mask = STATE | QpBringUp.INIT_TO_RTR_RC;
+            }
+            default -> {
+                driveTo(qp, QpState.RTR);
+                attr = stepAttr(qp, QpState.RTS);
+                switch (which) {
+                    case "retry_cnt 8" -> attr.retryCnt(8);
+                    case "rnr_retry 8" -> attr.rnrRetry(8);
+                    default -> attr.timeout(32);
+                }
+                mask = STATE | QpBringUp.RTR_TO_RTS_RC;
+            }
+        }
+        QpState before = qp.state();
+        VerbsException e = assertErrno(Errno.EINVAL, () -> qp.modify(attr, mask));
+        assertTrue(e.getMessage().contains(which.substring(0, which.indexOf(' ')).replace("access", "QP access")),
+                e::getMessage);
+        assertQpState(qp, before);
+    }
+
+    /**
+     * A modify whose cur_qp_state is not the QP's state is EINVAL on every provider, and the QP stays
+     * where it was (rxe alone would check the transition from the claimed state: an RTR QP claimed to
+     * be in RTS would pass as RTS -> RTS and reach RTS without its send attributes); the QP's own state
+     * is accepted.
+     */
+    @Rule("S-QP-9")
+    @Test
+    void curQpStateOtherThanTheQpsStateFailsEinval() {
+        QueuePair qp = newQp(QpType.RC);
+        driveTo(qp, QpState.RTR);
+        VerbsException e = assertErrno(Errno.EINVAL,
+                () -> qp.modify(new QpAttr().state(QpState.RTS).curState(QpState.RTS), STATE | CUR_STATE));
+        assertTrue(e.getMessage().contains("cur_qp_state"), e::getMessage);
+        assertQpState(qp, QpState.RTR);
+        qp.modify(stepAttr(qp, QpState.RTS).curState(QpState.RTR), STATE | CUR_STATE | QpBringUp.RTR_TO_RTS_RC);
+        assertQpState(qp, QpState.RTS);
     }
 
     @Test

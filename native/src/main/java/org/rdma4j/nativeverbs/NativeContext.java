@@ -35,6 +35,7 @@ import org.rdma4j.verbs.QueuePair;
 import org.rdma4j.verbs.SharedReceiveQueue;
 import org.rdma4j.verbs.VerbsException;
 import org.rdma4j.verbs.spi.AbstractResource;
+import org.rdma4j.verbs.spi.PortRules;
 import org.rdma4j.verbs.spi.CmProvider;
 import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
 
@@ -66,6 +67,8 @@ public final class NativeContext extends AbstractResource implements Context, Cm
     private final Map<Object, AtomicInteger> unacked = new ConcurrentHashMap<>();
     /** False for a context librdmacm opened ({@code cm_id->verbs}): closing it must not close the device. */
     private final boolean owned;
+    /** What the SPI's rules need of the device, read at first use. */
+    private volatile NativeLimits limits;
 
     NativeContext(NativeDevice device, MemorySegment handle) {
         this(device, handle, true);
@@ -135,6 +138,21 @@ public final class NativeContext extends AbstractResource implements Context, Cm
 
     int numCompVectors() {
         return handle.get(ValueLayout.JAVA_INT, CTX_NUM_COMP_VECTORS);
+    }
+
+    /** The device limits the verbs SPI's rules check against, queried once. */
+    NativeLimits limits() {
+        NativeLimits l = limits;
+        if (l == null) {
+            DeviceAttr d = queryDevice();
+            int[] pkeys = new int[Math.max(0, d.physPortCnt())];
+            for (int p = 1; p <= pkeys.length; p++) {
+                pkeys[p - 1] = queryPort(p).pkeyTblLen();
+            }
+            l = NativeLimits.of(d, pkeys);
+            limits = l;
+        }
+        return l;
     }
 
     @Override
@@ -231,7 +249,9 @@ public final class NativeContext extends AbstractResource implements Context, Cm
     @Override
     public int queryPkey(int portNum, int index) {
         ensureOpen();
-        checkU8(portNum, "port");
+        // the SPI's rule, as on every provider (libibverbs reads sysfs: ENOENT past the table's end)
+        PortRules.checkPkeyIndex(portNum, limits().portCount(), index,
+                portNum >= 1 && portNum <= limits().portCount() ? queryPort(portNum).pkeyTblLen() : 0);
         ErrnoCapture errno = ErrnoCapture.perThread();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment p = arena.allocate(ValueLayout.JAVA_SHORT);

@@ -12,13 +12,17 @@ import org.rdma4j.verbs.MemoryRegion;
 import org.rdma4j.verbs.ProtectionDomain;
 import org.rdma4j.verbs.VerbsException;
 import org.rdma4j.verbs.spi.AbstractResource;
+import org.rdma4j.verbs.spi.MrAccessRules;
 import org.rdma4j.verbs.spi.MrMemoryRules;
 import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
 
 /**
  * A registered memory region ({@code struct ibv_mr}). Only native memory can be registered
  * ({@link MrMemoryRules}): the kernel pins the pages at the segment's address, which a heap array does
- * not keep. Thread safe.
+ * not keep. The registration ends when its memory's arena closes, before the arena frees the memory
+ * ({@link ArenaCloseHook}): the kernel would keep the freed pages pinned and a peer's WRITE would land
+ * in memory the program reuses; afterwards the keys are invalid, so traffic fails as with a bad key
+ * (LOC_PROT_ERR, REM_ACCESS_ERR), and {@link #close()} only does the bookkeeping. Thread safe.
  */
 public final class NativeMemoryRegion extends AbstractResource implements MemoryRegion, NativeHandle {
     private static final long MR_ADDR = offset(DeviceLayouts.ibv_mr, "addr");
@@ -35,9 +39,18 @@ public final class NativeMemoryRegion extends AbstractResource implements Memory
     private volatile long length;
     private volatile int lkey;
     private volatile int rkey;
+    /** Tells this region when its memory's arena closes; guarded by this. */
+    private ArenaCloseHook hook;
+    /** The kernel's registration ended because the memory's arena closed; guarded by this. */
+    private boolean released;
 
     NativeMemoryRegion(NativeProtectionDomain pd, MemorySegment segment, int access) {
+        // the SPI's rules, as on every provider: ZERO_BASED is EOPNOTSUPP (the iova is the address),
+        // ON_DEMAND is the kernel's to judge (EOPNOTSUPP where the device does not page on demand)
+        MrAccessRules.check(access, false, true);
         MrMemoryRules.check(segment, "ibv_reg_mr");
+        MrMemoryRules.checkWritable(segment, access, "ibv_reg_mr");
+        ArenaCloseHook h = ArenaCloseHook.attach(segment, "ibv_reg_mr"); // before the pages are pinned
         uses(pd);
         this.pd = pd;
         ErrnoCapture errno = ErrnoCapture.perThread();
@@ -60,6 +73,24 @@ public final class NativeMemoryRegion extends AbstractResource implements Memory
         this.segment = segment;
         this.access = access;
         readBack();
+        this.hook = h;
+        if (!h.arm(this::memoryClosing)) {
+            memoryClosing(h); // the arena closed while the kernel registered it
+        }
+    }
+
+    /**
+     * The arena of the registered memory is closing (in the closing thread, before the memory is
+     * freed): ends the kernel's registration now. A failure (a window still bound) is thrown to the
+     * arena's close, which frees the memory anyway and then throws it.
+     */
+    private synchronized void memoryClosing(ArenaCloseHook h) {
+        if (h != hook || released || isClosed()) {
+            return;
+        }
+        deregister(" as the arena of its memory closes (the memory is freed while still registered)");
+        released = true;
+        hook = null;
     }
 
     private void readBack() {
@@ -116,8 +147,10 @@ public final class NativeMemoryRegion extends AbstractResource implements Memory
         if (flags == 0 || (flags & ~DeviceConstants.IBV_REREG_MR_FLAGS_SUPPORTED) != 0) {
             throw new VerbsException(Errno.EINVAL, "ibv_rereg_mr: bad flags 0x" + Integer.toHexString(flags));
         }
+        MrMemoryRules.checkStillRegistered(segment, "ibv_rereg_mr");
         boolean translation = (flags & DeviceConstants.IBV_REREG_MR_CHANGE_TRANSLATION) != 0;
         boolean changePd = (flags & DeviceConstants.IBV_REREG_MR_CHANGE_PD) != 0;
+        boolean changeAccess = (flags & DeviceConstants.IBV_REREG_MR_CHANGE_ACCESS) != 0;
         NativeProtectionDomain target = pd;
         if (changePd) {
             if (!(newPd instanceof NativeProtectionDomain n) || n.context() != pd.context()) {
@@ -126,16 +159,22 @@ public final class NativeMemoryRegion extends AbstractResource implements Memory
             n.ensureOpen();
             target = n;
         }
+        if (changeAccess) {
+            MrAccessRules.check(newAccess, false, true);
+        }
         if (translation) {
             MrMemoryRules.check(newSegment, "ibv_rereg_mr");
         }
+        MrMemoryRules.checkWritable(translation ? newSegment : segment, changeAccess ? newAccess : access,
+                "ibv_rereg_mr");
+        ArenaCloseHook newHook = translation ? ArenaCloseHook.attach(newSegment, "ibv_rereg_mr") : null;
         ErrnoCapture errno = ErrnoCapture.perThread();
         int rc;
         try {
             MemorySegment pdArg = changePd ? target.handle() : MemorySegment.NULL;
             MemorySegment addrArg = translation ? newSegment : MemorySegment.NULL;
             long lengthArg = translation ? newSegment.byteSize() : 0L;
-            int accessArg = (flags & DeviceConstants.IBV_REREG_MR_CHANGE_ACCESS) != 0 ? newAccess : 0;
+            int accessArg = changeAccess ? newAccess : 0;
             rc = (int) Ibv.ibv_rereg_mr.invokeExact(errno.segment(), handle, flags, pdArg, addrArg, lengthArg,
                     accessArg);
         } catch (Throwable t) {
@@ -150,13 +189,18 @@ public final class NativeMemoryRegion extends AbstractResource implements Memory
             replaceUse(pd, target);
             pd = target;
         }
-        if (translation) {
-            segment = newSegment;
-        }
-        if ((flags & DeviceConstants.IBV_REREG_MR_CHANGE_ACCESS) != 0) {
+        if (changeAccess) {
             access = newAccess;
         }
         readBack();
+        if (translation) {
+            segment = newSegment;
+            hook.disarm();
+            hook = newHook;
+            if (!newHook.arm(this::memoryClosing)) {
+                memoryClosing(newHook); // the new memory's arena closed meanwhile
+            }
+        }
     }
 
     @Override
@@ -166,6 +210,16 @@ public final class NativeMemoryRegion extends AbstractResource implements Memory
 
     @Override
     protected void destroy() {
+        // under close's lock, which memoryClosing takes too
+        if (released) {
+            return; // the kernel's registration ended when the memory's arena closed
+        }
+        deregister("");
+        hook.disarm();
+        hook = null;
+    }
+
+    private void deregister(String when) {
         ErrnoCapture errno = ErrnoCapture.perThread();
         int rc;
         try {
@@ -174,7 +228,7 @@ public final class NativeMemoryRegion extends AbstractResource implements Memory
             throw Native.unexpected(t);
         }
         if (rc != 0) {
-            throw Native.fail(rc, errno, "ibv_dereg_mr(" + describe() + ")");
+            throw Native.fail(rc, errno, "ibv_dereg_mr(" + describe() + ")" + when);
         }
     }
 }

@@ -33,14 +33,16 @@ import org.rdma4j.verbs.SendWorkRequest;
 import org.rdma4j.verbs.SharedReceiveQueue;
 import org.rdma4j.verbs.VerbsException;
 import org.rdma4j.verbs.spi.AbstractResource;
+import org.rdma4j.verbs.spi.QpTransitions;
 import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
 
 /**
  * A libibverbs queue pair ({@code ibv_create_qp}). {@link #postSend}/{@link #postRecv} encode the Java
  * work requests into native arrays this QP keeps and call the provider's {@code post_send} /
  * {@code post_recv} through the context's ops, as verbs.h does: nothing is allocated per post. The
- * attributes go to {@code ibv_modify_qp} as given, so the kernel and the provider decide, with their
- * errnos, what C would be told. Posting is thread safe (posts to one queue are serialized); close waits
+ * attributes pass the verbs SPI's ranges ({@link org.rdma4j.verbs.spi.QpAttrRanges}, as on every
+ * provider) and then go to {@code ibv_modify_qp} as given, so the kernel and the provider decide the
+ * rest, with their errnos, as C would be told. Posting is thread safe (posts to one queue are serialized); close waits
  * for a post in progress and then refuses new ones, so a racing post gets an error, never a freed QP.
  */
 final class NativeQueuePair extends AbstractResource implements QueuePair, NativeHandle {
@@ -108,6 +110,7 @@ final class NativeQueuePair extends AbstractResource implements QueuePair, Nativ
         this.srq = (NativeSharedReceiveQueue) init.srq;
         this.sqSigAll = init.sqSigAll;
         QpCap want = init.cap == null ? new QpCap() : init.cap;
+        context.limits().checkCreate(want, srq == null); // the SPI's rules, as on every provider
         uses(pd, sendCq, recvCq == sendCq ? null : recvCq, srq);
         MemorySegment created;
         ErrnoCapture errno = ErrnoCapture.perThread();
@@ -281,22 +284,48 @@ final class NativeQueuePair extends AbstractResource implements QueuePair, Nativ
         if (attr == null) {
             throw new VerbsException(Errno.EINVAL, "no attributes");
         }
-        int ret;
-        ErrnoCapture errno = ErrnoCapture.perThread();
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment m = a.allocate(IBV_QP_ATTR);
-            QpAttrCodec.encode(m, attr, mask);
-            try {
-                ret = (int) IbvQp.MODIFY_QP.invokeExact(errno.segment(), qp, m, mask);
-            } catch (Throwable t) {
-                throw Downcalls.rethrow(t);
+        if ((mask & QpAttrMask.CUR_STATE) != 0) {
+            String why = QpTransitions.checkCurrentState(attr.curQpState, state());
+            if (why != null) {
+                throw new VerbsException(Errno.EINVAL, why); // as every provider; rxe would take it
             }
+        }
+        context.limits().checkModify(attr, mask); // the SPI's ranges, as on every provider
+        ErrnoCapture errno = ErrnoCapture.perThread();
+        int ret = modifyQp(attr, mask, errno);
+        if (ret != 0 && mask == QpAttrMask.STATE && attr.qpState == QpState.ERR
+                && IbvQp.errnoOf(ret, errno.errno()) == Errno.EINVAL && state() == QpState.RESET) {
+            ret = resetToErrThroughInit(errno);
         }
         if (ret != 0) {
             throw new VerbsException(IbvQp.errnoOf(ret, errno.errno()), "ibv_modify_qp of " + describe()
                     + ((mask & QpAttrMask.STATE) != 0 ? " to " + attr.qpState : "") + " (attr_mask 0x"
                     + Integer.toHexString(mask) + ") failed");
         }
+    }
+
+    /** ibv_modify_qp: its return value; errno is left in {@code errno}. */
+    private int modifyQp(QpAttr attr, int mask, ErrnoCapture errno) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment m = a.allocate(IBV_QP_ATTR);
+            QpAttrCodec.encode(m, attr, mask);
+            try {
+                return (int) IbvQp.MODIFY_QP.invokeExact(errno.segment(), qp, m, mask);
+            } catch (Throwable t) {
+                throw Downcalls.rethrow(t);
+            }
+        }
+    }
+
+    /**
+     * RESET -> ERR, which every state may take by the contract (S-QP-4, S-QP-7) but the kernel's table
+     * (ib_modify_qp_is_ok) lacks: through INIT with the attributes any port has (port 1, P_Key index 0,
+     * no access, Q_Key 0), then to ERR. Returns the first failing ibv_modify_qp's value.
+     */
+    private int resetToErrThroughInit(ErrnoCapture errno) {
+        QpAttr init = new QpAttr().state(QpState.INIT).portNum(1).pkeyIndex(0).accessFlags(0).qkey(0);
+        int ret = modifyQp(init, QpAttrMask.STATE | QpTransitions.required(type, QpState.RESET, QpState.INIT), errno);
+        return ret != 0 ? ret : modifyQp(new QpAttr().state(QpState.ERR), QpAttrMask.STATE, errno);
     }
 
     private void query(MemorySegment attr, int mask, MemorySegment init) {

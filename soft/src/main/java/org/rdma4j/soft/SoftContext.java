@@ -95,10 +95,7 @@ final class SoftContext extends AbstractResource implements Context, EventQueue.
     @Override
     public int queryPkey(int portNum, int index) {
         ensureOpen();
-        checkPort(portNum);
-        if (index < 0 || index >= SoftLimits.MAX_PKEYS) {
-            throw new VerbsException(Errno.EINVAL, "P_Key index " + index + " is outside the table");
-        }
+        org.rdma4j.verbs.spi.PortRules.checkPkeyIndex(portNum, 1, index, SoftLimits.MAX_PKEYS);
         return 0xFFFF;
     }
 

@@ -3,7 +3,6 @@ package org.rdma4j.soft;
 import java.lang.foreign.MemorySegment;
 import org.rdma4j.soft.engine.KeyHolder;
 import org.rdma4j.soft.engine.MemKey;
-import org.rdma4j.verbs.Access;
 import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.MemoryRegion;
 import org.rdma4j.verbs.ProtectionDomain;
@@ -14,9 +13,6 @@ import org.rdma4j.verbs.spi.MrMemoryRules;
 
 /** A soft memory region: a key table entry over a memory segment. Thread safe. */
 final class SoftMr extends AbstractResource implements MemoryRegion, KeyHolder {
-    /** A thread that never runs: asks a segment whether threads other than its owner may use it. */
-    private static final Thread ANOTHER_THREAD = Thread.ofPlatform().unstarted(() -> { });
-
     private volatile SoftPd pd;
     private volatile MemorySegment segment;
     private final MemKey key = new MemKey(MemKey.MR);
@@ -44,19 +40,10 @@ final class SoftMr extends AbstractResource implements MemoryRegion, KeyHolder {
         key.valid = true;
     }
 
-    /** What ibv_reg_mr would refuse about the memory itself. */
+    /** What ibv_reg_mr refuses about the memory itself: the SPI's rules, as on every provider. */
     private static void checkSegment(MemorySegment segment, int access, String verb) {
-        MrMemoryRules.check(segment, verb); // null, heap or a closed arena's memory: as on every provider
-        if (segment.byteSize() == 0) {
-            throw new VerbsException(Errno.EINVAL, "cannot register zero bytes");
-        }
-        if (!segment.isAccessibleBy(ANOTHER_THREAD)) {
-            throw new VerbsException(Errno.EINVAL, "memory of a confined arena cannot be registered: the device"
-                    + " accesses it from other threads (use Arena.ofShared(), Arena.global() or Arena.ofAuto())");
-        }
-        if (segment.isReadOnly() && (access & Access.LOCAL_WRITE) != 0) {
-            throw new VerbsException(Errno.EACCES, "read-only memory cannot be registered with LOCAL_WRITE");
-        }
+        MrMemoryRules.check(segment, verb); // null, heap, closed, zero bytes, confined
+        MrMemoryRules.checkWritable(segment, access, verb);
     }
 
     static void checkAccess(int access) {
@@ -134,6 +121,8 @@ final class SoftMr extends AbstractResource implements MemoryRegion, KeyHolder {
         if ((flags & ~known) != 0 || flags == 0) {
             throw new VerbsException(Errno.EINVAL, "rereg flags 0x" + Integer.toHexString(flags));
         }
+        // the registration ended when its memory's arena closed (as on every provider)
+        MrMemoryRules.checkStillRegistered(segment, "ibv_rereg_mr");
         boolean translation = (flags & ReregFlag.CHANGE_TRANSLATION) != 0;
         SoftPd target = pd;
         if ((flags & ReregFlag.CHANGE_PD) != 0) {
@@ -147,8 +136,8 @@ final class SoftMr extends AbstractResource implements MemoryRegion, KeyHolder {
         }
         if (translation) {
             checkSegment(newSegment, access, "ibv_rereg_mr");
-        } else if (segment.isReadOnly() && (access & Access.LOCAL_WRITE) != 0) {
-            throw new VerbsException(Errno.EACCES, "read-only memory cannot be registered with LOCAL_WRITE");
+        } else {
+            MrMemoryRules.checkWritable(segment, access, "ibv_rereg_mr");
         }
         synchronized (key) { // against a bind claiming the region (MemKey.bind)
             if (key.boundWindows.get() > 0) {

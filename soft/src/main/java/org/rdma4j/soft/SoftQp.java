@@ -233,7 +233,7 @@ final class SoftQp extends AbstractResource implements QueuePair {
         }
         QpState cur = engine.state();
         if ((mask & CUR_STATE) != 0 && attr.curQpState != cur) {
-            throw new VerbsException(Errno.EINVAL, "cur_qp_state " + attr.curQpState + " but the QP is in " + cur);
+            throw new VerbsException(Errno.EINVAL, QpTransitions.checkCurrentState(attr.curQpState, cur));
         }
         QpState next = (mask & STATE) != 0 ? attr.qpState : cur;
         if (next == null) {

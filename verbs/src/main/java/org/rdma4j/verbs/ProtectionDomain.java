@@ -26,23 +26,28 @@ public interface ProtectionDomain extends VerbsResource {
      * global or automatic) or memory the program mapped. A heap segment
      * ({@link MemorySegment#ofArray(byte[])}, a non-direct {@code ByteBuffer}) is refused with EINVAL on
      * every provider, with the same message: a NIC cannot DMA into the Java heap, so code tested on the
-     * software device must not rely on it. No memory: EINVAL; a closed arena's memory: EFAULT. The soft
-     * device also refuses zero bytes and a confined arena's memory (EINVAL: its own threads access the
-     * memory) and read-only memory with LOCAL_WRITE (EACCES).
+     * software device must not rely on it. No memory or zero bytes: EINVAL; a closed arena's memory:
+     * EFAULT; a confined arena's memory: EINVAL (the device uses the region from other threads); a
+     * read-only segment with LOCAL_WRITE: EACCES (S-MR-6).
      *
-     * <p>Keep the memory alive until the region is closed. What happens to memory freed under a
-     * registration depends on the provider: the soft device never touches it again (an access fails
-     * like one with a bad key, S-LIFE-1); with a NIC (the native provider) the kernel keeps the pages
-     * pinned and the device still reads and writes them, so a peer's RDMA WRITE can land in memory the
-     * program has freed and reused.
+     * <p>The memory must outlive the registration: deregister ({@link MemoryRegion#close()}) before
+     * closing the arena. If the arena closes first, the registration ends with it, on every provider
+     * (S-MR-7): the native provider deregisters the region as the arena closes, before the memory is
+     * freed, so the kernel does not keep freed pages pinned for a peer's WRITE; afterwards every access
+     * through the region's keys fails as with a bad key (a local one LOC_PROT_ERR, a peer's
+     * REM_ACCESS_ERR), the region can only be closed, and its close still releases the PD. Memory that is
+     * never freed while referenced (global, automatic, a direct {@code ByteBuffer}) stays alive while the
+     * region does. The hazard left: a memory window still bound to the region keeps it registered, and
+     * closing the arena then throws.
      *
      * @param segment the memory to register
      * @param access  {@link Access} bits: what the local device and, through the rkey, remote peers may
      *                do with the memory
      * @return the region; close it ({@code ibv_dereg_mr}) before freeing the memory
-     * @throws VerbsException EINVAL (no memory, a heap segment, unknown access bits, remote write or
-     *     atomic without local write, S-MR-1, S-MR-5), EFAULT (a closed arena's memory), EOPNOTSUPP
-     *     (ZERO_BASED or ON_DEMAND on a device without them), EACCES (read-only memory, soft device)
+     * @throws VerbsException EINVAL (no memory, zero bytes, a heap or confined-arena segment, unknown
+     *     access bits, remote write or atomic without local write, S-MR-1, S-MR-5, S-MR-6), EFAULT (a
+     *     closed arena's memory), EOPNOTSUPP (ZERO_BASED or ON_DEMAND on a device without them), EACCES
+     *     (read-only memory with LOCAL_WRITE)
      */
     MemoryRegion regMr(MemorySegment segment, int access);
 

@@ -63,6 +63,20 @@ public final class QpAttrRanges {
      * @throws VerbsException EINVAL naming the first attribute out of range
      */
     public static void check(QpAttr attr, int mask, int portCount, int pkeyTableLength, int maxRdAtomic) {
+        check(attr, mask, portCount, pkeyTableLength, maxRdAtomic, maxRdAtomic);
+    }
+
+    /**
+     * Checks the attributes of {@code attr} selected by {@code mask} for a device with ports
+     * 1..{@code portCount} and a P_Key table of {@code pkeyTableLength} entries, which starts at most
+     * {@code maxInitRdAtomic} RDMA READ/atomic operations per QP ({@code max_qp_init_rd_atom}, the bound
+     * of {@code max_rd_atomic}) and answers at most {@code maxDestRdAtomic} ({@code max_qp_rd_atom}, the
+     * bound of {@code max_dest_rd_atomic}).
+     *
+     * @throws VerbsException EINVAL naming the first attribute out of range
+     */
+    public static void check(QpAttr attr, int mask, int portCount, int pkeyTableLength, int maxInitRdAtomic,
+            int maxDestRdAtomic) {
         if ((mask & PORT) != 0 && (attr.portNum < 1 || attr.portNum > portCount)) {
             throw new VerbsException(Errno.EINVAL, "port " + attr.portNum + " does not exist");
         }
@@ -83,8 +97,8 @@ public final class QpAttrRanges {
         range(mask, RETRY_CNT, "retry_cnt", attr.retryCnt, 7);
         range(mask, RNR_RETRY, "rnr_retry", attr.rnrRetry, 7);
         range(mask, MIN_RNR_TIMER, "min_rnr_timer", attr.minRnrTimer, 31);
-        range(mask, MAX_QP_RD_ATOMIC, "max_rd_atomic", attr.maxRdAtomic, maxRdAtomic);
-        range(mask, MAX_DEST_RD_ATOMIC, "max_dest_rd_atomic", attr.maxDestRdAtomic, maxRdAtomic);
+        range(mask, MAX_QP_RD_ATOMIC, "max_rd_atomic", attr.maxRdAtomic, maxInitRdAtomic);
+        range(mask, MAX_DEST_RD_ATOMIC, "max_dest_rd_atomic", attr.maxDestRdAtomic, maxDestRdAtomic);
     }
 
     /**

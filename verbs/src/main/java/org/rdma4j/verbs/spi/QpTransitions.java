@@ -127,6 +127,16 @@ public final class QpTransitions {
     }
 
     /**
+     * Checks a modify request's {@code cur_qp_state} ({@code claimed}) against the state the QP is in
+     * ({@code actual}): every provider refuses a request made for another state than the QP's (rxe
+     * would otherwise check the transition from the claimed state). Returns null when they agree, else
+     * the explanation of the EINVAL.
+     */
+    public static String checkCurrentState(QpState claimed, QpState actual) {
+        return claimed == actual ? null : "cur_qp_state " + claimed + " but the QP is in " + actual;
+    }
+
+    /**
      * Checks a modify request: {@code current} is the QP's state, {@code next} the requested one
      * ({@code current} when the mask has no STATE bit). Returns null when the mask is acceptable, else
      * an explanation of the EINVAL.

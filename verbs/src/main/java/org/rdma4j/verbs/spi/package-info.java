@@ -48,10 +48,13 @@
  * </tbody>
  * </table>
  *
- * <p>Who applies the rules: the soft device applies every one of them. The native provider applies
- * {@link org.rdma4j.verbs.spi.SendWrRules} and {@link org.rdma4j.verbs.spi.MrMemoryRules} (the kernel
- * cannot tell heap memory from native memory) and otherwise relies on the kernel's own checks, which
- * agree with these in substance but not in every value. All classes here are thread safe unless
+ * <p>Who applies the rules: every provider, before its device sees the call, so what one provider
+ * refuses every provider refuses with the same errno. The native provider applies them with the
+ * device's limits read once per context, then hands the call to the kernel, whose own checks remain
+ * (a value these rules accept and a device cannot, e.g. a capacity above its queue sizes, is refused by
+ * the kernel with its errno). Rules for behaviour only a device can tell (the IBTA state table's
+ * RESET to ERR, which the kernel's table lacks) are met by the provider's own means. All classes here
+ * are thread safe unless
  * their comment says otherwise. The subpackage
  * {@code org.rdma4j.verbs.spi.ffm} holds the {@code java.lang.foreign} plumbing and is exported to
  * this project's provider modules only.

@@ -10,6 +10,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;
+import org.rdma4j.verbs.Access;
 import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.VerbsException;
 
@@ -38,14 +39,56 @@ class MrMemoryRulesTest {
     }
 
     @Test
-    void nativeMemoryOfAnyArenaAndDirectBuffersPass() {
-        try (Arena shared = Arena.ofShared(); Arena confined = Arena.ofConfined()) {
+    void nativeMemoryOfSharedGlobalAndAutomaticArenasAndDirectBuffersPasses() {
+        try (Arena shared = Arena.ofShared()) {
             assertDoesNotThrow(() -> MrMemoryRules.check(shared.allocate(64), "ibv_reg_mr"));
-            // whether other threads may use it is a provider's question (soft's engine threads), not this rule's
-            assertDoesNotThrow(() -> MrMemoryRules.check(confined.allocate(64), "ibv_reg_mr"));
         }
         assertDoesNotThrow(() -> MrMemoryRules.check(Arena.global().allocate(8), "ibv_reg_mr"));
+        assertDoesNotThrow(() -> MrMemoryRules.check(Arena.ofAuto().allocate(8), "ibv_reg_mr"));
         assertDoesNotThrow(() -> MrMemoryRules.check(MemorySegment.ofBuffer(ByteBuffer.allocateDirect(64)),
                 "ibv_reg_mr"));
+    }
+
+    @Test
+    void aConfinedArenasMemoryIsEinvalForEveryProviderAndTheMessageNamesTheArenasToUse() {
+        try (Arena confined = Arena.ofConfined()) {
+            VerbsException e = assertThrows(VerbsException.class,
+                    () -> MrMemoryRules.check(confined.allocate(64), "ibv_reg_mr"));
+            assertEquals(Errno.EINVAL, e.errno());
+            assertTrue(e.getMessage().startsWith("EINVAL: ibv_reg_mr: memory of a confined arena"), e.getMessage());
+            assertTrue(e.getMessage().contains("Arena.ofShared()"), e.getMessage());
+        }
+    }
+
+    @Test
+    void zeroBytesAreEinval() {
+        try (Arena shared = Arena.ofShared()) {
+            VerbsException e = assertThrows(VerbsException.class,
+                    () -> MrMemoryRules.check(shared.allocate(64).asSlice(0, 0), "ibv_reg_mr"));
+            assertEquals(Errno.EINVAL, e.errno());
+        }
+    }
+
+    @Test
+    void readOnlyMemoryWithLocalWriteIsEaccesAndWithoutItPasses() {
+        try (Arena shared = Arena.ofShared()) {
+            MemorySegment ro = shared.allocate(64).asReadOnly();
+            assertEquals(Errno.EACCES, assertThrows(VerbsException.class,
+                    () -> MrMemoryRules.checkWritable(ro, Access.LOCAL_WRITE, "ibv_reg_mr")).errno());
+            assertDoesNotThrow(() -> MrMemoryRules.checkWritable(ro, Access.REMOTE_READ, "ibv_reg_mr"));
+            assertDoesNotThrow(() -> MrMemoryRules.checkWritable(shared.allocate(8), Access.LOCAL_WRITE, "ibv_reg_mr"));
+        }
+    }
+
+    @Test
+    void aRegionWhoseArenaClosedCannotBeReregisteredAndOneWhoseArenaIsOpenCan() {
+        Arena arena = Arena.ofShared();
+        MemorySegment s = arena.allocate(64);
+        assertDoesNotThrow(() -> MrMemoryRules.checkStillRegistered(s, "ibv_rereg_mr"));
+        arena.close();
+        VerbsException e = assertThrows(VerbsException.class,
+                () -> MrMemoryRules.checkStillRegistered(s, "ibv_rereg_mr"));
+        assertEquals(Errno.EINVAL, e.errno());
+        assertTrue(e.getMessage().contains("close the region and register again"), e.getMessage());
     }
 }

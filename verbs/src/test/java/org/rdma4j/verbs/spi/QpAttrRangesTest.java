@@ -78,4 +78,27 @@ class QpAttrRangesTest {
         assertDoesNotThrow(() -> QpAttrRanges.checkCap(new QpCap(1, 9, 1, 9, 0), false, 8, 4, 64));
         assertThrows(VerbsException.class, () -> QpAttrRanges.checkCap(new QpCap(1, 1, 1, 1, 65), true, 8, 4, 64));
     }
+
+    @Test
+    void maxRdAtomicIsBoundedByTheInitiatorDepthAndMaxDestRdAtomicByTheResponderDepth() {
+        QpAttr a = new QpAttr().maxRdAtomic(9).maxDestRdAtomic(9);
+        VerbsException init = assertThrows(VerbsException.class,
+                () -> QpAttrRanges.check(a, QpAttrMask.MAX_QP_RD_ATOMIC, 1, 1, 8, 16));
+        assertEquals("EINVAL: max_rd_atomic 9 is outside 0..8", init.getMessage());
+        assertDoesNotThrow(() -> QpAttrRanges.check(a, QpAttrMask.MAX_DEST_RD_ATOMIC, 1, 1, 8, 16));
+        VerbsException dest = assertThrows(VerbsException.class,
+                () -> QpAttrRanges.check(a, QpAttrMask.MAX_DEST_RD_ATOMIC, 1, 1, 16, 8));
+        assertEquals("EINVAL: max_dest_rd_atomic 9 is outside 0..8", dest.getMessage());
+    }
+
+    @Test
+    void retryCountOfEightIsRefusedWhateverTheDevice() {
+        // rxe takes 8 and hardware keeps three bits: the rule holds on every provider
+        assertEquals("EINVAL: retry_cnt 8 is outside 0..7",
+                refusal(new QpAttr().retryCnt(8), QpAttrMask.RETRY_CNT));
+        assertEquals("EINVAL: rnr_retry 8 is outside 0..7",
+                refusal(new QpAttr().rnrRetry(8), QpAttrMask.RNR_RETRY));
+        assertDoesNotThrow(() -> QpAttrRanges.check(new QpAttr().retryCnt(7).rnrRetry(7),
+                QpAttrMask.RETRY_CNT | QpAttrMask.RNR_RETRY, 1, 1, 1, 1));
+    }
 }
