@@ -75,4 +75,13 @@ public interface Context extends VerbsResource {
      * snapshot, names as keys.
      */
     Map<String, Long> counters(int portNum);
+
+    /**
+     * The same counters with a name and a type each, in groups (traffic, retries, drops): a counter this
+     * device does not keep is {@link PortCounters#ABSENT}. {@link PortCountersMXBean#register} shows
+     * them over JMX.
+     */
+    default PortCounters portCounters(int portNum) {
+        return PortCounters.of(counters(portNum));
+    }
 }
