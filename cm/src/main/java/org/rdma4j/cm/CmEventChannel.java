@@ -125,6 +125,7 @@ public final class CmEventChannel implements AutoCloseable {
 
     /** Queues an event; false (and nothing queued) once closed. */
     boolean post(CmEvent e) {
+        CmLog.posted(e);
         lock.lock();
         try {
             if (closed) {

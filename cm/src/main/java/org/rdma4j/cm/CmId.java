@@ -232,9 +232,10 @@ public final class CmId implements AutoCloseable {
         ProviderCmId p = provider;
         if (p != null) {
             p.connect(param);
-            return;
+        } else {
+            CmEngine.INSTANCE.connect(this, param);
         }
-        CmEngine.INSTANCE.connect(this, param);
+        CmLog.connecting(this);
     }
 
     /**
@@ -248,9 +249,10 @@ public final class CmId implements AutoCloseable {
         ProviderCmId p = provider;
         if (p != null) {
             p.accept(param);
-            return;
+        } else {
+            CmEngine.INSTANCE.accept(this, param);
         }
-        CmEngine.INSTANCE.accept(this, param);
+        CmLog.answering(this, true);
     }
 
     /**
@@ -263,9 +265,10 @@ public final class CmId implements AutoCloseable {
         ProviderCmId p = provider;
         if (p != null) {
             p.reject(privateData == null ? new byte[0] : privateData.clone());
-            return;
+        } else {
+            CmEngine.INSTANCE.reject(this, privateData == null ? new byte[0] : privateData.clone());
         }
-        CmEngine.INSTANCE.reject(this, privateData == null ? new byte[0] : privateData.clone());
+        CmLog.answering(this, false);
     }
 
     /**

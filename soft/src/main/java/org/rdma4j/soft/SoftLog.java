@@ -8,8 +8,9 @@ import org.rdma4j.verbs.Gid;
 
 /**
  * What the soft device tells an operator about devices, on the {@code System.Logger} category
- * {@value #CATEGORY}: a device up (INFO, with its link and addresses), its port going down or up
- * (WARNING / INFO), a device removed (INFO). Never on the data path. Thread safe.
+ * {@value #CATEGORY}: its port going down (WARNING: it drops every packet until it comes back); a
+ * device up with its link and addresses, its port up again, a device removed (DEBUG: java.util.logging
+ * prints INFO by default, and a tool's stderr stays its own). Never on the data path. Thread safe.
  */
 final class SoftLog {
     /** The logger category of the soft device and its engine. */
@@ -20,23 +21,24 @@ final class SoftLog {
     }
 
     static void deviceUp(String name, Hca hca) {
-        if (!LOG.isLoggable(Level.INFO)) {
+        if (!LOG.isLoggable(Level.DEBUG)) {
             return;
         }
         StringBuilder gids = new StringBuilder();
         for (int i = 0; i < 4; i++) {
             Gid g = hca.gid(i);
             if (g != null) {
-                gids.append(gids.isEmpty() ? "" : ", ").append(g);
+                gids.append(gids.isEmpty() ? "" : ", ").append(g.toInetAddress().getHostAddress());
             }
         }
         var link = hca.link();
-        LOG.log(Level.INFO, "soft device " + name + " up: link " + (link == null ? "none" : link.getClass().getSimpleName())
+        String kind = link == null ? "none" : link.getClass().getName();
+        LOG.log(Level.DEBUG, "soft device " + name + " up: link " + kind.substring(kind.lastIndexOf('.') + 1)
                 + ", GIDs " + gids);
     }
 
     static void portState(String name, boolean up) {
-        Level level = up ? Level.INFO : Level.WARNING;
+        Level level = up ? Level.DEBUG : Level.WARNING;
         if (LOG.isLoggable(level)) {
             LOG.log(level, "soft device " + name + " port 1 " + (up ? "up (PORT_ACTIVE)" : "down (PORT_ERR): it "
                     + "drops every packet until it comes back"));
@@ -44,8 +46,8 @@ final class SoftLog {
     }
 
     static void removed(String name) {
-        if (LOG.isLoggable(Level.INFO)) {
-            LOG.log(Level.INFO, "soft device " + name + " removed");
+        if (LOG.isLoggable(Level.DEBUG)) {
+            LOG.log(Level.DEBUG, "soft device " + name + " removed");
         }
     }
 }
