@@ -78,7 +78,7 @@ public interface Context extends VerbsResource {
 
     /**
      * The same counters with a name and a type each, in groups (traffic, retries, drops): a counter this
-     * device does not keep is {@link PortCounters#ABSENT}. {@link PortCountersMXBean#register} shows
+     * device does not keep is {@link PortCounters#ABSENT}. {@link PortCountersJmx#register} shows
      * them over JMX.
      */
     default PortCounters portCounters(int portNum) {

@@ -2,6 +2,7 @@
 package org.rdma4j.verbs.spi;
 
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 
 /**
  * At most one log line per interval for an event that a peer (or a broken network) can repeat at line
@@ -10,6 +11,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class LogRateLimit {
     private final long intervalNs;
+    private final LongSupplier clock;
     private final AtomicLong since = new AtomicLong();
     /** When the next line may be written (System.nanoTime); the first occurrence always may. */
     private final AtomicLong nextNs;
@@ -17,7 +19,13 @@ public final class LogRateLimit {
 
     /** @param intervalNs the least time between two lines, in nanoseconds */
     public LogRateLimit(long intervalNs) {
+        this(intervalNs, System::nanoTime);
+    }
+
+    /** With another clock (tests). */
+    LogRateLimit(long intervalNs, LongSupplier clock) {
         this.intervalNs = intervalNs;
+        this.clock = clock;
         this.nextNs = new AtomicLong();
     }
 
@@ -27,7 +35,7 @@ public final class LogRateLimit {
      */
     public long admit() {
         since.incrementAndGet();
-        long now = System.nanoTime();
+        long now = clock.getAsLong();
         long next = nextNs.get();
         if (started && now - next < 0) {
             return 0;
