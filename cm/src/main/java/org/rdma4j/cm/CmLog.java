@@ -27,7 +27,8 @@ final class CmLog {
     /** The connection manager's logger category. */
     static final String CATEGORY = "org.rdma4j.cm";
     private static final Logger LOG = System.getLogger(CATEGORY);
-    private static final LogRateLimit DROPS = new LogRateLimit(TimeUnit.MINUTES.toNanos(1));
+    /** At most one line a minute about dropped messages (a test may put a fresh one). */
+    static volatile LogRateLimit drops = new LogRateLimit(TimeUnit.MINUTES.toNanos(1));
 
     private CmLog() {
     }
@@ -79,7 +80,7 @@ final class CmLog {
         if (!LOG.isLoggable(Level.WARNING)) {
             return;
         }
-        long n = DROPS.admit();
+        long n = drops.admit();
         if (n > 0) {
             LOG.log(Level.WARNING, n + " CM message(s) dropped since the last report: they matched no connection "
                     + "(forged, stale, or LAP/APR); the last: " + name + " on " + device + " port " + port

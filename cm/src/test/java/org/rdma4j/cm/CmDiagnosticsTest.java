@@ -152,4 +152,31 @@ class CmDiagnosticsTest extends CmTestSupport {
             assertEquals(-Errno.ETIMEDOUT, timeouts.get(0).getInt("status"));
         }
     }
+
+    @Test
+    void aBurstOfMessagesThatMatchNoConnectionLogsOneWarningAMinuteWithTheCount() throws Exception {
+        int port = port();
+        CmLog.drops = new org.rdma4j.verbs.spi.LogRateLimit(java.util.concurrent.TimeUnit.MINUTES.toNanos(1));
+        try (CapturedLog log = new CapturedLog(CmLog.CATEGORY, Level.INFO);
+             CmEventChannel sch = new CmEventChannel(); CmId listener = sch.createId(PortSpace.TCP)) {
+            listen(listener, ipB, port, 8); // B's CM runs: the forged REJs reach it
+            long dropped = CmForgery.dropped();
+            int burst = 20;
+            for (int i = 0; i < burst; i++) {
+                fabric.inject(gidB, gidA, CmForgery.rej(0x5eed + i, 0x1000 + i, CmRej.MSG_REP,
+                        CmRej.REASON_CONSUMER_DEFINED, 0));
+            }
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(WAIT_S);
+            while (CmForgery.dropped() - dropped < burst) {
+                assertTrue(System.nanoTime() - deadline < 0, "dropped " + (CmForgery.dropped() - dropped));
+                Thread.sleep(1);
+            }
+            List<String> warnings = log.at(Level.WARNING, "CM message(s) dropped since the last report");
+            assertEquals(1, warnings.size(), log.messages());
+            assertTrue(warnings.get(0).startsWith("1 CM message(s)"), warnings.get(0));
+            assertTrue(warnings.get(0).contains("the last: REJ on cmdiagB port 1"), warnings.get(0));
+        } finally {
+            CmLog.drops = new org.rdma4j.verbs.spi.LogRateLimit(java.util.concurrent.TimeUnit.MINUTES.toNanos(1));
+        }
+    }
 }
