@@ -101,6 +101,12 @@ final class CmFlightEvents {
     private static final Timeout TIMEOUT_PROBE = new Timeout();
     private static final Disconnected DISCONNECTED_PROBE = new Disconnected();
 
+    /** {@return whether a recording wants any of these events (else nothing need be looked up for them)} */
+    static boolean anyEnabled() {
+        return CONNECT_PROBE.isEnabled() || REQUEST_PROBE.isEnabled() || ESTABLISHED_PROBE.isEnabled()
+                || REJECTED_PROBE.isEnabled() || TIMEOUT_PROBE.isEnabled() || DISCONNECTED_PROBE.isEnabled();
+    }
+
     static void connect(InetSocketAddress local, InetSocketAddress peer) {
         if (CONNECT_PROBE.isEnabled()) {
             Connect e = new Connect();

@@ -35,6 +35,9 @@ final class CmLog {
 
     /** rdma_connect on {@code id}. */
     static void connecting(CmId id) {
+        if (!LOG.isLoggable(Level.DEBUG) && !CmFlightEvents.anyEnabled()) {
+            return;
+        }
         InetSocketAddress local = local(id);
         InetSocketAddress peer = peer(id);
         CmFlightEvents.connect(local, peer);
@@ -53,12 +56,16 @@ final class CmLog {
 
     /** An event about to be queued on a channel. */
     static void posted(CmEvent e) {
+        Level level = level(e.type(), e.status());
+        boolean log = LOG.isLoggable(level);
+        if (!log && !CmFlightEvents.anyEnabled()) {
+            return; // the usual case: nothing looked up
+        }
         CmId id = e.id();
         InetSocketAddress local = local(id);
         InetSocketAddress peer = peer(id);
         CmFlightEvents.posted(e.type(), e.status(), local, peer, e.privateData(), e.detail());
-        Level level = level(e.type(), e.status());
-        if (!LOG.isLoggable(level)) {
+        if (!log) {
             return;
         }
         String pair = address(local) + (e.type() == CmEventType.CONNECT_REQUEST ? " <- " : " -> ") + address(peer);
