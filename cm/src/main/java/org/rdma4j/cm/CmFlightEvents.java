@@ -5,6 +5,8 @@ import java.net.InetSocketAddress;
 import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Event;
+import jdk.jfr.EventType;
+import jdk.jfr.FlightRecorder;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
@@ -94,17 +96,44 @@ final class CmFlightEvents {
         int status;
     }
 
-    private static final Connect CONNECT_PROBE = new Connect();
-    private static final ConnectRequest REQUEST_PROBE = new ConnectRequest();
-    private static final Established ESTABLISHED_PROBE = new Established();
-    private static final Rejected REJECTED_PROBE = new Rejected();
-    private static final Timeout TIMEOUT_PROBE = new Timeout();
-    private static final Disconnected DISCONNECTED_PROBE = new Disconnected();
+    /*
+     * Whether an event type is being recorded. Before Flight Recorder starts (the usual case) this is one
+     * static call: the event classes are not touched, since registering them costs the first connection
+     * hundreds of milliseconds (more than a quick CM response timeout).
+     */
+    private static final Gate CONNECT_PROBE = new Gate(Connect.class);
+    private static final Gate REQUEST_PROBE = new Gate(ConnectRequest.class);
+    private static final Gate ESTABLISHED_PROBE = new Gate(Established.class);
+    private static final Gate REJECTED_PROBE = new Gate(Rejected.class);
+    private static final Gate TIMEOUT_PROBE = new Gate(Timeout.class);
+    private static final Gate DISCONNECTED_PROBE = new Gate(Disconnected.class);
 
     /** {@return whether a recording wants any of these events (else nothing need be looked up for them)} */
     static boolean anyEnabled() {
-        return CONNECT_PROBE.isEnabled() || REQUEST_PROBE.isEnabled() || ESTABLISHED_PROBE.isEnabled()
-                || REJECTED_PROBE.isEnabled() || TIMEOUT_PROBE.isEnabled() || DISCONNECTED_PROBE.isEnabled();
+        return FlightRecorder.isInitialized() && (CONNECT_PROBE.isEnabled() || REQUEST_PROBE.isEnabled()
+                || ESTABLISHED_PROBE.isEnabled() || REJECTED_PROBE.isEnabled() || TIMEOUT_PROBE.isEnabled()
+                || DISCONNECTED_PROBE.isEnabled());
+    }
+
+    private static final class Gate {
+        private final Class<? extends Event> eventClass;
+        private volatile EventType type;
+
+        Gate(Class<? extends Event> eventClass) {
+            this.eventClass = eventClass;
+        }
+
+        boolean isEnabled() {
+            if (!FlightRecorder.isInitialized()) {
+                return false;
+            }
+            EventType t = type;
+            if (t == null) {
+                t = EventType.getEventType(eventClass);
+                type = t;
+            }
+            return t.isEnabled();
+        }
     }
 
     static void connect(InetSocketAddress local, InetSocketAddress peer) {

@@ -73,8 +73,8 @@ final class CmLog {
             case REJECTED -> "rejected by the peer: reason " + e.status() + " (" + CmRejectReasons.name(e.status())
                     + ")" + (e.privateData().length == 0 || e.privateData()[0] == 0 ? ""
                     : ", private data \"" + PeerText.printable(e.privateData()) + "\"");
-            case UNREACHABLE -> "peer unreachable: " + status(e.status()) + " (no answer to the REQ within the CM "
-                    + "response timeout and its retries, or the peer's SIDR status)";
+            case UNREACHABLE -> "peer unreachable: " + (e.status() < 0 ? status(e.status()) + " (no answer to the "
+                    + "REQ within the CM response timeout and its retries)" : "SIDR_REP status " + e.status());
             case DISCONNECTED -> e.status() == -Errno.ETIMEDOUT
                     ? "disconnected: the peer did not answer the DREQ (-ETIMEDOUT)" : "disconnected";
             default -> e.type() + (e.status() == 0 ? "" : " " + status(e.status()));
