@@ -28,6 +28,7 @@ public final class CmEventChannel implements AutoCloseable {
 
     /** Creates an event channel. */
     public CmEventChannel() {
+        CmLog.ready(); // the logging backend starts here, not inside the first REQ's handling
     }
 
     /**

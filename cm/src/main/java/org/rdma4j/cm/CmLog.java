@@ -33,6 +33,16 @@ final class CmLog {
     private CmLog() {
     }
 
+    /**
+     * Makes the logger and loads the flight-recorder event classes now: java.util.logging reads its
+     * configuration when the first logger is made, and loading the first event classes takes time too,
+     * more than the handling of a REQ may under a quick CM response timeout.
+     */
+    static void ready() {
+        LOG.isLoggable(Level.WARNING);
+        CmFlightEvents.anyEnabled();
+    }
+
     /** rdma_connect on {@code id}. */
     static void connecting(CmId id) {
         if (!LOG.isLoggable(Level.DEBUG) && !CmFlightEvents.anyEnabled()) {
