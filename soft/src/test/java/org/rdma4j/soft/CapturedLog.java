@@ -12,12 +12,12 @@ import java.util.logging.Logger;
  * The records one java.util.logging category gets while open (System.Logger's default backend): the
  * category's level is lowered to {@code level} and put back on close.
  */
-final class CapturedLog extends Handler implements AutoCloseable {
-    final List<LogRecord> records = new CopyOnWriteArrayList<>();
+public final class CapturedLog extends Handler implements AutoCloseable {
+    public final List<LogRecord> records = new CopyOnWriteArrayList<>();
     private final Logger logger;
     private final Level before;
 
-    CapturedLog(String category, Level level) {
+    public CapturedLog(String category, Level level) {
         logger = Logger.getLogger(category);
         before = logger.getLevel();
         logger.setLevel(level);
@@ -26,13 +26,13 @@ final class CapturedLog extends Handler implements AutoCloseable {
     }
 
     /** {@return the messages at {@code level} that contain {@code text}} */
-    List<String> at(Level level, String text) {
+    public List<String> at(Level level, String text) {
         return records.stream().filter(r -> r.getLevel() == level).map(LogRecord::getMessage)
                 .filter(m -> m.contains(text)).toList();
     }
 
     /** {@return every message, one a line, with its level} */
-    String messages() {
+    public String messages() {
         StringBuilder sb = new StringBuilder();
         records.forEach(r -> sb.append('\n').append(r.getLevel()).append(": ").append(r.getMessage()));
         return sb.toString();

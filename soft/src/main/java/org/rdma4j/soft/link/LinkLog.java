@@ -16,7 +16,8 @@ public final class LinkLog {
     /** The logger category of the soft device's links (UDP, shared memory). */
     public static final String CATEGORY = "org.rdma4j.soft.link";
     private static final Logger LOG = System.getLogger(CATEGORY);
-    private static final LogRateLimit SEND_FAILURES = new LogRateLimit(TimeUnit.MINUTES.toNanos(1));
+    /** At most one line a minute about refused sends (a test may put a fresh one). */
+    static volatile LogRateLimit sendFailures = new LogRateLimit(TimeUnit.MINUTES.toNanos(1));
 
     private LinkLog() {
     }
@@ -30,7 +31,7 @@ public final class LinkLog {
         if (!LOG.isLoggable(Level.WARNING)) {
             return;
         }
-        long n = SEND_FAILURES.admit();
+        long n = sendFailures.admit();
         if (n > 0) {
             String name = switch (errno) { // Linux numbers of the ones Errno has no name for
                 case 101 -> "ENETUNREACH";
