@@ -4,6 +4,7 @@
  */
 module org.rdma4j.cm {
     requires transitive org.rdma4j.verbs;
+    requires jdk.jfr; // CmFlightEvents
     exports org.rdma4j.cm;
     exports org.rdma4j.cm.wire;
     provides org.rdma4j.verbs.spi.GsiResponder with org.rdma4j.cm.wire.UnclaimedResponder;

@@ -1,6 +1,7 @@
 /** The rdma4j verbs API: one API for every RDMA provider. */
 @SuppressWarnings("module") // the qualified export names provider modules this one cannot see
 module org.rdma4j.verbs {
+    requires java.management; // PortCountersJmx.register
     exports org.rdma4j.verbs;
     exports org.rdma4j.verbs.spi;
     // FFM plumbing (library lookup, errno capture): it makes downcalls with this module's native access,

@@ -28,6 +28,7 @@ public final class CmEventChannel implements AutoCloseable {
 
     /** Creates an event channel. */
     public CmEventChannel() {
+        CmLog.ready(); // the logging backend starts here, not inside the first REQ's handling
     }
 
     /**
@@ -126,6 +127,7 @@ public final class CmEventChannel implements AutoCloseable {
 
     /** Queues an event; false (and nothing queued) once closed. */
     boolean post(CmEvent e) {
+        CmLog.posted(e);
         lock.lock();
         try {
             if (closed) {

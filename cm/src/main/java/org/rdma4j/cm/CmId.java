@@ -263,9 +263,10 @@ public final class CmId implements AutoCloseable {
         ProviderCmId p = provider;
         if (p != null) {
             p.connect(param);
-            return;
+        } else {
+            CmEngine.INSTANCE.connect(this, param);
         }
-        CmEngine.INSTANCE.connect(this, param);
+        CmLog.connecting(this);
     }
 
     /**
@@ -282,9 +283,10 @@ public final class CmId implements AutoCloseable {
         ProviderCmId p = provider;
         if (p != null) {
             p.accept(param);
-            return;
+        } else {
+            CmEngine.INSTANCE.accept(this, param);
         }
-        CmEngine.INSTANCE.accept(this, param);
+        CmLog.answering(this, true);
     }
 
     /**
@@ -299,9 +301,10 @@ public final class CmId implements AutoCloseable {
         ProviderCmId p = provider;
         if (p != null) {
             p.reject(privateData == null ? new byte[0] : privateData.clone());
-            return;
+        } else {
+            CmEngine.INSTANCE.reject(this, privateData == null ? new byte[0] : privateData.clone());
         }
-        CmEngine.INSTANCE.reject(this, privateData == null ? new byte[0] : privateData.clone());
+        CmLog.answering(this, false);
     }
 
     /**

@@ -130,7 +130,9 @@ final class CmMessageAuth {
     CmId drop(CmAgent a, int attr) {
         a.unmatched++;
         int i = attr - MadHeader.ATTR_REQ;
-        dropped.incrementAndGet(i >= 0 && i < NAMES.length - 1 ? i : NAMES.length - 1);
+        i = i >= 0 && i < NAMES.length - 1 ? i : NAMES.length - 1;
+        dropped.incrementAndGet(i);
+        CmLog.dropped(a.deviceName, a.portNum, NAMES[i]);
         return null;
     }
 

@@ -24,7 +24,7 @@ import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
  * {@link NativeContext}s that do not own their device. Thread safe.
  */
 final class NativeCm implements CmProvider {
-    private static final System.Logger LOG = System.getLogger(NativeCm.class.getName());
+    private static final System.Logger LOG = NativeLog.LOG;
     private static final long CHANNEL_FD = offset(CmLayouts.rdma_event_channel, "fd");
     private static final long EV_ID = offset(CmLayouts.rdma_cm_event, "id");
     private static final long EV_LISTEN_ID = offset(CmLayouts.rdma_cm_event, "listen_id");

@@ -57,7 +57,9 @@ public final class NativeDevice implements Device {
 
     @Override
     public Context open() {
-        return new NativeContext(this, NativeProvider.open(name));
+        NativeContext c = new NativeContext(this, NativeProvider.open(name));
+        NativeLog.opened(this);
+        return c;
     }
 
     @Override

@@ -52,6 +52,7 @@ public final class SoftDevice implements Device {
             hca.close();
             throw e;
         }
+        SoftLog.deviceUp(name, hca);
     }
 
     @Override
@@ -94,6 +95,7 @@ public final class SoftDevice implements Device {
             throw new VerbsException(Errno.EBUSY, name + " has " + contexts.size() + " open context(s)");
         }
         removed = true;
+        SoftLog.removed(name);
     }
 
     /** Takes one of the device's {@code kind} objects; EINVAL one past the limit (as rxe's pools). */
@@ -118,6 +120,7 @@ public final class SoftDevice implements Device {
         if (!hca.setPortUp(up)) {
             return;
         }
+        SoftLog.portState(name, up);
         AsyncEvent e = AsyncEvent.ofPort(up ? AsyncEventType.PORT_ACTIVE : AsyncEventType.PORT_ERR, 1);
         for (SoftContext c : contexts) {
             c.postEvent(e);

@@ -84,6 +84,8 @@ class EngineEventsTest {
         RecordedEvent nak = only(events, "org.rdma4j.soft.NakReceived");
         assertEquals(qp.qpn(), nak.getInt("qpn"));
         assertEquals(Aeth.NAK_PSN_SEQ_ERR, nak.getInt("syndrome"));
+        assertEquals("PSN sequence error", nak.getString("nak"), "the syndrome by name");
+        assertEquals("0x000000", nak.getString("psnHex"));
         // (the ACK timer, 67 ms, may add retransmissions of its own while the recording is stopped)
         List<RecordedEvent> byNak = events.stream()
                 .filter(e -> e.getEventType().getName().equals("org.rdma4j.soft.Retransmit"))
@@ -93,6 +95,7 @@ class EngineEventsTest {
         assertEquals("engine-events", retransmit.getString("device"));
         assertEquals(qp.qpn(), retransmit.getInt("qpn"));
         assertEquals(0, retransmit.getInt("psn"));
+        assertEquals("0x000000", retransmit.getString("psnHex"), "the PSN as packet traces show it");
         assertTrue(events.stream().noneMatch(e -> e.getEventType().getName().endsWith("QpError")), events.toString());
     }
 

@@ -162,4 +162,13 @@ public interface Context extends VerbsResource {
      * @return a new map of counter name to value; empty when the device has none
      */
     Map<String, Long> counters(int portNum);
+
+    /**
+     * The same counters with a name and a type each, in groups (traffic, retries, drops): a counter this
+     * device does not keep is {@link PortCounters#ABSENT}. {@link PortCountersJmx#register} shows
+     * them over JMX.
+     */
+    default PortCounters portCounters(int portNum) {
+        return PortCounters.of(counters(portNum));
+    }
 }

@@ -293,6 +293,7 @@ final class Completer {
         } else {
             ack(Psn.add(w.firstPsn, -1));
         }
+        EngineLog.requesterFailed(qp, psn, status);
         w.finish(status);
         retire();
         if (qp.state != QpState.ERR) {

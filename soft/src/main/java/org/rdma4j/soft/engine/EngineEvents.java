@@ -8,6 +8,7 @@ import jdk.jfr.FlightRecorder;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
+import org.rdma4j.soft.wire.Aeth;
 
 /**
  * The engine's one tracing hook: JDK Flight Recorder events for what goes wrong on the wire
@@ -44,8 +45,22 @@ final class EngineEvents {
     abstract static class NakEvent extends QpEvent {
         @Label("PSN")
         int psn;
+        @Label("PSN (hex)")
+        @Description("The PSN as 0x and six hex digits, as packet traces show it")
+        String psnHex;
         @Label("AETH Syndrome")
         int syndrome;
+        @Label("NAK")
+        @Description("What the syndrome says: PSN sequence error, RNR NAK (timer code N), invalid request, "
+                + "remote access error, remote operational error")
+        String nak;
+
+        final void nak(int psn, int syndrome) {
+            this.psn = psn;
+            psnHex = psnHex(psn);
+            this.syndrome = syndrome;
+            nak = syndromeName(syndrome);
+        }
     }
 
     @Name("org.rdma4j.soft.Retransmit")
@@ -56,6 +71,9 @@ final class EngineEvents {
     static final class Retransmit extends QpEvent {
         @Label("From PSN")
         int psn;
+        @Label("From PSN (hex)")
+        @Description("The PSN as 0x and six hex digits, as packet traces show it")
+        String psnHex;
         @Label("Cause")
         String cause;
     }
@@ -104,6 +122,7 @@ final class EngineEvents {
             Retransmit e = new Retransmit();
             e.on(qp);
             e.psn = psn;
+            e.psnHex = psnHex(psn);
             e.cause = cause;
             e.commit();
         }
@@ -113,8 +132,7 @@ final class EngineEvents {
         if (NAK_RECEIVED.on()) {
             NakReceived e = new NakReceived();
             e.on(qp);
-            e.psn = psn;
-            e.syndrome = syndrome;
+            e.nak(psn, syndrome);
             e.commit();
         }
     }
@@ -123,8 +141,7 @@ final class EngineEvents {
         if (NAK_SENT.on()) {
             NakSent e = new NakSent();
             e.on(qp);
-            e.psn = psn;
-            e.syndrome = syndrome;
+            e.nak(psn, syndrome);
             e.commit();
         }
     }
@@ -144,6 +161,30 @@ final class EngineEvents {
             e.on(qp);
             e.commit();
         }
+    }
+
+    /** {@return a 24-bit PSN as {@code 0x} and six hex digits} */
+    static String psnHex(int psn) {
+        String h = Integer.toHexString(psn & 0xFFFFFF);
+        return "0x" + "000000".substring(h.length()) + h;
+    }
+
+    /** {@return what an AETH syndrome says, in words (IBTA 9.7.5.1: ACK, RNR NAK, NAK codes 0 to 4)} */
+    static String syndromeName(int syndrome) {
+        int s = syndrome & 0x7F;
+        return switch (s & Aeth.TYPE_MASK) {
+            case Aeth.TYPE_ACK -> "ACK";
+            case Aeth.RNR_NAK -> "RNR NAK (timer code " + (s & Aeth.VALUE_MASK) + ")";
+            case Aeth.TYPE_NAK -> switch (s) {
+                case Aeth.NAK_PSN_SEQ_ERR -> "PSN sequence error";
+                case Aeth.NAK_INVALID_REQUEST -> "invalid request";
+                case Aeth.NAK_REMOTE_ACCESS -> "remote access error";
+                case Aeth.NAK_REMOTE_OP -> "remote operational error";
+                case Aeth.TYPE_NAK | 4 -> "invalid RD request";
+                default -> "NAK code " + (s & Aeth.VALUE_MASK) + " (reserved)";
+            };
+            default -> "reserved syndrome 0x" + Integer.toHexString(s);
+        };
     }
 
     /**

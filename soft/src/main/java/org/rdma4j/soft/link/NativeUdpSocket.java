@@ -213,7 +213,11 @@ class NativeUdpSocket implements UdpSocket, SendBatches.Sender {
     @Override
     public long send(MemorySegment datagram, int length, byte[] destination, int destinationPort) {
         int salen = LinuxSockets.writeSockaddr(sendAddr, destination, destinationPort);
-        return LinuxSockets.sendto(sendCall, fd, datagram, length, sendAddr, salen);
+        long r = LinuxSockets.sendto(sendCall, fd, datagram, length, sendAddr, salen);
+        if (r < 0) {
+            LinkLog.sendFailed("udp link", (int) -r);
+        }
+        return r;
     }
 
     /** The descriptor datagrams leave by (the raw socket's in raw mode). */
@@ -361,11 +365,12 @@ class NativeUdpSocket implements UdpSocket, SendBatches.Sender {
                 if (k > 1 && (r == -LinuxSockets.EINVAL || r == -LinuxSockets.EIO || r == -LinuxSockets.EMSGSIZE)) {
                     int segment = sendLengthAt[messageFirst[at]];
                     gsoSegmentLimit = Math.min(gsoSegmentLimit, segment - 1);
-                    System.getLogger(UdpLink.class.getName()).log(System.Logger.Level.DEBUG,
+                    System.getLogger(LinkLog.CATEGORY).log(System.Logger.Level.DEBUG,
                             "udp socket: GSO of " + k + " datagrams of " + segment + " bytes refused (errno " + -r
                                     + "): none from " + segment + " bytes up");
                     sent += SendBatches.sendAll(this, messageFirst[at], k);
                 }
+                LinkLog.sendFailed("udp link", -r);
                 at++; // else this message failed: dropped, the next ones still go
                 interrupted = 0;
             }
@@ -406,7 +411,7 @@ class NativeUdpSocket implements UdpSocket, SendBatches.Sender {
                 return r;
             }
             stopSendBatching("sendmmsg failed with ENOSYS (kernel without it): one sendto per datagram");
-            System.getLogger(UdpLink.class.getName()).log(System.Logger.Level.DEBUG, sendBatchUnavailable);
+            System.getLogger(LinkLog.CATEGORY).log(System.Logger.Level.DEBUG, sendBatchUnavailable);
         }
         long r = LinuxSockets.sendto(sendCall, sendFd(), sendDatagramAt[from], sendLengthAt[from],
                 sendNameAt[from], (int) sendVector.get(ValueLayout.JAVA_INT, LinuxSockets.MMSGHDR_SIZE * from + 8));

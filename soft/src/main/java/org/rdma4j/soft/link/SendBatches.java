@@ -40,6 +40,7 @@ final class SendBatches {
             } else if (r == -LinuxSockets.EINTR && ++interrupted <= EINTR_RETRIES) {
                 continue;
             } else {
+                LinkLog.sendFailed("udp link", -r);
                 at++; // this datagram failed: dropped, the next ones still go
                 interrupted = 0;
             }

@@ -97,7 +97,7 @@ public final class ShmLink implements Link {
     static final long FULL_WAIT_NS = 2_000_000;
     /** How long the receive agent sleeps at most while a backlog waits for room in a peer's lane. */
     static final long BACKLOG_RETRY_NS = 100_000;
-    private static final System.Logger LOG = System.getLogger(ShmLink.class.getName());
+    private static final System.Logger LOG = System.getLogger(LinkLog.CATEGORY);
     /** How often a destination without a usable ring is looked at again. */
     static final long RETRY_NS = 1_000_000_000L;
     private static final long REAP_NS = 1_000_000_000L;

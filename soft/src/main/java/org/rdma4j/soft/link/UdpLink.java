@@ -245,7 +245,7 @@ public final class UdpLink implements Link {
                 : new UdpGroups(v6, port, localBytes, interfaceIndex, local.getHostAddress(), pool, datagrams);
         int slots = socket.sendBatchUnavailable() == null ? UdpSocket.SEND_BATCH : 1;
         if (slots == 1) {
-            System.getLogger(UdpLink.class.getName()).log(System.Logger.Level.DEBUG,
+            System.getLogger(LinkLog.CATEGORY).log(System.Logger.Level.DEBUG,
                     "udp link " + local.getHostAddress() + ":" + port + ": unbatched sends: "
                             + socket.sendBatchUnavailable());
         }
