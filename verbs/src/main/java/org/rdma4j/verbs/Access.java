@@ -22,7 +22,7 @@ public final class Access {
 
     private Access() {}
 
-    /** "LOCAL_WRITE|REMOTE_READ" style text of a mask; bits not defined here show as "BIT<n>". */
+    /** "LOCAL_WRITE|REMOTE_READ" style text of a mask; bits not defined here show as {@code "BIT<n>"}. */
     public static String toString(int mask) {
         StringBuilder sb = new StringBuilder();
         for (int i = 0; i < 32; i++) {
