@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.cm;
 
 /** What a {@link CmEvent} reports (rdma_cm's {@code enum rdma_cm_event_type}, same order and values). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.cm;
 
 /** How {@link CmId#joinMulticast(java.net.InetAddress, MulticastJoinFlag, Object)} joins (rdma_cm's {@code enum rdma_cm_mc_join_flags}, same order). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.verbs;
 
 /** Asynchronous event type, mirroring {@code enum ibv_event_type} (same order and values). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.verbs;
 
 /** A completion event channel ({@code struct ibv_comp_channel}). Thread safe. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.verbs;
 
 /** An RDMA device ({@code struct ibv_device}), found by {@link Verbs#devices()}. Thread safe. */

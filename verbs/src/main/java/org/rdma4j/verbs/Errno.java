@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.verbs;
 
 /** The Linux errno values the verbs API reports, as a C program calling libibverbs would see them. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.verbs;
 
 /** One entry of a port's GID table ({@code struct ibv_gid_entry}). */

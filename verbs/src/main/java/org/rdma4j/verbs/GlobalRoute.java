@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.verbs;
 
 /** The GRH part of an address vector ({@code struct ibv_global_route}). Required on RoCE. */

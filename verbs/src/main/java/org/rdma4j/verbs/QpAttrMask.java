@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.verbs;
 
 /** Bits of the attribute mask passed to {@link QueuePair#modify}, mirroring {@code enum ibv_qp_attr_mask}. */

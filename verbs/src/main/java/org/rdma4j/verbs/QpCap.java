@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.verbs;
 
 /** Queue pair capabilities ({@code struct ibv_qp_cap}). Mutable; not thread safe. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.verbs;
 
 /** A shared receive queue ({@code struct ibv_srq}). Thread safe. */

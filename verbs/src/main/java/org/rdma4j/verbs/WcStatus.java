@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.verbs;
 
 /** Work completion status, mirroring {@code enum ibv_wc_status} (same order and values). */

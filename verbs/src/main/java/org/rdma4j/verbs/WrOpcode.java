@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.verbs;
 
 /** Send work request opcode, mirroring {@code enum ibv_wr_opcode}. */
