@@ -6,7 +6,7 @@ JAVA="${INTEROP_JAVA:-${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java}"
 [[ -x $JAVA ]] || JAVA=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java
 TOOLS_JAR="$(ls "$REPO"/tools/target/rdma4j-tools-*.jar 2>/dev/null | grep -v -e sources -e javadoc | head -n 1)"
 if [[ -z $TOOLS_JAR || ! -d $REPO/tools/target/lib ]]; then
-  echo "FAIL ${1:-job}: build the project on the host first (./mvnw -DskipTests install)"
+  echo "FAIL ${1:-job}: build the project on the host first (./mvnw -B -DskipTests package)"
   return 1
 fi
 MODULE_PATH="$REPO/tools/target/lib:$TOOLS_JAR"

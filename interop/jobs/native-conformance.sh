@@ -47,7 +47,7 @@ fi
 jars=()
 if [[ $PROVIDER == native ]]; then
   [[ -d $REPO/native/target/test-classes/org/rdma4j/nativeverbs/conformance ]] \
-    || fail "native provider unavailable: native/target/test-classes has no NativeSetups (build the project on the host first: ./mvnw -DskipTests install)"
+    || fail "native provider unavailable: native/target/test-classes has no NativeSetups (build the project on the host first: ./mvnw -B -DskipTests package)"
   jars+=("$REPO/native/target/test-classes" "$REPO/native/target/classes")
   if [[ -f $cp_file ]]; then
     # (no process substitution: the VM has no /dev/fd)
@@ -59,7 +59,7 @@ else
   jars+=("$REPO/soft/target/test-classes" "$REPO/soft/target/classes")
 fi
 jars+=("$REPO/conformance/target/classes" "$REPO/verbs/target/classes")
-for j in "${jars[@]}"; do [[ -e $j ]] || fail "missing $j (build the project on the host first: ./mvnw -DskipTests install)"; done
+for j in "${jars[@]}"; do [[ -e $j ]] || fail "missing $j (build the project on the host first: ./mvnw -B -DskipTests package)"; done
 CP="$(IFS=:; echo "${jars[*]}")"
 
 props=()

@@ -44,7 +44,7 @@ fail() { echo "FAIL native-jmh: $*"; exit 1; }
 
 . "$INTEROP_DIR/net-setup.sh" || fail "net-setup"
 JAR="$REPO/bench/target/benchmarks.jar"
-[[ -f $JAR ]] || fail "no $JAR (build the project on the host first: ./mvnw -DskipTests install)"
+[[ -f $JAR ]] || fail "no $JAR (build the project on the host first: ./mvnw -B -DskipTests package)"
 
 # run_jmh OUT JSON REGEX: one JMH run of the benchmarks REGEX matches. The forks are C2 only, as the
 # allocation check below: under TCG a tiered fork has died with SIGILL/SIGSEGV at the entry of a C1

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * rdma4j's connection manager: rdma_cm's model (event channels, ids, resolve, listen, connect, accept)
  * over the IB CM protocol, spoken as MADs through a provider's {@link org.rdma4j.verbs.spi.GsiPort}.

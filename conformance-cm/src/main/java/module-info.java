@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The conformance suites over queue pairs the connection manager connects: {@link
  * org.rdma4j.conformance.cm.CmQpConnector}, a {@link org.rdma4j.conformance.QpConnector} a setup offers

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The provider-agnostic conformance suites: JUnit 5 test classes that run once per setup a
  * {@link org.rdma4j.conformance.SetupProvider} offers (see {@link org.rdma4j.conformance.AbstractVerbsTest}).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * rdma4j's example programs: the four ping-pongs of Robert D. Russell's "Introduction to RDMA
  * Programming", written against rdma4j's connection manager as the originals are against rdma_cm.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The native provider: the host's RDMA devices through libibverbs, called with {@code java.lang.foreign}
  * (no JNI). It is found by {@link java.util.ServiceLoader} like every provider; where libibverbs or a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The soft device: a pure-Java RoCEv2 RDMA device. Its public face is {@code org.rdma4j.soft}
  * (SoftDevices, ResourceLimits, the provider); the engine, links and wire codecs are internal, and

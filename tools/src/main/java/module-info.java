@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The {@code rdma4j} command: devices, devinfo, the demo tour and the chaos run, in the layout of the
  * rdma-core tools where there is one.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /** The rdma4j verbs API: one API for every RDMA provider. */
 @SuppressWarnings("module") // the qualified export names provider modules this one cannot see
 module org.rdma4j.verbs {

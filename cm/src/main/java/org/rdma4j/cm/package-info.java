@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * rdma4j's connection manager: librdmacm's model in Java, over the IB CM protocol (IBTA vol. 1 chapter
  * 12) spoken as MADs through a provider's {@link org.rdma4j.verbs.spi.GsiPort} (QP1), or through the

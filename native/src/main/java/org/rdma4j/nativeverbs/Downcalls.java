@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.nativeverbs;
 
 /** What a failed {@code invokeExact} of a downcall becomes: the downcall handles throw only unchecked errors. */

@@ -1,8 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.tools;
 
 import java.io.PrintWriter;
 import java.util.List;
 import org.rdma4j.tools.perf.PerfCommand;
+import org.rdma4j.verbs.Verbs;
 import org.rdma4j.verbs.VerbsException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -123,17 +125,14 @@ public final class Rdma4j implements Runnable {
         }
     }
 
-    /** The version of the tools module (set by the build), or "dev" when run from classes. */
+    /**
+     * {@code --version}: rdma4j's version and the commit it was built from ({@link Verbs#version()}, which
+     * the build records), then the Java runtime.
+     */
     public static final class Version implements IVersionProvider {
         @Override
         public String[] getVersion() {
-            String v = Rdma4j.class.getModule().getDescriptor() != null
-                    ? Rdma4j.class.getModule().getDescriptor().rawVersion().orElse(null)
-                    : null;
-            if (v == null) {
-                v = Rdma4j.class.getPackage().getImplementationVersion();
-            }
-            return new String[] {"rdma4j " + (v != null ? v : "dev"),
+            return new String[] {"rdma4j " + Verbs.version(),
                     "Java " + Runtime.version() + " (" + System.getProperty("java.vm.name") + ")"};
         }
     }

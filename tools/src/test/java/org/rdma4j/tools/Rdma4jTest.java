@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.tools;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -5,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
+import org.rdma4j.verbs.Verbs;
 
 class Rdma4jTest {
     @Test
@@ -21,6 +23,17 @@ class Rdma4jTest {
         ToolRun run = ToolRun.of();
         assertEquals(2, run.exitCode(), run::toString);
         assertTrue(run.err().contains("Missing command"), run::toString);
+    }
+
+    @Test
+    void versionPrintsTheBuildsVersionAndCommit() {
+        ToolRun run = ToolRun.of("--version");
+        assertEquals(0, run.exitCode(), run::toString);
+        String first = run.out().lines().findFirst().orElse("");
+        assertEquals("rdma4j " + Verbs.version().version() + " (commit " + Verbs.version().commit() + ")", first);
+        // the Maven build that runs this test fills both in
+        assertTrue(first.matches("rdma4j \\d+\\.\\d+\\.\\d+\\S* \\(commit ([0-9a-f]{12}(-dirty)?|unknown)\\)"), first);
+        assertFalse(Verbs.version().version().equals("unknown"), first);
     }
 
     @Test

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.verbs;
 
 /** Path MTU, mirroring {@code enum ibv_mtu} (value 1 = 256 bytes .. 5 = 4096 bytes). */

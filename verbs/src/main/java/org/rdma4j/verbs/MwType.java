@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.verbs;
 
 /** Memory window type, mirroring {@code enum ibv_mw_type}. Type 3 does not exist and is refused. */

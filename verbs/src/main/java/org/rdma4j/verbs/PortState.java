@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.verbs;
 
 /** Port state, mirroring {@code enum ibv_port_state} (same order and values). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.verbs;
 
 /** Queue pair transport type, mirroring {@code enum ibv_qp_type} (the types rdma4j offers). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.verbs;
 
 /** Bits of {@link SendWorkRequest#sendFlags()}, mirroring {@code enum ibv_send_flags}. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.verbs;
 
 /** Bits for {@link SharedReceiveQueue#modify}, mirroring {@code enum ibv_srq_attr_mask}. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.verbs;
 
 import java.util.ArrayList;
@@ -18,7 +19,38 @@ import org.rdma4j.verbs.spi.VerbsProvider;
  * }
  */
 public final class Verbs {
+    private static final Version VERSION = VersionResource.load();
+
     private Verbs() {}
+
+    /**
+     * The version of rdma4j this class belongs to, as the build that made it recorded: the Maven version
+     * (the {@code Implementation-Version} of the jars' manifests) and the git commit it was built from.
+     * {@snippet :
+     * System.out.println("rdma4j " + Verbs.version());   // rdma4j 0.1.0 (commit 0b57a51c2d3e)
+     * }
+     *
+     * @return the version and commit; either is "unknown" when the classes were not built by the
+     *     project's Maven build (the commit also when it was built outside a git repository)
+     */
+    public static Version version() {
+        return VERSION;
+    }
+
+    /**
+     * A build of rdma4j.
+     *
+     * @param version the Maven version of the project, e.g. {@code 0.1.0} or {@code 0.1.0-SNAPSHOT}
+     * @param commit the abbreviated git commit it was built from, with {@code -dirty} when the work
+     *     tree had uncommitted changes, or "unknown"
+     */
+    public record Version(String version, String commit) {
+        /** {@return the version, then the commit in parentheses: {@code 0.1.0 (commit 0b57a51c2d3e)}} */
+        @Override
+        public String toString() {
+            return version + " (commit " + commit + ")";
+        }
+    }
 
     /**
      * Every provider on the module or class path, available or not, found afresh with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.cm.wire;
 
 /** DisconnectReply (DREP, 0x0016): 24 Local Communication ID, 28 Remote Communication ID, 32 PrivateData (224). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * Flyweight codecs of the IB CM messages and of rdma_cm's IP private-data header, over
  * {@link java.lang.foreign.MemorySegment}: what {@link org.rdma4j.cm.CmId} sends and receives on QP1.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.conformance.cm;
 
 import static org.rdma4j.conformance.Capability.HOP_LIMIT_AND_CLASS;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.nativeverbs.abi;
 
 /** Constants of rdma/rdma_cma.h and the socket headers, named as in C; the layout probe checks every value. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.soft.engine;
 
 /** Per-port counters, in the spirit (and, where one exists, with the name) of rxe's hw_counters. */

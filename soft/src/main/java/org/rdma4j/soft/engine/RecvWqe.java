@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.soft.engine;
 
 /** A posted receive: wr_id and the scatter list copied at post time. Owned by its queue. */

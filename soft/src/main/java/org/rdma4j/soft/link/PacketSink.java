@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.soft.link;
 
 /** Where a link delivers packets: a device's receive path. It takes ownership of the packet. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.soft.wire;
 
 import static org.rdma4j.soft.wire.BigEndian.BYTE;

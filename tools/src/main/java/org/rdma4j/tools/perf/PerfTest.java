@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.tools.perf;
 
 /** The eight perftest programs {@code rdma4j perf} runs: a verb and latency or bandwidth. */

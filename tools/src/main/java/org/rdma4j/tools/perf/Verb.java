@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.tools.perf;
 
 /** The operation a perftest test measures, in perftest's order (its {@code VerbType}). */

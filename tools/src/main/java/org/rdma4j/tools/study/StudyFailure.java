@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.tools.study;
 
 /** A study run that cannot go on (a failed completion, a wait that ran out): one line for the user. */

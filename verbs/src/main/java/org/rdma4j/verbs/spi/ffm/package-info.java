@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The {@code java.lang.foreign} plumbing shared by providers that call native code (the soft device's
  * libc sockets, a libibverbs provider): library lookup with availability and a cause
