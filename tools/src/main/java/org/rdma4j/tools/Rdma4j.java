@@ -95,15 +95,23 @@ public final class Rdma4j implements Runnable {
         throw new ParameterException(spec.commandLine(), "Missing command: say which one (e.g. 'rdma4j demo').");
     }
 
-    /** A bad command line: the message, picocli's suggestions if it has any, then the usage. */
+    /**
+     * A bad command line: the message, picocli's suggestions if it has any, then where the usage is
+     * ({@code try 'rdma4j perf write_lat --help'}), not the usage itself (which buries the message).
+     */
     private static int usageError(ParameterException ex, String[] args) {
         CommandLine cmd = ex.getCommandLine();
         PrintWriter err = cmd.getErr();
         err.println(ex.getMessage());
         UnmatchedArgumentException.printSuggestions(ex, err);
-        cmd.usage(err);
+        err.println(tryHelp(cmd));
         err.flush();
         return cmd.getCommandSpec().exitCodeOnInvalidInput();
+    }
+
+    /** The line after a usage error: {@code try 'rdma4j <command...> --help'}. */
+    public static String tryHelp(CommandLine cmd) {
+        return "try '" + cmd.getCommandSpec().qualifiedName() + " --help'";
     }
 
     /** A verbs call that fails is the user's or the device's problem, not a crash: one line, exit 1. */

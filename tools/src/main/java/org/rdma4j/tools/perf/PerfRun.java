@@ -26,6 +26,10 @@ final class PerfRun {
     final List<BwReport> bwResults = new ArrayList<>();
     String deviceName;
     String linkLayerName;
+    /** Does nothing: {@link #beforeOutput} without a progress bar. */
+    static final Runnable NOTHING = () -> { };
+    /** Run before a result or an error is printed: the progress bar erases itself there. */
+    volatile Runnable beforeOutput = NOTHING;
     /** The loops of the run, for the progress bar (set once resources exist). */
     volatile Loops loops;
     /** Bytes this thread allocated inside the measured loops (all sizes), for the allocation check. */
@@ -80,6 +84,7 @@ final class PerfRun {
             out.flush();
             return 0;
         } catch (PerfFailure f) {
+            beforeOutput.run();
             out.flush();
             for (String line : f.lines()) {
                 err.println(line);
@@ -278,7 +283,11 @@ final class PerfRun {
             }
             reportLat(l);
         }
+        beforeOutput.run();
         out.print(Tables.RESULT_LINE);
+        if (!latResults.isEmpty()) {
+            out.print(Tables.latSamplesNote(latResults.getFirst()));
+        }
         if (verb != Verb.WRITE) {
             comm.timeoutMs(runWaitMs);
             comm.closeConnection(me, g);
@@ -298,6 +307,7 @@ final class PerfRun {
         if (p.isDuration()) {
             long ticks = l.clock.sampleEnd - l.clock.sampleStart;
             double[] d = LatencyStats.duration(l.durationIters, ticks, rtt);
+            beforeOutput.run();
             latDurationResults.add(new double[] {p.size, l.durationIters, d[0], d[1]});
             out.print(Tables.latDurationLine(p.size, l.durationIters, d[0], d[1]));
             out.flush();
@@ -305,6 +315,7 @@ final class PerfRun {
         }
         LatencyStats s = LatencyStats.of(p.size, p.iters, l.tposted, rtt);
         latResults.add(s);
+        beforeOutput.run();
         if (p.unsorted) {
             out.print("#, usec\n");
             for (int i = 0; i < s.unsortedUs.length; i++) {
@@ -343,6 +354,7 @@ final class PerfRun {
             comm.handShake(me, g);
             BwReport theirs = comm.exchangeBwReport(new BwReport(0, 0, 0, 0, 0));
             bwResults.add(theirs);
+            beforeOutput.run();
             out.print(Tables.bwLine(theirs, p.gbits));
             comm.closeConnection(me, g);
             out.print(Tables.RESULT_LINE);
@@ -368,9 +380,11 @@ final class PerfRun {
                 BwReport theirs = comm.exchangeBwReport(last);
                 BwReport sum = last.plus(theirs);
                 bwResults.add(sum);
+                beforeOutput.run();
                 out.print(Tables.bwLine(sum, p.gbits));
             } else {
                 bwResults.add(last);
+                beforeOutput.run();
                 out.print(Tables.bwLine(last, p.gbits));
             }
             out.flush();
@@ -412,6 +426,7 @@ final class PerfRun {
                 rep = BwStats.report(p.size, l.tposted, l.tcompleted, n, p.cqMod, p.postList, true, p.gbits);
             }
             bwResults.add(rep);
+            beforeOutput.run();
             out.print(Tables.bwLine(rep, p.gbits));
             out.flush();
             if (p.all) {
