@@ -35,13 +35,16 @@ final class Plots {
 
     /** The statistics the percentile curve marks: the table's t_typical, 99%, 99.9% and t_max. */
     static List<PercentileChart.Mark> marks(LatencyStats s) {
-        return List.of(new PercentileChart.Mark("t_typical", 0.5, s.tTypical),
-                new PercentileChart.Mark("99%", 0.99, s.p99),
-                new PercentileChart.Mark("99.9%", 0.999, s.p999),
-                new PercentileChart.Mark("t_max", 1, s.tMax));
+        return List.of(mark("t_typical (median)", 0.5, s.tTypical), mark("99%", 0.99, s.p99),
+                mark("99.9%", 0.999, s.p999), mark("t_max", 1, s.tMax));
     }
 
-    private static void latencyBySize(Path png, String title, PerfRun run) {
+    private static PercentileChart.Mark mark(String name, double q, double us) {
+        return new PercentileChart.Mark(name + " " + Tables.fixed(us, 2) + " µs", q, us); // the table's digits
+    }
+
+    /** -a: t_min .. t_max of every size against the size, one series each. */
+    static SequencedMap<String, double[][]> latencyBySize(PerfRun run) {
         int n = run.latResults.size();
         double[] sizes = new double[n];
         double[][] ys = new double[6][n];
@@ -58,9 +61,7 @@ final class Plots {
         for (int k = 0; k < names.length; k++) {
             series.put(names[k] + " [usec]", new double[][] {sizes, ys[k]});
         }
-        LatencyStats first = run.latResults.getFirst();
-        Charts.lines(png, title + ": latency against message size (" + first.samples() + " samples per size, "
-                + "the table's numbers)", "message size [bytes]", "latency [usec]", true, true, series);
+        return series;
     }
 
     private static void singleSizeBw(Path png, String title, PerfParams p, BwReport r) {
@@ -72,10 +73,11 @@ final class Plots {
         }
         bw.put("BW average [" + unit + "]", new double[] {r.bwAvg()});
         Charts.bars(png, title + ": bandwidth at one message size (-a plots it against size)", "bandwidth [" + unit
-                + "]", category, bw);
+                + "]", category, bw, "0.00");
         SequencedMap<String, double[]> rate = new LinkedHashMap<>();
         rate.put("MsgRate [Mpps]", new double[] {r.msgRateAvg()});
-        Charts.bars(msgRatePath(png), title + ": message rate at one message size", "MsgRate [Mpps]", category, rate);
+        Charts.bars(msgRatePath(png), title + ": message rate at one message size", "MsgRate [Mpps]", category, rate,
+                "0.000000"); // as the table prints it
     }
 
     static void write(Path png, PerfParams p, PerfRun run) throws IOException {
@@ -89,7 +91,9 @@ final class Plots {
                 PercentileChart.write(png, title + ", " + s.size + " B", sampleNote(s), s.samples(), s::percentile,
                         marks(s));
             } else {
-                latencyBySize(png, title, run);
+                Charts.lines(png, title + ": latency against message size (" + run.latResults.getFirst().samples()
+                        + " samples per size, the table's numbers)", "message size [bytes]", "latency [usec]", true,
+                        true, latencyBySize(run));
             }
             return;
         }

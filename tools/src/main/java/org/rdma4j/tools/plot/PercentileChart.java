@@ -43,8 +43,11 @@ public final class PercentileChart {
 
     private PercentileChart() {}
 
-    /** A statistic to mark on the curve: {@code name} at percentile level {@code q} (0..1) is {@code us}. */
-    public record Mark(String name, double q, double us) {
+    /**
+     * A statistic to mark on the curve: at percentile level {@code q} (0..1) it is {@code us}; {@code label}
+     * is the text shown (the caller formats the number as its other outputs do).
+     */
+    public record Mark(String label, double q, double us) {
     }
 
     /**
@@ -65,7 +68,8 @@ public final class PercentileChart {
         double maxY = 0;
         for (int k = 0; k <= points; k++) {
             double x = Math.pow(10, Math.log10(xMax) * k / points);
-            double y = percentile.applyAsDouble(Math.min(1, 1 - 1 / x));
+            // the right end is the max (q = 1), which 1/(1-q) would put at infinity
+            double y = percentile.applyAsDouble(k == points ? 1 : Math.min(1, 1 - 1 / x));
             if (!Double.isFinite(y)) {
                 throw new IllegalArgumentException("a sample is not a finite number: " + y);
             }
@@ -104,13 +108,17 @@ public final class PercentileChart {
         Font font = new Font(Font.SANS_SERIF, Font.PLAIN, 12);
         for (Mark m : marks) {
             double mx = m.q() >= 1 ? xMax : 1 / (1 - m.q());
-            XYPointerAnnotation a = new XYPointerAnnotation(
-                    String.format(Locale.ROOT, "%s %.2f µs", m.name(), m.us()), mx, m.us(), -Math.PI / 2.6);
+            // the label goes where the chart has room: up and right near the left edge, down and left
+            // at the right end (the max), up and left elsewhere
+            boolean atEnd = m.q() >= 1;
+            boolean nearStart = mx < 10;
+            double angle = atEnd ? Math.PI * 0.6 : nearStart ? -Math.PI / 4 : -Math.PI / 2.6;
+            XYPointerAnnotation a = new XYPointerAnnotation(m.label(), mx, m.us(), angle);
             a.setFont(font);
             a.setTipRadius(3);
-            a.setBaseRadius(40);
+            a.setBaseRadius(atEnd ? 70 : 40);
             a.setArrowPaint(Color.DARK_GRAY);
-            a.setTextAnchor(TextAnchor.BOTTOM_RIGHT);
+            a.setTextAnchor(atEnd ? TextAnchor.TOP_RIGHT : nearStart ? TextAnchor.BOTTOM_LEFT : TextAnchor.BOTTOM_RIGHT);
             plot.addAnnotation(a);
         }
         JFreeChart chart = new JFreeChart(title, JFreeChart.DEFAULT_TITLE_FONT, plot, false);

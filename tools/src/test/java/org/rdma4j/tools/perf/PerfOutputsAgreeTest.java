@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.awt.image.BufferedImage;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -21,7 +20,7 @@ class PerfOutputsAgreeTest {
     Path dir;
 
     /** A tail like a loaded machine's: most samples near 10 us, a few 100 times slower. */
-    private static LatencyStats longTail() {
+    static LatencyStats longTail() {
         int iters = 20000;
         long[] t = new long[iters];
         java.util.SplittableRandom r = new java.util.SplittableRandom(7);
@@ -67,44 +66,19 @@ class PerfOutputsAgreeTest {
         assertEquals(19997, json(j, "samples"), j);
         assertTrue(Tables.latSamplesNote(s).contains("19997 samples of 20000 iterations"), Tables.latSamplesNote(s));
 
-        for (PercentileChart.Mark m : Plots.marks(s)) {
-            assertEquals(s.percentile(m.q()), m.us(), m.name());
+        java.util.List<PercentileChart.Mark> marks = Plots.marks(s);
+        assertEquals(java.util.List.of(s.tTypical, s.p99, s.p999, s.tMax),
+                marks.stream().map(PercentileChart.Mark::us).toList(), "the plot marks the table's values");
+        for (PercentileChart.Mark m : marks.subList(1, 4)) {
+            assertEquals(s.percentile(m.q()), m.us(), "and its curve passes through them: " + m.label());
         }
+        assertTrue(marks.get(3).label().contains(cols[3] + " µs"), "t_max printed as the table prints it: "
+                + marks.get(3).label());
         assertTrue(Plots.sampleNote(s).startsWith("19997 samples of 20000 iterations"), Plots.sampleNote(s));
         Path png = dir.resolve("lat.png");
         p.plot = png;
         Plots.write(png, p, run);
         BufferedImage img = ImageIO.read(png.toFile());
         assertEquals(1000, img.getWidth());
-    }
-
-    @Test
-    void allSizesPlotLatencyAgainstSizeNotJustTheLastSize() throws IOException {
-        Run r = Run.loopback("write_lat", "-a", "-n", "20");
-        try {
-            assertEquals(23, r.run.latResults.size());
-            Path png = dir.resolve("all.png");
-            Plots.write(png, r.p, r.run);
-            assertTrue(Files.size(png) > 0);
-        } finally {
-            r.close();
-        }
-    }
-
-    /** A loopback run kept for its results. */
-    record Run(PerfParams p, PerfRun run, Loopback.Pair pair) implements AutoCloseable {
-        static Run loopback(String test, String... args) {
-            PerfParams p = PerfArgs.params(test, args);
-            java.io.StringWriter out = new java.io.StringWriter();
-            Loopback.Pair pair = Loopback.Pair.run(p, new java.io.PrintWriter(out, true),
-                    new java.io.PrintWriter(new java.io.StringWriter(), true));
-            assertEquals(0, pair.clientRc, out::toString);
-            return new Run(p, pair.client, pair);
-        }
-
-        @Override
-        public void close() {
-            // the loopback closed its resources already
-        }
     }
 }
