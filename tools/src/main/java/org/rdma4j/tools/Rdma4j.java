@@ -40,7 +40,7 @@ public final class Rdma4j implements Runnable {
             org.rdma4j.tools.cmutils.CmatoseCommand.class, org.rdma4j.tools.cmutils.UdaddyCommand.class,
             McastCommand.class,
             org.rdma4j.tools.mckey.MckeyCommand.class, org.rdma4j.tools.study.StudyCommand.class,
-            CommandLine.HelpCommand.class);
+            HelpCommand.class);
 
     public static void main(String[] args) {
         System.exit(commandLine(args).execute(args));
@@ -69,9 +69,21 @@ public final class Rdma4j implements Runnable {
                         : new CommandLine(c));
             }
         }
+        cl.registerConverter(java.net.InetAddress.class, Rdma4j::address);
+        CommandList.install(cl);
         cl.setExecutionExceptionHandler(new VerbsErrors());
         cl.setParameterExceptionHandler(Rdma4j::usageError);
         return cl;
+    }
+
+    /** An address option's value: an IP address or a host name this machine resolves, said in words if not. */
+    static java.net.InetAddress address(String text) {
+        try {
+            return java.net.InetAddress.getByName(text);
+        } catch (java.net.UnknownHostException e) {
+            throw new CommandLine.TypeConversionException("'" + text + "' is neither an IP address nor a host name "
+                    + "this machine can resolve");
+        }
     }
 
     private static String nameOf(Class<?> command) {
