@@ -45,7 +45,7 @@ final class Loops {
     long[] tcompleted;
     /** Samples counted in a -D run's sampling window (perftest's iters after a duration run). */
     long durationIters;
-    DurationClock clock;
+    volatile DurationClock clock;
     /** Work done so far, for the progress bar (iterations, or elapsed ns in a -D run). */
     final AtomicLong progress = new AtomicLong();
 

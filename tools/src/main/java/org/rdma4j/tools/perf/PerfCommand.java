@@ -217,9 +217,8 @@ public final class PerfCommand implements Runnable {
                         + "completion) after this long without progress (default 120; perftest waits forever)")
         int exchangeTimeout = 120;
 
-        @Option(names = "--no-progress", order = 45,
-                description = "rdma4j: no progress bar on stderr (it appears on a terminal for runs over 2 s)")
-        boolean noProgress;
+        @Mixin
+        PerftestOptions more;
 
         @Parameters(index = "0", arity = "0..1", paramLabel = "<host>",
                 description = "the server to connect to; without it see the roles above")
@@ -408,6 +407,7 @@ public final class PerfCommand implements Runnable {
                 p.duration = duration;
             }
             p.margin = margin != null ? margin : -1;
+            more.apply(p, this::usage);
             // force_dependecies
             if (!p.isDuration()) {
                 if (p.txDepth > p.iters) {
@@ -515,7 +515,6 @@ public final class PerfCommand implements Runnable {
                 // perftest's send_bw server has no peak (loopback's server gets it in Loopback.copyAsServer)
                 p.noPeak = true;
             }
-            p.progress = !noProgress;
             return p;
         }
 
@@ -590,8 +589,8 @@ public final class PerfCommand implements Runnable {
                             p.qpTimeout, timeoutMs), true);
                 } else {
                     opener = p.server
-                            ? () -> Comm.accept(Comm.listen(null, p.port), timeoutMs, timeoutMs)
-                            : () -> Comm.connect(p.host, p.port, timeoutMs);
+                            ? () -> Comm.accept(Comm.listen(p.sourceIp, p.port), timeoutMs, timeoutMs)
+                            : () -> Comm.connect(p.sourceIp, p.host, p.port, timeoutMs);
                 }
                 int rc;
                 try (Progress bar = Progress.start(p, run, err)) {

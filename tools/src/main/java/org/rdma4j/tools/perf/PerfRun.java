@@ -41,9 +41,15 @@ final class PerfRun {
     PerfResources resources;
     private boolean keepResources;
 
+    /** The result lines (--output, --cpu_util, --report-both); {@link #out} is its quiet writer. */
+    private final ResultLines results;
+    /** --cpu_util in a -D run: the CPU use of each sample window. */
+    private CpuUtil cpu;
+
     PerfRun(PerfParams p, PrintWriter out, PrintWriter err) {
         this.p = p;
-        this.out = out;
+        this.results = new ResultLines(p, out);
+        this.out = results.quiet; // --output: nothing but the numbers
         this.err = err;
     }
 
@@ -169,6 +175,12 @@ final class PerfRun {
         out.flush();
         Loops l = new Loops(p, res);
         loops = l;
+        if (p.cpuUtil && !p.isDuration()) {
+            out.print(Tables.RESULT_LINE);
+            err.print(" CPU Utilization works only with Duration mode.\n"); // perftest warns and goes on
+            err.flush();
+        }
+        cpu = p.cpuUtil && p.isDuration() ? CpuUtil.start(this) : null;
         if (p.useEvent) {
             res.sendCq.reqNotify(false);
             if (res.recvCq != res.sendCq) {
@@ -176,8 +188,21 @@ final class PerfRun {
             }
         }
         // the barrier after a run waits as long as the peer's run may take
-        int runWaitMs = (int) Math.min(Integer.MAX_VALUE,
+        // (--run_infinitely: as long as the peer runs; a peer that ends closes the connection)
+        int runWaitMs = p.runInfinitely ? Integer.MAX_VALUE : (int) Math.min(Integer.MAX_VALUE,
                 1000L * (p.exchangeTimeoutS + (p.isDuration() ? p.duration : 0)) + (p.all ? 600_000L : 0));
+        try {
+            measure(res, comm, l, mine, remote, g, runWaitMs);
+        } finally {
+            if (cpu != null) {
+                cpu.close();
+            }
+        }
+    }
+
+    private void measure(PerfResources res, Comm comm, Loops l, PerfDest[] mine, PerfDest[] remote, boolean g,
+                         int runWaitMs) throws PerfFailure {
+        Verb verb = p.verb();
         if (!p.isBw()) {
             latency(res, comm, l, mine[0], remote, g, runWaitMs);
         } else if (verb == Verb.SEND) {
@@ -242,9 +267,7 @@ final class PerfRun {
     }
 
     private void latHeader() {
-        out.print(Tables.RESULT_LINE);
-        out.print(p.isDuration() ? Tables.RESULT_FMT_LAT_DUR : Tables.RESULT_FMT_LAT);
-        out.print(Tables.RESULT_EXT);
+        results.latHeader();
     }
 
     private void latency(PerfResources res, Comm comm, Loops l, PerfDest me, PerfDest[] remote, boolean g,
@@ -309,7 +332,7 @@ final class PerfRun {
             double[] d = LatencyStats.duration(l.durationIters, ticks, rtt);
             beforeOutput.run();
             latDurationResults.add(new double[] {p.size, l.durationIters, d[0], d[1]});
-            out.print(Tables.latDurationLine(p.size, l.durationIters, d[0], d[1]));
+            results.latDuration(p.size, l.durationIters, d[0], d[1], cpuPercent());
             out.flush();
             return;
         }
@@ -331,14 +354,17 @@ final class PerfRun {
         if (p.unsorted || p.histogram) {
             latHeader();
         }
-        out.print(Tables.latLine(s));
+        results.lat(s);
         out.flush();
     }
 
+    /** --cpu_util: the last sample window's CPU use (NaN without it). */
+    private double cpuPercent() {
+        return cpu == null ? Double.NaN : cpu.takePercent();
+    }
+
     private void bwHeader() {
-        out.print(Tables.RESULT_LINE);
-        out.print(p.gbits ? Tables.RESULT_FMT_G : Tables.RESULT_FMT);
-        out.print(Tables.RESULT_EXT);
+        results.bwHeader();
     }
 
     private BwReport bwReport(Loops l, boolean noPeak) {
@@ -355,15 +381,20 @@ final class PerfRun {
             BwReport theirs = comm.exchangeBwReport(new BwReport(0, 0, 0, 0, 0));
             bwResults.add(theirs);
             beforeOutput.run();
-            out.print(Tables.bwLine(theirs, p.gbits));
+            results.bw(theirs, Double.NaN);
             comm.closeConnection(me, g);
             out.print(Tables.RESULT_LINE);
             return;
         }
         BwReport last = new BwReport(0, 0, 0, 0, 0);
-        for (long size : sizes(24)) {
-            p.size = size;
-            l.setSendWqes(remote);
+        long[] sizes = sizes(24);
+        // --run_infinitely: -D rounds of one size, one line each, the queue going on as the last round left it
+        long rounds = p.runInfinitely ? p.infiniteRounds : sizes.length;
+        for (long k = 0; k < rounds; k++) {
+            p.size = sizes[p.runInfinitely ? 0 : (int) k];
+            if (k == 0 || !p.runInfinitely) {
+                l.setSendWqes(remote);
+            }
             if (p.duplex) {
                 comm.timeoutMs(runWaitMs);
                 comm.handShake(me, g);
@@ -381,11 +412,12 @@ final class PerfRun {
                 BwReport sum = last.plus(theirs);
                 bwResults.add(sum);
                 beforeOutput.run();
-                out.print(Tables.bwLine(sum, p.gbits));
+                results.bw(sum, cpuPercent());
+                results.both(last, theirs, cpuPercent());
             } else {
                 bwResults.add(last);
                 beforeOutput.run();
-                out.print(Tables.bwLine(last, p.gbits));
+                results.bw(last, cpuPercent());
             }
             out.flush();
         }
@@ -427,7 +459,7 @@ final class PerfRun {
             }
             bwResults.add(rep);
             beforeOutput.run();
-            out.print(Tables.bwLine(rep, p.gbits));
+            results.bw(rep, cpuPercent());
             out.flush();
             if (p.all) {
                 comm.timeoutMs(runWaitMs); // a new step: the run is not part of the exchange's time
