@@ -482,9 +482,9 @@ public final class PerfCommand implements Runnable {
                     throw usage("please check that DURATION > 2*MARGIN");
                 }
             }
-            if (p.duplex && verb == Verb.SEND) {
-                throw usage(" -b: bidirectional send_bw is not supported yet (write_bw, read_bw and atomic_bw "
-                        + "have -b)");
+            if (p.duplex && verb == Verb.SEND && (p.connection != Connection.RC || p.useEvent)) {
+                throw usage(" -b: send_bw -b runs over RC with polling (UC and UD need receive credits, which "
+                        + "rdma4j does not send; -e is not supported with it)");
             }
             if (p.connection == Connection.UD && p.inlineSize > PerfParams.MAX_INLINE_UD) {
                 p.inlineSize = PerfParams.MAX_INLINE_UD;

@@ -430,6 +430,9 @@ final class PerfRun {
         comm.closeConnection(me, g);
     }
 
+    /** send_bw -b's loop, made on the first -b run. */
+    private BiSendLoop bi;
+
     private void sendBw(Comm comm, Loops l, PerfDest me, PerfDest[] remote, boolean g, int runWaitMs)
             throws PerfFailure {
         bwHeader();
@@ -437,14 +440,34 @@ final class PerfRun {
                 : 24;
         for (long size : sizes(maxPow)) {
             p.size = size;
-            if (p.isClient()) {
+            if (p.isClient() || p.duplex) {
                 l.setSendWqes(remote);
-            } else {
+            }
+            if (!p.isClient() || p.duplex) {
                 l.setRecvWqes();
             }
             comm.timeoutMs(runWaitMs);
             comm.handShake(me, g);
             BwReport rep;
+            if (p.duplex) {
+                long a0 = Allocation.ofThisThread();
+                bi = bi != null ? bi : new BiSendLoop(l);
+                bi.run();
+                countLoop(a0, 2L * p.iters * p.numQps);
+                comm.timeoutMs(runWaitMs); // a new step: the run is not part of the exchange's time
+                BwReport mine = bwReport(l, p.noPeak);
+                BwReport theirs = comm.exchangeBwReport(mine);
+                rep = mine.plus(theirs);
+                bwResults.add(rep);
+                beforeOutput.run();
+                results.bw(rep, cpuPercent());
+                results.both(mine, theirs, cpuPercent());
+                out.flush();
+                if (p.all) {
+                    comm.handShake(me, g);
+                }
+                continue;
+            }
             if (p.isClient()) {
                 long a0 = Allocation.ofThisThread();
                 l.bw();
