@@ -456,12 +456,15 @@ final class PerfRun {
                 countLoop(a0, 2L * p.iters * p.numQps);
                 comm.timeoutMs(runWaitMs); // a new step: the run is not part of the exchange's time
                 BwReport mine = bwReport(l, p.noPeak);
-                BwReport theirs = comm.exchangeBwReport(mine);
-                rep = mine.plus(theirs);
+                // perftest: a -D run prints what this side received, without exchanging reports
+                BwReport theirs = p.isDuration() ? null : comm.exchangeBwReport(mine);
+                rep = theirs == null ? mine : mine.plus(theirs);
                 bwResults.add(rep);
                 beforeOutput.run();
                 results.bw(rep, cpuPercent());
-                results.both(mine, theirs, cpuPercent());
+                if (theirs != null) {
+                    results.both(mine, theirs, cpuPercent());
+                }
                 out.flush();
                 if (p.all) {
                     comm.handShake(me, g);
