@@ -46,7 +46,8 @@ final class BiSendLoop {
             l.tposted[0] = l.now();
         }
         Spin wait = l.spin.begin();
-        while (totC < totIters || totR < totIters || (dur && (l.clock == null || l.clockState() != DurationClock.END))) {
+        while (totC < totIters || totR < totIters
+                || (dur && (l.clock == null || l.clockState() != DurationClock.END))) {
             boolean progressed = false;
             for (int i = 0; sending && i < q; i++) {
                 SendWorkRequest w = l.wr[i];

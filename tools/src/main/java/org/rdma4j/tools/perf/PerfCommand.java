@@ -200,8 +200,8 @@ public final class PerfCommand implements Runnable {
         Path json;
 
         @Option(names = "--plot", order = 41, paramLabel = "FILE.png",
-                description = "rdma4j: plot to a PNG: latency histogram and CDF (lat tests), bandwidth and "
-                        + "message rate against size (-a)")
+                description = "rdma4j: plot to a PNG: latency percentile curve (lat tests; -a: latency against size), "
+                        + "bandwidth and message rate against size (-a; one size: labelled bars)")
         Path plot;
 
         @Option(names = "--loopback", order = 42,

@@ -118,7 +118,8 @@ public final class PercentileChart {
             a.setTipRadius(3);
             a.setBaseRadius(atEnd ? 70 : 40);
             a.setArrowPaint(Color.DARK_GRAY);
-            a.setTextAnchor(atEnd ? TextAnchor.TOP_RIGHT : nearStart ? TextAnchor.BOTTOM_LEFT : TextAnchor.BOTTOM_RIGHT);
+            a.setTextAnchor(atEnd ? TextAnchor.TOP_RIGHT
+                    : nearStart ? TextAnchor.BOTTOM_LEFT : TextAnchor.BOTTOM_RIGHT);
             plot.addAnnotation(a);
         }
         JFreeChart chart = new JFreeChart(title, JFreeChart.DEFAULT_TITLE_FONT, plot, false);
