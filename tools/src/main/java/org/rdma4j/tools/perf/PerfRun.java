@@ -394,6 +394,8 @@ final class PerfRun {
             p.size = sizes[p.runInfinitely ? 0 : (int) k];
             if (k == 0 || !p.runInfinitely) {
                 l.setSendWqes(remote);
+            } else {
+                RoundDrain.sends(l);
             }
             if (p.duplex) {
                 comm.timeoutMs(runWaitMs);

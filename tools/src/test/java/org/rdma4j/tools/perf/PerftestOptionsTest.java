@@ -102,9 +102,10 @@ class PerftestOptionsTest {
         assertEquals(0.0, CpuUtil.percent(a, a));
     }
 
-    @Test
-    void runInfinitelyPrintsOneLinePerRoundUntilStopped() {
-        PerfParams p = PerfArgs.params("write_bw", "-s", "64", "-D", "1", "--run_infinitely");
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"write_bw", "read_bw"})
+    void runInfinitelyPrintsOneLinePerRoundUntilStopped(String test) {
+        PerfParams p = PerfArgs.params(test, "-s", "64", "-D", "1", "--run_infinitely");
         assertTrue(p.isDuration());
         assertEquals(0, p.margin);
         assertTrue(p.noPeak);
@@ -140,6 +141,7 @@ class PerftestOptionsTest {
         "write_bw|--run_infinitely -e|Events feature not available on WRITE verb",
         "send_bw|--run_infinitely -e|run_infinitely does not support events feature yet.",
         "write_bw|--run_infinitely -a|run_infinitely runs one message size",
+        "send_bw|--run_infinitely|send_bw's receiver rounds are not implemented yet",
         "write_bw|--report-both|it needs a BW test with -b",
         "write_lat|--output bandwidth|Output verbosity level for LAT can be: latency",
         "write_bw|--output latency|Output verbosity level for BW can be: bandwidth, message_rate",
