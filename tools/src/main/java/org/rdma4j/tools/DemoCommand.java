@@ -57,10 +57,11 @@ import picocli.CommandLine.Spec;
  * its traffic in {@link DemoTraffic}) and {@link #tearDown}. Exit code 0, or 1 if any of it failed.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
-        description = "A guided tour of the verbs API on the embedded soft RoCEv2 device: open, query, "
-                + "PD, MR, CQ, two RC QPs connected to each other and brought to RTS, data (a SEND, an RDMA WRITE, "
-                + "a ping-pong, SEND/RECV round trips, a 64 KiB RDMA WRITE stream, with latency and bandwidth), "
-                + "tear-down.")
+        description = {"A guided tour of the verbs API, step by step, on the embedded soft RoCEv2 device (or the "
+                + "one -d names, or a soft device over UDP on --bind's address).",
+            "The steps: open, query, PD, MR, CQ, two RC QPs connected to each other and brought to RTS, data (a "
+                + "SEND, an RDMA WRITE, a ping-pong, SEND/RECV round trips, a 64 KiB RDMA WRITE stream, with latency "
+                + "and bandwidth), tear-down."})
 public final class DemoCommand implements Callable<Integer> {
     private static final int PORT = 1;
     private static final long MR_BYTES = 1 << 20;
@@ -112,6 +113,13 @@ public final class DemoCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         out = spec.commandLine().getOut();
+        // the device first, so the banner names the one toured and a wrong -d fails before it
+        if (deviceOptions.bindAddress() != null) {
+            deviceName = deviceOptions.resolve(
+                    spec.commandLine().getParseResult().hasMatchedOption("-d") ? deviceName : null).name();
+        } else {
+            Verbs.device(deviceName); // ENODEV naming the devices there are
+        }
         out.printf("rdma4j demo: the verbs API on %s, step by step%n", deviceName);
         int rc = 0;
         try (Arena arena = Arena.ofShared()) {
@@ -143,8 +151,6 @@ public final class DemoCommand implements Callable<Integer> {
         }
 
         if (deviceOptions.bindAddress() != null) {
-            deviceName = deviceOptions.resolve(
-                    spec.commandLine().getParseResult().hasMatchedOption("-d") ? deviceName : null).name();
             out.printf("   created %s: RoCEv2 over UDP on %s%n", deviceName,
                     deviceOptions.bindAddress().getHostAddress());
         }

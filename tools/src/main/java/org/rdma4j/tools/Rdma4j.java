@@ -42,7 +42,7 @@ public final class Rdma4j implements Runnable {
             org.rdma4j.tools.cmutils.CmatoseCommand.class, org.rdma4j.tools.cmutils.UdaddyCommand.class,
             McastCommand.class,
             org.rdma4j.tools.mckey.MckeyCommand.class, org.rdma4j.tools.study.StudyCommand.class,
-            CommandLine.HelpCommand.class);
+            HelpCommand.class);
 
     public static void main(String[] args) {
         System.exit(commandLine(args).execute(args));
@@ -71,9 +71,21 @@ public final class Rdma4j implements Runnable {
                         : new CommandLine(c));
             }
         }
+        cl.registerConverter(java.net.InetAddress.class, Rdma4j::address);
+        CommandList.install(cl);
         cl.setExecutionExceptionHandler(new VerbsErrors());
         cl.setParameterExceptionHandler(Rdma4j::usageError);
         return cl;
+    }
+
+    /** An address option's value: an IP address or a host name this machine resolves, said in words if not. */
+    static java.net.InetAddress address(String text) {
+        try {
+            return java.net.InetAddress.getByName(text);
+        } catch (java.net.UnknownHostException e) {
+            throw new CommandLine.TypeConversionException("'" + text + "' is neither an IP address nor a host name "
+                    + "this machine can resolve");
+        }
     }
 
     private static String nameOf(Class<?> command) {
@@ -97,15 +109,23 @@ public final class Rdma4j implements Runnable {
         throw new ParameterException(spec.commandLine(), "Missing command: say which one (e.g. 'rdma4j demo').");
     }
 
-    /** A bad command line: the message, picocli's suggestions if it has any, then the usage. */
+    /**
+     * A bad command line: the message, picocli's suggestions if it has any, then where the usage is
+     * ({@code try 'rdma4j perf write_lat --help'}), not the usage itself (which buries the message).
+     */
     private static int usageError(ParameterException ex, String[] args) {
         CommandLine cmd = ex.getCommandLine();
         PrintWriter err = cmd.getErr();
         err.println(ex.getMessage());
         UnmatchedArgumentException.printSuggestions(ex, err);
-        cmd.usage(err);
+        err.println(tryHelp(cmd));
         err.flush();
         return cmd.getCommandSpec().exitCodeOnInvalidInput();
+    }
+
+    /** The line after a usage error: {@code try 'rdma4j <command...> --help'}. */
+    public static String tryHelp(CommandLine cmd) {
+        return "try '" + cmd.getCommandSpec().qualifiedName() + " --help'";
     }
 
     /** A verbs call that fails is the user's or the device's problem, not a crash: one line, exit 1. */

@@ -44,9 +44,10 @@ import picocli.CommandLine.Spec;
         description = {
             "A chaos run: RC traffic (SEND, RDMA WRITE, READ, atomics; 0..max-size bytes over 1..4 SGEs) "
                     + "between two soft devices through links that lose, reorder, duplicate and corrupt "
-                    + "packets, verifying every byte. The last line reads",
-            "  stress: messages=N delivered=N data_errors=0 duplicate_executions=0 retransmits=R",
-            "and the exit code is 0 only if the run was clean (1 on any error, 2 on a bad flag).",
+                    + "packets, verifying every byte.",
+            "The last line reads 'stress: messages=N delivered=N data_errors=0 duplicate_executions=0 "
+                    + "retransmits=R' and the exit code is 0 only if the run was clean (1 on any error, 2 on a bad "
+                    + "flag).",
             "With --bind the two ends are two JVMs over RoCEv2/UDP: 'rdma4j stress --bind ADDRESS' is the server "
                     + "and waits for a client on the TCP port; 'rdma4j stress --bind ADDRESS [run options] SERVER' "
                     + "is the client, which chooses the run (--messages, --seed, --qps, --max-size, --mtu). Each "

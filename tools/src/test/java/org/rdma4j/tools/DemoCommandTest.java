@@ -93,5 +93,15 @@ class DemoCommandTest {
         assertEquals(Rdma4j.EXIT_VERBS_ERROR, run.exitCode(), run::toString);
         assertTrue(run.err().startsWith("rdma4j: ENODEV: "), run::toString);
         assertEquals(1, run.err().lines().count(), run::toString);
+        assertEquals("", run.out(), "no banner for a device that is not there: " + run);
+        assertFalse(run.err().contains("java."), "what failed in words, not a Java class name: " + run);
+    }
+
+    @Test
+    void theBannerNamesTheBindDeviceItTours() {
+        ToolRun run = ToolRun.of("demo", "--bind", "127.0.0.61", "--udp-port", "26461");
+        assertEquals(0, run.exitCode(), run::toString);
+        assertTrue(run.out().startsWith("rdma4j demo: the verbs API on udp0, step by step"), run::toString);
+        assertTrue(run.out().contains("Open udp0"), run::toString);
     }
 }

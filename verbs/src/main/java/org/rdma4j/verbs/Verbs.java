@@ -216,7 +216,8 @@ public final class Verbs {
                 tried.add(p.name() + " (available, devices: " + (names.length() == 0 ? "none" : names) + ")");
             } else {
                 Throwable cause = p.unavailabilityCause();
-                tried.add(p.name() + " (unavailable: " + (cause == null ? "no reason given" : cause) + ")");
+                tried.add(p.name() + " (unavailable: " + (cause == null ? "no reason given"
+                        : cause.getMessage() != null ? cause.getMessage() : cause.getClass().getSimpleName()) + ")");
                 if (cause != null) {
                     causes.add(cause);
                 }

@@ -36,8 +36,8 @@ class VerbsDiscoveryTest {
         String m = e.getMessage();
         assertTrue(m.startsWith("ENODEV: no RDMA device named 'mlx5_0'; providers tried: "), m);
         assertTrue(m.contains("fake (available, devices: fake0"), m);
-        assertTrue(m.contains("broken (unavailable: java.lang.UnsatisfiedLinkError: libfakeverbs.so.1: cannot open"),
-                m);
+        assertTrue(m.contains("broken (unavailable: libfakeverbs.so.1: cannot open"), m);
+        assertFalse(m.contains("java.lang."), "what failed in words, not a Java class name: " + m);
         assertArrayEquals(new Throwable[] {TestProviders.Unavailable.CAUSE}, e.getSuppressed());
     }
 

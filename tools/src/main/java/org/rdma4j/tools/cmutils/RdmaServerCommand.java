@@ -50,7 +50,8 @@ import picocli.CommandLine.Spec;
             "Prints rdma_server's lines; exit code 0 after the exchange, 255 (rdma_server's -1) when a step "
                 + "failed, 2 on a bad flag.",
             "Example:",
-            "  rdma4j rdma-server -s 127.0.0.1 &  rdma4j rdma-client -s 127.0.0.1 --bind 127.0.0.2"})
+            "  rdma4j rdma-server -s 127.0.0.1 &",
+            "  rdma4j rdma-client -s 127.0.0.1 --bind 127.0.0.2"})
 public final class RdmaServerCommand implements Callable<Integer> {
     /** rdma_server's and rdma_client's port. */
     public static final int DEFAULT_PORT = 7471;

@@ -89,6 +89,11 @@ final class Comm implements AutoCloseable {
 
     /** The client side: connects to {@code host:port} (perftest resolves IPv4 only; so does this). */
     static Comm connect(String host, int port, int timeoutMs) throws PerfFailure {
+        return connect(null, host, port, timeoutMs);
+    }
+
+    /** {@link #connect(String, int, int)} from {@code source} (--source_ip), or from any address when null. */
+    static Comm connect(InetAddress source, String host, int port, int timeoutMs) throws PerfFailure {
         InetAddress[] addrs;
         try {
             addrs = InetAddress.getAllByName(host);
@@ -99,6 +104,9 @@ final class Comm implements AutoCloseable {
         for (InetAddress a : addrs) {
             Socket s = new Socket();
             try {
+                if (source != null) {
+                    s.bind(new InetSocketAddress(source, 0)); // perftest: "Failed to bind socket"
+                }
                 s.connect(new InetSocketAddress(a, port), timeoutMs);
                 return new Comm(s, true, timeoutMs);
             } catch (IOException e) {

@@ -16,7 +16,8 @@ final class DurationClock {
     private final long toSample;
     private final long toStop;
     private final long toEnd;
-    private int state = START;
+    /** Volatile: read by the --cpu_util watcher (written three times a run, read rarely on the data path). */
+    private volatile int state = START;
     long sampleStart;
     long sampleEnd;
 
@@ -27,6 +28,11 @@ final class DurationClock {
         toSample = now + m;
         toStop = toSample + d - 2 * m;
         toEnd = toStop + m;
+    }
+
+    /** The state last recorded (for watchers on other threads: the sample window's edges are published with it). */
+    int state() {
+        return state;
     }
 
     /** The state at {@code now}, recording the sample window's edges as they pass. */

@@ -7,9 +7,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import org.HdrHistogram.Histogram;
 
 /**
  * --json (and perftest's --out_json/--out_json_file): the run as JSON with the field names perftest's
@@ -17,8 +15,10 @@ import org.HdrHistogram.Histogram;
  * "MsgSize", "n_iterations", "BW_peak", "BW_average", "MsgRate" or "t_min" ... "percentile_99.9").
  * perftest's file is not valid JSON (unquoted keys, trailing commas) and keeps only the last size of
  * an -a run; this one is valid JSON, {@code results} is the last size as perftest has it, and
- * {@code all_results} holds every size. Latency runs add "percentiles" from an HdrHistogram of the
- * samples (microseconds, 3 significant digits). Stateless.
+ * {@code all_results} holds every size. Latency runs add "samples" (how many the statistics describe,
+ * and "samples_rule": which) and "percentiles" (p50 .. p99.99 and max, microseconds): all of them, like
+ * perftest's fields, from {@link LatencyStats}, so they are the table's numbers (p99 there is p99 here,
+ * max is t_max). Stateless.
  */
 final class JsonReport {
     private JsonReport() {}
@@ -51,7 +51,9 @@ final class JsonReport {
             m.put("t_stdev", round(s.tStdev, 2));
             m.put("percentile_99", round(s.p99, 2));
             m.put("percentile_99.9", round(s.p999, 2));
-            m.put("percentiles", percentiles(s.sortedUs));
+            m.put("samples", s.samples());
+            m.put("samples_rule", LatencyStats.SAMPLE_RULE);
+            m.put("percentiles", percentiles(s));
             all.add(m);
         }
         for (double[] d : run.latDurationResults) {
@@ -116,33 +118,22 @@ final class JsonReport {
         return m;
     }
 
-    /** p50 .. p99.99 and max of the samples through an HdrHistogram (ns resolution, 3 digits). */
-    static Map<String, Object> percentiles(double[] us) {
-        Histogram h = histogram(us);
+    /** p50 .. p99.99 and max by perftest's percentile rule ({@link LatencyStats#percentile}). */
+    static Map<String, Object> percentiles(LatencyStats s) {
         Map<String, Object> m = new LinkedHashMap<>();
         for (double q : new double[] {50, 90, 99, 99.9, 99.99}) {
             m.put("p" + (q == Math.rint(q) ? String.valueOf((int) q) : String.valueOf(q)),
-                    round(h.getValueAtPercentile(q) / 1000.0, 3));
+                    round(s.percentile(q / 100), 2));
         }
-        m.put("max", round(h.getMaxValue() / 1000.0, 3));
-        m.put("count", h.getTotalCount());
+        m.put("max", round(s.percentile(1), 2));
         return m;
-    }
-
-    /** The samples (microseconds) in an HdrHistogram of nanoseconds, 3 significant digits. */
-    static Histogram histogram(double[] us) {
-        Histogram h = new Histogram(3);
-        for (double v : us) {
-            h.recordValue(Math.max(0, Math.round(v * 1000)));
-        }
-        return h;
     }
 
     private static double round(double v, int digits) {
         if (!Double.isFinite(v)) {
             return v;
         }
-        return Double.parseDouble(String.format(Locale.ROOT, "%." + digits + "f", v));
+        return Double.parseDouble(Tables.fixed(v, digits)); // rounded as the table rounds (C's printf)
     }
 
     @SuppressWarnings("unchecked")

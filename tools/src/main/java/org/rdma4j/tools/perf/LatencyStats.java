@@ -18,6 +18,10 @@ import java.util.Arrays;
  * </ul>
  * Timestamps are {@link System#nanoTime()} values: perftest's cycle counter at a fixed 1000 cycles
  * per microsecond. Immutable once built.
+ *
+ * <p>Every output of a run (the table, --json, --plot) takes its numbers from here, so they agree:
+ * t_max and every percentile are {@link #percentile(double)} (perftest's rule above, which t_max is
+ * the q = 1 case of), over the same sorted samples; {@link #SAMPLE_RULE} says which samples.
  */
 final class LatencyStats {
     /** perftest's LAT_MEASURE_TAIL: the largest samples left out. */
@@ -38,9 +42,17 @@ final class LatencyStats {
     final double[] unsortedUs;
     /** Sorted samples in microseconds, without the dropped tail, for -H, plots and histograms. */
     final double[] sortedUs;
+    /** The m kept samples and the next larger one (t_max), sorted: what {@link #percentile} ranks. */
+    private final double[] rankedUs;
+
+    /** Which samples the statistics describe, for the outputs to say. */
+    static final String SAMPLE_RULE = "the intervals between successive posts (iterations - 1) without the "
+            + MEASURE_TAIL + " largest, as perftest counts them; t_max and percentile q are sorted[ceil(samples * q)] "
+            + "(perftest's rule, so t_max is the larger of the two left out)";
 
     private LatencyStats(long size, long iters, double tMin, double tMax, double tTypical, double tAvg,
-                         double tStdev, double p99, double p999, double[] unsortedUs, double[] sortedUs) {
+                         double tStdev, double p99, double p999, double[] unsortedUs, double[] sortedUs,
+                         double[] rankedUs) {
         this.size = size;
         this.iters = iters;
         this.tMin = tMin;
@@ -52,6 +64,21 @@ final class LatencyStats {
         this.p999 = p999;
         this.unsortedUs = unsortedUs;
         this.sortedUs = sortedUs;
+        this.rankedUs = rankedUs;
+    }
+
+    /** The number of samples the statistics describe: {@code iters - 1 - MEASURE_TAIL}. */
+    int samples() {
+        return sortedUs.length;
+    }
+
+    /**
+     * Percentile {@code q} (0..1) as perftest takes its 99% and 99.9%: {@code sorted[ceil(samples * q)]};
+     * {@code percentile(1)} is t_max, {@code percentile(0)} t_min.
+     */
+    double percentile(double q) {
+        int i = (int) Math.ceil(sortedUs.length * q);
+        return rankedUs[Math.clamp(i, 0, rankedUs.length - 1)];
     }
 
     /**
@@ -88,12 +115,12 @@ final class LatencyStats {
         }
         int i99 = (int) Math.ceil(m * 0.99);
         int i999 = (int) Math.ceil(m * 0.999);
-        double[] sorted = new double[m];
-        for (int i = 0; i < m; i++) {
-            sorted[i] = delta[i] / q;
+        double[] ranked = new double[m + 1];
+        for (int i = 0; i <= m; i++) {
+            ranked[i] = delta[i] / q;
         }
         return new LatencyStats(size, iters, delta[0] / q, delta[m] / q, median / q, average,
-                Math.sqrt(stdevSum / m), delta[i99] / q, delta[i999] / q, unsorted, sorted);
+                Math.sqrt(stdevSum / m), delta[i99] / q, delta[i999] / q, unsorted, Arrays.copyOf(ranked, m), ranked);
     }
 
     /**

@@ -266,6 +266,9 @@ final class Loopback {
         s.gbits = c.gbits;
         s.exchangeTimeoutS = c.exchangeTimeoutS;
         s.rdmaCm = c.rdmaCm;
+        s.trafficClass = c.trafficClass;
+        s.runInfinitely = c.runInfinitely;
+        s.infiniteRounds = c.infiniteRounds;
         return s;
     }
 }

@@ -24,29 +24,29 @@ final class Loops {
     private static final VarHandle BYTE = ValueLayout.JAVA_BYTE.varHandle();
     static final int CTX_POLL_BATCH = 16;
 
-    private final PerfParams p;
-    private final PerfResources r;
+    final PerfParams p;
+    final PerfResources r;
     private final long base = System.nanoTime() - 1;
     private final long stallNs;
     /** The pacing of every busy wait (spin, yield, stall limit), reused from wait to wait. */
-    private final Spin spin;
+    final Spin spin;
     /** Per QP, the work request posted (the head of its list with -l). */
     final SendWorkRequest[] wr;
     /** Per QP, its -l list of {@code postList} work requests, chained from {@link #wr} (one without -l). */
     private final SendWorkRequest[][] lists;
     final RecvWorkRequest[] rwr;
-    private final WorkCompletion[] wc = WorkCompletion.array(CTX_POLL_BATCH);
-    private final long[] scnt;
-    private final long[] ccnt;
-    private final long[] myAddr;
-    private final long[] remAddr;
-    private final long[] sendAddr;
-    private final long[] recvAddr;
+    final WorkCompletion[] wc = WorkCompletion.array(CTX_POLL_BATCH);
+    final long[] scnt;
+    final long[] ccnt;
+    final long[] myAddr;
+    final long[] remAddr;
+    final long[] sendAddr;
+    final long[] recvAddr;
     long[] tposted;
     long[] tcompleted;
     /** Samples counted in a -D run's sampling window (perftest's iters after a duration run). */
     long durationIters;
-    DurationClock clock;
+    volatile DurationClock clock;
     /** Work done so far, for the progress bar (iterations, or elapsed ns in a -D run). */
     final AtomicLong progress = new AtomicLong();
 
@@ -161,7 +161,7 @@ final class Loops {
     }
 
     /** increase_loc_addr / increase_rem_addr: the next message's address, wrapping in the cycle buffer. */
-    private long nextAddr(long addr, long count, long prim, long size) {
+    long nextAddr(long addr, long count, long prim, long size) {
         long inc = PerfParams.inc(size, p.cacheLine);
         long next = addr + inc;
         if ((count + 1) % (p.cycleBuffer / inc) == 0) {
@@ -170,7 +170,7 @@ final class Loops {
         return next;
     }
 
-    private void postRecv(int i) throws PerfFailure {
+    void postRecv(int i) throws PerfFailure {
         try {
             if (r.srq != null) {
                 r.srq.postRecv(rwr[i]);
@@ -182,7 +182,7 @@ final class Loops {
         }
     }
 
-    private void postSend(int i, long count) throws PerfFailure {
+    void postSend(int i, long count) throws PerfFailure {
         try {
             r.qps[i].postSend(wr[i]);
         } catch (VerbsException e) {
@@ -190,7 +190,7 @@ final class Loops {
         }
     }
 
-    private int poll(CompletionQueue cq, int max) throws PerfFailure {
+    int poll(CompletionQueue cq, int max) throws PerfFailure {
         try {
             return cq.poll(wc, max);
         } catch (VerbsException e) {
@@ -199,7 +199,7 @@ final class Loops {
     }
 
     /** ctx_notify_events: waits for the CQ's event (bounded), acknowledges it and re-arms. */
-    private void notifyEvents() throws PerfFailure {
+    void notifyEvents() throws PerfFailure {
         try {
             CompletionQueue cq = r.channel.getEvent(stallNs / 1_000_000);
             if (cq == null) {
@@ -216,12 +216,12 @@ final class Loops {
         }
     }
 
-    private PerfFailure stalled(String what) {
+    PerfFailure stalled(String what) {
         return new PerfFailure(" Completion timeout",
                 "rdma4j: no " + what + " for " + p.exchangeTimeoutS + " s (the peer stopped or packets are lost)");
     }
 
-    private void checkSendWc(WorkCompletion w, long s, long c) throws PerfFailure {
+    void checkSendWc(WorkCompletion w, long s, long c) throws PerfFailure {
         if (!w.isSuccess()) {
             throw new PerfFailure(" Completion with error at client",
                     String.format(" Failed status %d: wr_id %d syndrom 0x%x", w.status().value(), (int) w.wrId(),
@@ -231,7 +231,7 @@ final class Loops {
         }
     }
 
-    private void checkRecvWc(WorkCompletion w, long rcnt) throws PerfFailure {
+    void checkRecvWc(WorkCompletion w, long rcnt) throws PerfFailure {
         if (!w.isSuccess()) {
             throw new PerfFailure(" Completion with error at server",
                     String.format(" Failed status %d: wr_id %d syndrom 0x%x", w.status().value(), (int) w.wrId(),
@@ -240,7 +240,7 @@ final class Loops {
         }
     }
 
-    private void startClock() {
+    void startClock() {
         if (p.isDuration()) {
             clock = new DurationClock(now(), p.duration, p.margin);
             durationIters = 0;
@@ -260,7 +260,7 @@ final class Loops {
     private int clockCountdown;
     private int clockLast;
 
-    private int clockState() {
+    int clockState() {
         if (clock == null) {
             return DurationClock.SAMPLE;
         }

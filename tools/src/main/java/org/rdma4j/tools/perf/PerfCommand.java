@@ -201,8 +201,8 @@ public final class PerfCommand implements Runnable {
         Path json;
 
         @Option(names = "--plot", order = 41, paramLabel = "FILE.png",
-                description = "rdma4j: plot to a PNG: latency histogram and CDF (lat tests), bandwidth and "
-                        + "message rate against size (-a)")
+                description = "rdma4j: plot to a PNG: latency percentile curve (lat tests; -a: latency against size), "
+                        + "bandwidth and message rate against size (-a; one size: labelled bars)")
         Path plot;
 
         @Option(names = "--loopback", order = 42,
@@ -218,9 +218,8 @@ public final class PerfCommand implements Runnable {
                         + "completion) after this long without progress (default 120; perftest waits forever)")
         int exchangeTimeout = 120;
 
-        @Option(names = "--no-progress", order = 45,
-                description = "rdma4j: no progress bar on stderr (it appears on a terminal for runs over 2 s)")
-        boolean noProgress;
+        @Mixin
+        PerftestOptions more;
 
         @Parameters(index = "0", arity = "0..1", paramLabel = "<host>",
                 description = "the server to connect to; without it see the roles above")
@@ -409,6 +408,7 @@ public final class PerfCommand implements Runnable {
                 p.duration = duration;
             }
             p.margin = margin != null ? margin : -1;
+            more.apply(p, this::usage);
             // force_dependecies
             if (!p.isDuration()) {
                 if (p.txDepth > p.iters) {
@@ -483,9 +483,9 @@ public final class PerfCommand implements Runnable {
                     throw usage("please check that DURATION > 2*MARGIN");
                 }
             }
-            if (p.duplex && verb == Verb.SEND) {
-                throw usage(" -b: bidirectional send_bw is not supported yet (write_bw, read_bw and atomic_bw "
-                        + "have -b)");
+            if (p.duplex && verb == Verb.SEND && (p.connection != Connection.RC || p.useEvent)) {
+                throw usage(" -b: send_bw -b runs over RC with polling (UC and UD need receive credits, which "
+                        + "rdma4j does not send; -e is not supported with it)");
             }
             if (p.connection == Connection.UD && p.inlineSize > PerfParams.MAX_INLINE_UD) {
                 p.inlineSize = PerfParams.MAX_INLINE_UD;
@@ -516,7 +516,6 @@ public final class PerfCommand implements Runnable {
                 // perftest's send_bw server has no peak (loopback's server gets it in Loopback.copyAsServer)
                 p.noPeak = true;
             }
-            p.progress = !noProgress;
             return p;
         }
 
@@ -591,8 +590,8 @@ public final class PerfCommand implements Runnable {
                             p.qpTimeout, timeoutMs), true);
                 } else {
                     opener = p.server
-                            ? () -> Comm.accept(Comm.listen(null, p.port), timeoutMs, timeoutMs)
-                            : () -> Comm.connect(p.host, p.port, timeoutMs);
+                            ? () -> Comm.accept(Comm.listen(p.sourceIp, p.port), timeoutMs, timeoutMs)
+                            : () -> Comm.connect(p.sourceIp, p.host, p.port, timeoutMs);
                 }
                 int rc;
                 try (Progress bar = Progress.start(p, run, err)) {

@@ -99,6 +99,22 @@ final class PerfParams {
     Path plot;
     boolean progress;
 
+    // perftest options set by PerftestOptions
+    /** --report-both: the two directions of a -b run in tables of their own after the sum. */
+    boolean reportBoth;
+    /** --tclass: the GRH traffic class of the QPs' path (modify_qp to RTR). */
+    int trafficClass;
+    /** --cpu_util: the machine's CPU use over the -D sample window, after each result. */
+    boolean cpuUtil;
+    /** --output: only this number per result (no banner, no table); null for the full report. */
+    PerftestOptions.Output output;
+    /** --source_ip / -j: the address the TCP exchange (and -R's connection) uses on this side. */
+    java.net.InetAddress sourceIp;
+    /** --run_infinitely: -D rounds of {@link #duration} s, one result each, until stopped. */
+    boolean runInfinitely;
+    /** For tests: how many --run_infinitely rounds before stopping (as if interrupted). */
+    long infiniteRounds = Long.MAX_VALUE;
+
     // Settled during the run (device and peer dependent).
     int cycleBuffer = 4096;
     int cacheLine = 64;

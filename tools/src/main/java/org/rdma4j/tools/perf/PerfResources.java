@@ -362,7 +362,7 @@ final class PerfResources implements AutoCloseable {
         Mtu pathMtu = Mtu.ofValue(p.currMtu);
         for (int i = 0; i < p.numQps; i++) {
             PerfDest d = remote[i];
-            GlobalRoute grh = p.gidIndex == -1 ? null : new GlobalRoute(d.gid(), 0, p.gidIndex, 0xff, 0);
+            GlobalRoute grh = p.gidIndex == -1 ? null : new GlobalRoute(d.gid(), 0, p.gidIndex, 0xff, p.trafficClass);
             AhAttr ah = new AhAttr(grh, d.lid(), p.sl, 0, 0, p.ibPort);
             QpAttr rtr = new QpAttr().state(QpState.RTR);
             if (p.connection != Connection.UD) {

@@ -27,6 +27,10 @@ final class PerfRun {
     final List<BwReport> bwResults = new ArrayList<>();
     String deviceName;
     String linkLayerName;
+    /** Does nothing: {@link #beforeOutput} without a progress bar. */
+    static final Runnable NOTHING = () -> { };
+    /** Run before a result or an error is printed: the progress bar erases itself there. */
+    volatile Runnable beforeOutput = NOTHING;
     /** The loops of the run, for the progress bar (set once resources exist). */
     volatile Loops loops;
     /** Bytes this thread allocated inside the measured loops (all sizes), for the allocation check. */
@@ -38,9 +42,15 @@ final class PerfRun {
     PerfResources resources;
     private boolean keepResources;
 
+    /** The result lines (--output, --cpu_util, --report-both); {@link #out} is its quiet writer. */
+    private final ResultLines results;
+    /** --cpu_util in a -D run: the CPU use of each sample window. */
+    private CpuUtil cpu;
+
     PerfRun(PerfParams p, PrintWriter out, PrintWriter err) {
         this.p = p;
-        this.out = out;
+        this.results = new ResultLines(p, out);
+        this.out = results.quiet; // --output: nothing but the numbers
         this.err = err;
     }
 
@@ -81,6 +91,7 @@ final class PerfRun {
             out.flush();
             return 0;
         } catch (PerfFailure f) {
+            beforeOutput.run();
             out.flush();
             for (String line : f.lines()) {
                 err.println(line);
@@ -165,6 +176,12 @@ final class PerfRun {
         out.flush();
         Loops l = new Loops(p, res);
         loops = l;
+        if (p.cpuUtil && !p.isDuration()) {
+            out.print(Tables.RESULT_LINE);
+            err.print(" CPU Utilization works only with Duration mode.\n"); // perftest warns and goes on
+            err.flush();
+        }
+        cpu = p.cpuUtil && p.isDuration() ? CpuUtil.start(this) : null;
         if (p.useEvent) {
             res.sendCq.reqNotify(false);
             if (res.recvCq != res.sendCq) {
@@ -172,8 +189,21 @@ final class PerfRun {
             }
         }
         // the barrier after a run waits as long as the peer's run may take
-        int runWaitMs = (int) Math.min(Integer.MAX_VALUE,
+        // (--run_infinitely: as long as the peer runs; a peer that ends closes the connection)
+        int runWaitMs = p.runInfinitely ? Integer.MAX_VALUE : (int) Math.min(Integer.MAX_VALUE,
                 1000L * (p.exchangeTimeoutS + (p.isDuration() ? p.duration : 0)) + (p.all ? 600_000L : 0));
+        try {
+            measure(res, comm, l, mine, remote, g, runWaitMs);
+        } finally {
+            if (cpu != null) {
+                cpu.close();
+            }
+        }
+    }
+
+    private void measure(PerfResources res, Comm comm, Loops l, PerfDest[] mine, PerfDest[] remote, boolean g,
+                         int runWaitMs) throws PerfFailure {
+        Verb verb = p.verb();
         if (!p.isBw()) {
             latency(res, comm, l, mine[0], remote, g, runWaitMs);
         } else if (verb == Verb.SEND) {
@@ -238,9 +268,7 @@ final class PerfRun {
     }
 
     private void latHeader() {
-        out.print(Tables.RESULT_LINE);
-        out.print(p.isDuration() ? Tables.RESULT_FMT_LAT_DUR : Tables.RESULT_FMT_LAT);
-        out.print(Tables.RESULT_EXT);
+        results.latHeader();
     }
 
     private void latency(PerfResources res, Comm comm, Loops l, PerfDest me, PerfDest[] remote, boolean g,
@@ -279,7 +307,11 @@ final class PerfRun {
             }
             reportLat(l);
         }
+        beforeOutput.run();
         out.print(Tables.RESULT_LINE);
+        if (!latResults.isEmpty()) {
+            out.print(Tables.latSamplesNote(latResults.getFirst()));
+        }
         if (verb != Verb.WRITE) {
             comm.timeoutMs(runWaitMs);
             comm.closeConnection(me, g);
@@ -299,13 +331,15 @@ final class PerfRun {
         if (p.isDuration()) {
             long ticks = l.clock.sampleEnd - l.clock.sampleStart;
             double[] d = LatencyStats.duration(l.durationIters, ticks, rtt);
+            beforeOutput.run();
             latDurationResults.add(new double[] {p.size, l.durationIters, d[0], d[1]});
-            out.print(Tables.latDurationLine(p.size, l.durationIters, d[0], d[1]));
+            results.latDuration(p.size, l.durationIters, d[0], d[1], cpuPercent());
             out.flush();
             return;
         }
         LatencyStats s = LatencyStats.of(p.size, p.iters, l.tposted, rtt);
         latResults.add(s);
+        beforeOutput.run();
         if (p.unsorted) {
             out.print("#, usec\n");
             for (int i = 0; i < s.unsortedUs.length; i++) {
@@ -321,14 +355,17 @@ final class PerfRun {
         if (p.unsorted || p.histogram) {
             latHeader();
         }
-        out.print(Tables.latLine(s));
+        results.lat(s);
         out.flush();
     }
 
+    /** --cpu_util: the last sample window's CPU use (NaN without it). */
+    private double cpuPercent() {
+        return cpu == null ? Double.NaN : cpu.takePercent();
+    }
+
     private void bwHeader() {
-        out.print(Tables.RESULT_LINE);
-        out.print(p.gbits ? Tables.RESULT_FMT_G : Tables.RESULT_FMT);
-        out.print(Tables.RESULT_EXT);
+        results.bwHeader();
     }
 
     private BwReport bwReport(Loops l, boolean noPeak) {
@@ -344,15 +381,23 @@ final class PerfRun {
             comm.handShake(me, g);
             BwReport theirs = comm.exchangeBwReport(new BwReport(0, 0, 0, 0, 0));
             bwResults.add(theirs);
-            out.print(Tables.bwLine(theirs, p.gbits));
+            beforeOutput.run();
+            results.bw(theirs, Double.NaN);
             comm.closeConnection(me, g);
             out.print(Tables.RESULT_LINE);
             return;
         }
         BwReport last = new BwReport(0, 0, 0, 0, 0);
-        for (long size : sizes(24)) {
-            p.size = size;
-            l.setSendWqes(remote);
+        long[] sizes = sizes(24);
+        // --run_infinitely: -D rounds of one size, one line each, the queue going on as the last round left it
+        long rounds = p.runInfinitely ? p.infiniteRounds : sizes.length;
+        for (long k = 0; k < rounds; k++) {
+            p.size = sizes[p.runInfinitely ? 0 : (int) k];
+            if (k == 0 || !p.runInfinitely) {
+                l.setSendWqes(remote);
+            } else {
+                RoundDrain.sends(l);
+            }
             if (p.duplex) {
                 comm.timeoutMs(runWaitMs);
                 comm.handShake(me, g);
@@ -369,10 +414,13 @@ final class PerfRun {
                 BwReport theirs = comm.exchangeBwReport(last);
                 BwReport sum = last.plus(theirs);
                 bwResults.add(sum);
-                out.print(Tables.bwLine(sum, p.gbits));
+                beforeOutput.run();
+                results.bw(sum, cpuPercent());
+                results.both(last, theirs, cpuPercent());
             } else {
                 bwResults.add(last);
-                out.print(Tables.bwLine(last, p.gbits));
+                beforeOutput.run();
+                results.bw(last, cpuPercent());
             }
             out.flush();
         }
@@ -385,6 +433,9 @@ final class PerfRun {
         comm.closeConnection(me, g);
     }
 
+    /** send_bw -b's loop, made on the first -b run. */
+    private BiSendLoop bi;
+
     private void sendBw(Comm comm, Loops l, PerfDest me, PerfDest[] remote, boolean g, int runWaitMs)
             throws PerfFailure {
         bwHeader();
@@ -392,14 +443,37 @@ final class PerfRun {
                 : 24;
         for (long size : sizes(maxPow)) {
             p.size = size;
-            if (p.isClient()) {
+            if (p.isClient() || p.duplex) {
                 l.setSendWqes(remote);
-            } else {
+            }
+            if (!p.isClient() || p.duplex) {
                 l.setRecvWqes();
             }
             comm.timeoutMs(runWaitMs);
             comm.handShake(me, g);
             BwReport rep;
+            if (p.duplex) {
+                long a0 = Allocation.ofThisThread();
+                bi = bi != null ? bi : new BiSendLoop(l);
+                bi.run();
+                countLoop(a0, 2L * p.iters * p.numQps);
+                comm.timeoutMs(runWaitMs); // a new step: the run is not part of the exchange's time
+                BwReport mine = bwReport(l, p.noPeak);
+                // perftest: a -D run prints what this side received, without exchanging reports
+                BwReport theirs = p.isDuration() ? null : comm.exchangeBwReport(mine);
+                rep = theirs == null ? mine : mine.plus(theirs);
+                bwResults.add(rep);
+                beforeOutput.run();
+                results.bw(rep, cpuPercent());
+                if (theirs != null) {
+                    results.both(mine, theirs, cpuPercent());
+                }
+                out.flush();
+                if (p.all) {
+                    comm.handShake(me, g);
+                }
+                continue;
+            }
             if (p.isClient()) {
                 long a0 = Allocation.ofThisThread();
                 l.bw();
@@ -413,7 +487,8 @@ final class PerfRun {
                 rep = BwStats.report(p.size, l.tposted, l.tcompleted, n, p.cqMod, p.postList, true, p.gbits);
             }
             bwResults.add(rep);
-            out.print(Tables.bwLine(rep, p.gbits));
+            beforeOutput.run();
+            results.bw(rep, cpuPercent());
             out.flush();
             if (p.all) {
                 comm.timeoutMs(runWaitMs); // a new step: the run is not part of the exchange's time

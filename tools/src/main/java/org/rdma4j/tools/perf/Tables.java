@@ -44,6 +44,16 @@ final class Tables {
                 f(s.tStdev, -7, 2), f(s.p99, -7, 2), f(s.p999, -7, 2)) + RESULT_EXT;
     }
 
+    /**
+     * rdma4j's line under a latency table (perftest has none): which samples the statistics describe,
+     * the same ones --json and --plot use.
+     */
+    static String latSamplesNote(LatencyStats s) {
+        return " " + s.samples() + " samples of " + s.iters + " iterations: the intervals between posts without the "
+                + LatencyStats.MEASURE_TAIL + " largest (perftest's count); percentile q = sorted[ceil(samples*q)]"
+                + RESULT_EXT;
+    }
+
     /** One latency line of a -D run (REPORT_FMT_LAT_DUR). */
     static String latDurationLine(long size, long iters, double avgUs, double tps) {
         return String.format(Locale.ROOT, " %-7d       %d            %s        %s", size, iters, f(avgUs, -7, 2),

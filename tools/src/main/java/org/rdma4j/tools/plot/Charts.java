@@ -173,6 +173,15 @@ public final class Charts {
      */
     public static void bars(Path png, String title, String yLabel, String[] categories,
             SequencedMap<String, double[]> series) {
+        bars(png, title, yLabel, categories, series, "0.##");
+    }
+
+    /**
+     * {@link #bars(Path, String, String, String[], SequencedMap)} with the values above the bars in
+     * {@code labelPattern} ({@link java.text.DecimalFormat}'s, e.g. "0.######" for six decimals).
+     */
+    public static void bars(Path png, String title, String yLabel, String[] categories,
+            SequencedMap<String, double[]> series, String labelPattern) {
         if (series.isEmpty() || categories.length == 0) {
             throw new IllegalArgumentException("no bars to plot");
         }
@@ -192,7 +201,7 @@ public final class Charts {
         renderer.setShadowVisible(false);
         renderer.setItemMargin(0.05);
         renderer.setDefaultItemLabelGenerator(new StandardCategoryItemLabelGenerator("{2}",
-                new java.text.DecimalFormat("0.##")));
+                new java.text.DecimalFormat(labelPattern)));
         renderer.setDefaultItemLabelsVisible(true);
         renderer.setDefaultItemLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
         for (int i = 0; i < series.size(); i++) {

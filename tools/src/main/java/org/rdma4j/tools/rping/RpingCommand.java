@@ -32,7 +32,7 @@ import picocli.CommandLine.Spec;
  * address); when none has the -a or -I address, a soft device over RoCEv2/UDP is made on it, as
  * {@code --bind ADDRESS} does explicitly.
  */
-@Command(name = "rping", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "rping", sortOptions = false, // -V is rping's validate: no --version, -h and --help below
         description = {"RDMA ping-pong over a connection-manager connection, like librdmacm's rping: the client "
                 + "SENDs its buffer's address, the server RDMA READs it and RDMA WRITEs it back into the "
                 + "client's sink buffer, and the client checks it.",
@@ -57,6 +57,9 @@ public final class RpingCommand implements Callable<Integer> {
 
     @Mixin
     DeviceOptions devices;
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, order = 0, description = "Show this help message and exit.")
+    boolean help;
 
     @Option(names = "-s", order = 1, description = "server side. To bind to any address with IPv6 use -a ::0")
     boolean server;

@@ -28,19 +28,20 @@ import picocli.CommandLine.Spec;
  * busy-poll floor of the same run, and (--plot) HdrHistogram's percentile curves.
  */
 @Command(name = "latency", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = 2, sortOptions = false,
-        description = {"Round-trip latency distributions (seed 004, exercise 3), method by method:",
+        description = {"Round-trip latency distributions over UDP sockets and RDMA, method by method (seed 004, "
+                + "exercise 3):",
             "  udp-busy      UDP sockets, both sides busy-poll (the floor, always run)",
             "  udp-block     UDP sockets, both sides block in receive",
             "  send-busy     RDMA SEND/RECV (RC), both sides spin on their CQs",
             "  send-events   RDMA SEND/RECV, both sides wait for completion events",
             "  write-busy    RDMA WRITE; the peer polls the message's last byte",
             "  write-events  RDMA WRITE with immediate; the peer waits for the event",
-            "Printed as percentiles in us, each median also as a ratio to udp-busy's;",
-            "--plot draws the percentile curves (HdrHistogram's percentile distribution).",
-            "By default on soft0 and a new in-process soft device, one thread each; with",
-            "-d both QPs on that device; with --link udp|shm the echo side is a second",
-            "JVM (started by this one), the two JVMs' soft RoCEv2 devices on 127.0.0.3",
-            "and 127.0.0.4 exchanging packets as UDP datagrams or through shared memory."})
+            "Printed as percentiles in us, each median also as a ratio to udp-busy's; --plot draws the percentile "
+                + "curves (HdrHistogram's percentile distribution).",
+            "By default on soft0 and a new in-process soft device, one thread each; with -d both QPs on that "
+                + "device; with --link udp|shm the echo side is a second JVM (started by this one), the two JVMs' "
+                + "soft RoCEv2 devices on 127.0.0.3 and 127.0.0.4 exchanging packets as UDP datagrams or through "
+                + "shared memory."})
 public final class LatencyCommand implements Callable<Integer> {
     /** The most timed round trips per method (8 bytes each are kept until the run ends). */
     static final int MAX_ITERS = 50_000_000;

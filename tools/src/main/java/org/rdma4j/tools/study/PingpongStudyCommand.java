@@ -29,14 +29,15 @@ import picocli.CommandLine.Spec;
  * and CPU share of four ping-pongs), measured here and printed beside the seed's InfiniBand figures.
  */
 @Command(name = "pingpong", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = 2, sortOptions = false,
-        description = {"The ping-pong table of \"Introduction to RDMA Programming\": round-trip time and the "
-                + "client's and server's user and kernel CPU share for",
+        description = {"The ping-pong table of \"Introduction to RDMA Programming\": the round-trip time and the "
+                + "client's and server's user and kernel CPU share of four variants, printed beside the seed's "
+                + "figures (InfiniBand QDR) with the ratios between the variants:",
             "  1 send-recv-busy           SEND/RECV, both sides busy-poll their CQs",
             "  2 send-recv-events         SEND/RECV, both sides wait for completion events",
-            "  3 write-read-events        client: signaled RDMA WRITE, then RDMA READ, waiting with events;"
-                    + " server: waits for a final SEND",
-            "  4 unsig-write-read-events  as 3 with the WRITE unsignaled (only the READ is waited for)",
-            "printed beside the seed's figures (InfiniBand QDR) with the ratios between the variants.",
+            "  3 write-read-events        client: signaled RDMA WRITE, then RDMA READ,",
+            "                             waiting with events; server: waits for a final SEND",
+            "  4 unsig-write-read-events  as 3 with the WRITE unsignaled",
+            "                             (only the READ is waited for)",
             "Client and server run in this process, each on its own thread: by default on soft0 and a second "
                     + "in-process soft device, with -d both on that device (e.g. rxe0)."})
 public final class PingpongStudyCommand implements Callable<Integer> {

@@ -352,7 +352,7 @@ class LoopbackTest {
     @Test
     void theMeasuredLoopsDoNotAllocate() {
         String[][] runs = {{"write_lat"}, {"send_lat"}, {"read_lat"}, {"atomic_lat"}, {"write_bw", "-s", "64"},
-            {"send_bw", "-s", "64"}, {"atomic_bw"}, {"write_bw", "-s", "64", "-l", "8"}};
+            {"send_bw", "-s", "64"}, {"send_bw", "-s", "64", "-b"}, {"atomic_bw"}, {"write_bw", "-s", "64", "-l", "8"}};
         StringBuilder report = new StringBuilder();
         boolean ok = true;
         for (String[] run : runs) {
