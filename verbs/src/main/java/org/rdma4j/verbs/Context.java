@@ -168,6 +168,9 @@ public interface Context extends VerbsResource {
      * The same counters with a name and a type each, in groups (traffic, retries, drops): a counter this
      * device does not keep is {@link PortCounters#ABSENT}. {@link PortCountersJmx#register} shows
      * them over JMX.
+     *
+     * @param portNum the port, from 1
+     * @return the typed view of {@link #counters(int)} read now
      */
     default PortCounters portCounters(int portNum) {
         return PortCounters.of(counters(portNum));

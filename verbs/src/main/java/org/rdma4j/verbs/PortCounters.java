@@ -97,7 +97,12 @@ public record PortCounters(Traffic traffic, Retries retries, Drops drops, Map<St
         return new PortCounters(t, r, d, m);
     }
 
-    /** {@return the counter named {@code name}, or {@link #ABSENT}} */
+    /**
+     * One counter by its name in {@link #all()}.
+     *
+     * @param name the counter's name, e.g. {@code "rcvd_pkts"}
+     * @return the counter named {@code name}, or {@link #ABSENT}
+     */
     public long get(String name) {
         return get(all, name);
     }

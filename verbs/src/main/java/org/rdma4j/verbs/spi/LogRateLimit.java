@@ -17,7 +17,11 @@ public final class LogRateLimit {
     private final AtomicLong nextNs;
     private volatile boolean started;
 
-    /** @param intervalNs the least time between two lines, in nanoseconds */
+    /**
+     * A limit of one line per {@code intervalNs}, on {@link System#nanoTime()}.
+     *
+     * @param intervalNs the least time between two lines, in nanoseconds
+     */
     public LogRateLimit(long intervalNs) {
         this(intervalNs, System::nanoTime);
     }
@@ -30,8 +34,10 @@ public final class LogRateLimit {
     }
 
     /**
-     * Counts one occurrence. {@return 0 when no line is due now, else the occurrences since the last
-     * line, this one included (the caller writes one line saying so)}
+     * Counts one occurrence and says whether a line is due.
+     *
+     * @return 0 when no line is due now, else the occurrences since the last line, this one included
+     *     (the caller writes one line saying so)
      */
     public long admit() {
         since.incrementAndGet();

@@ -58,6 +58,9 @@ public final class MrMemoryRules {
      * Checks that {@code segment} may be registered with {@code access}: a read-only segment cannot be
      * registered with LOCAL_WRITE (the device would write memory the program may not).
      *
+     * @param segment the memory to register
+     * @param access  the {@link Access} bits asked for
+     * @param verb    the call's name, which starts the message
      * @throws VerbsException EACCES for read-only memory with LOCAL_WRITE
      */
     public static void checkWritable(MemorySegment segment, int access, String verb) {
@@ -71,6 +74,8 @@ public final class MrMemoryRules {
      * memory's arena has closed, the registration ended with it (a native provider deregisters the
      * region as the arena closes), so only closing the region remains.
      *
+     * @param registered the memory the region registered
+     * @param verb       the call's name, which starts the message
      * @throws VerbsException EINVAL when the region's memory has been freed
      */
     public static void checkStillRegistered(MemorySegment registered, String verb) {

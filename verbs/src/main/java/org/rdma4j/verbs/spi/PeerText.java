@@ -17,7 +17,13 @@ public final class PeerText {
     private PeerText() {
     }
 
-    /** {@code s} with every character outside 0x20..0x7E replaced, cut at {@link #MAX}; "null" for null. */
+    /**
+     * Peer-supplied text made safe to print.
+     *
+     * @param s the text, or null
+     * @return {@code s} with every character outside 0x20..0x7E replaced, cut at {@link #MAX}; "null" for
+     *     null
+     */
     public static String printable(CharSequence s) {
         if (s == null) {
             return "null";
@@ -34,6 +40,9 @@ public final class PeerText {
     /**
      * The bytes of {@code b} up to the first NUL (private data is NUL padded), each byte outside
      * 0x20..0x7E replaced (no decoding), cut at {@link #MAX}; "" for null or empty.
+     *
+     * @param b the bytes, or null
+     * @return the printable text
      */
     public static String printable(byte[] b) {
         if (b == null) {

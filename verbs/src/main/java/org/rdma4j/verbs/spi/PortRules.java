@@ -16,6 +16,10 @@ public final class PortRules {
      * Checks {@code port} and {@code index} against a device with ports 1..{@code portCount} whose
      * port has a P_Key table of {@code tableLength} entries.
      *
+     * @param port        the port asked for
+     * @param portCount   the device's number of ports
+     * @param index       the P_Key index asked for
+     * @param tableLength the port's P_Key table length
      * @throws VerbsException EINVAL for a port that does not exist or an index outside the table
      */
     public static void checkPkeyIndex(int port, int portCount, int index, int tableLength) {

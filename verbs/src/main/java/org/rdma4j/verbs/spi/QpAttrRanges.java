@@ -74,6 +74,12 @@ public final class QpAttrRanges {
      * of {@code max_rd_atomic}) and answers at most {@code maxDestRdAtomic} ({@code max_qp_rd_atom}, the
      * bound of {@code max_dest_rd_atomic}).
      *
+     * @param attr            the attributes
+     * @param mask            the {@link org.rdma4j.verbs.QpAttrMask} bits of the attributes to check
+     * @param portCount       the device's number of ports
+     * @param pkeyTableLength the P_Key table length of its ports
+     * @param maxInitRdAtomic the device's {@code max_qp_init_rd_atom}
+     * @param maxDestRdAtomic the device's {@code max_qp_rd_atom}
      * @throws VerbsException EINVAL naming the first attribute out of range
      */
     public static void check(QpAttr attr, int mask, int portCount, int pkeyTableLength, int maxInitRdAtomic,

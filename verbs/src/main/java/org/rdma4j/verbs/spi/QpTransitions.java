@@ -130,8 +130,11 @@ public final class QpTransitions {
     /**
      * Checks a modify request's {@code cur_qp_state} ({@code claimed}) against the state the QP is in
      * ({@code actual}): every provider refuses a request made for another state than the QP's (rxe
-     * would otherwise check the transition from the claimed state). Returns null when they agree, else
-     * the explanation of the EINVAL.
+     * would otherwise check the transition from the claimed state).
+     *
+     * @param claimed the request's {@code cur_qp_state}
+     * @param actual  the QP's state
+     * @return null when they agree, else the explanation of the EINVAL
      */
     public static String checkCurrentState(QpState claimed, QpState actual) {
         return claimed == actual ? null : "cur_qp_state " + claimed + " but the QP is in " + actual;
