@@ -22,4 +22,11 @@ class VerbsExamplesTest {
         System.err.println(out);
         assertTrue(out.contains("10 UD round trips; the datagram with the wrong Q_Key was dropped"), out);
     }
+
+    @Test
+    void atomicCounterOnSoft0() {
+        String out = run((e, o) -> { try { AtomicCounter.run(e, o); } catch (Exception x) { throw new RuntimeException(x); } });
+        System.err.println(out);
+        assertTrue(out.contains("counter = 2000"), out);
+    }
 }
