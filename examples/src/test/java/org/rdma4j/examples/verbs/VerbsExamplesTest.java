@@ -29,4 +29,11 @@ class VerbsExamplesTest {
         System.err.println(out);
         assertTrue(out.contains("counter = 2000"), out);
     }
+
+    @Test
+    void srqOnSoft0() {
+        String out = run((e, o) -> { try { SharedReceiveQueue.run(e, o); } catch (Exception x) { throw new RuntimeException(x); } });
+        System.err.println(out);
+        assertTrue(out.contains("limit events"), out);
+    }
 }
