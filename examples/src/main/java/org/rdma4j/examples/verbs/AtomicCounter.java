@@ -52,8 +52,8 @@ public final class AtomicCounter {
                 for (int w = 0; w < WORKERS; w++) {
                     workers.add(new Worker(w, ctx, pd, local, ownerPd, ownerCq, shared));
                 }
-                AtomicIntegerArray seen = new AtomicIntegerArray(WORKERS * ADDS);   // how often each old value came back
-                AtomicLong taken = new AtomicLong();                                // CAS attempts that found the lock held
+                AtomicIntegerArray seen = new AtomicIntegerArray(WORKERS * ADDS);  // times each old value came back
+                AtomicLong taken = new AtomicLong();                               // CAS that found the lock held
                 try (ExecutorService pool = Executors.newFixedThreadPool(WORKERS)) {
                     List<Future<?>> done = new ArrayList<>();
                     for (Worker w : workers) {
@@ -71,11 +71,13 @@ public final class AtomicCounter {
                     }
                 }
                 if (counter != WORKERS * ADDS || guarded != WORKERS * LOCKED) {
-                    throw new IllegalStateException("counter " + counter + ", guarded word " + guarded + ": lost updates");
+                    throw new IllegalStateException("counter " + counter + ", guarded word " + guarded
+                            + ": lost updates");
                 }
                 out.printf("counter = %d: %d QPs x %d FETCH_AND_ADD, each old value 0..%d returned once%n",
                         counter, WORKERS, ADDS, counter - 1);
-                out.printf("guarded = %d: %d QPs x %d READ+WRITE under a COMPARE_AND_SWAP lock (%d CAS found it held)%n",
+                out.printf("guarded = %d: %d QPs x %d READ+WRITE under a COMPARE_AND_SWAP lock"
+                        + " (%d CAS found it held)%n",
                         guarded, WORKERS, LOCKED, taken.get());
             } finally {
                 workers.forEach(Worker::close);
@@ -122,7 +124,8 @@ public final class AtomicCounter {
                     taken.incrementAndGet();      // held by another worker: try again
                 }
                 post(wr.clear().read(remote + GUARDED, rkey).sge(local, slot + 8, 8));
-                local.segment().set(ValueLayout.JAVA_LONG, slot + 8, local.segment().get(ValueLayout.JAVA_LONG, slot + 8) + 1);
+                long value = local.segment().get(ValueLayout.JAVA_LONG, slot + 8);
+                local.segment().set(ValueLayout.JAVA_LONG, slot + 8, value + 1);
                 post(wr.clear().write(remote + GUARDED, rkey).sge(local, slot + 8, 8));
                 if (post(wr.clear().compareAndSwap(remote + LOCK, rkey, id, 0).sge(local, slot, 8)) != id) {
                     throw new IllegalStateException("worker " + id + " released a lock it did not hold");

@@ -35,7 +35,8 @@ public final class UdPingPong {
              End client = new End(ends.first(), arena)) {
             QpEndpoint serverEp = server.qp.endpoint();   // what the server publishes out of band
             QpEndpoint clientEp = client.qp.endpoint();
-            out.printf("server: UD QPN 0x%06x, Q_Key 0x%08x, GID %s%n", serverEp.qpn(), serverEp.qkey(), serverEp.gid());
+            out.printf("server: UD QPN 0x%06x, Q_Key 0x%08x, GID %s%n", serverEp.qpn(), serverEp.qkey(),
+                    serverEp.gid());
             // ibv_post_recv before anything is sent: a datagram that finds no receive is dropped
             for (int i = 0; i <= ROUNDS; i++) {
                 server.qp.qp().postRecv(new RecvWorkRequest().wrId(i).sge(server.mr, (long) i * SLOT, SLOT));

@@ -26,13 +26,16 @@ import org.rdma4j.verbs.Verbs;
 
 /**
  * The raw-verbs examples, each with both ends on the embedded soft0 (their default), with its ends on
- * two soft devices of one in-process fabric ({@code -d A -d B}), and as a program in a JVM of its own
- * (exit status 0, or 2 with the usage for a bad command line). Each program checks every message and
- * value itself and throws on the first wrong one; these tests check what it reports.
+ * two soft devices of one in-process fabric and on two soft RoCEv2/UDP devices ({@code -d A -d B}),
+ * and as a program in a JVM of its own (exit status 0, or 2 with the usage for a bad command line).
+ * Each program checks every message and value itself and throws on the first wrong one; these tests
+ * check what it reports.
  */
 class VerbsExamplesTest {
     private static Device left;
     private static Device right;
+    private static Device udpLeft;
+    private static Device udpRight;
 
     interface Program {
         void run(Ends ends, PrintStream out) throws Exception;
@@ -71,12 +74,20 @@ class VerbsExamplesTest {
     static void devices() {
         left = Verbs.createDevice("soft:loopback?name=verbsExA&fabric=verbsEx");
         right = Verbs.createDevice("soft:loopback?name=verbsExB&fabric=verbsEx");
+        // RoCEv2 over UDP between two loopback addresses: IPv4-mapped GIDs, an IPv4 header in the GRH area
+        int base = 41_000 + (int) (ProcessHandle.current().pid() % 2000) * 2;
+        udpLeft = Verbs.createDevice("soft:udp?name=verbsExU1&addr=127.0.0.85&port=" + base
+                + "&peer-port=" + (base + 1));
+        udpRight = Verbs.createDevice("soft:udp?name=verbsExU2&addr=127.0.0.86&port=" + (base + 1)
+                + "&peer-port=" + base);
     }
 
     @AfterAll
     static void removeDevices() {
         Verbs.removeDevice(left);
         Verbs.removeDevice(right);
+        Verbs.removeDevice(udpLeft);
+        Verbs.removeDevice(udpRight);
     }
 
     private static String run(Example e, String... args) throws Exception {
@@ -97,12 +108,19 @@ class VerbsExamplesTest {
         e.check(run(e, "-d", left.name(), "-d", right.name()));
     }
 
+    @ParameterizedTest
+    @EnumSource(Example.class)
+    void endsOnTwoUdpDevicesOverRoceV2(Example e) throws Exception {
+        e.check(run(e, "-d", udpLeft.name(), "-d", udpRight.name()));
+    }
+
     /** Runs {@code e}'s main in a new JVM on this test's class and module path; returns {exit, stdout, stderr}. */
     private static String[] runMain(Example e, Path dir, String... args) throws IOException, InterruptedException {
         String path = System.getProperty("java.class.path", "") + File.pathSeparator
                 + System.getProperty("jdk.module.path", "");
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-cp", path, e.main.getName()));
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> command = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "-cp", path,
+                e.main.getName()));
         command.addAll(List.of(args));
         Path out = dir.resolve("out");
         Path err = dir.resolve("err");
