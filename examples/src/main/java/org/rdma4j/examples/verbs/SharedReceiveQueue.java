@@ -40,7 +40,9 @@ public final class SharedReceiveQueue {
              ProtectionDomain rpd = rctx.allocPd();
              CompletionQueue rcq = rctx.createCq(DEPTH);
              MemoryRegion rmr = rpd.regMr(arena.allocate(DEPTH * SIZE), Access.LOCAL_WRITE);
-             org.rdma4j.verbs.SharedReceiveQueue srq = rpd.createSrq(new SrqAttr(DEPTH, 1, 0)); // ibv_create_srq
+             // ibv_create_srq: max_wr, max_sge, srq_limit (0: not armed yet); the full name because this
+             // program's own class is called SharedReceiveQueue too
+             org.rdma4j.verbs.SharedReceiveQueue srq = rpd.createSrq(new SrqAttr(DEPTH, 1, 0));
              Context sctx = Verbs.open(ends.first());                                    // the senders
              ProtectionDomain spd = sctx.allocPd();
              CompletionQueue scq = sctx.createCq(SENDERS * MESSAGES);
