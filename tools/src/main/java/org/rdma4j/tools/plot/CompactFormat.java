@@ -12,7 +12,7 @@ import java.util.Locale;
  * Tick labels for logarithmic axes: 1k, 10M, 1G instead of 1.0E3 (decimal prefixes, so 1M is 10^6),
  * plain decimals below 1000. Formatting only; not thread-safe, like every {@link NumberFormat}.
  */
-final class CompactFormat extends NumberFormat {
+public final class CompactFormat extends NumberFormat {
 
     @Serial
     private static final long serialVersionUID = 1L;

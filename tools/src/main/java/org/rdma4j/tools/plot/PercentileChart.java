@@ -5,11 +5,7 @@ import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
 import java.nio.file.Path;
-import java.text.FieldPosition;
-import java.text.NumberFormat;
-import java.text.ParsePosition;
 import java.util.List;
-import java.util.Locale;
 import java.util.function.DoubleUnaryOperator;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.annotations.XYPointerAnnotation;
@@ -82,7 +78,7 @@ public final class PercentileChart {
         steps.setSeriesStroke(0, new BasicStroke(2.2f));
         LogAxis x = new LogAxis("percentile (log scale of 1/(1-percentile): each decade is one more nine)");
         x.setBase(10);
-        x.setNumberFormatOverride(new PercentileFormat());
+        x.setNumberFormatOverride(new PercentileAxisFormat());
         x.setTickUnit(new NumberTickUnit(1), false, true);
         x.setMinorTickMarksVisible(true);
         x.setRange(1, xMax * 1.6); // room for the max's label at the right end
@@ -130,36 +126,4 @@ public final class PercentileChart {
         Charts.savePng(png, chart, Charts.WIDTH, Charts.HEIGHT);
     }
 
-    /** 1 -> "0%", 10 -> "90%", 100 -> "99%", 1000 -> "99.9%": the percentile whose 1/(1-q) is the value. */
-    static final class PercentileFormat extends NumberFormat {
-        @java.io.Serial
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        public StringBuffer format(double v, StringBuffer to, FieldPosition pos) {
-            if (!(v >= 1)) {
-                return to;
-            }
-            int nines = (int) Math.round(Math.log10(v));
-            if (Math.abs(Math.log10(v) - nines) > 1e-6) {
-                return to.append(String.format(Locale.ROOT, "%.4g%%", 100 * (1 - 1 / v)));
-            }
-            return to.append(switch (nines) {
-                case 0 -> "0%";
-                case 1 -> "90%";
-                case 2 -> "99%";
-                default -> "99." + "9".repeat(nines - 2) + "%";
-            });
-        }
-
-        @Override
-        public StringBuffer format(long v, StringBuffer to, FieldPosition pos) {
-            return format((double) v, to, pos);
-        }
-
-        @Override
-        public Number parse(String source, ParsePosition pos) {
-            return null;
-        }
-    }
 }

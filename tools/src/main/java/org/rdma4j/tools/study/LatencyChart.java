@@ -5,10 +5,6 @@ import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
 import java.nio.file.Path;
-import java.text.FieldPosition;
-import java.text.NumberFormat;
-import java.text.ParsePosition;
-import java.util.Locale;
 import java.util.Map;
 import java.util.SequencedMap;
 import org.HdrHistogram.Histogram;
@@ -27,6 +23,8 @@ import org.jfree.chart.ui.TextAnchor;
 import org.jfree.data.xy.XYSeries;
 import org.jfree.data.xy.XYSeriesCollection;
 import org.rdma4j.tools.plot.Charts;
+import org.rdma4j.tools.plot.CompactFormat;
+import org.rdma4j.tools.plot.PercentileAxisFormat;
 
 /**
  * The latency percentile plot of {@code study latency}, as HdrHistogram's percentile distribution is
@@ -89,7 +87,7 @@ final class LatencyChart {
         }
         LogAxis x = new LogAxis("percentile (x = 1/(1-percentile), log scale: each decade is one more nine)");
         x.setBase(10);
-        x.setNumberFormatOverride(new PercentileFormat());
+        x.setNumberFormatOverride(new PercentileAxisFormat());
         x.setTickUnit(new NumberTickUnit(1), false, true);
         x.setMinorTickMarksVisible(true);
         x.setRange(1, maxX * 1.4); // the slowest round trip stands at n: a little room to its right
@@ -97,7 +95,7 @@ final class LatencyChart {
         if (minY > 0 && maxY / minY >= 20) {
             LogAxis log = new LogAxis("round trip (µs, log scale)");
             log.setBase(10);
-            log.setNumberFormatOverride(new MicrosFormat());
+            log.setNumberFormatOverride(new CompactFormat());
             log.setTickUnit(new NumberTickUnit(1), false, true);
             log.setMinorTickMarksVisible(true);
             log.setRange(minY / 1.5, maxY * 1.5);
@@ -127,65 +125,5 @@ final class LatencyChart {
         chart.addSubtitle(new TextTitle(subtitle, new Font(Font.SANS_SERIF, Font.PLAIN, 12)));
         chart.setBackgroundPaint(Color.WHITE);
         Charts.savePng(png, chart, WIDTH, HEIGHT);
-    }
-
-    /** 1 -> "0%", 10 -> "90%", 100 -> "99%", 1000 -> "99.9%": the percentile whose 1/(1-p) is the value. */
-    static final class PercentileFormat extends NumberFormat {
-        @java.io.Serial
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        public StringBuffer format(double v, StringBuffer to, FieldPosition pos) {
-            if (!(v >= 1)) {
-                return to.append("");
-            }
-            int nines = (int) Math.round(Math.log10(v));
-            if (Math.abs(Math.log10(v) - nines) > 1e-6) {
-                return to.append(String.format(Locale.ROOT, "%.4g%%", 100 * (1 - 1 / v)));
-            }
-            return to.append(switch (nines) {
-                case 0 -> "0%";
-                case 1 -> "90%";
-                case 2 -> "99%";
-                default -> "99." + "9".repeat(nines - 2) + "%";
-            });
-        }
-
-        @Override
-        public StringBuffer format(long v, StringBuffer to, FieldPosition pos) {
-            return format((double) v, to, pos);
-        }
-
-        @Override
-        public Number parse(String source, ParsePosition pos) {
-            return null;
-        }
-    }
-
-    /** Tick labels for µs on a log axis: 0.1, 1, 10, 100, 1000, 10k, 100k, 1M. */
-    static final class MicrosFormat extends NumberFormat {
-        @java.io.Serial
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        public StringBuffer format(double v, StringBuffer to, FieldPosition pos) {
-            if (v >= 1e6) {
-                return to.append(String.format(Locale.ROOT, "%.0fM", v / 1e6));
-            }
-            if (v >= 1e4) {
-                return to.append(String.format(Locale.ROOT, "%.0fk", v / 1e3));
-            }
-            return to.append(v >= 1 ? String.format(Locale.ROOT, "%.0f", v) : String.format(Locale.ROOT, "%.2g", v));
-        }
-
-        @Override
-        public StringBuffer format(long v, StringBuffer to, FieldPosition pos) {
-            return format((double) v, to, pos);
-        }
-
-        @Override
-        public Number parse(String source, ParsePosition pos) {
-            return null;
-        }
     }
 }
