@@ -20,6 +20,9 @@ public final class AsyncEventAcks {
     /** Object (a CQ, QP or SRQ) to its events reported and not yet acknowledged; absent = none. */
     private final Map<Object, AtomicInteger> outstanding = new ConcurrentHashMap<>();
 
+    /** No event outstanding. */
+    public AsyncEventAcks() {}
+
     /**
      * The object an event is about, or null for a port or device event.
      *
