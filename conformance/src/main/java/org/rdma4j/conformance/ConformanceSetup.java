@@ -109,6 +109,15 @@ public interface ConformanceSetup {
     }
 
     /**
+     * Whether this setup's provider lets the test process set a controlled Q_Key (bit 31, S-QP-10).
+     * False (the default) where the caller is unprivileged, as the soft device treats every caller; a
+     * native setup answers as the kernel decides (CAP_NET_RAW, or the system's privileged-qkey mode).
+     */
+    default boolean controlledQkeyAllowed() {
+        return false;
+    }
+
+    /**
      * How this setup connects pairs of queue pairs other than by {@code modify_qp}, or null (the default:
      * every pair is connected by modify_qp). With a connector, {@link AbstractVerbsTest#connect} hands it
      * the pairs of the types it {@linkplain QpConnector#connects connects}, even where modify_qp would

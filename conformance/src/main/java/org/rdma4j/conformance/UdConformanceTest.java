@@ -17,9 +17,13 @@ import org.rdma4j.verbs.GlobalRoute;
 import org.rdma4j.verbs.MemoryRegion;
 import org.rdma4j.verbs.NetworkHeaderType;
 import org.rdma4j.verbs.ProtectionDomain;
+import org.rdma4j.verbs.QpAttr;
+import org.rdma4j.verbs.QpAttrMask;
+import org.rdma4j.verbs.QpInitAttr;
 import org.rdma4j.verbs.QpState;
 import org.rdma4j.verbs.QpCap;
 import org.rdma4j.verbs.QpType;
+import org.rdma4j.verbs.QueuePair;
 import org.rdma4j.verbs.RecvWorkRequest;
 import org.rdma4j.verbs.SendWorkRequest;
 import org.rdma4j.verbs.SharedReceiveQueue;
@@ -415,5 +419,29 @@ public class UdConformanceTest extends AbstractDataPathTest {
         WorkCompletion r2 = expect(p1.b().recvCq(), 2, WcOpcode.RECV);
         assertEquals(p1.a().qpn(), r1.srcQp());
         assertEquals(p2.a().qpn(), r2.srcQp());
+    }
+
+    /**
+     * A controlled Q_Key (bit 31) is EPERM for an unprivileged process, at RESET -> INIT and later, and
+     * the QP keeps its state and Q_Key; the kernel lets a privileged one (CAP_NET_RAW, or the system's
+     * privileged-qkey mode) set it. The soft device treats every caller as unprivileged.
+     */
+    @Rule("S-QP-10")
+    @Test
+    void controlledQkeyFailsEpermUnlessTheProcessIsPrivileged() {
+        QueuePair ud = createQp(allocPd(ctx), new QpInitAttr(QpType.UD, createCq(ctx, 4), createCq(ctx, 4))
+                .cap(new QpCap(4, 4, 1, 1, 0)));
+        int init = QpAttrMask.STATE | QpBringUp.initRequired(QpType.UD);
+        if (setup.controlledQkeyAllowed()) {
+            ud.modify(QpBringUp.initAttr(0, 0x80010000), init);
+            assertEquals(0x80010000, ud.query().qkey, "a privileged process sets a controlled Q_Key");
+            return;
+        }
+        assertErrno(Errno.EPERM, () -> ud.modify(QpBringUp.initAttr(0, 0x80010000), init));
+        assertQpState(ud, QpState.RESET);
+        ud.modify(QpBringUp.initAttr(0, 0x7FFFFFFF), init);
+        assertErrno(Errno.EPERM, () -> ud.modify(new QpAttr().qkey(0x80000000), QpAttrMask.QKEY));
+        assertEquals(0x7FFFFFFF, ud.query().qkey, "the refused modify keeps the Q_Key");
+        assertQpState(ud, QpState.INIT);
     }
 }

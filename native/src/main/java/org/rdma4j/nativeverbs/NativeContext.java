@@ -13,7 +13,6 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.rdma4j.nativeverbs.abi.DeviceConstants;
 import org.rdma4j.nativeverbs.abi.DeviceLayouts;
 import org.rdma4j.nativeverbs.abi.Ibv;
@@ -36,6 +35,7 @@ import org.rdma4j.verbs.QueuePair;
 import org.rdma4j.verbs.SharedReceiveQueue;
 import org.rdma4j.verbs.VerbsException;
 import org.rdma4j.verbs.spi.AbstractResource;
+import org.rdma4j.verbs.spi.AsyncEventAcks;
 import org.rdma4j.verbs.spi.PortRules;
 import org.rdma4j.verbs.spi.CmProvider;
 import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
@@ -64,8 +64,8 @@ public final class NativeContext extends AbstractResource implements Context, Cm
     private final Map<Long, Object> tracked = new ConcurrentHashMap<>();
     /** The other way, to rebuild an event for ibv_ack_async_event. */
     private final Map<Object, Long> addresses = new ConcurrentHashMap<>();
-    /** Asynchronous events returned and not yet acknowledged, per CQ/QP/SRQ. */
-    private final Map<Object, AtomicInteger> unacked = new ConcurrentHashMap<>();
+    /** Asynchronous events returned and not yet acknowledged, per CQ/QP/SRQ (S-LIFE-6). */
+    private final AsyncEventAcks acks = new AsyncEventAcks();
     /** False for a context librdmacm opened ({@code cm_id->verbs}): closing it must not close the device. */
     private final boolean owned;
     /** What the SPI's rules need of the device, read at first use. */
@@ -108,7 +108,7 @@ public final class NativeContext extends AbstractResource implements Context, Cm
         Object o = tracked.remove(nativeObj.address());
         if (o != null) {
             addresses.remove(o);
-            unacked.remove(o);
+            acks.forget(o);
         }
     }
 
@@ -123,8 +123,7 @@ public final class NativeContext extends AbstractResource implements Context, Cm
      * refuse (EBUSY) while it is not.
      */
     public int unackedAsyncEvents(Object o) {
-        AtomicInteger n = unacked.get(o);
-        return n == null ? 0 : n.get();
+        return acks.outstanding(o);
     }
 
     @Override
@@ -358,7 +357,7 @@ public final class NativeContext extends AbstractResource implements Context, Cm
             Ibv.ibv_ack_async_event.invokeExact(ev);
             return null;
         }
-        unacked.computeIfAbsent(o, k -> new AtomicInteger()).incrementAndGet();
+        acks.reported(e);
         return e;
     }
 
@@ -389,7 +388,7 @@ public final class NativeContext extends AbstractResource implements Context, Cm
     /** Rebuilds the native event from the API one (type and element) and acknowledges it. */
     @Override
     public void ackAsyncEvent(AsyncEvent event) {
-        Object o = event.qp() != null ? event.qp() : event.cq() != null ? event.cq() : event.srq();
+        Object o = AsyncEventAcks.element(event);
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment ev = arena.allocate(DeviceLayouts.ibv_async_event);
             ev.set(ValueLayout.JAVA_INT, EVENT_TYPE, event.type().value());
@@ -397,13 +396,13 @@ public final class NativeContext extends AbstractResource implements Context, Cm
                 ev.set(ValueLayout.JAVA_INT, EVENT_ELEMENT, event.portNum());
             } else {
                 Long address = addresses.get(o);
-                AtomicInteger n = unacked.get(o);
-                if (address == null || n == null || n.get() == 0) {
-                    throw new VerbsException(Errno.EINVAL, "no unacknowledged event " + event);
+                if (address == null) {
+                    throw new VerbsException(Errno.EINVAL, "acknowledging " + event.type() + " of " + o
+                            + ": the object is destroyed or not of this context");
                 }
+                acks.acknowledge(event); // EINVAL when none is outstanding; else counted down first
                 ev.set(ValueLayout.JAVA_LONG, EVENT_ELEMENT, address);
                 Ibv.ibv_ack_async_event.invokeExact(ev);
-                n.decrementAndGet();
                 return;
             }
             Ibv.ibv_ack_async_event.invokeExact(ev);
@@ -466,6 +465,7 @@ public final class NativeContext extends AbstractResource implements Context, Cm
     @Override
     protected void destroy() {
         async.shutdown();
+        acks.clear(); // the counts end with the context (S-LIFE-6)
         int rc = owned ? closeDevice() : 0;
         async.release();
         if (rc != 0) {

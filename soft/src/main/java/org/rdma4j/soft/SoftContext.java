@@ -17,6 +17,7 @@ import org.rdma4j.verbs.PortAttr;
 import org.rdma4j.verbs.ProtectionDomain;
 import org.rdma4j.verbs.VerbsException;
 import org.rdma4j.verbs.spi.AbstractResource;
+import org.rdma4j.verbs.spi.AsyncEventAcks;
 import org.rdma4j.verbs.spi.EventQueue;
 import org.rdma4j.verbs.spi.GsiPort;
 import org.rdma4j.verbs.spi.QueueEventPoller;
@@ -26,6 +27,8 @@ final class SoftContext extends AbstractResource implements Context, EventQueue.
     final SoftDevice device;
     final Hca hca;
     private final EventQueue<AsyncEvent> events = new EventQueue<>("context", SoftContext::live);
+    /** Events returned and not yet acknowledged, per QP, CQ and SRQ (S-LIFE-6). */
+    private final AsyncEventAcks acks = new AsyncEventAcks();
 
     SoftContext(SoftDevice device) {
         this.device = device;
@@ -47,6 +50,7 @@ final class SoftContext extends AbstractResource implements Context, EventQueue.
     protected void destroy() {
         device.contextClosed(this);
         events.close(); // wakes every waiter with EBADF
+        acks.clear();
     }
 
     @Override
@@ -134,7 +138,7 @@ final class SoftContext extends AbstractResource implements Context, EventQueue.
 
     @Override
     public AsyncEvent getAsyncEvent(long timeoutMs) throws InterruptedException {
-        return events.take(timeoutMs, null);
+        return events.take(timeoutMs, acks::reported); // counted under the queue's lock, see refuseWhileUnacked
     }
 
     @Override
@@ -155,7 +159,7 @@ final class SoftContext extends AbstractResource implements Context, EventQueue.
 
     @Override
     public void ackAsyncEvent(AsyncEvent event) {
-        // Events are values here; nothing waits for the acknowledgement.
+        acks.acknowledge(event);
     }
 
     @Override
@@ -200,5 +204,27 @@ final class SoftContext extends AbstractResource implements Context, EventQueue.
     /** Drops the unread events naming {@code r} (a QP, CQ or SRQ being destroyed). */
     void purgeEvents(Object r) {
         events.purge(e -> e.qp() == r || e.cq() == r || e.srq() == r);
+    }
+
+    /**
+     * For the {@code busyReason} of a QP, CQ or SRQ {@code r}: EBUSY while an event of it was returned
+     * and not acknowledged (S-LIFE-6); else runs {@code dying} (after which no event of {@code r} is
+     * queued), drops its unread events and returns 0. Under the queue's lock, so no getAsyncEvent hands
+     * one out between the check and the purge; the destroy that follows a 0 calls {@link #forget}.
+     */
+    int refuseWhileUnacked(Object r, Runnable dying) {
+        return events.locked(() -> {
+            if (acks.outstanding(r) > 0) {
+                return Errno.EBUSY;
+            }
+            dying.run();
+            purgeEvents(r);
+            return 0;
+        });
+    }
+
+    /** {@code r} is destroyed: an acknowledgement of one of its events is EINVAL from now on. */
+    void forget(Object r) {
+        acks.forget(r);
     }
 }

@@ -44,18 +44,20 @@ final class SoftCq extends AbstractResource implements CompletionQueue, CqRing.L
     @Override
     protected int busyReason() {
         if (channel == null) {
-            return unacked.get() > 0 ? Errno.EBUSY : 0;
+            return unacked.get() > 0 ? Errno.EBUSY : context.refuseWhileUnacked(this, () -> dying = true);
         }
         // Under the channel's lock, so no getEvent hands out an event between the check and the
         // purge: either the event was delivered (and must be acked first: EBUSY) or it is gone.
-        // destroy() always follows a 0 here.
+        // The same for a CQ_ERR under the context's lock (S-LIFE-6). destroy() always follows a 0 here.
         return channel.events.locked(() -> {
             if (unacked.get() > 0) {
                 return Errno.EBUSY;
             }
-            dying = true;
-            channel.events.purge(cq -> cq == this);
-            return 0;
+            int busy = context.refuseWhileUnacked(this, () -> dying = true);
+            if (busy == 0) {
+                channel.events.purge(cq -> cq == this);
+            }
+            return busy;
         });
     }
 
@@ -63,6 +65,7 @@ final class SoftCq extends AbstractResource implements CompletionQueue, CqRing.L
     protected void destroy() {
         dying = true;
         context.purgeEvents(this); // a CQ_ERR not read yet
+        context.forget(this);
         context.device.release(ResourceLimits.Kind.CQ);
     }
 

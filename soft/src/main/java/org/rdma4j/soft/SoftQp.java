@@ -163,8 +163,12 @@ final class SoftQp extends AbstractResource implements QueuePair {
 
     @Override
     protected int busyReason() {
-        // As ibv_destroy_qp (uverbs): a QP still attached to multicast groups cannot be destroyed.
-        return mcast.isEmpty() ? 0 : Errno.EBUSY;
+        // As ibv_destroy_qp (uverbs): a QP still attached to multicast groups cannot be destroyed; nor,
+        // where libibverbs would wait, one with an async event not acknowledged (S-LIFE-6).
+        if (!mcast.isEmpty()) {
+            return Errno.EBUSY;
+        }
+        return pd.context.refuseWhileUnacked(this, () -> dying = true);
     }
 
     @Override
@@ -172,6 +176,7 @@ final class SoftQp extends AbstractResource implements QueuePair {
         dying = true;
         engine.destroy();
         pd.context.purgeEvents(this);
+        pd.context.forget(this);
         pd.context.device.release(ResourceLimits.Kind.QP);
     }
 

@@ -49,9 +49,16 @@ final class SoftSrq extends AbstractResource implements SharedReceiveQueue {
     }
 
     @Override
+    protected int busyReason() {
+        // libibverbs' ibv_destroy_srq waits for the acknowledgement of every event it returned (S-LIFE-6)
+        return pd.context.refuseWhileUnacked(this, () -> dying = true);
+    }
+
+    @Override
     protected void destroy() {
         dying = true;
         pd.context.purgeEvents(this);
+        pd.context.forget(this);
         pd.context.device.release(ResourceLimits.Kind.SRQ);
     }
 

@@ -144,12 +144,14 @@ public interface Context extends VerbsResource {
 
     /**
      * {@code ibv_ack_async_event}: acknowledges an event got from {@link #getAsyncEvent}. Acknowledge
-     * every event of a QP, CQ or SRQ before closing it: on the native provider closing one with
+     * every event of a QP, CQ or SRQ before closing it: on every provider closing one with
      * unacknowledged events fails with EBUSY (where {@code ibv_destroy_*} would wait for ever), and
-     * acknowledging an event that is not outstanding is EINVAL. The soft device keeps no count: there
-     * the call does nothing, so code tested only on it may miss an acknowledgement.
+     * acknowledging an event of one that is not outstanding (never returned, or acknowledged already) is
+     * EINVAL (S-LIFE-6). Port and device events need no acknowledgement; acknowledging one does nothing.
+     * Closing the context forgets every count.
      *
      * @param event the event, as {@link #getAsyncEvent} returned it
+     * @throws VerbsException EINVAL when no event of the event's QP, CQ or SRQ is outstanding
      */
     void ackAsyncEvent(AsyncEvent event);
 

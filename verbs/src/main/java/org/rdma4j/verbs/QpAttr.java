@@ -26,7 +26,9 @@ public final class QpAttr {
     public Mtu pathMtu;
     /**
      * {@code qkey} ({@link QpAttrMask#QKEY}): the Q_Key of a UD QP; datagrams with another are dropped
-     * (S-UD-3). A controlled Q_Key (bit 31 set) needs privilege: EPERM (always, on the soft device).
+     * (S-UD-3). A controlled Q_Key (bit 31 set) needs privilege (S-QP-10): EPERM unless the process
+     * holds CAP_NET_RAW or the system's privileged-qkey mode is on (the kernel decides on the native
+     * provider); always EPERM on the soft device.
      */
     public int qkey;
     /**

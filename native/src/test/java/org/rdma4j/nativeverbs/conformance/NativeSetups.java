@@ -209,6 +209,24 @@ public final class NativeSetups implements SetupProvider {
             return device.open();
         }
 
+        /**
+         * As uverbs modify_qp decides (S-QP-10): CAP_NET_RAW (bit 13) in this process's effective set, read
+         * from /proc/self/status. The system's privileged-qkey mode is taken to be off, its default.
+         */
+        @Override
+        public boolean controlledQkeyAllowed() {
+            try {
+                for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status"))) {
+                    if (line.startsWith("CapEff:")) {
+                        return (Long.parseUnsignedLong(line.substring(7).trim(), 16) & (1L << 13)) != 0;
+                    }
+                }
+            } catch (IOException | NumberFormatException e) {
+                throw new IllegalStateException("cannot read this process's capabilities: " + e, e);
+            }
+            throw new IllegalStateException("/proc/self/status has no CapEff line");
+        }
+
         @Override
         public int gidIndex(Context c) {
             return isolated != null && c.device().name().equals(isolated.name()) ? isolatedGid : gidIndex;
