@@ -51,12 +51,13 @@ import org.rdma4j.verbs.Gid;
  * {@link #poll()}) reads the socket itself, without a hand-off to the receive agent and a wake-up. One
  * receiver at a time per socket holds the link's receive token (so packets reach the device in the
  * order the socket queued them, and the device's receive batch has one user): the agent while it
- * receives, a poller for one non-blocking receive. While threads poll (one polled, or posted between
- * polls, within {@link #POLLING_NS} ns) the agent stands by: it parks (from {@link #STANDBY_NS} ns,
- * doubling up to {@link #MAX_STANDBY_NS}) instead of waiting in the socket, so it neither takes
- * datagrams from the poller nor wakes for them. When polling stops it receives again, at once when the
- * poller says so ({@link #pollerBlocks()}: it waits on a completion channel next), else within its
- * current park. CHANNEL mode has no non-blocking receive next to a blocking one: only the agent receives.
+ * receives, a poller for one non-blocking receive. While threads poll (one did within the last
+ * {@link #POLLING_NS} ns) the agent stands by: it parks (from {@link #STANDBY_NS} ns, doubling up to
+ * {@link #MAX_STANDBY_NS}) instead of waiting in the socket, so it neither takes datagrams from the
+ * poller nor wakes for them. When polling stops the agent receives again, at once when the poller says
+ * so ({@link #pollerBlocks()}: it is about to wait on a completion channel), else within its current
+ * park. CHANNEL mode has no non-blocking
+ * receive next to a blocking one: there only the agent receives. Thread safe.
  */
 public final class UdpLink implements Link {
     /** The RoCEv2 UDP port. */
@@ -128,8 +129,8 @@ public final class UdpLink implements Link {
     private final UdpDatagrams.Scratch receiveScratch = new UdpDatagrams.Scratch();
     /** Whether the socket has a non-blocking receive, so callers may poll it. */
     private final boolean pollable;
-    /** When a thread last called {@link #poll()}, or staged a doorbell batch (System.nanoTime()). */
-    volatile long lastPollNs = System.nanoTime() - 3_600_000_000_000L;
+    /** When a thread last called {@link #poll()} (System.nanoTime()). */
+    private volatile long lastPollNs = System.nanoTime() - 3_600_000_000_000L;
     /** A poller is about to block: the agent receives now, whatever {@link #lastPollNs} says. */
     private volatile boolean agentWanted;
     /** Tests: the agent stays out of the socket; only {@link #poll()} receives. */
@@ -416,7 +417,6 @@ public final class UdpLink implements Link {
             if (length >= 0) {
                 if (k == 0) {
                     deferredSinceNs = System.nanoTime();
-                    if (doorbell) { lastPollNs = deferredSinceNs; } // posting between polls is polling
                     deferredBy = current;
                     deferredTtl = ttl;
                     deferredTos = tos;

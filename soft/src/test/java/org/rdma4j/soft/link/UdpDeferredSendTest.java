@@ -170,33 +170,6 @@ class UdpDeferredSendTest {
         }
     }
 
-    /**
-     * A poller that posts between two polls is still polling: its doorbell batch counts as a poll, so
-     * the receive agent stands by (it neither wakes for the responses nor makes each staged packet
-     * leave alone) and the poller takes the responses itself. A thread that does not poll is not.
-     */
-    @Test
-    void aPollerPostingBetweenItsPollsCountsAsPolling() throws Exception {
-        Assumptions.assumeTrue(UdpLink.libcSocketsAvailable());
-        try (Setup s = new Setup(34091)) {
-            s.a.poll(); // this thread is A's poller now
-            long polled = s.a.lastPollNs;
-            s.a.send(packet(s.pool, s.ga, s.gb, 0)); // the first send after a poll goes at once
-            while (System.nanoTime() - polled <= 0) {
-                Thread.onSpinWait();
-            }
-            s.a.send(packet(s.pool, s.ga, s.gb, 1)); // staged: a doorbell batch
-            long posted = s.a.lastPollNs;
-            assertTrue(posted - polled > 0, "staging a doorbell batch is polling");
-            Thread other = new Thread(() -> s.a.send(packet(s.pool, s.ga, s.gb, 2)));
-            other.start();
-            other.join();
-            assertEquals(posted, s.a.lastPollNs, "a send by a thread that does not poll the link is not");
-            s.awaitAtB(3);
-            assertEquals(List.of(0, 1, 2), s.atB);
-        }
-    }
-
     /** Staged packets of a poller that neither polls nor sends again still leave (the agent's round). */
     @Test
     void aPollersStagedSendsLeaveWithoutAnotherPoll() throws Exception {
