@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# interop: opt-in (measures RDMA READ rates, about 10 minutes under TCG: bash interop/run.sh read-bw)
+# interop: opt-in (measures RDMA READ rates, 7-10 minutes under TCG: bash interop/run.sh read-bw)
 #
 # Interop job, runs inside the rxe VM: RDMA READ against kernel rxe (issue 23). For each size of
 # INTEROP_READ_SIZES, in one VM run and one after the other:
