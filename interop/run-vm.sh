@@ -17,6 +17,8 @@
 # Environment: RDMA4J_INTEROP_TIMEOUT  hard limit for the whole VM in seconds (default 900)
 #              RDMA4J_INTEROP_MEM      guest memory in MiB (default 2048)
 #              RDMA4J_INTEROP_SMP      guest CPUs (default 2)
+#              RDMA4J_INTEROP_TCG_THREAD  qemu's TCG threading, multi (default: a host thread per vCPU) or
+#                                      single (one host thread for all vCPUs; no cross-vCPU code patching races)
 #              RDMA4J_INTEROP_KERNEL_DIR  vmlinuz + initrd.gz (default: ask provision.sh)
 #              RDMA4J_INTEROP_CACHE    cache directory (see provision.sh)
 set -euo pipefail
@@ -88,7 +90,7 @@ echo "start $(uptime)" >"$OUT/host-uptime"
 say "host at the start: $(uptime)"
 
 qemu_cmd=(qemu-system-x86_64
-  -accel tcg,thread=multi -cpu max -m "$MEM" -smp "$SMP"
+  -accel "tcg,thread=${RDMA4J_INTEROP_TCG_THREAD:-multi}" -cpu max -m "$MEM" -smp "$SMP"
   -kernel "$KDIR/vmlinuz" -initrd "$KDIR/initrd.gz"
   -append "console=ttyS0 quiet panic=-1 ${RDMA4J_INTEROP_CLOCK_ARGS-tsc=reliable clocksource=tsc} ${RDMA4J_INTEROP_KERNEL_ARGS:-}"
   -nographic -no-reboot -nic none
