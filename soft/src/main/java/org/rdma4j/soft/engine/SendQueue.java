@@ -215,18 +215,6 @@ final class SendQueue {
         cursor = index;
     }
 
-    /** Started READs and atomics in {@code [tail, upTo]}: each holds a responder resource until retired. */
-    int startedReadOrAtomic(long upTo) {
-        int n = 0;
-        for (long i = tail; i <= upTo && i < head; i++) {
-            SendWqe x = at(i);
-            if (x.started && x.isReadOrAtomic()) {
-                n++;
-            }
-        }
-        return n;
-    }
-
     // ------------------------------------------------------------------ posting
 
     /**
