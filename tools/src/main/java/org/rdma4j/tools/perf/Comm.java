@@ -329,6 +329,22 @@ final class Comm implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether the peer has written something this side has not read yet (send_bw --run_infinitely's
+     * receiver: the sender's closing exchange). Does not block. With -R always false (the messages
+     * travel on a QP). An error reading the socket says true: the next exchange reports it.
+     */
+    boolean peerWaiting() {
+        if (cm != null) {
+            return false;
+        }
+        try {
+            return in.available() > 0;
+        } catch (IOException e) {
+            return true;
+        }
+    }
+
     @Override
     public void close() {
         if (cm != null) {

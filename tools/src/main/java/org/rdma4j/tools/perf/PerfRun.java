@@ -441,6 +441,11 @@ final class PerfRun {
         bwHeader();
         int maxPow = p.connection == Connection.UD ? Long.numberOfTrailingZeros(PerfParams.mtuBytes(p.currMtu)) + 1
                 : 24;
+        if (p.runInfinitely) {
+            p.size = sizes(maxPow)[0];
+            sendBwInfinitely(comm, l, me, remote, g, runWaitMs);
+            return;
+        }
         for (long size : sizes(maxPow)) {
             p.size = size;
             if (p.isClient() || p.duplex) {
@@ -494,6 +499,44 @@ final class PerfRun {
                 comm.timeoutMs(runWaitMs); // a new step: the run is not part of the exchange's time
                 comm.handShake(me, g);
             }
+        }
+        out.print(Tables.RESULT_LINE);
+        comm.timeoutMs(runWaitMs);
+        comm.closeConnection(me, g);
+    }
+
+    /**
+     * send_bw --run_infinitely (not -b): the sender runs -D rounds of one size, one line each, the
+     * queue going on as the last round left it ({@link RoundDrain}); the receiver posts its receives
+     * once and reposts each as it completes until the sender closes ({@link InfiniteRecv}), printing
+     * no rounds, as perftest's server.
+     */
+    private void sendBwInfinitely(Comm comm, Loops l, PerfDest me, PerfDest[] remote, boolean g, int runWaitMs)
+            throws PerfFailure {
+        if (p.isClient()) {
+            l.setSendWqes(remote);
+        } else {
+            l.setRecvWqes();
+        }
+        comm.timeoutMs(runWaitMs);
+        comm.handShake(me, g);
+        if (!p.isClient()) {
+            InfiniteRecv rx = new InfiniteRecv(l);
+            long a0 = Allocation.ofThisThread();
+            countLoop(a0, rx.run(comm));
+        }
+        for (long k = 0; p.isClient() && k < p.infiniteRounds; k++) {
+            if (k > 0) {
+                RoundDrain.sends(l);
+            }
+            long a0 = Allocation.ofThisThread();
+            l.bw();
+            countLoop(a0, l.durationIters);
+            BwReport rep = bwReport(l, p.noPeak);
+            bwResults.add(rep);
+            beforeOutput.run();
+            results.bw(rep, cpuPercent());
+            out.flush();
         }
         out.print(Tables.RESULT_LINE);
         comm.timeoutMs(runWaitMs);

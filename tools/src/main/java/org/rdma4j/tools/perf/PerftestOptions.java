@@ -49,7 +49,7 @@ final class PerftestOptions {
     InetAddress sourceIp;
 
     @Option(names = "--run_infinitely", order = 38,
-            description = "Run test forever, print results every <duration> seconds (-D, default 5); write_bw, read_bw, atomic_bw")
+            description = "Run test forever, print results every <duration> seconds (-D, default 5); BW tests, not send_bw -b")
     boolean runInfinitely;
 
     @Option(names = "--no-progress", order = 45,
@@ -118,11 +118,6 @@ final class PerftestOptions {
             if (p.all) {
                 throw usage.apply(" run_infinitely runs one message size: it cannot be combined with -a");
             }
-            if (p.verb() == Verb.SEND) {
-                throw usage.apply(" --run_infinitely: rdma4j runs it in write_bw, read_bw and atomic_bw (send_bw's "
-                        + "receiver rounds are not implemented yet)");
-            }
-
             p.runInfinitely = true;
             if (!p.isDuration()) {
                 p.duration = PerfParams.DEF_DURATION;

@@ -119,6 +119,24 @@ class PerftestOptionsTest {
     }
 
     @Test
+    void sendBwRunInfinitelyKeepsTheReceivesPostedAcrossRounds() {
+        PerfParams p = PerfArgs.params("send_bw", "-s", "64", "-D", "1", "--run_infinitely");
+        p.infiniteRounds = 3; // as if interrupted after the third
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        Loopback.Pair pair = Loopback.Pair.run(p, new PrintWriter(out, true), new PrintWriter(err, true));
+        String all = out + "\n" + err + "\nserver:\n" + pair.serverOut + pair.serverErr;
+        assertEquals(0, pair.clientRc, all);
+        assertEquals(0, pair.serverRc, all);
+        List<long[]> rows = LoopbackTest.rows(LoopbackTest.BW_LINE, out.toString());
+        assertEquals(3, rows.size(), all);
+        for (long[] r : rows) {
+            assertTrue(r[1] > 0, all);
+        }
+        assertTrue(LoopbackTest.rows(LoopbackTest.BW_LINE, pair.serverOut.toString()).isEmpty(), "the receiver prints no rounds");
+    }
+
+    @Test
     void sourceIpBindsTheClientsExchangeConnection() throws Exception {
         InetAddress source = InetAddress.getByName("127.0.0.57");
         try (ServerSocket ss = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
@@ -141,7 +159,7 @@ class PerftestOptionsTest {
         "write_bw|--run_infinitely -e|Events feature not available on WRITE verb",
         "send_bw|--run_infinitely -e|run_infinitely does not support events feature yet.",
         "write_bw|--run_infinitely -a|run_infinitely runs one message size",
-        "send_bw|--run_infinitely|send_bw's receiver rounds are not implemented yet",
+        "send_bw|--run_infinitely -b|run_infinitely mode is not supported in SEND",
         "write_bw|--report-both|it needs a BW test with -b",
         "write_lat|--output bandwidth|Output verbosity level for LAT can be: latency",
         "write_bw|--output latency|Output verbosity level for BW can be: bandwidth, message_rate",
