@@ -87,17 +87,9 @@ public class AsyncEventConformanceTest extends AbstractVerbsTest {
     @Test
     @Requires(value = Capability.SELF_LOOPBACK, why = "the test's QP sends to itself")
     void srqLimitOfADestroyedSrqIsNotDeliveredAndOtherDestroysKeepIt() throws Exception {
-        ProtectionDomain pd = allocPd(ctx);
-        MemoryRegion mr = register(pd, PAGE_SIZE, MR_ALL);
-        SharedReceiveQueue srq = pd.createSrq(new SrqAttr(8, 1, 0));
-        CompletionQueue cq = createCq(ctx, 16);
-        QueuePair qp = pd.createQp(new QpInitAttr(QpType.RC, cq, createCq(ctx, 16)).srq(srq));
-        bringUpSelfConnected(qp, QpState.RTS);
-        srq.postRecv(new RecvWorkRequest().wrId(1).sge(mr, 0, 64));
-        srq.postRecv(new RecvWorkRequest().wrId(2).sge(mr, 64, 64));
-        srq.modify(new SrqAttr(0, 0, 2), SrqAttrMask.LIMIT);
-        qp.postSend(wr(3, WrOpcode.SEND).sge(mr, 512, 16)); // to itself: consumes one receive
-        expect(cq, 3, WcOpcode.SEND);
+        SrqLimitRaised raised = raiseSrqLimit();
+        SharedReceiveQueue srq = raised.srq();
+        QueuePair qp = raised.qp();
         awaitHasAsyncEvent(ctx);
         qp.close();
         assertTrue(ctx.hasAsyncEvent(), "destroying the QP leaves the SRQ's event queued");
@@ -167,6 +159,29 @@ public class AsyncEventConformanceTest extends AbstractVerbsTest {
         }
     }
 
+    /** An SRQ and the self-connected RC QP on it whose SEND to itself took the SRQ below its limit. */
+    private record SrqLimitRaised(SharedReceiveQueue srq, QueuePair qp) {
+    }
+
+    /**
+     * An SRQ of two receives armed with limit 2 and an RC QP on it that sends to itself once: the
+     * receive it consumes raises SRQ_LIMIT_REACHED.
+     */
+    private SrqLimitRaised raiseSrqLimit() throws Exception {
+        ProtectionDomain pd = allocPd(ctx);
+        MemoryRegion mr = register(pd, PAGE_SIZE, MR_ALL);
+        SharedReceiveQueue srq = pd.createSrq(new SrqAttr(8, 1, 0));
+        CompletionQueue cq = createCq(ctx, 16);
+        QueuePair qp = pd.createQp(new QpInitAttr(QpType.RC, cq, createCq(ctx, 16)).srq(srq));
+        bringUpSelfConnected(qp, QpState.RTS);
+        srq.postRecv(new RecvWorkRequest().wrId(1).sge(mr, 0, 64));
+        srq.postRecv(new RecvWorkRequest().wrId(2).sge(mr, 64, 64));
+        srq.modify(new SrqAttr(0, 0, 2), SrqAttrMask.LIMIT);
+        qp.postSend(wr(3, WrOpcode.SEND).sge(mr, 512, 16)); // to itself: consumes one receive
+        expect(cq, 3, WcOpcode.SEND);
+        return new SrqLimitRaised(srq, qp);
+    }
+
     /** {@code r} refuses to close with EBUSY until {@code e} (and {@code held}) are acknowledged, then closes. */
     private void assertCloseWaitsForTheAcknowledgement(AutoCloseable r, AsyncEvent e, List<AsyncEvent> held)
             throws Exception {
@@ -226,17 +241,9 @@ public class AsyncEventConformanceTest extends AbstractVerbsTest {
     @Test
     @Requires(value = Capability.SELF_LOOPBACK, why = "the test's QP sends to itself")
     void srqWithAnUnacknowledgedLimitEventRefusesToCloseUntilItIsAcknowledged() throws Exception {
-        ProtectionDomain pd = allocPd(ctx);
-        MemoryRegion mr = register(pd, PAGE_SIZE, MR_ALL);
-        SharedReceiveQueue srq = pd.createSrq(new SrqAttr(8, 1, 0));
-        CompletionQueue cq = createCq(ctx, 16);
-        QueuePair qp = pd.createQp(new QpInitAttr(QpType.RC, cq, createCq(ctx, 16)).srq(srq));
-        bringUpSelfConnected(qp, QpState.RTS);
-        srq.postRecv(new RecvWorkRequest().wrId(1).sge(mr, 0, 64));
-        srq.postRecv(new RecvWorkRequest().wrId(2).sge(mr, 64, 64));
-        srq.modify(new SrqAttr(0, 0, 2), SrqAttrMask.LIMIT);
-        qp.postSend(wr(3, WrOpcode.SEND).sge(mr, 512, 16)); // to itself: consumes one receive
-        expect(cq, 3, WcOpcode.SEND);
+        SrqLimitRaised raised = raiseSrqLimit();
+        SharedReceiveQueue srq = raised.srq();
+        QueuePair qp = raised.qp();
         List<AsyncEvent> held = new ArrayList<>();
         AsyncEvent e = takeUnacked(ctx, AsyncEventType.SRQ_LIMIT_REACHED, held);
         assertSame(srq, e.srq());
