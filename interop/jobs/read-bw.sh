@@ -26,35 +26,36 @@
 # A reduced set of sizes rather than -a: -a runs 1000 iterations of every size from 2 B to 8 MiB, about
 # 16 GB of READ responses, which takes kernel rxe alone 5-6 minutes under TCG and a soft JVM far longer.
 #
-#   INTEROP_READ_SIZES      sizes (default "2 65536 1048576 8388608:10"); SIZE:ITERS runs that size in
-#                           iteration mode, -n ITERS, instead (warm-up included). 8 MiB needs it: with
-#                           128 READs of 8 MiB outstanding (1 GiB, 20 s at rxe's 50 MB/s under TCG) no
-#                           READ completes inside -D 12 -f 3, and perftest prints 0 iterations
+#   INTEROP_READ_SIZES      sizes (default "2 65536 1048576 8388608:100"); SIZE:ITERS runs that size in
+#                           iteration mode, -n ITERS, instead (warm-up included, so ITERS large enough
+#                           to outweigh it: with -n 10 the soft runs measured mostly their JVM's warm-up,
+#                           0.35-0.44 of rxe; with -n 100, 0.64-0.75). 8 MiB needs it: with 128 READs
+#                           of 8 MiB outstanding (1 GiB, 20 s at rxe's 50 MB/s under TCG) perftest's
+#                           duration mode (perftest's CQ moderation of 100 or -Q 1) counted no iteration
 #   INTEROP_READ_DURATION   -D (default 36); INTEROP_READ_MARGIN -f (default 15): 6 s measured
 #                           after the soft JVM's warm-up (above)
 #   INTEROP_READ_MIN_RATIO  the rate check's bound (default 0.5; 0 turns the check off)
 #   INTEROP_READ_ROLES      which soft runs (default "s-c c-s")
-#   INTEROP_READ_JAVA_OPTS  JVM options of the rdma4j runs (default: C1 only as the functional jobs. The
-#                           default JIT is faster once warm: C2 after -f 27 gave 2 B 0.59 (s-c) and
-#                           1.16-1.24 (c-s), 64 KiB s-c 0.79; but one of its JVMs died at a patched
-#                           method entry, as JVMs do under qemu's multi-threaded TCG (docs/DESIGN.md),
-#                           so not every run would complete. And
-#                           no CRC32 intrinsic: its pclmulqdq folding loop is emulated slowly by TCG, 3-6x
-#                           slower than zlib's table there, 5x faster on a real CPU; docs/decisions/
-#                           0001-icrc-on-the-jvms-crc32.md. The kernel's rxe computes its ICRC with a table, so without the
-#                           intrinsic both sides pay a like cost per byte in the VM)
+#   INTEROP_READ_JAVA_OPTS  JVM options of the rdma4j runs (default: C2 only, as the other measuring
+#                           jobs, decisions/0028: C1-only code reached 0.30 of rxe at 2 B as the client,
+#                           C2 0.57; tiered code replacement, where JVMs die under qemu's multi-threaded
+#                           TCG, does not happen with one compiler. And no CRC32 intrinsic: its
+#                           pclmulqdq folding loop is emulated slowly by TCG, 3-6x slower than zlib's
+#                           table there, 5x faster on a real CPU; docs/decisions/0001-icrc-on-the-jvms-crc32.md.
+#                           The kernel's rxe computes its ICRC with a table, so without the intrinsic
+#                           both sides pay a like cost per byte in the VM)
 #   INTEROP_READ_RUN_LIMIT  seconds one run may take (default 240)
 set -uo pipefail
 
 . "$INTEROP_DIR/tools-env.sh" read-bw || exit 1
 . "$INTEROP_DIR/net-setup.sh" || { echo "FAIL net-setup"; exit 1; }
 
-SIZES="${INTEROP_READ_SIZES:-2 65536 1048576 8388608:10}"
+SIZES="${INTEROP_READ_SIZES:-2 65536 1048576 8388608:100}"
 DURATION="${INTEROP_READ_DURATION:-36}"
 MARGIN="${INTEROP_READ_MARGIN:-15}"
 MIN_RATIO="${INTEROP_READ_MIN_RATIO:-0.5}"
 ROLES="${INTEROP_READ_ROLES:-s-c c-s}"
-JOPTS="${INTEROP_READ_JAVA_OPTS:--XX:TieredStopAtLevel=1 -XX:+UnlockDiagnosticVMOptions -XX:-UseCRC32Intrinsics}"
+JOPTS="${INTEROP_READ_JAVA_OPTS:--XX:-TieredCompilation -XX:+UnlockDiagnosticVMOptions -XX:-UseCRC32Intrinsics}"
 LIMIT="${INTEROP_READ_RUN_LIMIT:-240}"
 ACCESS=--enable-native-access=ALL-UNNAMED,org.rdma4j.verbs,org.rdma4j.soft,org.rdma4j.nativeverbs
 RESULTS="$INTEROP_OUT/read-bw-results.txt"
@@ -82,15 +83,23 @@ listening() { # PORT NETNS PID: until the server listens; not once it has exited
   done
   return 1
 }
+# rxe0's non-zero port counters as NAME=VALUE lines; the delta of two such snapshots says what one run
+# cost rxe (retransmissions, duplicates, RNR NAKs).
+rxe_counters() { grep -H . /sys/class/infiniband/rxe0/ports/1/hw_counters/* 2>/dev/null | sed 's|.*/||; s/:/=/'; }
+counter_delta() { # BEFORE AFTER: "name+delta ..." for the counters that moved, packets left out
+  awk -F= 'NR == FNR { b[$1] = $2; next } $1 !~ /pkts$/ && $2 - b[$1] > 0 { printf "%s%s+%d", sep, $1, $2 - b[$1]; sep = " " }' \
+    <(printf '%s\n' "$1") <(printf '%s\n' "$2")
+}
 # The client's result row: the line after perftest's " #bytes" header.
 row() { awk '/^ #bytes/ { hdr = 1; next } hdr && /^ *[0-9]+ +[0-9]+ / { print; exit }' "$1"; }
 
 # run KIND SIZE [ITERS]: one run (duration mode without ITERS); sets RATE (the client's MsgRate in Mpps below 64 KiB, else its BW
 # average in MB/s) or leaves it empty on failure.
 run() {
-  local kind=$1 size=$2 iters=${3:-} log spid cpid src crc r t0=$SECONDS name how
+  local kind=$1 size=$2 iters=${3:-} log spid cpid src crc r t0=$SECONDS name how counters_before
   port=$((port + 1))
   if [[ -n $iters ]]; then how=(-n "$iters"); else how=(-D "$DURATION" -f "$MARGIN"); fi
+  counters_before="$(rxe_counters)"
   name="read_bw $kind -s $size ${how[*]}"
   log="$INTEROP_OUT/read-bw-$kind-$size"
   RATE=
@@ -125,7 +134,8 @@ run() {
     return
   fi
   if ((size >= 65536)); then RATE=$ravg; else RATE=$rrate; fi
-  result "$name [$((SECONDS - t0))s]" 0 "BW average $ravg MB/s, MsgRate $rrate Mpps"
+  local moved; moved="$(counter_delta "$counters_before" "$(rxe_counters)")"
+  result "$name [$((SECONDS - t0))s]" 0 "BW average $ravg MB/s, MsgRate $rrate Mpps${moved:+; rxe0 counters: $moved}"
 }
 
 for sz in $SIZES; do
