@@ -87,8 +87,8 @@ listening() { # PORT NETNS PID: until the server listens; not once it has exited
 # cost rxe (retransmissions, duplicates, RNR NAKs).
 rxe_counters() { grep -H . /sys/class/infiniband/rxe0/ports/1/hw_counters/* 2>/dev/null | sed 's|.*/||; s/:/=/'; }
 counter_delta() { # BEFORE AFTER: "name+delta ..." for the counters that moved, packets left out
-  awk -F= 'NR == FNR { b[$1] = $2; next } $1 !~ /pkts$/ && $2 - b[$1] > 0 { printf "%s%s+%d", sep, $1, $2 - b[$1]; sep = " " }' \
-    <(printf '%s\n' "$1") <(printf '%s\n' "$2")
+  printf '%s\n--\n%s\n' "$1" "$2" | awk -F= '$0 == "--" { after = 1; next } !after { b[$1] = $2; next }
+    $1 !~ /pkts$/ && $2 - b[$1] > 0 { printf "%s%s+%d", sep, $1, $2 - b[$1]; sep = " " }'
 }
 # The client's result row: the line after perftest's " #bytes" header.
 row() { awk '/^ #bytes/ { hdr = 1; next } hdr && /^ *[0-9]+ +[0-9]+ / { print; exit }' "$1"; }
