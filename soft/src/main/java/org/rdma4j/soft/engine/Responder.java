@@ -56,12 +56,15 @@ final class Responder {
     private long writeLength;
     private boolean ucDropping;
     private final ReadAtomicResponder readAtomic;
+    /** The WRITE checks every path applies (packets, bursts, messages handed over in process). */
+    private final WriteChecks checks;
 
     Responder(QpEngine qp) {
         this.qp = qp;
         this.acks = new Acknowledger(qp);
         this.ud = qp.type == org.rdma4j.verbs.QpType.UD ? new UdReceiver(qp) : null; // the GRH area only where used
         this.readAtomic = new ReadAtomicResponder(qp, acks);
+        this.checks = new WriteChecks(qp);
     }
 
     private RecvWqe recvScratch() {
@@ -89,7 +92,7 @@ final class Responder {
     }
 
     void reset() {
-        lastKey = null;
+        checks.reset();
         acks.reset();
         inProgress = NONE;
         haveRecv = false;
@@ -199,47 +202,33 @@ final class Responder {
      * duplicate, a gap, a bad key, a NAK) behaves exactly as for the packets themselves.
      */
     private boolean burst(Packet p, int op) {
-        QpState s = qp.state;
-        if (s == QpState.RESET || s == QpState.INIT || s == QpState.ERR) {
-            return false;
-        }
         MemorySegment b = p.buffer;
         int k = p.burstPackets;
         int lastOp = p.burstLastOpcode;
-        if (qp.transport != Opcode.TRANSPORT_RC || Opcode.transport(op) != Opcode.TRANSPORT_RC
-                || !Opcode.isWrite(op) || Opcode.isEnd(op) || Opcode.transport(lastOp) != Opcode.TRANSPORT_RC
-                || !Opcode.isWrite(lastOp) || Opcode.isStart(lastOp) || Opcode.hasImmDt(lastOp)
-                || p.burstMtu != qp.mtuBytes || Bth.tverOf(b) != 0
-                || (Bth.pkeyOf(b) & 0x7FFF) != (qp.pkey & 0x7FFF)) {
+        if (Opcode.transport(op) != Opcode.TRANSPORT_RC || !Opcode.isWrite(op) || Opcode.isEnd(op)
+                || Opcode.transport(lastOp) != Opcode.TRANSPORT_RC || !Opcode.isWrite(lastOp)
+                || Opcode.isStart(lastOp) || Opcode.hasImmDt(lastOp) || p.burstMtu != qp.mtuBytes
+                || Bth.tverOf(b) != 0) {
             return false;
         }
         int psn = Bth.psnOf(b);
-        if (psn != ePsn) {
-            return false;
-        }
         boolean start = Opcode.isStart(op);
-        if (start ? inProgress != NONE : inProgress != WRITE) {
+        if (!takesInOrder(psn, Bth.pkeyOf(b), start ? NONE : WRITE)) {
             return false;
         }
         int len = p.payloadLength;
-        if (!sizeOk(lastOp, len - (k - 1) * qp.mtuBytes)) {
-            return false;
-        }
         MemKey key;
         long va;
         long remaining;
         long length = writeLength;
         if (start) {
-            if ((qp.accessFlags & Access.REMOTE_WRITE) == 0) {
-                return false;
-            }
             long rethAt = Opcode.offsetOf(op, Opcode.HEADER_RETH);
             va = Reth.virtualAddressAt(b, rethAt);
             length = Integer.toUnsignedLong(Reth.dmaLengthAt(b, rethAt));
-            if (length > MAX_DMA_BYTES) {
+            if (checks.writeStart(va, length, Reth.rkeyAt(b, rethAt)) != WriteChecks.OK) {
                 return false;
             }
-            key = checkKey(Reth.rkeyAt(b, rethAt), va, length, Access.REMOTE_WRITE);
+            key = checks.key();
             remaining = length;
         } else {
             key = writeKey;
@@ -247,7 +236,7 @@ final class Responder {
             remaining = writeRemaining;
         }
         boolean end = Opcode.isEnd(lastOp);
-        if (key == null || len > remaining || (end && len != remaining)) {
+        if (key == null || !checks.lengthOk(lastOp, len - (k - 1) * qp.mtuBytes, len, remaining)) {
             return false;
         }
         try {
@@ -282,16 +271,11 @@ final class Responder {
      */
     boolean takeWrite(int psn, int pkey, boolean ackReq, long va, int rkey, MemorySegment src, long srcOffset,
                       int len) {
-        QpState s = qp.state;
-        if (s == QpState.RESET || s == QpState.INIT || s == QpState.ERR || qp.transport != Opcode.TRANSPORT_RC
-                || (pkey & 0x7FFF) != (qp.pkey & 0x7FFF) || psn != ePsn || inProgress != NONE || len <= 0
-                || len > qp.mtuBytes || (qp.accessFlags & Access.REMOTE_WRITE) == 0) {
+        if (len <= 0 || !takesInOrder(psn, pkey, NONE) || !checks.lengthOk(WRITE_ONLY, len, len, len)
+                || checks.writeStart(va, len, rkey) != WriteChecks.OK) {
             return false;
         }
-        MemKey key = checkKey(rkey, va, len, Access.REMOTE_WRITE);
-        if (key == null) {
-            return false;
-        }
+        MemKey key = checks.key();
         try {
             Packet.copyBytes(src, srcOffset, key.segment, key.offsetOf(va), len);
         } catch (IllegalStateException | IndexOutOfBoundsException e) {
@@ -320,10 +304,7 @@ final class Responder {
      */
     boolean takeSend(int psn, int pkey, boolean ackReq, boolean solicited, boolean withImm, int imm,
                      MemorySegment src, long srcOffset, int len) {
-        QpState s = qp.state;
-        if (s == QpState.RESET || s == QpState.INIT || s == QpState.ERR || qp.transport != Opcode.TRANSPORT_RC
-                || (pkey & 0x7FFF) != (qp.pkey & 0x7FFF) || psn != ePsn || inProgress != NONE || len < 0
-                || len > qp.mtuBytes) {
+        if (len < 0 || len > qp.mtuBytes || !takesInOrder(psn, pkey, NONE)) {
             return false;
         }
         if (!haveRecv) {
@@ -452,7 +433,7 @@ final class Responder {
             recvOffset = 0;
         }
         int len = p.payloadLength;
-        if (!sizeOk(op, len)) {
+        if (!checks.sizeOk(op, len)) {
             dropOrNak(rc, op, Aeth.NAK_INVALID_REQUEST, psn);
             return;
         }
@@ -501,33 +482,22 @@ final class Responder {
 
     private void write(Packet p, int op, int psn, boolean rc, boolean start) {
         if (start) {
-            if ((qp.accessFlags & Access.REMOTE_WRITE) == 0) {
-                dropOrNak(rc, op, Aeth.NAK_INVALID_REQUEST, psn);
-                return;
-            }
             long rethAt = Opcode.offsetOf(op, Opcode.HEADER_RETH);
             long va = Reth.virtualAddressAt(p.buffer, rethAt);
             long length = Integer.toUnsignedLong(Reth.dmaLengthAt(p.buffer, rethAt));
-            if (length > MAX_DMA_BYTES) {
-                dropOrNak(rc, op, Aeth.NAK_INVALID_REQUEST, psn);
+            int nak = checks.writeStart(va, length, Reth.rkeyAt(p.buffer, rethAt));
+            if (nak != WriteChecks.OK) {
+                dropOrNak(rc, op, nak, psn);
                 return;
             }
-            MemKey k = null;
-            if (length > 0) {
-                k = checkKey(Reth.rkeyAt(p.buffer, rethAt), va, length, Access.REMOTE_WRITE);
-                if (k == null) {
-                    dropOrNak(rc, op, Aeth.NAK_REMOTE_ACCESS, psn);
-                    return;
-                }
-            }
-            writeKey = k;
+            writeKey = checks.key();
             writeVa = va;
             writeRemaining = length;
             writeLength = length;
         }
         int len = p.payloadLength;
         boolean end = Opcode.isEnd(op);
-        if (!sizeOk(op, len) || len > writeRemaining || (end && len != writeRemaining)) {
+        if (!checks.lengthOk(op, len, len, writeRemaining)) {
             dropOrNak(rc, op, Aeth.NAK_INVALID_REQUEST, psn);
             return;
         }
@@ -591,33 +561,19 @@ final class Responder {
 
     // ------------------------------------------------------------------ helpers
 
+    private static final int WRITE_ONLY = Opcode.writeOpcode(Opcode.TRANSPORT_RC, Opcode.ONLY, false);
+
     /**
-     * The key an rkey named last: a run of WRITEs to one region checks it without the table. Used
-     * only while it still carries that rkey and passes the check; otherwise the table decides (a key
-     * deregistered and its number given to a new region fails the check: invalid).
+     * Whether a request taken without the packet path (a burst, a message handed over in process)
+     * is one the packet path would take straight to execution: the QP in a state that receives, RC,
+     * the P_Key the QP's, the PSN the expected one, and the message in progress ({@code inProgress})
+     * the one the request continues. The packet path's own header and PSN checks in {@link #receive}
+     * say the same for a packet; a request that fails here goes that way and meets them.
      */
-    private MemKey lastKey;
-
-    private MemKey checkKey(int rkey, long va, long length, int accessBit) {
-        MemKey k = lastKey;
-        if (k != null && k.key == rkey
-                && MemKey.check(k, MemKey.Use.REMOTE, qp.pd, va, length, accessBit, qp) == KeyVerdict.OK) {
-            return k;
-        }
-        k = qp.hca.keys.lookup(rkey);
-        lastKey = k;
-        return MemKey.check(k, MemKey.Use.REMOTE, qp.pd, va, length, accessBit, qp) == KeyVerdict.OK ? k : null;
-    }
-
-    private boolean sizeOk(int op, int len) {
-        int mtu = qp.mtuBytes;
-        if (Opcode.isFirst(op) || Opcode.isMiddle(op)) {
-            return len == mtu;
-        }
-        if (Opcode.isLast(op)) {
-            return len > 0 && len <= mtu;
-        }
-        return len <= mtu;
+    private boolean takesInOrder(int psn, int pkey, int continuing) {
+        QpState s = qp.state;
+        return s != QpState.RESET && s != QpState.INIT && s != QpState.ERR && qp.transport == Opcode.TRANSPORT_RC
+                && (pkey & 0x7FFF) == (qp.pkey & 0x7FFF) && psn == ePsn && inProgress == continuing;
     }
 
     /** Writes into the current receive WQE at {@code offset}: from the packet payload or from {@code src}. */
