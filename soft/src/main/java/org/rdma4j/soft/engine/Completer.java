@@ -121,7 +121,7 @@ final class Completer {
     // ------------------------------------------------------------------ responses
 
     /**
-     * A positive ACK of {@code psn} handed over without a packet ({@link QpEngine#takeDirectAck}):
+     * A positive ACK of {@code psn} handed over without a packet ({@link QpTask#takeDirectAck}):
      * what {@link #receive} does with the ACK packet.
      */
     void receiveAck(int psn) {

@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.soft.engine;
 
-import java.util.Iterator;
-import java.util.NoSuchElementException;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.rdma4j.soft.agent.AgentRunner;
 import org.rdma4j.soft.agent.NanoClock;
 import org.rdma4j.soft.link.DirectLink;
@@ -14,24 +11,21 @@ import org.rdma4j.soft.link.PacketSink;
 import org.rdma4j.soft.link.Route;
 import org.rdma4j.soft.wire.Bth;
 import org.rdma4j.soft.wire.Icrc;
-import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.Gid;
-import org.rdma4j.verbs.VerbsException;
 
 /**
- * The soft device's "hardware": its QP table, key table, counters, packet pool, the link packets leave
- * by, and one progress agent for ACK timeouts, RNR waits and deferred tasks. Everything on the data path
- * is run by the threads that post, poll or deliver (QP tasks); the progress agent only runs tasks whose
- * timers expired or that were deferred to it. Time comes from an injected {@link NanoClock}. Thread safe.
+ * The soft device's "hardware": its QP table ({@link QpTable}), key table, multicast groups
+ * ({@link McastGroups}), counters, packet pool, port state, the link packets leave by, the dispatch
+ * of arriving packets to their QPs (one at a time or in receive batches), and one progress agent for
+ * ACK timeouts, RNR waits and deferred tasks. Everything on the data path is run by the threads that
+ * post, poll or deliver (QP tasks); the progress agent only runs tasks whose timers expired or that
+ * were deferred to it. Time comes from an injected {@link NanoClock}. Thread safe.
  */
 public final class Hca implements PacketSink {
     /** First QP number handed out (0 and 1 are the special QPs). */
     public static final int FIRST_QPN = 0x11;
     /** QP numbers a device hands out: 256 Ki (rxe stops at 64 Ki). */
     public static final int MAX_QP = 1 << 18;
-    /** The QP table is paged: a device holding few QPs allocates few pages. */
-    private static final int PAGE_BITS = 12;
-    private static final int PAGE = 1 << PAGE_BITS;
 
     private static final ThreadLocal<Icrc> ICRC = ThreadLocal.withInitial(Icrc::new);
 
@@ -45,13 +39,8 @@ public final class Hca implements PacketSink {
     public final Gsi gsi = new Gsi(this);
     /** Makes atomics atomic against other atomics on this device. */
     public final Object atomicLock = new Object();
-    private final AtomicReferenceArray<AtomicReferenceArray<QpEngine>> qpPages =
-            new AtomicReferenceArray<>(MAX_QP / PAGE);
-    /** Where the search for a free QP slot starts (guarded by this). */
-    private int nextQpSlot;
-    private int qpCount;
-    /** Live QPs per page (guarded by this): an empty page is dropped, so walking the table skips it. */
-    private final int[] pageCounts = new int[MAX_QP / PAGE];
+    /** The QP table: numbers to live QPs. */
+    private final QpTable table = new QpTable();
     private volatile Link link;
     /** Port 1's carrier: while false, nothing is sent or received (see {@link #setPortUp}). */
     private volatile boolean portUp = true;
@@ -61,11 +50,8 @@ public final class Hca implements PacketSink {
     private final AgentRunner progressRunner;
     /** The destination QPN of a multicast packet. */
     public static final int MULTICAST_QPN = 0xFFFFFF;
-    /** Multicast groups: the QPs attached to each, as arrays (copy on write) read without locks. */
-    private final java.util.concurrent.ConcurrentHashMap<Gid, QpEngine[]> groups =
-            new java.util.concurrent.ConcurrentHashMap<>();
-    /** QP attachments over all groups (guarded by {@code groups}). */
-    private int attachments;
+    /** Multicast groups and the QPs attached to each. */
+    private final McastGroups groups = new McastGroups(this);
     /**
      * QPs with packets queued in the current receive batch: used by one receiving thread at a time (a
      * link's receive agent, or a thread polling it: the link hands its receive token from one to the
@@ -128,103 +114,37 @@ public final class Hca implements PacketSink {
         return index >= 0 && index < gids.length ? gids[index] : null;
     }
 
-    /**
-     * Registers a QP and returns its number, or -1 if the table is full. Numbers are handed out in turn
-     * from where the last one was, so a number comes back only after the table wrapped (as rxe's).
-     */
-    public synchronized int addQp(QpEngine qp) {
-        if (qpCount == MAX_QP) {
-            return -1;
-        }
-        for (int i = 0; i < MAX_QP; i++) {
-            int slot = (nextQpSlot + i) & (MAX_QP - 1);
-            AtomicReferenceArray<QpEngine> page = qpPages.get(slot >>> PAGE_BITS);
-            if (page == null) {
-                page = new AtomicReferenceArray<>(PAGE);
-                qpPages.set(slot >>> PAGE_BITS, page);
-            }
-            if (page.get(slot & (PAGE - 1)) == null) {
-                page.set(slot & (PAGE - 1), qp);
-                nextQpSlot = slot + 1;
-                qpCount++;
-                pageCounts[slot >>> PAGE_BITS]++;
-                return FIRST_QPN + slot;
-            }
-        }
-        return -1;
+    /** Registers a QP and returns its number, or -1 if the table is full ({@link QpTable#add}). */
+    public int addQp(QpEngine qp) {
+        return table.add(qp);
     }
 
-    /**
-     * The next QP created gets number {@code qpn} if it is free: QP numbers come back once the table
-     * wraps; tests use this to meet a reused number without creating 262144 QPs.
-     */
-    public synchronized void nextQpnHint(int qpn) {
-        nextQpSlot = Math.floorMod(qpn - FIRST_QPN, MAX_QP);
+    /** The next QP created gets number {@code qpn} if it is free ({@link QpTable#nextQpnHint}). */
+    public void nextQpnHint(int qpn) {
+        table.nextQpnHint(qpn);
     }
 
-    public synchronized void removeQp(int qpn) {
-        int slot = qpn - FIRST_QPN;
-        AtomicReferenceArray<QpEngine> page = slot >= 0 && slot < MAX_QP ? qpPages.get(slot >>> PAGE_BITS) : null;
-        QpEngine qp = page == null ? null : page.getAndSet(slot & (PAGE - 1), null);
+    /** Removes QP {@code qpn} from the table and its timers from the progress agent. */
+    public void removeQp(int qpn) {
+        QpEngine qp = table.remove(qpn);
         if (qp != null) {
-            qpCount--;
-            if (--pageCounts[slot >>> PAGE_BITS] == 0) {
-                qpPages.set(slot >>> PAGE_BITS, null);
-            }
             progress.remove(qp);
         }
     }
 
+    /** The live QP numbered {@code qpn}, or null. Any thread, without locks. */
     public QpEngine qp(int qpn) {
-        int slot = qpn - FIRST_QPN;
-        if (slot < 0 || slot >= MAX_QP) {
-            return null;
-        }
-        AtomicReferenceArray<QpEngine> page = qpPages.get(slot >>> PAGE_BITS);
-        return page == null ? null : page.get(slot & (PAGE - 1));
+        return table.get(qpn);
     }
 
     /** How many QPs the device holds. */
-    public synchronized int qpCount() {
-        return qpCount;
+    public int qpCount() {
+        return table.count();
     }
 
     /** All live QPs, walking the table (control path: deregistration checks). */
     public Iterable<QpEngine> allQps() {
-        return () -> new Iterator<>() {
-            private int slot = -1;
-            private QpEngine next = advance();
-
-            private QpEngine advance() {
-                while (++slot < MAX_QP) {
-                    AtomicReferenceArray<QpEngine> page = qpPages.get(slot >>> PAGE_BITS);
-                    if (page == null) {
-                        slot |= PAGE - 1; // skip the page
-                        continue;
-                    }
-                    QpEngine q = page.get(slot & (PAGE - 1));
-                    if (q != null) {
-                        return q;
-                    }
-                }
-                return null;
-            }
-
-            @Override
-            public boolean hasNext() {
-                return next != null;
-            }
-
-            @Override
-            public QpEngine next() {
-                if (next == null) {
-                    throw new NoSuchElementException();
-                }
-                QpEngine q = next;
-                next = advance();
-                return q;
-            }
-        };
+        return table;
     }
 
     /**
@@ -266,75 +186,16 @@ public final class Hca implements PacketSink {
     }
 
     /**
-     * Attaches {@code qp} to multicast {@code group} (nothing if it is already): checks the device's
-     * limits in rxe's order (groups, then attachments in all, then QPs in this group) and joins the
-     * group on the link when it is new here. ENOMEM past a limit; the link's failure as EINVAL.
+     * Attaches {@code qp} to multicast {@code group} within the device's limits ({@link
+     * McastGroups#attach}): ENOMEM past a limit, the link's failure to join as EINVAL.
      */
     public void attachMcast(Gid group, QpEngine qp, int maxGroups, int maxTotal, int maxPerGroup) {
-        synchronized (groups) {
-            QpEngine[] members = groups.get(group);
-            if (members != null) {
-                for (QpEngine m : members) {
-                    if (m == qp) {
-                        return;
-                    }
-                }
-            }
-            if (members == null && groups.size() >= maxGroups) {
-                throw new VerbsException(Errno.ENOMEM, name + " already has max_mcast_grp " + maxGroups
-                        + " multicast groups");
-            }
-            if (attachments >= maxTotal) {
-                throw new VerbsException(Errno.ENOMEM, name + " already has max_total_mcast_qp_attach "
-                        + maxTotal + " multicast attachments");
-            }
-            if (members != null && members.length >= maxPerGroup) {
-                throw new VerbsException(Errno.ENOMEM, "group " + group + " already has max_mcast_qp_attach "
-                        + maxPerGroup + " QPs");
-            }
-            if (members == null) {
-                Link l = link;
-                try {
-                    if (l == null) {
-                        throw new java.io.IOException("the device has no link");
-                    }
-                    l.joinGroup(group);
-                } catch (java.io.IOException e) {
-                    throw new VerbsException(Errno.EINVAL, "cannot join multicast group " + group + ": "
-                            + e.getMessage());
-                }
-                members = new QpEngine[0];
-            }
-            QpEngine[] more = java.util.Arrays.copyOf(members, members.length + 1);
-            more[members.length] = qp;
-            groups.put(group, more);
-            attachments++;
-        }
+        groups.attach(group, qp, maxGroups, maxTotal, maxPerGroup);
     }
 
     /** Detaches {@code qp} from {@code group}; false if it was not attached. Leaves the group when empty. */
     public boolean detachMcast(Gid group, QpEngine qp) {
-        synchronized (groups) {
-            QpEngine[] members = groups.get(group);
-            if (members == null) {
-                return false;
-            }
-            QpEngine[] fewer = java.util.Arrays.stream(members).filter(m -> m != qp).toArray(QpEngine[]::new);
-            if (fewer.length == members.length) {
-                return false;
-            }
-            attachments--;
-            if (fewer.length == 0) {
-                groups.remove(group);
-                Link l = link;
-                if (l != null) {
-                    l.leaveGroup(group);
-                }
-            } else {
-                groups.put(group, fewer);
-            }
-            return true;
-        }
+        return groups.detach(group, qp);
     }
 
     /** Sets port 1 up or down; returns false if it already was. Going down counts {@link Counter#LINK_DOWNED}. */
@@ -464,7 +325,7 @@ public final class Hca implements PacketSink {
         }
         QpEngine qp = lookup(p);
         if (qp != null) {
-            qp.inbound(p);
+            qp.task.inbound(p);
         }
     }
 
@@ -493,11 +354,11 @@ public final class Hca implements PacketSink {
     }
 
     private void queueInBatch(QpEngine qp, Packet p) {
-        if (qp.enqueueInbound(p) && !qp.inBatch) {
+        if (qp.task.enqueueInbound(p) && !qp.task.inBatch) {
             if (batchSize == batch.length) {
                 endBatch();
             }
-            qp.inBatch = true;
+            qp.task.inBatch = true;
             batch[batchSize++] = qp;
         }
     }
@@ -507,7 +368,7 @@ public final class Hca implements PacketSink {
      * the packet itself); the QPs check state and Q_Key as for any UD packet.
      */
     private void multicast(Packet p, boolean batched) {
-        QpEngine[] members = p.dstGid == null ? null : groups.get(p.dstGid);
+        QpEngine[] members = p.dstGid == null ? null : groups.members(p.dstGid);
         if (members == null || members.length == 0) {
             counters.inc(Counter.MCAST_NO_MEMBER_DROPS);
             p.release();
@@ -519,7 +380,7 @@ public final class Hca implements PacketSink {
             if (batched) {
                 queueInBatch(members[i], c);
             } else {
-                members[i].inbound(c);
+                members[i].task.inbound(c);
             }
         }
     }
@@ -532,9 +393,9 @@ public final class Hca implements PacketSink {
         for (int i = 0; i < n; i++) {
             QpEngine qp = batch[i];
             batch[i] = null;
-            qp.inBatch = false;
+            qp.task.inBatch = false;
             try {
-                qp.schedule();
+                qp.task.schedule();
             } catch (RuntimeException e) {
                 // the other QPs of the batch still run (and leave the batch): a QP left marked would
                 // never be batched again and its inbound packets would wait for another trigger

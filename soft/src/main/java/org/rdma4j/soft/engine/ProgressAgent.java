@@ -85,7 +85,7 @@ final class ProgressAgent implements Agent {
         int work = 0;
         QpEngine later;
         while ((later = deferred.poll()) != null) {
-            later.runTask();
+            later.task.runTask();
             work++;
         }
         long now = clock.nanoTime();
@@ -111,7 +111,7 @@ final class ProgressAgent implements Agent {
                 d = qp.nextDeadlineNs();
             }
             if (d <= now) {
-                qp.runTask();
+                qp.task.runTask();
                 work++;
                 d = qp.nextDeadlineNs();
                 if (d <= now) {

@@ -4,7 +4,6 @@ package org.rdma4j.soft.engine;
 import org.rdma4j.soft.link.DirectLink;
 import org.rdma4j.soft.link.Packet;
 import org.rdma4j.soft.link.Route;
-import org.rdma4j.soft.wire.Bth;
 import org.rdma4j.soft.wire.Opcode;
 import org.rdma4j.soft.wire.Psn;
 import org.rdma4j.verbs.AsyncEventType;
@@ -23,12 +22,12 @@ import org.rdma4j.verbs.WcOpcode;
 import org.rdma4j.verbs.WcStatus;
 
 /**
- * One queue pair's transport engine: the QP attributes the data path reads, and one run-to-completion
- * {@link Task} that dispatches to the {@link Requester}, {@link Responder} and {@link Completer} (the
- * three state machines rxe runs as separate tasks; here one task runs them in turn, so the transport
- * state needs no locks). The send queue is the {@link SendQueue}'s; the receive queue the
- * {@link RecvQueue}'s. This class holds the task and its dispatch, the QP state transitions, and the
- * completion queues. Posting is thread safe; everything else runs inside the task.
+ * One queue pair (rxe_qp.c): the QP attributes the data path reads, the state transitions, posting,
+ * the connected peer on an in-process fabric, and the completion queues. Its {@link QpTask} runs the
+ * {@link Requester}, {@link Responder} and {@link Completer} in one run-to-completion pass (the three
+ * state machines rxe runs as separate tasks; here one task runs them in turn, so the transport state
+ * needs no locks). The send queue is the {@link SendQueue}'s; the receive queue the
+ * {@link RecvQueue}'s. Posting is thread safe; everything else runs inside the task.
  */
 public final class QpEngine {
     /** Settings a QP is created with. */
@@ -36,31 +35,6 @@ public final class QpEngine {
                          boolean usesSrq, int maxSendWr, int maxSendSge, int maxInline, boolean sqSigAll,
                          AsyncEventSink events) {
     }
-
-    static final int INBOUND_CAPACITY = 4096;
-    /** The inbound ring starts this small and doubles up to {@link #INBOUND_CAPACITY} as bursts need it. */
-    static final int INBOUND_INITIAL = 8;
-    /** Tasks one thread may run nested inside each other before deferring to the progress thread. */
-    static final int MAX_INLINE_DEPTH = 3;
-    private static final ThreadLocal<Nesting> NESTING = ThreadLocal.withInitial(Nesting::new);
-
-    /**
-     * How many tasks one thread runs nested inside each other (the bound {@value #MAX_INLINE_DEPTH}):
-     * only {@link #thread} reads or writes {@link #depth}.
-     */
-    static final class Nesting {
-        final Thread thread = Thread.currentThread();
-        int depth;
-    }
-
-    /**
-     * The {@link Nesting} of the thread that asked this QP for it last: when the same thread comes
-     * again (the usual case: a poster's WRITEs to this peer, its ACKs back) it is found here without
-     * the thread-local lookup. Written and read by any thread without ordering: a reference read
-     * racily still shows its final {@code thread} (JLS 17.5), and a nesting whose thread is not the
-     * caller's is never used, so a stale or foreign entry costs only the lookup.
-     */
-    private Nesting lastNesting;
 
     final Hca hca;
     public final int qpn;
@@ -108,27 +82,17 @@ public final class QpEngine {
     long sqdLimit = Long.MIN_VALUE;
     int pkey = 0xFFFF;
 
-    private final SendQueue sq;
+    final SendQueue sq;
     /**
      * Where this RC/UC QP's packets go when the link is a {@link DirectLink}: resolved on the first
      * packet after the address vector was set, then reused while valid (task only; null otherwise).
      */
     private Route route;
 
-    // Inbound packets, filled by delivering threads, drained by the task (guarded by inboundLock). An idle
-    // QP holds no ring at all: most of a large table never receives a burst.
-    private final Object inboundLock = new Object();
-    private Packet[] inbound;
-    /** Advanced by producers under inboundLock; volatile so the task may see an empty queue without it. */
-    private volatile long inHead;
-    /** Advanced by the task only (under inboundLock, which producers read it under). */
-    private long inTail;
-
     // The device's timer heap (see TimerHeap): slot guarded by it, the queued deadline read without lock.
     int timerSlot = -1;
     volatile long timerQueuedNs = Long.MAX_VALUE;
 
-    private volatile boolean cqErrorPending;
     /**
      * Set by {@link #destroy} before the QP leaves the device's table, never cleared: a peer holding
      * this QP in its {@link #directPeer} cache looks it up again once this is set.
@@ -139,7 +103,8 @@ public final class QpEngine {
     final Requester requester;
     final Responder responder;
     final Completer completer;
-    private final Task task;
+    /** The QP's task, its inbound queue and the in-process hand-overs. */
+    final QpTask task;
 
     public QpEngine(Hca hca, Config c) {
         this.hca = hca;
@@ -166,7 +131,7 @@ public final class QpEngine {
         requester = new Requester(this, sq);
         responder = new Responder(this);
         completer = new Completer(this, sq);
-        task = new Task(this::doWork);
+        task = new QpTask(this);
         packetCounts = hca.counters.newCell(); // before the QP is in the table, where peers find it
         int n = hca.addQp(this);
         if (n < 0) {
@@ -212,23 +177,10 @@ public final class QpEngine {
     public void modify(Change c) {
         task.runExclusive(() -> {
             if (c.next() == QpState.ERR && state != QpState.ERR && state != QpState.RESET) {
-                takeInQueued();
+                task.takeInQueued();
             }
             apply(c);
         });
-    }
-
-    /** Handles the inbound packets queued so far (inside the task) and sends the ACK they call for. */
-    private void takeInQueued() {
-        Packet p;
-        boolean any = takeDirectAckIn();
-        while ((p = nextInbound()) != null) {
-            any = true;
-            handle(p);
-        }
-        if (any) {
-            responder.flushAck();
-        }
     }
 
     private void apply(Change c) {
@@ -314,7 +266,7 @@ public final class QpEngine {
         state = QpState.RESET;
         peerCache = null; // holds no destroyed peer longer than needed
         sqDraining = false;
-        drainInbound();
+        task.drainInbound();
         sq.reset();
         if (!usesSrq) {
             rq.drain(r -> { });
@@ -331,7 +283,7 @@ public final class QpEngine {
             state = QpState.ERR;
             sqDraining = false;
             completer.disarmTimers();
-            drainInbound();
+            task.drainInbound();
             responder.flushInFlight();
             if (usesSrq) {
                 events.qpEvent(AsyncEventType.QP_LAST_WQE_REACHED);
@@ -349,7 +301,7 @@ public final class QpEngine {
         task.runExclusive(() -> {
             state = QpState.RESET;
             peerCache = null;
-            drainInbound();
+            task.drainInbound();
             completer.disarmTimers();
             sq.reset();
             if (!usesSrq) {
@@ -425,46 +377,8 @@ public final class QpEngine {
     // ------------------------------------------------------------------ delivery and the task
 
     /**
-     * A packet for this QP arrived (any thread). When this thread may run the task (not nested too
-     * deep), the task is idle and nothing is queued before the packet, the packet is handled at once
-     * inside the task, without going through the inbound queue; otherwise it is queued for the task.
-     */
-    void inbound(Packet p) {
-        if (task.runningHere()) {
-            // this thread runs the task further up its stack (the peer answered inside our send): queue
-            // it, the running pass takes it next
-            if (enqueueInbound(p)) {
-                task.again();
-            }
-            return;
-        }
-        Nesting n = nesting();
-        if (n.depth < MAX_INLINE_DEPTH && task.tryAcquire()) {
-            n.depth++;
-            try {
-                if (inTail == inHead) { // the task is ours: only producers move inHead, and we saw it empty
-                    handle(p);
-                    responder.flushAck();
-                } else {
-                    enqueueInbound(p);
-                }
-            } finally {
-                try {
-                    task.runAcquired();
-                } finally {
-                    n.depth--;
-                }
-            }
-            return;
-        }
-        if (enqueueInbound(p)) {
-            schedule(n);
-        }
-    }
-
-    /**
      * A positive ACK of this QP's responder for the connected QP's requester on an in-process fabric,
-     * without a packet (see {@link #takeDirectAck}); false when it must go as the packet (another
+     * without a packet (see {@link QpTask#takeDirectAck}); false when it must go as the packet (another
      * link, no such peer, a port down, the peer cannot take it now). Task only.
      */
     boolean ackDirect(int psn) {
@@ -472,7 +386,7 @@ public final class QpEngine {
             return false;
         }
         QpEngine peer = directPeer();
-        if (peer == null || !peer.takeDirectAck(psn)) {
+        if (peer == null || !peer.task.takeDirectAck(psn)) {
             return false;
         }
         packetCounts.sent();
@@ -551,74 +465,6 @@ public final class QpEngine {
         return out[0];
     }
 
-    /** A positive ACK handed over without a packet, not yet taken in (task only, see {@link #takeDirectAck}). */
-    private boolean directAckPending;
-    private int directAckPsn;
-
-    /**
-     * A positive ACK from the connected QP's responder, without a packet: taken when its packet would
-     * be the next thing the task takes in (nothing queued) and this thread runs the task further up
-     * its stack (the ACK answers our own send: the running pass takes it next; a later ACK replaces
-     * one still waiting) or may take the idle task now. The task takes it in before any packet queued
-     * after it ({@link Completer#receiveAck}). False otherwise: the caller sends the packet.
-     */
-    boolean takeDirectAck(int psn) {
-        if (task.runningHere()) {
-            if (inTail != inHead) {
-                return false;
-            }
-            if (directAckPending) {
-                // A positive ACK acknowledges every PSN up to its own (IBA 9.7.5.1.3: ACKs may be
-                // coalesced), so a later one stands for both: Completer.ack of the later PSN leaves the
-                // state that both in turn would. Without this, a pass that sends many WRITEs (a post
-                // list) after a quarter of the send queue waits for retirement, where every WRITE asks
-                // for an ACK, turned all ACKs but the first into packets through the inbound queue.
-                if (Psn.diff(psn, directAckPsn) <= 0) {
-                    return false;
-                }
-                directAckPsn = psn;
-                packetCounts.received();
-                return true;
-            }
-            directAckPsn = psn;
-            directAckPending = true;
-            packetCounts.received();
-            task.again();
-            return true;
-        }
-        Nesting n = nesting();
-        if (n.depth >= MAX_INLINE_DEPTH || !task.tryAcquire()) {
-            return false;
-        }
-        boolean took = false;
-        n.depth++;
-        try {
-            if (inTail == inHead && !directAckPending) {
-                directAckPsn = psn;
-                directAckPending = true;
-                packetCounts.received();
-                took = true;
-            }
-        } finally {
-            try {
-                task.runAcquired();
-            } finally {
-                n.depth--;
-            }
-        }
-        return took;
-    }
-
-    /** Takes in the ACK handed over without a packet, if one waits; true if one did. Task only. */
-    private boolean takeDirectAckIn() {
-        if (!directAckPending) {
-            return false;
-        }
-        directAckPending = false;
-        completer.receiveAck(directAckPsn);
-        return true;
-    }
-
     /** Hop limit 0 in an address vector means the default (64), on every link alike. */
     static int hopLimitOrDefault(int hopLimit) {
         return hopLimit == 0 ? Packet.DEFAULT_HOP_LIMIT : hopLimit;
@@ -657,87 +503,9 @@ public final class QpEngine {
         return avDgid != null && avSgid != null && avDgid.equals(src) && avSgid.equals(dst);
     }
 
-    /**
-     * An RDMA WRITE ONLY from the connected QP's requester on an in-process fabric, without a packet
-     * (see {@code Requester.sendDirect}): taken in when {@link #inbound} would handle its packet at
-     * once (this thread may run the task, it is idle and nothing is queued) and the responder would
-     * take the packet in unchanged ({@code Responder.takeWrite}); then the ACK it calls for is sent
-     * and the task runs, as after a delivered packet. False with nothing changed otherwise: the caller
-     * sends the packet.
-     */
-    boolean takeDirectWrite(int psn, int pkey, boolean ackReq, long va, int rkey, java.lang.foreign.MemorySegment src,
-                            long srcOffset, int len) {
-        return takeDirect(false, psn, pkey, ackReq, false, va, rkey, false, 0, src, srcOffset, len);
-    }
-
-    /**
-     * A SEND ONLY from the connected QP's requester on an in-process fabric, without a packet (see
-     * {@code Requester.sendDirect}), on the terms of {@link #takeDirectWrite}; the responder's are
-     * {@code Responder.takeSend}.
-     */
-    boolean takeDirectSend(int psn, int pkey, boolean ackReq, boolean solicited, boolean withImm, int imm,
-                           java.lang.foreign.MemorySegment src, long srcOffset, int len) {
-        return takeDirect(true, psn, pkey, ackReq, solicited, 0, 0, withImm, imm, src, srcOffset, len);
-    }
-
-    private boolean takeDirect(boolean send, int psn, int pkey, boolean ackReq, boolean solicited, long va, int rkey,
-                               boolean withImm, int imm, java.lang.foreign.MemorySegment src, long srcOffset,
-                               int len) {
-        if (task.runningHere()) {
-            return false;
-        }
-        Nesting n = nesting();
-        if (n.depth >= MAX_INLINE_DEPTH || !task.tryAcquire()) {
-            return false;
-        }
-        boolean took = false;
-        n.depth++;
-        try {
-            if (inTail == inHead && (send
-                    ? responder.takeSend(psn, pkey, ackReq, solicited, withImm, imm, src, srcOffset, len)
-                    : responder.takeWrite(psn, pkey, ackReq, va, rkey, src, srcOffset, len))) {
-                took = true;
-                packetCounts.received();
-                responder.flushAck();
-            }
-        } finally {
-            try {
-                if (took && state != QpState.ERR) {
-                    // an executed WRITE or SEND leaves the requester and completer nothing to do: no pass,
-                    // unless the task was scheduled meanwhile (anything that arrives while we hold it does
-                    // so); a SEND whose receive failed moved the QP to ERR, whose flush a pass does
-                    task.releaseAcquired();
-                } else {
-                    task.runAcquired();
-                }
-            } finally {
-                n.depth--;
-            }
-        }
-        return took;
-    }
-
-    /** Set while this QP waits in the device's receive batch (receive thread only). */
-    boolean inBatch;
-
-    /** Queues an arrived packet; false when the queue was full and the packet was dropped. */
-    boolean enqueueInbound(Packet p) {
-        synchronized (inboundLock) {
-            Packet[] ring = inbound;
-            int queued = (int) (inHead - inTail);
-            if (ring == null || queued == ring.length) {
-                if (queued == INBOUND_CAPACITY) {
-                    hca.counters.inc(Counter.INBOUND_OVERFLOW);
-                    p.release();
-                    return false;
-                }
-                ring = growInbound(ring, queued);
-            }
-            long h = inHead;
-            ring[(int) (h & (ring.length - 1))] = p;
-            inHead = h + 1;
-        }
-        return true;
+    /** The earliest timer deadline (ACK timeout, RNR wait, an owed ACK), or Long.MAX_VALUE. */
+    long nextDeadlineNs() {
+        return Math.min(completer.nextDeadlineNs(), responder.owedAckDeadlineNs());
     }
 
     /**
@@ -745,157 +513,7 @@ public final class QpEngine {
      * the in-process fabric hands over without a packet never does).
      */
     public long inboundQueued() {
-        return inHead;
-    }
-
-    /** A ring twice as large (the first one {@link #INBOUND_INITIAL}) with the queued packets in order. */
-    private Packet[] growInbound(Packet[] old, int queued) {
-        Packet[] ring = new Packet[old == null ? INBOUND_INITIAL : old.length * 2];
-        for (int i = 0; i < queued; i++) { // the positions stay: only the task moves inTail
-            long at = inTail + i;
-            ring[(int) (at & (ring.length - 1))] = old[(int) (at & (old.length - 1))];
-        }
-        inbound = ring;
-        return ring;
-    }
-
-    /**
-     * Runs the task on this thread unless this thread is already inside {@value #MAX_INLINE_DEPTH}
-     * tasks (delivery between devices nests: a requester's send runs the peer's responder, whose ACK
-     * runs ...); then the device's progress thread runs it, so stacks stay shallow.
-     */
-    void schedule() {
-        schedule(nesting());
-    }
-
-    private void schedule(Nesting n) {
-        if (n.depth >= MAX_INLINE_DEPTH) {
-            hca.defer(this);
-            return;
-        }
-        n.depth++;
-        try {
-            task.run();
-        } finally {
-            n.depth--;
-        }
-    }
-
-    /** The calling thread's {@link Nesting}: the one this QP saw last if it is the caller's, else the thread-local. */
-    private Nesting nesting() {
-        Nesting n = lastNesting;
-        if (n == null || n.thread != Thread.currentThread()) {
-            n = NESTING.get();
-            lastNesting = n;
-        }
-        return n;
-    }
-
-    private Packet nextInbound() {
-        if (inTail == inHead) {
-            return null; // the common case, without the lock
-        }
-        synchronized (inboundLock) {
-            Packet[] ring = inbound;
-            int i = (int) (inTail++ & (ring.length - 1));
-            Packet p = ring[i];
-            ring[i] = null;
-            return p;
-        }
-    }
-
-    private void drainInbound() {
-        directAckPending = false;
-        Packet p;
-        while ((p = nextInbound()) != null) {
-            p.release();
-        }
-    }
-
-    /** Runs the QP task (progress thread). */
-    void runTask() {
-        timerRun = true;
-        schedule();
-    }
-
-    /** Set by the progress agent before it runs the task: the task looks at its timers and owed ACK. */
-    private volatile boolean timerRun;
-
-    /** The earliest timer deadline (ACK timeout, RNR wait, an owed ACK), or Long.MAX_VALUE. */
-    long nextDeadlineNs() {
-        return Math.min(completer.nextDeadlineNs(), responder.owedAckDeadlineNs());
-    }
-
-    private boolean doWork() {
-        boolean progress = false;
-        if (cqErrorPending) {
-            cqErrorPending = false;
-            if (state != QpState.ERR && state != QpState.RESET) {
-                enterError();
-            }
-        }
-        Packet p;
-        progress = takeDirectAckIn(); // it came before anything queued now
-        while ((p = nextInbound()) != null) {
-            progress = true;
-            handle(p);
-        }
-        if (progress) {
-            responder.flushAck(); // one acknowledgement for everything this pass took in
-        }
-        boolean timers = timerRun;
-        if (timers) {
-            timerRun = false;
-            responder.sendOwedAck();
-        }
-        QpState s = state;
-        if (s == QpState.ERR) {
-            if (!sq.isEmpty()) {
-                completer.flushSendQueue();
-            }
-            if (!usesSrq && rq.count() > 0) {
-                rq.drain(r -> pushRecvCompletion(r.wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, 0, 0, 0,
-                        false));
-            }
-            return progress;
-        }
-        if (s == QpState.RESET || s == QpState.INIT) {
-            return progress;
-        }
-        if (timers) {
-            // Deadlines are the progress agent's: it runs the task when one is due (or pushed back),
-            // so the other passes need not read the clock.
-            progress |= completer.checkTimers();
-        }
-        boolean sent = requester.step();
-        boolean retired = completer.retire();
-        if (sent && !retired && !progress && !timers && requester.stepOnlySent()) {
-            // This pass only sent (nothing taken in, no timer, nothing retired, no local operation):
-            // a further pass would find everything as this one left it, since whatever else could
-            // give it work (a post, an arrival, an ACK handed over, a timer, a CQ error) schedules the
-            // task or calls again() itself. See docs/decisions/0002-one-task-per-qp.md.
-            return false;
-        }
-        return progress | sent | retired;
-    }
-
-    /** Takes one arrived packet in (inside the task) and releases it. */
-    private void handle(Packet p) {
-        try {
-            int op = Bth.opcodeOf(p.buffer);
-            if (!Opcode.isValid(op) || p.headerLength < Opcode.headerLength(op)) {
-                hca.counters.inc(Counter.MALFORMED);
-            } else if (Opcode.isResponse(op)) {
-                completer.receive(p, op);
-            } else {
-                responder.receive(p, op);
-            }
-        } catch (IllegalStateException | IndexOutOfBoundsException e) {
-            // registered memory went away under us (a closed arena) or a hostile length: drop
-            hca.counters.inc(Counter.MALFORMED);
-        } finally {
-            p.release();
-        }
+        return task.inboundQueued();
     }
 
     // ------------------------------------------------------------------ completions
@@ -941,8 +559,7 @@ public final class QpEngine {
 
     /** Called by the CQ's owner when a CQ this QP uses overflowed (any thread). */
     public void cqError() {
-        cqErrorPending = true;
-        task.run();
+        task.cqError();
     }
 
     public CqRing sendCq() {

@@ -376,8 +376,8 @@ final class Requester {
      * ({@link org.rdma4j.soft.link.DirectLink}): no {@link Packet}, no headers written and parsed again,
      * the payload copied once from the WQE's inline copy or its one gather entry into the target (the
      * WRITE's rkey range, the SEND's receive WQE). The peer takes it in only when it would take the
-     * packet in at once and unchanged by every check ({@link QpEngine#takeDirectWrite},
-     * {@link QpEngine#takeDirectSend}); otherwise nothing has changed on either side and false sends
+     * packet in at once and unchanged by every check ({@link QpTask#takeDirectWrite},
+     * {@link QpTask#takeDirectSend}); otherwise nothing has changed on either side and false sends
      * the packet as usual, so every unusual case (a bad key, a PSN gap, no receive posted, a busy peer,
      * a port down, a local protection error) behaves exactly as for the packet. The requester's state
      * then moves as if the packet had been sent. Allocation free.
@@ -409,8 +409,8 @@ final class Requester {
         // AckReq as header() would set it, committed only once the peer took the WRITE or SEND
         boolean ackReq = lastAsksForAck(w) || sinceAckReq + 1 >= ACK_EVERY;
         if (w.opcode == WrOpcode.RDMA_WRITE
-                ? !peer.takeDirectWrite(w.nextPsn, qp.pkey, ackReq, w.remoteAddr, w.rkey, src, srcOffset, len)
-                : !peer.takeDirectSend(w.nextPsn, qp.pkey, ackReq, (w.flags & SendFlag.SOLICITED) != 0,
+                ? !peer.task.takeDirectWrite(w.nextPsn, qp.pkey, ackReq, w.remoteAddr, w.rkey, src, srcOffset, len)
+                : !peer.task.takeDirectSend(w.nextPsn, qp.pkey, ackReq, (w.flags & SendFlag.SOLICITED) != 0,
                         w.opcode == WrOpcode.SEND_WITH_IMM, w.imm, src, srcOffset, len)) {
             return false;
         }

@@ -263,7 +263,7 @@ final class Responder {
     }
 
     /**
-     * An RDMA WRITE ONLY handed over without a packet ({@link QpEngine#takeDirectWrite}), taken in
+     * An RDMA WRITE ONLY handed over without a packet ({@link QpTask#takeDirectWrite}), taken in
      * when its packet would pass every check unchanged: the QP's state, transport and P_Key, the PSN
      * the expected one, no message in progress, the length within the MTU, remote write allowed and
      * the rkey good for the range; then the copy, and the ACK (or the owed ACK) as {@link #advance}
