@@ -24,6 +24,8 @@
 # What it runs, per round:
 #   floor   java ... org.rdma4j.bench.UdpFloor test=latency poll=busy|block   (bench/target/benchmarks.jar)
 #   rdma4j  rdma4j pingpong rc -g 1 -s 8 --warmup W [-e]          (usec/iter = mean round trip; per build)
+#   rdma4j  rdma4j pingpong rc -g 1 -s 8 -n 20000 without --warmup, as a user runs it first, without and
+#           with the launcher's start-up cache (tools/target/rdma4j.aot: run ./rdma4j once to make it)
 #   rdma4j  java ... org.rdma4j.bench.UdpFloor test=latency stack=rdma poll=busy|block   (percentiles)
 #   floor   UdpFloor test=stream size=D, test=rate                 (datagrams/s and 8-byte packets/s)
 #   rdma4j  rdma4j perf write_bw -s 65536 and -s 8 between two JVMs    (beside the stream and rate floors; per build)
@@ -79,11 +81,15 @@ if ! ls tools/target/rdma4j-tools-*.jar >/dev/null 2>&1 || [ ! -d tools/target/l
 fi
 toolsjar() { ls "$1"/rdma4j-tools-*.jar | grep -v -e sources -e javadoc -e tests | head -1; }
 rdmacmd() { # rdmacmd BUILD ROLE: sets cmd to the rdma4j command line of BUILD (new or base); ROLE names
-  # the JVM for %r in RDMA4J_JAVA_OPTS
+  # the JVM for %r in RDMA4J_JAVA_OPTS. With pp_aot=1 the JVM starts from the build's start-up cache
+  # (rdma4j.aot, made by ./rdma4j after a build) as the launcher starts it, when the cache is there.
   local dir="$root/tools/target"
   [ "$1" = base ] && dir="$base"
   local opts="${RDMA4J_JAVA_OPTS:-}"
   opts="${opts//%r/$1-$2}"
+  if [ "${pp_aot:-0}" = 1 ] && [ -f "$dir/rdma4j.aot" ]; then
+    opts="-XX:AOTCache=$dir/rdma4j.aot -Xlog:aot*=off -Xlog:cds*=off $opts"
+  fi
   # shellcheck disable=SC2206 # opts is a list of options
   cmd=("$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED,org.rdma4j.verbs,org.rdma4j.soft,org.rdma4j.nativeverbs
     $opts -p "$dir/lib:$(toolsjar "$dir")" -m org.rdma4j.tools/org.rdma4j.tools.Rdma4j)
@@ -102,17 +108,19 @@ floor() { # floor OUT ARGS...: UdpFloor, measuring side on $b, peer on $a
     echo "perf-udp: UdpFloor $* failed:" >&2; cat "$out" "$out.err" >&2; return 1; }
 }
 
-pingpong() { # pingpong BUILD OUT [-e]: two JVMs, rdma4j pingpong rc, the client's usec/iter
+pingpong() { # pingpong BUILD OUT [-e]: two JVMs, rdma4j pingpong rc, the client's usec/iter; pp_n and
+  # pp_warmup override -n and --warmup (default: $iters after $warmup)
   local build="$1" out="$2"; shift 2
+  local n="${pp_n:-$((iters + warmup))}" w="${pp_warmup:-$warmup}"
   port=$((port + 1))
   rdmacmd "$build" server
-  "${cmd[@]}" pingpong rc "$@" --bind "$a" --udp-port "$uport" -g 1 -s 8 -n $((iters + warmup)) --warmup "$warmup" -p "$port" \
+  "${cmd[@]}" pingpong rc "$@" --bind "$a" --udp-port "$uport" -g 1 -s 8 -n "$n" --warmup "$w" -p "$port" \
     </dev/null >"$out.server" 2>&1 &
   local server=$!
   sleep 1.5
   local rc=0
   rdmacmd "$build" client
-  timeout 300 "${cmd[@]}" pingpong rc "$@" --bind "$b" --udp-port "$uport" -g 1 -s 8 -n $((iters + warmup)) --warmup "$warmup" -p "$port" \
+  timeout 300 "${cmd[@]}" pingpong rc "$@" --bind "$b" --udp-port "$uport" -g 1 -s 8 -n "$n" --warmup "$w" -p "$port" \
     "$a" </dev/null >"$out" 2>&1 || rc=$?
   wait "$server" || rc=$?
   if [ "$rc" != 0 ]; then
@@ -169,12 +177,18 @@ for r in $(seq 1 "$rounds"); do
     echo "ratios (target <= 1.25):"
     echo "  RC busy        / UDP busy, median:  $(ratio "$(val rtt_p50_us "$tmp/rb")" "$(val rtt_p50_us "$tmp/fb")")"
     echo "  RC events      / UDP block, median: $(ratio "$(val rtt_p50_us "$tmp/re")" "$(val rtt_p50_us "$tmp/fe")")"
+    echo "  RC busy p99    / its own p50:       $(ratio "$(val rtt_p99_us "$tmp/rb")" "$(val rtt_p50_us "$tmp/rb")") (target <= 3)"
     echo "rdma4j counters (RC busy run): $(val counters "$tmp/rb")"
     for build in "${builds[@]}"; do
       ppb="$(pingpong "$build" "$tmp/pb")"
       ppe="$(pingpong "$build" "$tmp/pe" -e)"
       echo "[$build] pingpong rc    (usec/iter, busy):   $ppb = $(ratio "$ppb" "$(val rtt_mean_us "$tmp/fb")") of UDP busy"
       echo "[$build] pingpong rc -e (usec/iter, events): $ppe = $(ratio "$ppe" "$(val rtt_mean_us "$tmp/fe")") of UDP block"
+      # as a user runs it first: 20 000 round trips, no --warmup; with and without the launcher's start-up cache
+      ppc="$(pp_n=20000 pp_warmup=0 pingpong "$build" "$tmp/pc")"
+      ppa="$(pp_n=20000 pp_warmup=0 pp_aot=1 pingpong "$build" "$tmp/pa")"
+      echo "[$build] pingpong rc -n 20000, no --warmup (usec/iter): $ppc = $(ratio "$ppc" "$(val rtt_mean_us "$tmp/fb")") of UDP busy;" \
+        "from the start-up cache: $ppa = $(ratio "$ppa" "$(val rtt_mean_us "$tmp/fb")")"
     done
   fi
   if [[ ",$tests," == *,bw,* ]]; then

@@ -170,7 +170,7 @@ final class Requester {
                     break;
                 }
                 if (w.opcode.isLocal()) {
-                    w.finish(executeLocal(w));
+                    w.finish(LocalAccess.executeLocal(qp, w));
                     sq.advanceCursor();
                     progress = true;
                     onlySent = false;
@@ -272,12 +272,6 @@ final class Requester {
         return sendPacket(w);
     }
 
-    /** The key of a one-entry gather list if it lets this QP read {@code len} bytes there, else null. */
-    private MemKey gatherKey(SendWqe w, int len) {
-        MemKey k = qp.hca.keys.lookup(w.lkey[0]);
-        return MemKey.check(k, MemKey.Use.LOCAL, qp.pd, w.addr[0], len, 0, null) == KeyVerdict.OK ? k : null;
-    }
-
     /** Builds and sends the next packet of {@code w}; false on a local protection error. */
     private boolean sendPacket(SendWqe w) {
         Packet p = qp.hca.packets.acquire();
@@ -315,7 +309,7 @@ final class Requester {
                 Ieth.writeAt(b, Opcode.offsetOf(op, Opcode.HEADER_IETH), w.invRkey);
             }
             p.headerLength = Opcode.headerLength(op);
-            if (!gather(w, p, w.sendOffset, payload)) {
+            if (!LocalAccess.gather(qp, w, p, w.sendOffset, payload)) {
                 p.release();
                 return false;
             }
@@ -393,7 +387,7 @@ final class Requester {
             src = null; // a SEND without data
             srcOffset = 0;
         } else if (w.numSge == 1) {
-            MemKey k = gatherKey(w, len);
+            MemKey k = LocalAccess.gatherKey(qp, w, len);
             if (k == null) {
                 return false;
             }
@@ -469,7 +463,7 @@ final class Requester {
         p.burstPackets = k;
         p.burstMtu = mtu;
         p.burstLastOpcode = lastOp;
-        if (!gather(w, p, w.sendOffset, payload)) {
+        if (!LocalAccess.gather(qp, w, p, w.sendOffset, payload)) {
             p.release();
             return false;
         }
@@ -553,53 +547,6 @@ final class Requester {
 
     /** ACKs are coalesced only under an ACK timeout of at least this (timeout code 13, 33.6 ms). */
     static final long LAZY_ACK_MIN_TIMEOUT_NS = 30_000_000L;
-
-    /** Adds the payload bytes [offset, offset + len) of {@code w} to {@code p}; false on a bad lkey. */
-    private boolean gather(SendWqe w, Packet p, long offset, int len) {
-        if (len == 0) {
-            return true;
-        }
-        if (w.isInline) {
-            p.addPiece(w.inlineData, offset, len);
-            return true;
-        }
-        long skip = offset;
-        int left = len;
-        for (int i = 0; i < w.numSge && left > 0; i++) {
-            long l = Integer.toUnsignedLong(w.length[i]);
-            if (skip >= l) {
-                skip -= l;
-                continue;
-            }
-            int n = (int) Math.min(l - skip, left);
-            MemKey k = qp.hca.keys.lookup(w.lkey[i]);
-            long at = w.addr[i] + skip;
-            if (MemKey.check(k, MemKey.Use.LOCAL, qp.pd, at, n, 0, null) != KeyVerdict.OK) {
-                return false;
-            }
-            p.addPiece(k.segment, k.offsetOf(at), n);
-            left -= n;
-            skip = 0;
-        }
-        return left == 0;
-    }
-
-    /** BIND_MW and LOCAL_INV, by the key layer's rules; returns the completion status. */
-    private WcStatus executeLocal(SendWqe w) {
-        if (w.opcode == WrOpcode.LOCAL_INV) {
-            MemKey k = qp.hca.keys.lookup(w.invRkey);
-            if (MemKey.check(k, MemKey.Use.INVALIDATE, qp.pd, 0, 0, 0, null) != KeyVerdict.OK) {
-                return WcStatus.LOC_QP_OP_ERR;
-            }
-            k.invalidate();
-            return WcStatus.SUCCESS;
-        }
-        MemKey mw = w.mw;
-        if (mw == null) {
-            return WcStatus.MW_BIND_ERR;
-        }
-        return mw.bind(w.bindMr, qp.pd, qp, w.bindRkey, w.bindAddr, w.bindLength, w.bindAccess);
-    }
 
     /**
      * Goes back to PSN {@code toPsn} (retransmission after a timeout, a NAK or an RNR wait): the
