@@ -60,7 +60,7 @@ final class Acknowledger {
     void owe(int psn) {
         owedPsn = psn;
         if (owedDeadlineNs == NEVER) {
-            long d = qp.hca.nanoTime() + (qp.directRoute() != null ? DELAYED_ACK_NS : LINK_DELAYED_ACK_NS);
+            long d = qp.hca.nanoTime() + qp.path().delayedAckNs();
             owedDeadlineNs = d;
             qp.hca.timerArmed(qp, d);
         }

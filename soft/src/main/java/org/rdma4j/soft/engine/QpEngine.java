@@ -83,11 +83,10 @@ public final class QpEngine {
     int pkey = 0xFFFF;
 
     final SendQueue sq;
-    /**
-     * Where this RC/UC QP's packets go when the link is a {@link DirectLink}: resolved on the first
-     * packet after the address vector was set, then reused while valid (task only; null otherwise).
-     */
-    private Route route;
+    /** How this QP's packets reach its peer ({@link #path()}); null until resolved (task only). */
+    private Path path;
+    /** This QP's path through the link, made once. */
+    private final Path.OverLink overLink = new Path.OverLink(this);
 
     // The device's timer heap (see TimerHeap): slot guarded by it, the queued deadline read without lock.
     int timerSlot = -1;
@@ -192,7 +191,7 @@ public final class QpEngine {
             destQpn = c.destQpn();
         }
         if ((m & QpAttrMask.AV) != 0) {
-            route = null;
+            path = null;
             dgid = c.dgid();
             sgid = c.sgid();
             avHopLimit = hopLimitOrDefault(c.grh().hopLimit());
@@ -327,19 +326,25 @@ public final class QpEngine {
         }
     }
 
-    /** Sends one of this QP's packets (task only): on its resolved route when there is one. */
+    /** Sends one of this QP's packets (task only), on its {@link #path()}. */
     void send(Packet p) {
-        Route r = directRoute();
-        if (r != null) {
-            hca.send(p, r);
-        } else {
-            hca.send(p);
-        }
+        path().send(p);
     }
 
-    /** Sends {@code count} of this QP's packets at once, in order, through the link (task only). */
+    /** Sends {@code count} of this QP's packets at once, in order, on its {@link #path()} (task only). */
     void send(Packet[] packets, int count) {
-        hca.send(packets, count);
+        path().send(packets, count);
+    }
+
+    /** How this QP's packets reach its peer now, resolved again when it stopped being valid. Task only. */
+    Path path() {
+        Path p = path;
+        if (p != null && p.valid()) {
+            return p;
+        }
+        p = Path.resolve(this, overLink);
+        path = p;
+        return p;
     }
 
     /**
@@ -347,16 +352,7 @@ public final class QpEngine {
      * another link, no such device). Task only.
      */
     Route directRoute() {
-        Route r = route;
-        if (r != null && r.valid()) {
-            return r;
-        }
-        if (type == QpType.UD) {
-            return null;
-        }
-        r = hca.resolve(dgid);
-        route = r;
-        return r;
+        return path().route();
     }
 
     /** {@code ibv_post_recv} on the QP's own receive queue. */

@@ -101,7 +101,7 @@ final class Requester {
         // Over a link that sends in batches (UDP: sendmmsg) the packets of this step are collected and
         // handed over together, before the step returns (so before the task is released: the QP's
         // packets keep their order); elsewhere each leaves at once.
-        batching = qp.hca.sendsInBatches();
+        batching = qp.path().sendsInBatches();
         try {
             return stepSending(s);
         } finally {
@@ -426,7 +426,7 @@ final class Requester {
      * alone); 1 on any other link.
      */
     private int burstPackets(SendWqe w, long remaining, int mtu) {
-        int limit = qp.directRoute() != null ? WINDOW_PSNS : qp.hca.burstLimit(qp.dgid, mtu);
+        int limit = qp.path().burstLimit(mtu);
         if (limit <= 1) {
             return 1;
         }
@@ -519,7 +519,7 @@ final class Requester {
         if (w.signaled || w.isReadOrAtomic()) {
             return true;
         }
-        boolean direct = qp.directRoute() != null;
+        boolean direct = qp.path() instanceof Path.InProcess;
         if (qp.timeoutCode == 0 ? !direct : RnrTimer.ackTimeoutNanos(qp.timeoutCode) < LAZY_ACK_MIN_TIMEOUT_NS) {
             return true;
         }
