@@ -4,7 +4,7 @@ package org.rdma4j.tools.perf;
 import java.lang.invoke.VarHandle;
 import java.lang.foreign.ValueLayout;
 import java.util.concurrent.atomic.AtomicLong;
-import org.rdma4j.tools.Spin;
+import org.rdma4j.tools.cli.Spin;
 import org.rdma4j.verbs.CompletionQueue;
 import org.rdma4j.verbs.RecvWorkRequest;
 import org.rdma4j.verbs.SendFlag;

@@ -6,9 +6,9 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import org.rdma4j.tools.cli.CNumber;
+import org.rdma4j.tools.cli.GetoptLike;
 import org.rdma4j.tools.device.DeviceOptions;
-import org.rdma4j.tools.pingpong.CNumber;
-import org.rdma4j.tools.pingpong.PingpongCommand;
 import org.rdma4j.verbs.Device;
 import org.rdma4j.verbs.VerbsException;
 import picocli.CommandLine;
@@ -624,7 +624,7 @@ public final class PerfCommand implements Runnable {
 
     /** ib_write_lat. */
     @Command(name = "write_lat", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = 1, sortOptions = false,
-            modelTransformer = PingpongCommand.GetoptLike.class,
+            modelTransformer = GetoptLike.class,
             description = {"ib_write_lat: RDMA WRITE ping-pong, half the round trip per sample.",
                 "Defaults: -s 2, -n 1000, -t 1, inline up to 220 bytes on a device perftest knows (none on",
                 "rxe, siw or the soft device)."})
@@ -637,7 +637,7 @@ public final class PerfCommand implements Runnable {
 
     /** ib_write_bw. */
     @Command(name = "write_bw", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = 1, sortOptions = false,
-            modelTransformer = PingpongCommand.GetoptLike.class,
+            modelTransformer = GetoptLike.class,
             description = {"ib_write_bw: RDMA WRITE bandwidth from the client to the server.",
                 "Defaults: -s 65536, -n 5000, -t 128, -Q 100 (1 above 8 KiB)."})
     public static final class WriteBw extends TestCommand {
@@ -649,7 +649,7 @@ public final class PerfCommand implements Runnable {
 
     /** ib_read_lat. */
     @Command(name = "read_lat", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = 1, sortOptions = false,
-            modelTransformer = PingpongCommand.GetoptLike.class,
+            modelTransformer = GetoptLike.class,
             description = {"ib_read_lat: RDMA READ round trips from the client.", "Defaults: -s 2, -n 1000."})
     public static final class ReadLat extends TestCommand {
         @Override
@@ -660,7 +660,7 @@ public final class PerfCommand implements Runnable {
 
     /** ib_read_bw. */
     @Command(name = "read_bw", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = 1, sortOptions = false,
-            modelTransformer = PingpongCommand.GetoptLike.class,
+            modelTransformer = GetoptLike.class,
             description = {"ib_read_bw: RDMA READ bandwidth (the client reads the server's buffer).",
                 "Defaults: -s 65536, -n 1000, -t 128, -o the device's maximum."})
     public static final class ReadBw extends TestCommand {
@@ -672,7 +672,7 @@ public final class PerfCommand implements Runnable {
 
     /** ib_send_lat. */
     @Command(name = "send_lat", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = 1, sortOptions = false,
-            modelTransformer = PingpongCommand.GetoptLike.class,
+            modelTransformer = GetoptLike.class,
             description = {"ib_send_lat: SEND ping-pong, half the round trip per sample.",
                 "Defaults: -s 2, -n 1000, -r 512, inline up to 236 bytes (188 on UD) on a device perftest knows",
                 "(none on rxe, siw or the soft device)."})
@@ -685,7 +685,7 @@ public final class PerfCommand implements Runnable {
 
     /** ib_send_bw. */
     @Command(name = "send_bw", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = 1, sortOptions = false,
-            modelTransformer = PingpongCommand.GetoptLike.class,
+            modelTransformer = GetoptLike.class,
             description = {"ib_send_bw: SEND bandwidth from the client to the server; each side prints its own.",
                 "Defaults: -s 65536, -n 1000, -t 128, -r 512."})
     public static final class SendBw extends TestCommand {
@@ -697,7 +697,7 @@ public final class PerfCommand implements Runnable {
 
     /** ib_atomic_lat. */
     @Command(name = "atomic_lat", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = 1, sortOptions = false,
-            modelTransformer = PingpongCommand.GetoptLike.class,
+            modelTransformer = GetoptLike.class,
             description = {"ib_atomic_lat: 8-byte atomic round trips from the client (-A picks the operation).",
                 "Defaults: -A FETCH_AND_ADD, -n 1000."})
     public static final class AtomicLat extends TestCommand {
@@ -709,7 +709,7 @@ public final class PerfCommand implements Runnable {
 
     /** ib_atomic_bw. */
     @Command(name = "atomic_bw", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = 1, sortOptions = false,
-            modelTransformer = PingpongCommand.GetoptLike.class,
+            modelTransformer = GetoptLike.class,
             description = {"ib_atomic_bw: 8-byte atomics from the client, as many in flight as -t allows.",
                 "Defaults: -A FETCH_AND_ADD, -n 1000, -t 128."})
     public static final class AtomicBw extends TestCommand {
