@@ -24,6 +24,7 @@ module org.rdma4j.tools {
 
     // picocli fills the annotated command fields reflectively.
     opens org.rdma4j.tools to info.picocli;
+    opens org.rdma4j.tools.cli to info.picocli;
     opens org.rdma4j.tools.device to info.picocli;
     opens org.rdma4j.tools.pingpong to info.picocli;
     opens org.rdma4j.tools.study to info.picocli;

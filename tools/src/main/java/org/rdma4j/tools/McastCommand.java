@@ -2,8 +2,8 @@
 package org.rdma4j.tools;
 
 import java.util.concurrent.Callable;
+import org.rdma4j.tools.cli.CNumber;
 import org.rdma4j.tools.device.DeviceOptions;
-import org.rdma4j.tools.pingpong.CNumber;
 import org.rdma4j.verbs.Device;
 import org.rdma4j.verbs.Gid;
 import org.rdma4j.verbs.VerbsException;

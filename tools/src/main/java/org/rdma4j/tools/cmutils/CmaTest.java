@@ -13,9 +13,10 @@ import org.rdma4j.cm.CmEventChannel;
 import org.rdma4j.cm.CmEventType;
 import org.rdma4j.cm.CmId;
 import org.rdma4j.cm.PortSpace;
+import org.rdma4j.tools.cli.CNumber;
+import org.rdma4j.tools.cli.CmEvents;
 import org.rdma4j.tools.device.CmDevices;
 import org.rdma4j.tools.device.DeviceOptions;
-import org.rdma4j.tools.pingpong.CNumber;
 import org.rdma4j.verbs.CompletionQueue;
 import org.rdma4j.verbs.Device;
 import org.rdma4j.verbs.Errno;
@@ -264,17 +265,11 @@ abstract class CmaTest<N extends CmaTest.Node> implements Callable<Integer> {
 
     /** The next event, handled, or ETIMEDOUT after --timeout with nothing ({@code left}: what was still awaited). */
     final int nextEvent(String phase, String left) throws InterruptedException {
-        CmEvent e = channel.getEvent(timeoutSeconds, TimeUnit.SECONDS);
-        if (e == null) {
+        return CmEvents.next(channel::getEvent, timeoutSeconds, TimeUnit.SECONDS, this::handle, () -> {
             out.println(name() + ": no event within " + timeoutSeconds + " s in " + phase + " events (" + left
                     + " left)");
             return Errno.ETIMEDOUT;
-        }
-        try {
-            return handle(e);
-        } finally {
-            e.ack();
-        }
+        });
     }
 
     private int handle(CmEvent e) {
@@ -288,10 +283,7 @@ abstract class CmaTest<N extends CmaTest.Node> implements Callable<Integer> {
             }
             case ESTABLISHED -> established(node(e.id()), e);
             case ADDR_ERROR, ROUTE_ERROR, CONNECT_ERROR, UNREACHABLE, REJECTED -> {
-                out.println(name() + ": event: RDMA_CM_EVENT_" + t.name() + ", error: " + e.status());
-                if (e.detail() != null) {
-                    out.println("rdma4j: " + e.detail());
-                }
+                CmEvents.printError(out, name(), e);
                 connectsLeft--;
                 yield e.status();
             }

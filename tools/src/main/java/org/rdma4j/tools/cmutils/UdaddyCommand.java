@@ -6,7 +6,7 @@ import org.rdma4j.cm.CmEvent;
 import org.rdma4j.cm.CmId;
 import org.rdma4j.cm.ConnParam;
 import org.rdma4j.cm.PortSpace;
-import org.rdma4j.tools.pingpong.CNumber;
+import org.rdma4j.tools.cli.CNumber;
 import org.rdma4j.verbs.Access;
 import org.rdma4j.verbs.AddressHandle;
 import org.rdma4j.verbs.CompletionQueue;

@@ -14,6 +14,7 @@ import org.rdma4j.cm.CmEventChannel;
 import org.rdma4j.cm.CmId;
 import org.rdma4j.cm.MulticastJoinFlag;
 import org.rdma4j.cm.PortSpace;
+import org.rdma4j.tools.cli.CmEvents;
 import org.rdma4j.tools.device.GidText;
 import org.rdma4j.verbs.Access;
 import org.rdma4j.verbs.AddressHandle;
@@ -177,17 +178,11 @@ final class Mckey {
     private int connectEvents(CmEventChannel channel, InetSocketAddress group) throws InterruptedException {
         int ret = 0;
         while (connectsLeft > 0 && ret == 0) {
-            CmEvent e = channel.getEvent(timeoutNs, TimeUnit.NANOSECONDS);
-            if (e == null) {
+            ret = CmEvents.next(channel::getEvent, timeoutNs, TimeUnit.NANOSECONDS, e -> handle(e, group), () -> {
                 err.println("mckey: no event within " + TimeUnit.NANOSECONDS.toSeconds(timeoutNs) + " s ("
                         + connectsLeft + " node(s) not joined)");
                 return -Errno.ETIMEDOUT;
-            }
-            try {
-                ret = handle(e, group);
-            } finally {
-                e.ack();
-            }
+            });
         }
         return ret;
     }
@@ -202,10 +197,7 @@ final class Mckey {
                 return joinHandler(n, e);
             }
             case ADDR_ERROR, ROUTE_ERROR, MULTICAST_ERROR -> {
-                out.println("mckey: event: " + eventName(e) + ", error: " + e.status());
-                if (e.detail() != null) {
-                    out.println("rdma4j: " + e.detail());
-                }
+                CmEvents.printError(out, "mckey", e);
                 connectsLeft--;
                 return e.status() != 0 ? e.status() : -1;
             }
@@ -213,10 +205,6 @@ final class Mckey {
                 return 0;
             }
         }
-    }
-
-    static String eventName(CmEvent e) {
-        return "RDMA_CM_EVENT_" + e.type().name();
     }
 
     private int addrHandler(Node n, InetSocketAddress group) {

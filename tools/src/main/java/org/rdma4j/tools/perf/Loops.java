@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.tools.perf;
 
-import java.lang.invoke.VarHandle;
-import java.lang.foreign.ValueLayout;
 import java.util.concurrent.atomic.AtomicLong;
-import org.rdma4j.tools.Spin;
+import org.rdma4j.tools.cli.Spin;
 import org.rdma4j.verbs.CompletionQueue;
 import org.rdma4j.verbs.RecvWorkRequest;
 import org.rdma4j.verbs.SendFlag;
@@ -13,15 +11,14 @@ import org.rdma4j.verbs.VerbsException;
 import org.rdma4j.verbs.WorkCompletion;
 
 /**
- * The measured loops, one per perftest function ({@code run_iter_lat_write}, {@code run_iter_lat},
- * {@code run_iter_lat_send}, {@code run_iter_bw}, {@code run_iter_bw_server}), with perftest's
- * counters, signaling and address cycling. Everything they touch is allocated before the run: work
- * requests, completion slots and timestamp arrays; a loop allocates only when it fails. Timestamps
+ * The measured loops' state and steps, with perftest's counters, signaling and address cycling, and the
+ * bandwidth loops ({@code run_iter_bw}, {@code run_iter_bw_server}); the latency loops are {@link
+ * LatencyLoops}, send_bw -b's is {@link BiSendLoop}. Everything they touch is allocated before the run:
+ * work requests, completion slots and timestamp arrays; a loop allocates only when it fails. Timestamps
  * are {@link System#nanoTime()} less a base taken before the run (so 0 means "not recorded"). Every
  * wait gives up after the exchange timeout without progress. One thread.
  */
 final class Loops {
-    private static final VarHandle BYTE = ValueLayout.JAVA_BYTE.varHandle();
     static final int CTX_POLL_BATCH = 16;
 
     final PerfParams p;
@@ -269,208 +266,6 @@ final class Loops {
         }
         clockCountdown = p.useEvent ? 1 : CLOCK_READ_EVERY;
         return clockLast = clock.state(now());
-    }
-
-    // ---------------------------------------------------------------------------------------------
-
-    /** run_iter_lat_write: ping-pong of RDMA WRITEs, each side spinning on the last byte of its buffer. */
-    void latWrite() throws PerfFailure {
-        long size = p.size;
-        SendWorkRequest w = wr[0];
-        int flags = SendFlag.SIGNALED | (size <= p.inlineSize ? SendFlag.INLINE : 0);
-        w.flags(flags);
-        w.setSge(0, sendAddr[0], (int) size, r.mr.lkey());
-        long postOff = size - 1;
-        long pollOff = p.numQps * r.area + size - 1;
-        var seg = r.buf;
-        boolean dur = p.isDuration();
-        long iters = dur ? Long.MAX_VALUE : p.iters;
-        long s = 0;
-        long c = 0;
-        long rc = 0;
-        startClock();
-        CompletionQueue cq = r.sendCq;
-        while (s < iters || c < iters || rc < iters) {
-            if ((rc < iters) && !(s < 1 && p.server)) {
-                rc++;
-                byte want = (byte) rc;
-                Spin wait = spin.begin();
-                while ((byte) BYTE.getVolatile(seg, pollOff) != want) {
-                    if (wait.idle()) {
-                        throw stalled("RDMA WRITE from the peer");
-                    }
-                    if ((wait.polls() & 15) == 0) {
-                        // give a device that receives on the polling thread its chance
-                        if (poll(cq, 1) > 0) {
-                            checkSendWc(wc[0], s, c);
-                            c++;
-                        }
-                        if ((wait.polls() & 1023) == 0 && dur && clockState() == DurationClock.END) {
-                            break;
-                        }
-                    }
-                }
-            }
-            if (dur && clockState() == DurationClock.END) {
-                break;
-            }
-            if (s < iters) {
-                long t = now();
-                if (!dur) {
-                    tposted[(int) s] = t;
-                }
-                seg.set(ValueLayout.JAVA_BYTE, postOff, (byte) ++s);
-                postSend(0, s);
-                progress.lazySet(s);
-            }
-            if (c < s) {
-                Spin wait = spin.begin();
-                int ne;
-                while ((ne = poll(cq, 1)) == 0) {
-                    if (wait.idle()) {
-                        throw stalled("send completion");
-                    }
-                }
-                checkSendWc(wc[0], s, c);
-                c += ne;
-                if (dur && clockState() == DurationClock.SAMPLE) {
-                    durationIters++;
-                }
-            }
-        }
-    }
-
-    /** run_iter_lat: READ or ATOMIC round trips from the client, one at a time. */
-    void latReadAtomic() throws PerfFailure {
-        SendWorkRequest w = wr[0];
-        w.flags(SendFlag.SIGNALED);
-        w.setSge(0, sendAddr[0], (int) p.size, r.mr.lkey());
-        boolean dur = p.isDuration();
-        long iters = dur ? Long.MAX_VALUE : p.iters;
-        long s = 0;
-        startClock();
-        CompletionQueue cq = r.sendCq;
-        while (s < iters) {
-            if (dur && clockState() == DurationClock.END) {
-                break;
-            }
-            long t = now();
-            if (!dur) {
-                tposted[(int) s] = t;
-            }
-            s++;
-            postSend(0, s);
-            progress.lazySet(s);
-            if (p.useEvent) {
-                notifyEvents();
-            }
-            Spin wait = spin.begin();
-            int ne;
-            do {
-                ne = poll(cq, 1);
-                if (ne > 0) {
-                    checkSendWc(wc[0], s, s);
-                    if (dur && clockState() == DurationClock.SAMPLE) {
-                        durationIters++;
-                    }
-                } else if (wait.idle()) {
-                    throw stalled("completion");
-                }
-            } while (!p.useEvent && ne == 0);
-        }
-    }
-
-    /** run_iter_lat_send: SEND ping-pong; the client sends first. */
-    void latSend() throws PerfFailure {
-        SendWorkRequest w = wr[0];
-        int baseFlags = p.size <= p.inlineSize ? SendFlag.INLINE : 0;
-        w.flags(baseFlags);
-        w.setSge(0, sendAddr[0], (int) p.size, r.mr.lkey());
-        boolean dur = p.isDuration();
-        long iters = dur ? Long.MAX_VALUE : p.iters;
-        int sizePerQp = p.useSrq ? p.rxDepth / p.numQps : p.rxDepth;
-        long s = 0;
-        long rc = 0;
-        boolean firstRx = true;
-        if (!dur) {
-            startClock();
-        }
-        while (s < iters || rc < iters) {
-            if (rc < iters && !(s < 1 && p.isClient())) {
-                if (p.useEvent) {
-                    notifyEvents();
-                }
-                Spin wait = spin.begin();
-                int ne;
-                do {
-                    ne = poll(r.recvCq, 1);
-                    if (dur && clock != null && clockState() == DurationClock.END) {
-                        break;
-                    }
-                    if (ne > 0) {
-                        if (firstRx) {
-                            if (dur) {
-                                startClock();
-                            }
-                            firstRx = false;
-                        }
-                        checkRecvWc(wc[0], rc);
-                        rc++;
-                        if (dur && clockState() == DurationClock.SAMPLE) {
-                            durationIters++;
-                        }
-                        if (dur || rc + sizePerQp <= iters) {
-                            postRecv((int) wc[0].wrId());
-                        }
-                    } else {
-                        if (wait.idle()) {
-                            throw stalled("SEND from the peer");
-                        }
-                        if ((wait.polls() & 1023) == 0 && dur && clock == null && p.isClient()) {
-                            // never reached: the client sends first
-                            break;
-                        }
-                    }
-                } while (!p.useEvent && ne == 0);
-            }
-            if (dur && clock == null && p.isClient() && s == 0) {
-                startClock();
-            }
-            if (dur && clock != null && clockState() == DurationClock.END) {
-                break;
-            }
-            if (s < iters) {
-                long t = now();
-                if (!dur) {
-                    tposted[(int) s] = t;
-                }
-                s++;
-                boolean poll = false;
-                if (s % p.cqMod == 0 || (!dur && s == iters)) {
-                    poll = true;
-                    w.flags(baseFlags | SendFlag.SIGNALED);
-                }
-                postSend(0, s);
-                progress.lazySet(s);
-                if (poll) {
-                    if (p.useEvent) {
-                        notifyEvents();
-                    }
-                    Spin wait = spin.begin();
-                    int ne;
-                    do {
-                        ne = poll(r.sendCq, 1);
-                        if (ne == 0 && wait.idle()) {
-                            throw stalled("send completion");
-                        }
-                    } while (!p.useEvent && ne == 0);
-                    if (ne > 0) {
-                        checkSendWc(wc[0], s, s);
-                    }
-                    w.flags(baseFlags);
-                }
-            }
-        }
     }
 
     /** run_iter_bw: keep tx_depth messages in flight per QP, a completion every cq_mod of them. */

@@ -6,9 +6,9 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import org.rdma4j.tools.cli.CNumber;
+import org.rdma4j.tools.cli.GetoptLike;
 import org.rdma4j.tools.device.DeviceOptions;
-import org.rdma4j.tools.pingpong.CNumber;
-import org.rdma4j.tools.pingpong.PingpongCommand;
 import org.rdma4j.verbs.Device;
 import org.rdma4j.verbs.VerbsException;
 import picocli.CommandLine;
@@ -59,7 +59,7 @@ public final class PerfCommand implements Runnable {
                 + "(write_lat, write_bw, read_lat, read_bw, send_lat, send_bw, atomic_lat, atomic_bw).");
     }
 
-    /** The options every test has; each test refuses the ones perftest refuses for it. */
+    /** The options every test has; each test refuses the ones perftest refuses for it ({@link PerftestParser}). */
     abstract static class TestCommand implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -231,292 +231,9 @@ public final class PerfCommand implements Runnable {
             return new ParameterException(spec.commandLine(), message);
         }
 
-        private void range(String name, Integer v, int min, int max) {
-            if (v != null && (v < min || v > max)) {
-                throw usage(" " + name + " should be between " + min + " and " + max);
-            }
-        }
-
         /** perftest's parser and force_dependecies for this test: the settings, or a usage error. */
         PerfParams params() {
-            PerfTest t = test();
-            Verb verb = t.verb();
-            boolean bw = t.isBw();
-            PerfParams p = new PerfParams();
-            p.test = t;
-            if (port != null && (port < 0 || port > 65535)) {
-                throw usage(" Port should be between 0 and 65535");
-            }
-            if (ibPort < 1) {
-                throw usage("IB Port can't be less than 1");
-            }
-            range("Iteration num", iters, PerfParams.MIN_ITER, PerfParams.MAX_ITER);
-            range("Tx depth", txDepth, 1, 15000);
-            range("Gid index", gidIndex, 0, 64);
-            range("Max inline", inline, 0, PerfParams.MAX_INLINE);
-            range("CQ moderation", cqMod, 1, 1024);
-            range("num of Qps", qps, 1, 16384);
-            range(" Rx depth", rxDepth, 1, 16384);
-            if (sl < 0 || sl > 15) {
-                throw usage(" Only 15 Service levels");
-            }
-            if (qpTimeout < 0 || qpTimeout > 31) {
-                throw usage(" QP Timeout should be between 0 and 31");
-            }
-            if (qps != null && !bw) {
-                throw usage(" Multiple QPs only available on bw tests");
-            }
-            if (inline != null && (verb == Verb.READ || verb == Verb.ATOMIC)) {
-                throw usage(" Inline feature not available on READ/Atomic verbs");
-            }
-            if (outs != null && verb != Verb.READ && verb != Verb.ATOMIC) {
-                throw usage(" Setting Outstanding reads only available on READ verb");
-            }
-            if (rxDepth != null && verb != Verb.SEND && rxDepth > PerfParams.DEF_RX_RDMA) {
-                throw usage(" On RDMA verbs rx depth can be only 1");
-            }
-            if (atomicType != null) {
-                if (verb != Verb.ATOMIC) {
-                    throw usage(" You are not running the atomic_lat/bw test! To change the atomic action type, "
-                            + "you must run one of the atomic tests");
-                }
-                p.atomicType = switch (atomicType) {
-                    case "CMP_AND_SWAP" -> PerfParams.AtomicType.CMP_AND_SWAP;
-                    case "FETCH_AND_ADD" -> PerfParams.AtomicType.FETCH_AND_ADD;
-                    default -> throw usage(" Invalid Atomic type! please choose from {CMP_AND_SWAP,FETCH_AND_ADD}");
-                };
-            }
-            if (events && verb == Verb.WRITE) {
-                throw usage(" Events feature not available on WRITE verb");
-            }
-            if (bidirectional && !bw) {
-                throw usage(" Bidirectional is only available in BW test");
-            }
-            if (noPeak && !bw) {
-                throw usage(" NoPeak only valid for BW tests");
-            }
-            if ((histogram || unsorted) && bw) {
-                throw usage(" Available only on Latency tests");
-            }
-            if (duration != null && duration <= 0) {
-                throw usage(" Duration period must be positive");
-            }
-            if (margin != null && margin < 0) {
-                throw usage(" Margin must be non-negative");
-            }
-            if (connection != null) {
-                p.connection = switch (connection) {
-                    case "RC" -> Connection.RC;
-                    case "UC" -> {
-                        if (verb == Verb.READ || verb == Verb.ATOMIC) {
-                            throw usage(" UC connection not possible in READ/ATOMIC verbs");
-                        }
-                        yield Connection.UC;
-                    }
-                    case "UD" -> {
-                        if (verb != Verb.SEND) {
-                            throw usage(" UD connection only possible in SEND verb");
-                        }
-                        yield Connection.UD;
-                    }
-                    case "XRC", "DC", "SRD", "RawEth" -> throw usage(" -c " + connection
-                            + ": rdma4j runs RC, UC and UD (" + connection + " needs a vendor extension)");
-                    default -> throw usage(" Invalid Connection type. Please choose from {RC,UC,UD,XRC,DC,SRD}");
-                };
-            }
-            if (rdmaCm) {
-                if (p.connection == Connection.UC) {
-                    throw usage(" UC is not supported in librdmacm");
-                }
-                if (p.connection == Connection.UD) {
-                    throw usage(" -R with UD (SIDR) is not supported by rdma4j perf yet: -R runs RC");
-                }
-                p.rdmaCm = true;
-                p.cmAddress = devices.bindAddress();
-            }
-            if (mtu != null && !(mtu == 256 || mtu == 512 || mtu == 1024 || mtu == 2048 || mtu == 4096)) {
-                throw usage(" Invalid MTU - " + mtu + " : please choose mtu from {256,512,1024,2048,4096}");
-            }
-            // defaults (init_perftest_params)
-            p.size = bw ? PerfParams.DEF_SIZE_BW : PerfParams.DEF_SIZE_LAT;
-            p.txDepth = bw ? PerfParams.DEF_TX_BW : PerfParams.DEF_TX_LAT;
-            p.rxDepth = verb == Verb.SEND ? PerfParams.DEF_RX_SEND : PerfParams.DEF_RX_RDMA;
-            p.iters = bw && verb == Verb.WRITE ? PerfParams.DEF_ITERS_WB : PerfParams.DEF_ITERS;
-            if (verb == Verb.ATOMIC) {
-                p.size = PerfParams.DEF_SIZE_ATOMIC;
-            }
-            if (size != null) {
-                p.size = parseSize(size);
-                p.sizeGiven = true;
-                if (p.size < 1 || p.size > Integer.MAX_VALUE) {
-                    throw usage(" Message Size should be between 1 and " + Integer.MAX_VALUE);
-                }
-            }
-            if (iters != null) {
-                p.iters = iters;
-            }
-            if (txDepth != null) {
-                p.txDepth = txDepth;
-            }
-            if (rxDepth != null) {
-                p.rxDepth = rxDepth;
-            }
-            if (qps != null) {
-                p.numQps = qps;
-            }
-            if (cqMod != null) {
-                p.cqMod = cqMod;
-                p.cqModGiven = true;
-            }
-            if (inline != null) {
-                p.inlineSize = inline;
-            }
-            if (outs != null) {
-                p.outReads = outs;
-            }
-            if (gidIndex != null) {
-                p.gidIndex = gidIndex;
-                p.gidGiven = true;
-            } else if (devices.bindAddress() != null) {
-                // a --bind device's GID index 1 is its address; perftest's pick (index 0 unless an
-                // IPv4-mapped GID follows) would be the link-local GID for an IPv6 address
-                p.gidIndex = 1;
-                p.gidGiven = true;
-            }
-            p.mtu = mtu != null ? mtu : 0;
-            p.ibPort = ibPort;
-            p.ibDev = ibDev;
-            p.sl = sl;
-            p.qpTimeout = qpTimeout;
-            p.useEvent = events;
-            p.useSrq = useSrq;
-            p.noPeak = noPeak;
-            p.duplex = bidirectional;
-            p.gbits = gbits;
-            p.histogram = histogram;
-            p.unsorted = unsorted;
-            p.ipv6 = ipv6;
-            p.all = all;
-            p.exchangeTimeoutS = exchangeTimeout;
-            if (exchangeTimeout < 1 || exchangeTimeout > Integer.MAX_VALUE / 1000) {
-                throw usage("--exchange-timeout " + exchangeTimeout + " must be a positive number of seconds");
-            }
-            p.json = json != null ? json : outJson || outJsonFile != null
-                    ? (outJsonFile != null ? outJsonFile : Path.of("perftest_out.json")) : null;
-            p.plot = plot;
-            if (duration != null) {
-                p.duration = duration;
-            }
-            p.margin = margin != null ? margin : -1;
-            more.apply(p, this::usage);
-            // force_dependecies
-            if (!p.isDuration()) {
-                if (p.txDepth > p.iters) {
-                    p.txDepth = p.iters;
-                }
-                if (verb == Verb.SEND && p.rxDepth > p.iters) {
-                    p.rxDepth = p.iters;
-                }
-                if ((p.connection == Connection.UD || p.connection == Connection.UC)
-                        && p.rxDepth == PerfParams.DEF_RX_SEND) {
-                    p.rxDepth = Math.min(p.iters, PerfParams.UC_MAX_RX);
-                }
-            }
-            if (p.size > PerfParams.MSG_SIZE_CQ_MOD_LIMIT && p.connection != Connection.UD && !p.all && !p.useEvent
-                    && !p.cqModGiven) {
-                p.cqMod = 1;
-            }
-            if (p.cqMod > p.txDepth) {
-                p.cqMod = p.txDepth;
-            }
-            if (postList != null && postList > 1) {
-                if (!bw) {
-                    throw usage("Post list is supported in BW tests only");
-                }
-                if (!p.isDuration() && p.iters % postList != 0) {
-                    throw usage("Number of iterations must be a multiple of post list size");
-                }
-                if (!p.cqModGiven) {
-                    p.cqMod = postList; // perftest: "CQ moderation will be the size of the post list"
-                } else if (postList % p.cqMod != 0) {
-                    throw usage("Post list size must be a multiple of CQ moderation");
-                }
-                if (postList > p.txDepth) {
-                    // perftest would never post (a list must fit in tx_depth) and wait forever
-                    throw usage("Post list size " + postList + " is larger than the TX depth " + p.txDepth);
-                }
-                p.postList = postList;
-            } else if (postList != null && postList < 1) {
-                throw usage(" Post list size should be at least 1");
-            }
-            if (verb == Verb.READ || verb == Verb.ATOMIC) {
-                p.inlineSize = 0;
-            }
-            if (p.all) {
-                if (verb == Verb.ATOMIC) {
-                    throw usage(" Message size cannot be changed for Atomic tests");
-                }
-                p.size = PerfParams.MAX_SIZE;
-            }
-            if (verb == Verb.ATOMIC && p.size != PerfParams.DEF_SIZE_ATOMIC) {
-                throw usage(" Message size cannot be changed for Atomic tests");
-            }
-            if (p.useSrq && verb != Verb.SEND) {
-                throw usage(" Using SRQ only available in SEND tests.");
-            }
-            if (p.useSrq && p.numQps > p.rxDepth) {
-                throw usage(" Using SRQ depth should be greater than number of QPs.");
-            }
-            if (p.isDuration()) {
-                p.iters = 0;
-                p.noPeak = true;
-                if (p.useEvent) {
-                    throw usage("Duration mode doesn't work with events.");
-                }
-                if (p.all) {
-                    throw usage("Duration mode currently doesn't support running on all sizes.");
-                }
-                if (p.margin == -1) {
-                    p.margin = p.duration / 4;
-                }
-                if (!(p.duration > 2 * p.margin)) {
-                    throw usage("please check that DURATION > 2*MARGIN");
-                }
-            }
-            if (p.duplex && verb == Verb.SEND && (p.connection != Connection.RC || p.useEvent)) {
-                throw usage(" -b: send_bw -b runs over RC with polling (UC and UD need receive credits, which "
-                        + "rdma4j does not send; -e is not supported with it)");
-            }
-            if (p.connection == Connection.UD && p.inlineSize > PerfParams.MAX_INLINE_UD) {
-                p.inlineSize = PerfParams.MAX_INLINE_UD;
-            }
-            if (verb == Verb.SEND && p.rxDepth % 2 == 1 && !p.all) {
-                p.rxDepth += 1;
-            }
-            if (!p.isDuration() && p.iters > PerfParams.PEAK_ITERS_LIMIT && bw) {
-                p.noPeak = true;
-            }
-            // roles
-            if (loopback && host != null) {
-                throw usage("--loopback runs both sides here: it takes no host (" + host + ")");
-            }
-            if (loopback && (server || ibDev != null || devices.bindAddress() != null)) {
-                throw usage("--loopback uses two embedded soft devices: it cannot be combined with --server, -d or "
-                        + "--bind");
-            }
-            if (server && host != null) {
-                throw usage("--server waits for a client: it takes no host (" + host + ")");
-            }
-            p.host = host;
-            p.server = host == null;
-            if (port != null) {
-                p.port = port;
-            }
-            if (verb == Verb.SEND && bw && p.server && !p.duplex && !isLoopback()) {
-                // perftest's send_bw server has no peak (loopback's server gets it in Loopback.copyAsServer)
-                p.noPeak = true;
-            }
-            return p;
+            return PerftestParser.params(this);
         }
 
         /** Whether this run is the in-process loopback (no host and no server role). */
@@ -525,22 +242,6 @@ public final class PerfCommand implements Runnable {
                     && devices.bindAddress() == null);
         }
 
-        private long parseSize(String text) {
-            String t = text.strip();
-            long factor = 1;
-            if (t.endsWith("K")) {
-                factor = 1024;
-                t = t.substring(0, t.length() - 1);
-            } else if (t.endsWith("M")) {
-                factor = 1024 * 1024;
-                t = t.substring(0, t.length() - 1);
-            }
-            try {
-                return (long) new CNumber().convert(t) * factor;
-            } catch (CommandLine.TypeConversionException e) {
-                throw usage(" Size argument " + text + " should be a number (K and M suffixes allowed)");
-            }
-        }
 
         @Override
         public Integer call() {
@@ -624,7 +325,7 @@ public final class PerfCommand implements Runnable {
 
     /** ib_write_lat. */
     @Command(name = "write_lat", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = 1, sortOptions = false,
-            modelTransformer = PingpongCommand.GetoptLike.class,
+            modelTransformer = GetoptLike.class,
             description = {"ib_write_lat: RDMA WRITE ping-pong, half the round trip per sample.",
                 "Defaults: -s 2, -n 1000, -t 1, inline up to 220 bytes on a device perftest knows (none on",
                 "rxe, siw or the soft device)."})
@@ -637,7 +338,7 @@ public final class PerfCommand implements Runnable {
 
     /** ib_write_bw. */
     @Command(name = "write_bw", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = 1, sortOptions = false,
-            modelTransformer = PingpongCommand.GetoptLike.class,
+            modelTransformer = GetoptLike.class,
             description = {"ib_write_bw: RDMA WRITE bandwidth from the client to the server.",
                 "Defaults: -s 65536, -n 5000, -t 128, -Q 100 (1 above 8 KiB)."})
     public static final class WriteBw extends TestCommand {
@@ -649,7 +350,7 @@ public final class PerfCommand implements Runnable {
 
     /** ib_read_lat. */
     @Command(name = "read_lat", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = 1, sortOptions = false,
-            modelTransformer = PingpongCommand.GetoptLike.class,
+            modelTransformer = GetoptLike.class,
             description = {"ib_read_lat: RDMA READ round trips from the client.", "Defaults: -s 2, -n 1000."})
     public static final class ReadLat extends TestCommand {
         @Override
@@ -660,7 +361,7 @@ public final class PerfCommand implements Runnable {
 
     /** ib_read_bw. */
     @Command(name = "read_bw", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = 1, sortOptions = false,
-            modelTransformer = PingpongCommand.GetoptLike.class,
+            modelTransformer = GetoptLike.class,
             description = {"ib_read_bw: RDMA READ bandwidth (the client reads the server's buffer).",
                 "Defaults: -s 65536, -n 1000, -t 128, -o the device's maximum."})
     public static final class ReadBw extends TestCommand {
@@ -672,7 +373,7 @@ public final class PerfCommand implements Runnable {
 
     /** ib_send_lat. */
     @Command(name = "send_lat", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = 1, sortOptions = false,
-            modelTransformer = PingpongCommand.GetoptLike.class,
+            modelTransformer = GetoptLike.class,
             description = {"ib_send_lat: SEND ping-pong, half the round trip per sample.",
                 "Defaults: -s 2, -n 1000, -r 512, inline up to 236 bytes (188 on UD) on a device perftest knows",
                 "(none on rxe, siw or the soft device)."})
@@ -685,7 +386,7 @@ public final class PerfCommand implements Runnable {
 
     /** ib_send_bw. */
     @Command(name = "send_bw", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = 1, sortOptions = false,
-            modelTransformer = PingpongCommand.GetoptLike.class,
+            modelTransformer = GetoptLike.class,
             description = {"ib_send_bw: SEND bandwidth from the client to the server; each side prints its own.",
                 "Defaults: -s 65536, -n 1000, -t 128, -r 512."})
     public static final class SendBw extends TestCommand {
@@ -697,7 +398,7 @@ public final class PerfCommand implements Runnable {
 
     /** ib_atomic_lat. */
     @Command(name = "atomic_lat", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = 1, sortOptions = false,
-            modelTransformer = PingpongCommand.GetoptLike.class,
+            modelTransformer = GetoptLike.class,
             description = {"ib_atomic_lat: 8-byte atomic round trips from the client (-A picks the operation).",
                 "Defaults: -A FETCH_AND_ADD, -n 1000."})
     public static final class AtomicLat extends TestCommand {
@@ -709,7 +410,7 @@ public final class PerfCommand implements Runnable {
 
     /** ib_atomic_bw. */
     @Command(name = "atomic_bw", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = 1, sortOptions = false,
-            modelTransformer = PingpongCommand.GetoptLike.class,
+            modelTransformer = GetoptLike.class,
             description = {"ib_atomic_bw: 8-byte atomics from the client, as many in flight as -t allows.",
                 "Defaults: -A FETCH_AND_ADD, -n 1000, -t 128."})
     public static final class AtomicBw extends TestCommand {

@@ -294,15 +294,15 @@ final class PerfRun {
                 comm.timeoutMs(runWaitMs);
                 comm.handShake(me, g);
                 long a0 = Allocation.ofThisThread();
-                l.latSend();
+                LatencyLoops.send(l);
                 countLoop(a0, p.iters);
             } else if (verb == Verb.WRITE) {
                 long a0 = Allocation.ofThisThread();
-                l.latWrite();
+                LatencyLoops.write(l);
                 countLoop(a0, p.iters);
             } else {
                 long a0 = Allocation.ofThisThread();
-                l.latReadAtomic();
+                LatencyLoops.readAtomic(l);
                 countLoop(a0, p.iters);
             }
             reportLat(l);

@@ -3,7 +3,7 @@ package org.rdma4j.tools.perf;
 
 import java.net.InetAddress;
 import java.util.function.Function;
-import org.rdma4j.tools.pingpong.CNumber;
+import org.rdma4j.tools.cli.CNumber;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.tools.perf;
 
-import org.rdma4j.tools.Spin;
+import org.rdma4j.tools.cli.Spin;
 import org.rdma4j.verbs.WorkCompletion;
 
 /**

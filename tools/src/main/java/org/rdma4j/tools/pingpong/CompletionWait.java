@@ -3,7 +3,7 @@ package org.rdma4j.tools.pingpong;
 
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
-import org.rdma4j.tools.Spin;
+import org.rdma4j.tools.cli.Spin;
 import org.rdma4j.verbs.CompletionChannel;
 import org.rdma4j.verbs.CompletionQueue;
 import org.rdma4j.verbs.VerbsException;

@@ -3,13 +3,14 @@ package org.rdma4j.tools.pingpong;
 
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
+import org.rdma4j.tools.cli.CNumber;
+import org.rdma4j.tools.cli.GetoptLike;
 import org.rdma4j.tools.device.DeviceOptions;
 import org.rdma4j.verbs.Device;
 import org.rdma4j.verbs.Mtu;
 import org.rdma4j.verbs.VerbsException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.IModelTransformer;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -51,17 +52,6 @@ public final class PingpongCommand implements Runnable {
     public void run() {
         throw new ParameterException(spec.commandLine(),
                 "Missing transport: say which one, rc, uc, ud or srq (e.g. 'rdma4j pingpong rc -g 1').");
-    }
-
-    /**
-     * getopt lets an option be given twice (the last value wins, -e counts): so does pingpong.
-     */
-    public static final class GetoptLike implements IModelTransformer {
-        @Override
-        public CommandSpec transform(CommandSpec commandSpec) {
-            commandSpec.parser().overwrittenOptionsAllowed(true);
-            return commandSpec;
-        }
     }
 
     /** The options every one of the four tools has. */

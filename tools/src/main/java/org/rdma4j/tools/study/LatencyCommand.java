@@ -11,7 +11,7 @@ import java.util.Locale;
 import java.util.SequencedMap;
 import java.util.concurrent.Callable;
 import org.HdrHistogram.Histogram;
-import org.rdma4j.tools.pingpong.CNumber;
+import org.rdma4j.tools.cli.CNumber;
 import org.rdma4j.verbs.Device;
 import org.rdma4j.verbs.DeviceSpec;
 import org.rdma4j.verbs.Verbs;

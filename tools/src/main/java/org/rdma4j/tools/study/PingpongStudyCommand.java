@@ -11,7 +11,7 @@ import java.util.Locale;
 import java.util.SequencedMap;
 import java.util.concurrent.Callable;
 import java.util.function.ToDoubleFunction;
-import org.rdma4j.tools.pingpong.CNumber;
+import org.rdma4j.tools.cli.CNumber;
 import org.rdma4j.tools.plot.Charts;
 import org.rdma4j.tools.study.PingpongStudy.Result;
 import org.rdma4j.verbs.Device;

@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.SequencedMap;
 import java.util.concurrent.Callable;
-import org.rdma4j.tools.pingpong.CNumber;
+import org.rdma4j.tools.cli.CNumber;
 import org.rdma4j.tools.plot.Charts;
 import org.rdma4j.verbs.Access;
 import org.rdma4j.verbs.Context;

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.tools.pingpong;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -13,9 +12,8 @@ import org.rdma4j.verbs.Gid;
 import org.rdma4j.verbs.Mtu;
 import org.rdma4j.verbs.QpEndpoint;
 import org.rdma4j.verbs.QpType;
-import picocli.CommandLine.TypeConversionException;
 
-/** The 52-byte address message and the C-style number parsing. */
+/** The 52-byte address message. */
 class DestTest {
     private static final Gid LINK_LOCAL = Gid.parse("fe80::202:c9ff:fe00:1234");
 
@@ -75,19 +73,5 @@ class DestTest {
         assertEquals(new Dest(0x12, 0xABCDEF, 0x123456, LINK_LOCAL), d);
         assertEquals(e, Dest.parse(d.toWire()).toEndpoint(QpType.UC, Mtu.MTU_2048, 0));
         assertEquals(0x11111111, d.toEndpoint(QpType.UD, Mtu.MTU_1024, 0x11111111).qkey());
-    }
-
-    @Test
-    void numbersAreReadLikeStrtolBase0() {
-        CNumber c = new CNumber();
-        assertEquals(18515, c.convert("18515"));
-        assertEquals(0x4853, c.convert("0x4853"));
-        assertEquals(8, c.convert("010"));
-        assertEquals(0, c.convert("0"));
-        assertEquals(-1, c.convert("-1"));
-        assertThrows(TypeConversionException.class, () -> c.convert("12abc"));
-        assertThrows(TypeConversionException.class, () -> c.convert("0x"));
-        assertThrows(TypeConversionException.class, () -> c.convert("99999999999"));
-        assertArrayEquals(new int[] {1}, new int[] {c.convert("+1")});
     }
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package org.rdma4j.tools;
+package org.rdma4j.tools.cli;
 
 import static org.junit.jupiter.api.Assertions.*;
 
