@@ -7,6 +7,7 @@ import java.io.PrintStream;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import org.rdma4j.tools.text.PeerText;
 
 /**
  * {@link Rendezvous} between two JVMs over a pipe pair (the child's standard input and output): each
@@ -59,7 +60,7 @@ final class PipeRendezvous implements Rendezvous, AutoCloseable {
             throw new StudyFailure(step + ": " + peerName + " ended");
         }
         if (line.startsWith(ERROR)) {
-            throw new StudyFailure(step + ": " + peerName + " failed: " + PeerText.safe(line.substring(ERROR.length())));
+            throw new StudyFailure(step + ": " + peerName + " failed: " + PeerText.printable(line.substring(ERROR.length()), 200));
         }
         return line.substring(PREFIX.length());
     }

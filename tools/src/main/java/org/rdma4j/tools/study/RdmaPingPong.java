@@ -4,6 +4,7 @@ package org.rdma4j.tools.study;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
+import org.rdma4j.tools.text.PeerText;
 import org.rdma4j.verbs.Device;
 import org.rdma4j.verbs.QpEndpoint;
 import org.rdma4j.verbs.RecvWorkRequest;
@@ -165,7 +166,7 @@ final class RdmaPingPong {
             peer = new Peer(QpEndpoint.parse(f[0]), Long.parseUnsignedLong(f[1], 16), Integer.parseUnsignedInt(f[2], 16));
         } catch (IllegalArgumentException e) {
             throw new StudyFailure(m.id + ": the " + (server ? "client" : "echo side") + " sent no QP endpoint ("
-                    + PeerText.safe(theirs) + "): " + e.getMessage(), e);
+                    + PeerText.printable(theirs, 200) + "): " + e.getMessage(), e);
         }
         ep.prepared.handshake(peer.endpoint());
         r.swap("ready", m.id + ": the other QP getting ready");

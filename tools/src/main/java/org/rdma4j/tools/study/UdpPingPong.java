@@ -11,6 +11,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.AsynchronousCloseException;
 import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.DatagramChannel;
+import org.rdma4j.tools.text.PeerText;
 
 /**
  * The UDP socket ping-pongs of {@code study latency}: {@code size}-byte datagrams between two connected
@@ -128,7 +129,7 @@ final class UdpPingPong {
                 }
                 channel.connect(new InetSocketAddress(InetAddress.ofLiteral(f[0]), Integer.parseInt(f[1])));
             } catch (IOException | IllegalArgumentException e) {
-                throw new StudyFailure("UDP: cannot connect to the peer's socket (" + PeerText.safe(peer) + "): "
+                throw new StudyFailure("UDP: cannot connect to the peer's socket (" + PeerText.printable(peer, 200) + "): "
                         + e.getMessage(), e);
             }
         }

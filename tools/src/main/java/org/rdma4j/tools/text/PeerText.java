@@ -38,6 +38,17 @@ public final class PeerText {
         return sb == null ? s.toString() : sb.toString();
     }
 
+    /**
+     * As {@link #printable(CharSequence)}, at most {@code max} characters of {@code s}, with "..." after
+     * a cut; "(nothing)" for null (a peer that sent no text).
+     */
+    public static String printable(CharSequence s, int max) {
+        if (s == null) {
+            return "(nothing)";
+        }
+        return s.length() <= max ? printable(s) : printable(s.subSequence(0, max)) + "...";
+    }
+
     /** {@code len} bytes from {@code off}, each byte outside 0x20..0x7E replaced (no decoding). */
     public static String printable(byte[] b, int off, int len) {
         byte[] out = new byte[len];
