@@ -3,6 +3,8 @@ package org.rdma4j.soft;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.function.UnaryOperator;
+import org.rdma4j.soft.link.Link;
 import org.rdma4j.soft.link.LoopbackFabric;
 import org.rdma4j.verbs.*;
 
@@ -20,9 +22,18 @@ record InProcessPair(Context a, Context b, QueuePair qa, QueuePair qb, Completio
     }
 
     static void with(String name, QpCap capA, QpCap capB, Body body) {
+        with(name, capA, capB, null, 7, body);
+    }
+
+    /**
+     * As above, each device's link wrapped by {@code linkWrapper} (null: none), A's RNR retry count
+     * {@code rnrRetryA} (0: a SEND that meets no receive fails at once).
+     */
+    static void with(String name, QpCap capA, QpCap capB, UnaryOperator<Link> linkWrapper, int rnrRetryA,
+                     Body body) {
         LoopbackFabric fabric = new LoopbackFabric();
-        Device da = SoftDevices.createLoopback(name + "-a", fabric, null);
-        Device db = SoftDevices.createLoopback(name + "-b", fabric, null);
+        Device da = SoftDevices.createLoopback(name + "-a", fabric, linkWrapper);
+        Device db = SoftDevices.createLoopback(name + "-b", fabric, linkWrapper);
         boolean ok = false;
         try (Arena arena = Arena.ofShared(); Context a = da.open(); Context b = db.open()) {
             ProtectionDomain pa = a.allocPd();
@@ -31,7 +42,7 @@ record InProcessPair(Context a, Context b, QueuePair qa, QueuePair qb, Completio
             CompletionQueue cb = b.createCq(64);
             QueuePair qa = pa.createQp(new QpInitAttr(QpType.RC, ca, ca).cap(capA));
             QueuePair qb = pb.createQp(new QpInitAttr(QpType.RC, cb, cb).cap(capB));
-            ReceivePathFuzzTest.Connect.bringUp(qa, QpType.RC, b.queryGid(1, 1), qb.qpn()); // MTU 1024
+            ReceivePathFuzzTest.Connect.bringUp(qa, QpType.RC, b.queryGid(1, 1), qb.qpn(), 7, rnrRetryA); // MTU 1024
             ReceivePathFuzzTest.Connect.bringUp(qb, QpType.RC, a.queryGid(1, 1), qa.qpn());
             MemorySegment src = arena.allocate(4096, 8);
             MemorySegment dst = arena.allocate(4096, 8);

@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,20 +14,18 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.rdma4j.soft.link.DirectLink;
 import org.rdma4j.soft.link.Link;
-import org.rdma4j.soft.link.LoopbackFabric;
 import org.rdma4j.soft.link.Packet;
 import org.rdma4j.verbs.*;
 
 /**
  * The data-path cases of WRITE and SEND, each run over the two paths a packet can take on one
  * in-process fabric: handed to the peer QP without a packet (one-packet WRITEs and SENDs) or as a
- * burst (multi-packet WRITEs), and as packets through a link that is not a {@link DirectLink} (so the
+^ * burst (multi-packet WRITEs: 3000 bytes are three packets at MTU 1024), and as packets through a link that is not a {@link DirectLink} (so the
  * requester sends every packet and the responder checks each). The outcome must be the same: the
  * requester's and the responder's work completions, the target memory, the QPs' states. A check
  * added to one path and not the other makes a case differ here.
  */
 class PathEquivalenceTest {
-    private static final int MTU = 1024; // InProcessPair's bringUp: a 3000-byte WRITE is three packets
 
     /** The outcome of one case: what a program would see. */
     private record Outcome(List<String> requester, List<String> responder, byte[] target, QpState a, QpState b) {
@@ -167,46 +163,21 @@ class PathEquivalenceTest {
     }
 
     private static Outcome run(String name, Case c, UnaryOperator<Link> wrapper) {
-        LoopbackFabric fabric = new LoopbackFabric();
-        Device da = SoftDevices.createLoopback(name + "-a", fabric, wrapper);
-        Device db = SoftDevices.createLoopback(name + "-b", fabric, wrapper);
-        boolean ok = false;
-        try (Arena arena = Arena.ofShared(); Context a = da.open(); Context b = db.open()) {
-            ProtectionDomain pa = a.allocPd();
-            ProtectionDomain pb = b.allocPd();
-            CompletionQueue ca = a.createCq(16);
-            CompletionQueue cb = b.createCq(16);
-            QueuePair qa = pa.createQp(new QpInitAttr(QpType.RC, ca, ca));
-            QueuePair qb = pb.createQp(new QpInitAttr(QpType.RC, cb, cb));
-            ReceivePathFuzzTest.Connect.bringUp(qa, QpType.RC, b.queryGid(1, 1), qb.qpn(), 7, c.rnrRetry());
-            ReceivePathFuzzTest.Connect.bringUp(qb, QpType.RC, a.queryGid(1, 1), qa.qpn(), 7, 7);
-            MemorySegment src = arena.allocate(4096, 8);
-            MemorySegment dst = arena.allocate(4096, 8);
+        Outcome[] out = new Outcome[1];
+        QpCap cap = new QpCap(16, 16, 1, 1, 0);
+        InProcessPair.with(name, cap, cap, wrapper, c.rnrRetry(), p -> {
             for (int i = 0; i < 4096; i++) {
-                src.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 7 + 1));
+                p.src().set(ValueLayout.JAVA_BYTE, i, (byte) (i * 7 + 1));
             }
-            int all = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ;
-            Pair p = new Pair(qa, qb, ca, cb, pa.regMr(src, all), pb.regMr(dst, all));
-            c.post(p);
-            List<String> req = List.of(describe(ReceivePathFuzzTest.Connect.poll(ca)));
+            c.post(new Pair(p.qa(), p.qb(), p.ca(), p.cb(), p.ma(), p.mb()));
+            List<String> req = List.of(describe(ReceivePathFuzzTest.Connect.poll(p.ca())));
             List<String> resp = new ArrayList<>();
             for (int i = 0; i < c.responderCompletions(); i++) {
-                resp.add(describe(ReceivePathFuzzTest.Connect.poll(cb)));
+                resp.add(describe(ReceivePathFuzzTest.Connect.poll(p.cb())));
             }
-            Outcome o = new Outcome(req, resp, dst.toArray(ValueLayout.JAVA_BYTE), qa.state(), qb.state());
-            for (AutoCloseable r : new AutoCloseable[] {qa, qb, p.ma(), p.mb(), ca, cb, pa, pb}) {
-                r.close();
-            }
-            ok = true;
-            return o;
-        } catch (Exception e) {
-            throw new AssertionError(name + ": " + e, e);
-        } finally {
-            if (ok) { // after a failure the devices may still hold what the case left open
-                SoftDevices.remove(db);
-                SoftDevices.remove(da);
-            }
-        }
+            out[0] = new Outcome(req, resp, p.dst().toArray(ValueLayout.JAVA_BYTE), p.qa().state(), p.qb().state());
+        });
+        return out[0];
     }
 
     private static String describe(WorkCompletion w) {
