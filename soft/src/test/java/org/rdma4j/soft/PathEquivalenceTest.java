@@ -20,8 +20,9 @@ import org.rdma4j.verbs.*;
 /**
  * The data-path cases of WRITE and SEND, each run over the two paths a packet can take on one
  * in-process fabric: handed to the peer QP without a packet (one-packet WRITEs and SENDs) or as a
-^ * burst (multi-packet WRITEs: 3000 bytes are three packets at MTU 1024), and as packets through a link that is not a {@link DirectLink} (so the
- * requester sends every packet and the responder checks each). The outcome must be the same: the
+ * burst (multi-packet WRITEs: 3000 bytes are three packets at MTU 1024), and as packets through a
+ * link that is not a {@link DirectLink} (so the requester sends every packet and the responder
+ * checks each). The outcome must be the same: the
  * requester's and the responder's work completions, the target memory, the QPs' states. A check
  * added to one path and not the other makes a case differ here.
  */
