@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.rdma4j.conformance.AbstractVerbsTest;
 import org.rdma4j.conformance.QpBringUp;
 import org.rdma4j.soft.link.ShmLink;
-import org.rdma4j.soft.link.UdpLink;
+import org.rdma4j.soft.link.udp.UdpLink;
 import org.rdma4j.verbs.CompletionQueue;
 import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.Device;

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.rdma4j.soft.CapturedLog;
 import org.rdma4j.soft.SoftDevices;
+import org.rdma4j.soft.link.udp.UdpLink;
 import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.Gid;
 import org.rdma4j.verbs.spi.LogRateLimit;

@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.rdma4j.soft.SoftDevices;
+import org.rdma4j.soft.link.udp.UdpLink;
 import org.rdma4j.verbs.Gid;
 
 /** What a ring cannot take at once: more sending devices than lanes, more packets than a lane's slots. */

@@ -10,6 +10,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.rdma4j.soft.SoftDevices;
+import org.rdma4j.soft.link.udp.UdpLink;
 import org.rdma4j.soft.wire.Bth;
 import org.rdma4j.soft.wire.Opcode;
 import org.rdma4j.verbs.Gid;

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-package org.rdma4j.soft.link;
+package org.rdma4j.soft.link.udp;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.util.concurrent.atomic.AtomicLong;
+import org.rdma4j.soft.link.Packet;
+import org.rdma4j.soft.link.PacketSink;
 import org.rdma4j.soft.wire.Bth;
 import org.rdma4j.soft.wire.Icrc;
 import org.rdma4j.soft.wire.Ipv4IcrcSolver;
@@ -20,19 +22,19 @@ import org.rdma4j.verbs.Gid;
  * device, or drops and counts it. Counters are thread safe; each receiving thread has its own
  * {@link Scratch}.
  */
-final class UdpDatagrams {
+public final class UdpDatagrams {
     /** Room for the TTL and TOS (or hop limit and traffic class) control messages of one datagram. */
     static final long CONTROL_SIZE = 64;
 
-    final AtomicLong malformed = new AtomicLong();
-    final AtomicLong badIcrc = new AtomicLong();
+    public final AtomicLong malformed = new AtomicLong();
+    public final AtomicLong badIcrc = new AtomicLong();
     private final PacketSink sink;
     private final boolean v6;
     private final int port;
     private final Gid localGid;
     private final byte[] localBytes;
 
-    UdpDatagrams(PacketSink sink, boolean v6, int port, Gid localGid, byte[] localBytes) {
+    public UdpDatagrams(PacketSink sink, boolean v6, int port, Gid localGid, byte[] localBytes) {
         this.sink = sink;
         this.v6 = v6;
         this.port = port;
@@ -41,7 +43,7 @@ final class UdpDatagrams {
     }
 
     /** Per-receive-thread scratch. */
-    static final class Scratch {
+    public static final class Scratch {
         final Bth bth = new Bth();
         final Ipv6Header ip6 = new Ipv6Header();
         final UdpHeader udp = new UdpHeader();
@@ -63,8 +65,8 @@ final class UdpDatagrams {
     }
 
     /** As above, for a datagram sent to {@code dst} (a group, for multicast), batched or not. */
-    void deliver(Packet p, int len, boolean truncated, MemorySegment names, long at, Scratch k,
-                 Gid dst, byte[] dstBytes, boolean batched) {
+    public void deliver(Packet p, int len, boolean truncated, MemorySegment names, long at, Scratch k,
+                        Gid dst, byte[] dstBytes, boolean batched) {
         try {
             if (len == 0 && !truncated) {
                 p.release(); // an empty datagram: a wake-up (UdpSocket#wakeReceiver), or nothing to check

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-package org.rdma4j.soft.link;
+package org.rdma4j.soft.link.udp;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import org.rdma4j.soft.link.PacketPool;
 import org.rdma4j.soft.wire.Ipv4Header;
 
 /**

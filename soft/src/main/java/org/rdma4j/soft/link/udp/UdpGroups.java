@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package org.rdma4j.soft.link;
+package org.rdma4j.soft.link.udp;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -15,6 +15,8 @@ import java.util.concurrent.locks.LockSupport;
 import org.rdma4j.soft.agent.Agent;
 import org.rdma4j.soft.agent.AgentRunner;
 import org.rdma4j.soft.agent.IdleStrategy;
+import org.rdma4j.soft.link.Packet;
+import org.rdma4j.soft.link.PacketPool;
 import org.rdma4j.verbs.Gid;
 
 /**

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package org.rdma4j.soft.link;
+package org.rdma4j.soft.link.udp;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -24,6 +24,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.rdma4j.soft.SoftDevices;
+import org.rdma4j.soft.link.Packet;
+import org.rdma4j.soft.link.PacketAccess;
+import org.rdma4j.soft.link.PacketPool;
+import org.rdma4j.soft.link.PacketSink;
 import org.rdma4j.soft.wire.Bth;
 import org.rdma4j.soft.wire.Opcode;
 import org.rdma4j.verbs.Gid;
@@ -131,7 +135,7 @@ class UdpBatchTest {
                 assertEquals(2, calls, "21 datagrams in two sendmmsg calls (16 + 5)");
             }
             for (Packet p : handedOver) {
-                assertTrue(p.markFree(true), "every packet went back to its pool");
+                assertTrue(PacketAccess.markFree(p, true), "every packet went back to its pool");
             }
         }
     }

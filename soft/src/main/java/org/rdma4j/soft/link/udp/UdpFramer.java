@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package org.rdma4j.soft.link;
+package org.rdma4j.soft.link.udp;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -14,25 +14,25 @@ import org.rdma4j.soft.wire.UdpHeader;
  * {@link #pseudo} for the ICRC only, of the shared-memory link. Not thread safe: one under the UDP link's
  * send lock, one per thread delivering to the link's own address ({@link SelfScratch}), one per shm peer.
  */
-final class UdpFramer {
-    final Icrc icrc = new Icrc();
+public final class UdpFramer {
+    public final Icrc icrc = new Icrc();
     final Ipv4Header ip4 = new Ipv4Header();
     final Ipv6Header ip6 = new Ipv6Header();
     final UdpHeader udp = new UdpHeader();
     /** Where the headers go when they are only for the ICRC. */
-    final MemorySegment pseudo = Arena.ofAuto().allocate(64, 8);
+    public final MemorySegment pseudo = Arena.ofAuto().allocate(64, 8);
     private final boolean v6;
     private final byte[] localBytes;
     private final int port;
 
-    UdpFramer(boolean v6, byte[] localBytes, int port) {
+    public UdpFramer(boolean v6, byte[] localBytes, int port) {
         this.v6 = v6;
         this.localBytes = localBytes;
         this.port = port;
     }
 
-    void frame(MemorySegment ipOut, byte[] dst, int dstPort, int tos, int ttl, int ipv4Id,
-               MemorySegment bthOnward, long bth, int bthLength) {
+    public void frame(MemorySegment ipOut, byte[] dst, int dstPort, int tos, int ttl, int ipv4Id,
+                      MemorySegment bthOnward, long bth, int bthLength) {
         int udpLength = UdpHeader.LENGTH + bthLength;
         MemorySegment ipSeg;
         if (v6) {

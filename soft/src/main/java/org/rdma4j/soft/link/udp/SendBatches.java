@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-package org.rdma4j.soft.link;
+package org.rdma4j.soft.link.udp;
+
+import org.rdma4j.soft.link.LinkLog;
 
 /**
  * The loop around a batched send call (sendmmsg(2)): the call may send fewer datagrams than asked

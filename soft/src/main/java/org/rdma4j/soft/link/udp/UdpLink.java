@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package org.rdma4j.soft.link;
+package org.rdma4j.soft.link.udp;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -15,6 +15,11 @@ import java.util.concurrent.locks.LockSupport;
 import org.rdma4j.soft.agent.Agent;
 import org.rdma4j.soft.agent.AgentRunner;
 import org.rdma4j.soft.agent.IdleStrategy;
+import org.rdma4j.soft.link.Link;
+import org.rdma4j.soft.link.LinkLog;
+import org.rdma4j.soft.link.Packet;
+import org.rdma4j.soft.link.PacketPool;
+import org.rdma4j.soft.link.PacketSink;
 import org.rdma4j.soft.wire.Bth;
 import org.rdma4j.soft.wire.Icrc;
 import org.rdma4j.soft.wire.Opcode;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package org.rdma4j.soft.link;
+package org.rdma4j.soft.link.udp;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -11,6 +11,8 @@ import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.DatagramChannel;
+import org.rdma4j.soft.link.Packet;
+import org.rdma4j.soft.link.PacketPool;
 
 /**
  * {@link UdpLink.Mode#CHANNEL}: a {@code DatagramChannel}; works anywhere Java does, between rdma4j

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package org.rdma4j.soft.link;
+package org.rdma4j.soft.link.udp;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -22,7 +22,7 @@ import org.rdma4j.verbs.spi.ffm.NativeLibrary;
  * the socket calls, their constants and struct layouts. Linux x86-64/aarch64 only; check
  * {@link #isAvailable()}. Thread safe (stateless).
  */
-final class LinuxSockets {
+public final class LinuxSockets {
     static final int AF_INET = 2;
     static final int AF_INET6 = 10;
     static final int SOCK_DGRAM = 2;
@@ -98,7 +98,7 @@ final class LinuxSockets {
     /** struct iovec. */
     static final long IOVEC_SIZE = 16;
     /** Room for a sockaddr_in6. */
-    static final long SOCKADDR_SIZE = 28;
+    public static final long SOCKADDR_SIZE = 28;
 
     static {
         Throwable cause = null;
@@ -344,7 +344,7 @@ final class LinuxSockets {
     }
 
     /** Writes a sockaddr_in or sockaddr_in6 for {@code addr} (4 or 16 bytes) and port; returns its length. */
-    static int writeSockaddr(MemorySegment sa, byte[] addr, int port) {
+    public static int writeSockaddr(MemorySegment sa, byte[] addr, int port) {
         sa.fill((byte) 0);
         if (addr.length == 4) {
             sa.set(ValueLayout.JAVA_SHORT, 0, (short) AF_INET);

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-package org.rdma4j.soft.link;
+package org.rdma4j.soft.link.udp;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import org.rdma4j.soft.link.LinkLog;
+import org.rdma4j.soft.link.Packet;
+import org.rdma4j.soft.link.PacketPool;
 
 /**
  * {@link UdpLink.Mode#NATIVE}: a libc UDP socket through FFM, batched receive with recvmmsg, the TTL and
