@@ -8,7 +8,7 @@ import java.util.Set;
 import java.util.function.UnaryOperator;
 import org.rdma4j.soft.link.FaultyLink;
 import org.rdma4j.soft.link.Link;
-import org.rdma4j.soft.link.ShmLink;
+import org.rdma4j.soft.link.shm.ShmLink;
 import org.rdma4j.soft.link.udp.UdpLink;
 import org.rdma4j.verbs.Device;
 import org.rdma4j.verbs.DeviceSpec;

@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.function.UnaryOperator;
 import org.rdma4j.soft.link.Link;
 import org.rdma4j.soft.link.LoopbackFabric;
-import org.rdma4j.soft.link.ShmLink;
+import org.rdma4j.soft.link.shm.ShmLink;
 import org.rdma4j.soft.link.udp.UdpLink;
 import org.rdma4j.verbs.Device;
 import org.rdma4j.verbs.Errno;

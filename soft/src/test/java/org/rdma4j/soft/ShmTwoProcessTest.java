@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.rdma4j.conformance.AbstractVerbsTest;
 import org.rdma4j.conformance.QpBringUp;
-import org.rdma4j.soft.link.ShmLink;
+import org.rdma4j.soft.link.shm.ShmLink;
 import org.rdma4j.soft.link.udp.UdpLink;
 import org.rdma4j.verbs.CompletionQueue;
 import org.rdma4j.verbs.Context;

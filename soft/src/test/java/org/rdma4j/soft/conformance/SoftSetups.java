@@ -24,7 +24,7 @@ import org.rdma4j.soft.SoftDevices;
 import org.rdma4j.soft.SoftInternals;
 import org.rdma4j.soft.link.FaultyLink;
 import org.rdma4j.soft.link.LoopbackFabric;
-import org.rdma4j.soft.link.ShmLink;
+import org.rdma4j.soft.link.shm.ShmLink;
 import org.rdma4j.soft.link.udp.UdpLink;
 import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.Device;

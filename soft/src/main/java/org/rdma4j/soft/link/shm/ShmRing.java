@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package org.rdma4j.soft.link;
+package org.rdma4j.soft.link.shm;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -11,6 +11,7 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import org.rdma4j.soft.link.Packet;
 
 /**
  * One receiving device's shared-memory file: a header and {@link #lanes()} single-producer

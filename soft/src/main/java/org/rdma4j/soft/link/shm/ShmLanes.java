@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-package org.rdma4j.soft.link;
+package org.rdma4j.soft.link.shm;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.concurrent.atomic.AtomicLong;
+import org.rdma4j.soft.link.Packet;
+import org.rdma4j.soft.link.PacketPool;
+import org.rdma4j.soft.link.PacketSink;
 import org.rdma4j.soft.link.udp.LinuxSockets;
 import org.rdma4j.soft.link.udp.UdpDatagrams;
 import org.rdma4j.soft.wire.Bth;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package org.rdma4j.soft.link;
+package org.rdma4j.soft.link.shm;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -23,6 +23,10 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.rdma4j.soft.agent.Agent;
 import org.rdma4j.soft.agent.AgentRunner;
 import org.rdma4j.soft.agent.IdleStrategy;
+import org.rdma4j.soft.link.Link;
+import org.rdma4j.soft.link.LinkLog;
+import org.rdma4j.soft.link.Packet;
+import org.rdma4j.soft.link.PacketSink;
 import org.rdma4j.soft.link.udp.UdpDatagrams;
 import org.rdma4j.soft.link.udp.UdpFramer;
 import org.rdma4j.soft.link.udp.UdpLink;

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-package org.rdma4j.soft.link;
+package org.rdma4j.soft.link.shm;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.rdma4j.soft.link.ShmRingTest.gid;
-import static org.rdma4j.soft.link.ShmRingTest.me;
+import static org.rdma4j.soft.link.shm.ShmRingTest.gid;
+import static org.rdma4j.soft.link.shm.ShmRingTest.me;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -22,6 +22,9 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.rdma4j.soft.SoftDevices;
+import org.rdma4j.soft.link.Packet;
+import org.rdma4j.soft.link.PacketPool;
+import org.rdma4j.soft.link.PacketSink;
 import org.rdma4j.soft.link.udp.UdpLink;
 import org.rdma4j.soft.wire.Bth;
 import org.rdma4j.soft.wire.Opcode;
