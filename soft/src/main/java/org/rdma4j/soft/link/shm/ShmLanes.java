@@ -3,15 +3,14 @@ package org.rdma4j.soft.link.shm;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.concurrent.atomic.AtomicLong;
 import org.rdma4j.soft.link.Packet;
 import org.rdma4j.soft.link.PacketPool;
 import org.rdma4j.soft.link.PacketSink;
 import org.rdma4j.soft.link.udp.LinuxSockets;
+import org.rdma4j.soft.link.udp.RoceFramer;
 import org.rdma4j.soft.link.udp.UdpDatagrams;
 import org.rdma4j.soft.wire.Bth;
-import org.rdma4j.soft.wire.Icrc;
 import org.rdma4j.soft.wire.Opcode;
 import org.rdma4j.verbs.Gid;
 
@@ -147,20 +146,11 @@ final class ShmLanes implements ShmRing.Handler {
     /** {@link UdpDatagrams#deliver}'s checks but the ICRC's (see {@link #CHECK_ICRC}). */
     private void deliverUnchecked(Packet p, int len, Gid from) {
         try {
-            if (len < Bth.LENGTH + Icrc.LENGTH) {
+            int payload = RoceFramer.checkedPayload(p, len);
+            if (payload < 0) {
                 malformed(p);
                 return;
             }
-            int op = Bth.opcodeOf(p.buffer);
-            int hl = Opcode.headerLength(op);
-            int pad = (p.buffer.get(ValueLayout.JAVA_BYTE, 1) >>> 4) & 3;
-            int payload = len - hl - pad - Icrc.LENGTH;
-            if (!Opcode.isValid(op) || Bth.tverOf(p.buffer) != 0 || payload < 0 || payload > Packet.MAX_PAYLOAD
-                    || (!Opcode.hasPayload(op) && payload + pad != 0)) {
-                malformed(p);
-                return;
-            }
-            p.headerLength = hl;
             p.setFlatPayload(payload);
             p.srcGid = from;
             p.dstGid = localGid;

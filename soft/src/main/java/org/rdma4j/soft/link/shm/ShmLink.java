@@ -28,7 +28,7 @@ import org.rdma4j.soft.link.LinkLog;
 import org.rdma4j.soft.link.Packet;
 import org.rdma4j.soft.link.PacketSink;
 import org.rdma4j.soft.link.udp.UdpDatagrams;
-import org.rdma4j.soft.link.udp.UdpFramer;
+import org.rdma4j.soft.link.udp.RoceFramer;
 import org.rdma4j.soft.link.udp.UdpLink;
 import org.rdma4j.soft.wire.Bth;
 import org.rdma4j.soft.wire.Icrc;
@@ -413,7 +413,7 @@ public final class ShmLink implements Link {
         private boolean warned;
         final ShmBacklog backlog = new ShmBacklog();
         private long retryAtNs = System.nanoTime();
-        private final UdpFramer framer = new UdpFramer(v6, localBytes, port);
+        private final RoceFramer framer = new RoceFramer(v6, localBytes, port);
         private final ByteBuffer bell = ByteBuffer.allocateDirect(1);
 
         Peer(Gid gid) {
@@ -490,14 +490,8 @@ public final class ShmLink implements Link {
                 return (int) -slot;
             }
             MemorySegment map = ring.map;
-            int hl = p.headerLength;
-            int len = p.payloadLength;
-            MemorySegment.copy(p.buffer, 0, map, slot, hl);
-            p.copyPayload(0, map, slot + hl, len);
-            for (long i = slot + hl + len, end = slot + bthLength - Icrc.LENGTH; i < end; i++) {
-                map.set(ValueLayout.JAVA_BYTE, i, (byte) 0); // the pad
-            }
-            int ttl = p.hopLimit == 0 ? Packet.DEFAULT_HOP_LIMIT : p.hopLimit & 0xFF;
+            RoceFramer.copyBthOnward(p, map, slot, bthLength);
+            int ttl = RoceFramer.hopLimitOf(p);
             int tos = p.trafficClass & 0xFF;
             if (icrc) {
                 framer.frame(framer.pseudo, dstBytes, remotePort, tos, ttl, 0, map, slot, bthLength);
@@ -532,7 +526,7 @@ public final class ShmLink implements Link {
             MemorySegment map = ring.map;
             MemorySegment.copy(p.buffer, 0, map, at, hl);
             p.copyPayload(0, map, at + hl, len);
-            int ttl = p.hopLimit == 0 ? Packet.DEFAULT_HOP_LIMIT : p.hopLimit & 0xFF;
+            int ttl = RoceFramer.hopLimitOf(p);
             producer.publishBurst(hl + len, ttl, p.trafficClass & 0xFF, p.burstPackets, p.burstMtu,
                     p.burstLastOpcode);
             shmSent.addAndGet(p.burstPackets);
@@ -684,15 +678,11 @@ public final class ShmLink implements Link {
         }
 
         private int bthOnwardLength(Packet p) {
-            if (p.hasIcrc && !framer.icrc.verifyBthOnward(p.buffer, 0, p.headerLength + p.payloadLength + Icrc.LENGTH)) {
+            int bthLength = framer.bthOnwardLength(p);
+            if (bthLength == RoceFramer.BAD_ICRC) {
                 datagrams.badIcrc.incrementAndGet();
-                return -1;
-            }
-            int pad = (4 - (p.payloadLength & 3)) & 3;
-            int bthLength = p.headerLength + p.payloadLength + pad + Icrc.LENGTH;
-            if (bthLength > Packet.BUFFER_SIZE) {
+            } else if (bthLength == RoceFramer.TOO_LONG) {
                 fullDrops.incrementAndGet();
-                return -1;
             }
             return bthLength;
         }

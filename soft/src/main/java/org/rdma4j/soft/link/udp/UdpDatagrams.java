@@ -8,11 +8,9 @@ import java.net.InetAddress;
 import java.util.concurrent.atomic.AtomicLong;
 import org.rdma4j.soft.link.Packet;
 import org.rdma4j.soft.link.PacketSink;
-import org.rdma4j.soft.wire.Bth;
 import org.rdma4j.soft.wire.Icrc;
 import org.rdma4j.soft.wire.Ipv4IcrcSolver;
 import org.rdma4j.soft.wire.Ipv6Header;
-import org.rdma4j.soft.wire.Opcode;
 import org.rdma4j.soft.wire.UdpHeader;
 import org.rdma4j.verbs.Gid;
 
@@ -44,7 +42,6 @@ public final class UdpDatagrams {
 
     /** Per-receive-thread scratch. */
     public static final class Scratch {
-        final Bth bth = new Bth();
         final Ipv6Header ip6 = new Ipv6Header();
         final UdpHeader udp = new UdpHeader();
         final Icrc icrc = new Icrc();
@@ -72,17 +69,8 @@ public final class UdpDatagrams {
                 p.release(); // an empty datagram: a wake-up (UdpSocket#wakeReceiver), or nothing to check
                 return;
             }
-            if (truncated || len < Bth.LENGTH + Icrc.LENGTH || len > Packet.BUFFER_SIZE) {
-                drop(p, malformed);
-                return;
-            }
-            Bth bth = k.bth.wrap(p.buffer, 0);
-            int op = bth.opcode();
-            int hl = Opcode.headerLength(op);
-            int pad = bth.padCount();
-            int payload = len - hl - pad - Icrc.LENGTH;
-            if (!Opcode.isValid(op) || bth.tver() != 0 || payload < 0 || payload > Packet.MAX_PAYLOAD
-                    || (!Opcode.hasPayload(op) && payload + pad != 0)) {
+            int payload = truncated || len > Packet.BUFFER_SIZE ? -1 : RoceFramer.checkedPayload(p, len);
+            if (payload < 0) {
                 drop(p, malformed);
                 return;
             }
@@ -115,7 +103,6 @@ public final class UdpDatagrams {
                 from = Gid.of(InetAddress.getByAddress(src));
                 k.lastSource = from;
             }
-            p.headerLength = hl;
             p.setFlatPayload(payload);
             p.srcGid = from;
             p.dstGid = dst;

@@ -4,7 +4,6 @@ package org.rdma4j.soft.link.udp;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.util.Map;
@@ -21,7 +20,6 @@ import org.rdma4j.soft.link.Packet;
 import org.rdma4j.soft.link.PacketPool;
 import org.rdma4j.soft.link.PacketSink;
 import org.rdma4j.soft.wire.Bth;
-import org.rdma4j.soft.wire.Icrc;
 import org.rdma4j.soft.wire.Opcode;
 import org.rdma4j.soft.wire.UdpHeader;
 import org.rdma4j.verbs.Gid;
@@ -124,7 +122,7 @@ public final class UdpLink implements Link {
     /** Packets to {@link #localGid} are this device's: the address is not shared with the remote port's device. */
     private final boolean selfLoopback;
     /** Per sending thread: what delivering a packet to this link's own address needs. */
-    private final ThreadLocal<UdpFramer.SelfScratch> selfScratch;
+    private final ThreadLocal<SelfScratch> selfScratch;
     /** The last receive filled a whole batch, so more datagrams are probably queued. */
     private volatile boolean backlogged;
 
@@ -215,7 +213,7 @@ public final class UdpLink implements Link {
     /** Send slots: one datagram each, framed before the socket sends the run (slot 0: one at a time). */
     private final MemorySegment[] sendBufs;
     private final byte[] destBytes;
-    private final UdpFramer sendFramer;
+    private final RoceFramer sendFramer;
     /** What the socket sends from each send slot: the whole IP packet (raw mode), or from the BTH on. */
     private final MemorySegment[] sendDatagrams;
 
@@ -226,8 +224,8 @@ public final class UdpLink implements Link {
         this.remotePort = remotePort;
         this.v6 = !(local instanceof Inet4Address);
         this.destBytes = new byte[v6 ? 16 : 4];
-        this.sendFramer = new UdpFramer(v6, localBytes, port);
-        this.selfScratch = ThreadLocal.withInitial(() -> new UdpFramer.SelfScratch(v6, localBytes, port));
+        this.sendFramer = new RoceFramer(v6, localBytes, port);
+        this.selfScratch = ThreadLocal.withInitial(() -> new SelfScratch(v6, localBytes, port));
         if (mode == Mode.AUTO) {
             mode = LinuxSockets.isAvailable() ? Mode.NATIVE : Mode.CHANNEL;
         }
@@ -357,16 +355,12 @@ public final class UdpLink implements Link {
      * is not sent: corrupted before it reached us (fault injection in front of this link: a NIC would
      * drop it), or too long for a datagram.
      */
-    private int bthOnwardLength(Packet p, Icrc icrc) {
-        if (p.hasIcrc && !icrc.verifyBthOnward(p.buffer, 0, p.headerLength + p.payloadLength + Icrc.LENGTH)) {
+    private int bthOnwardLength(Packet p, RoceFramer framer) {
+        int bthLength = framer.bthOnwardLength(p);
+        if (bthLength == RoceFramer.BAD_ICRC) {
             datagrams.badIcrc.incrementAndGet();
-            return -1;
-        }
-        int pad = (4 - (p.payloadLength & 3)) & 3;
-        int bthLength = p.headerLength + p.payloadLength + pad + Icrc.LENGTH;
-        if (bthLength > DATAGRAM_MAX) {
+        } else if (bthLength == RoceFramer.TOO_LONG) {
             dropped.incrementAndGet();
-            return -1;
         }
         return bthLength;
     }
@@ -382,7 +376,7 @@ public final class UdpLink implements Link {
      * what completed, or the peer could flush a work request that was delivered.
      */
     private void sendLocked(Packet p, Gid dst) {
-        int ttl = hopLimitOf(p);
+        int ttl = RoceFramer.hopLimitOf(p);
         int tos = p.trafficClass & 0xFF;
         boolean multicast = dst.isMulticast();
         int k = deferred;
@@ -508,7 +502,7 @@ public final class UdpLink implements Link {
      * socket sends from {@link #sendDatagrams}[slot], or -1 after counting why it is not sent.
      */
     private int frameLocked(Packet p, Gid dst, int slot) {
-        int bthLength = bthOnwardLength(p, sendFramer.icrc);
+        int bthLength = bthOnwardLength(p, sendFramer);
         if (bthLength < 0) {
             return -1;
         }
@@ -519,14 +513,8 @@ public final class UdpLink implements Link {
         int ipLen = socket.ipHeaderLength();
         boolean raw = ipLen > 0;
         long bth = ipLen + UdpHeader.LENGTH;
-        int hl = p.headerLength;
-        int pad = bthLength - Icrc.LENGTH - hl - p.payloadLength;
-        MemorySegment.copy(p.buffer, 0, buf, bth, hl);
-        p.copyPayload(0, buf, bth + hl, p.payloadLength);
-        for (int i = 0; i < pad; i++) {
-            buf.set(ValueLayout.JAVA_BYTE, bth + hl + p.payloadLength + i, (byte) 0);
-        }
-        int ttl = hopLimitOf(p);
+        RoceFramer.copyBthOnward(p, buf, bth, bthLength);
+        int ttl = RoceFramer.hopLimitOf(p);
         int tos = p.trafficClass & 0xFF;
         // Raw mode sends the IP header written here; the others only compute the ICRC over it.
         sendFramer.frame(raw ? buf : sendFramer.pseudo, destBytes, remotePort, tos, ttl, raw ? IPV4_ID : 0,
@@ -605,14 +593,14 @@ public final class UdpLink implements Link {
      */
     private int runEnd(Packet[] packets, int from, int count) {
         Packet first = packets[from];
-        int ttl = hopLimitOf(first);
+        int ttl = RoceFramer.hopLimitOf(first);
         int tos = first.trafficClass & 0xFF;
         boolean multicast = first.dstGid.isMulticast();
         int end = from + 1;
         while (end < count && end - from < UdpSocket.SEND_BATCH) {
             Packet p = packets[end];
             Gid dst = p.dstGid;
-            if (!routable(dst) || toSelf(dst) || hopLimitOf(p) != ttl || (p.trafficClass & 0xFF) != tos
+            if (!routable(dst) || toSelf(dst) || RoceFramer.hopLimitOf(p) != ttl || (p.trafficClass & 0xFF) != tos
                     || dst.isMulticast() != multicast) {
                 break;
             }
@@ -629,7 +617,7 @@ public final class UdpLink implements Link {
     private int sendRunLocked(Packet[] packets, int from, int to) {
         flushDeferredLocked(); // they left first; the run uses the slots from 0
         Packet first = packets[from];
-        int ttl = hopLimitOf(first);
+        int ttl = RoceFramer.hopLimitOf(first);
         int tos = first.trafficClass & 0xFF;
         boolean multicast = first.dstGid.isMulticast();
         int freed = 0;
@@ -656,10 +644,6 @@ public final class UdpLink implements Link {
         return freed;
     }
 
-    private static int hopLimitOf(Packet p) {
-        return p.hopLimit == 0 ? Packet.DEFAULT_HOP_LIMIT : p.hopLimit & 0xFF;
-    }
-
     /**
      * A unicast packet to this link's own address, as rxe's loopback: framed in place (payload
      * materialized, pad, the ICRC over the IP and UDP headers it would have had, from and to this
@@ -667,10 +651,10 @@ public final class UdpLink implements Link {
      * received datagram passes. Nothing is sent. Takes ownership of {@code p}.
      */
     private void deliverToSelf(Packet p) {
-        UdpFramer.SelfScratch k = selfScratch.get();
+        SelfScratch k = selfScratch.get();
         int bthLength;
         try {
-            bthLength = bthOnwardLength(p, k.framer.icrc);
+            bthLength = bthOnwardLength(p, k.framer);
             if (bthLength < 0) {
                 p.release();
                 return;
@@ -680,10 +664,8 @@ public final class UdpLink implements Link {
             p.release();
             throw e;
         }
-        for (int i = p.headerLength + p.payloadLength; i < bthLength - Icrc.LENGTH; i++) {
-            p.buffer.set(ValueLayout.JAVA_BYTE, i, (byte) 0); // the pad
-        }
-        int ttl = hopLimitOf(p);
+        RoceFramer.padInPlace(p, bthLength);
+        int ttl = RoceFramer.hopLimitOf(p);
         int tos = p.trafficClass & 0xFF;
         int ipv4Id = socket.ipHeaderLength() > 0 ? IPV4_ID : 0;
         k.framer.frame(k.framer.pseudo, localBytes, port, tos, ttl, ipv4Id, p.buffer, 0, bthLength);
@@ -696,6 +678,18 @@ public final class UdpLink implements Link {
         LinuxSockets.writeSockaddr(k.source, localBytes, port);
         selfDelivered.incrementAndGet();
         datagrams.deliver(p, bthLength, false, k.source, 0, k.receive, localGid, localBytes, false);
+    }
+
+    /** One thread's scratch for a link's delivery to its own address. */
+    private static final class SelfScratch {
+        final RoceFramer framer;
+        final UdpDatagrams.Scratch receive = new UdpDatagrams.Scratch();
+        /** The packet's source as a sockaddr, as the socket would report it. */
+        final MemorySegment source = Arena.ofAuto().allocate(LinuxSockets.SOCKADDR_SIZE, 8);
+
+        SelfScratch(boolean v6, byte[] localBytes, int port) {
+            framer = new RoceFramer(v6, localBytes, port);
+        }
     }
 
     // ------------------------------------------------------------------ receive
