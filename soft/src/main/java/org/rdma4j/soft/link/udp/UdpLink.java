@@ -67,7 +67,8 @@ public final class UdpLink implements Link {
     /** The RoCEv2 UDP port. */
     public static final int ROCE_PORT = UdpHeader.ROCE_V2_PORT;
     private static final int DATAGRAM_MAX = Packet.BUFFER_SIZE;
-    private static final int IPV4_ID = 0x1234;
+    /** The IP Identification of the IPv4 datagrams the link frames (raw mode sends it; the ICRC covers it). */
+    static final int IPV4_ID = 0x1234;
     /** One send slot: the longest datagram and room for the IP and UDP headers, 8-byte aligned. */
     private static final int SLOT_SIZE = (DATAGRAM_MAX + 64 + 7) & ~7;
     /** A {@link #poll()} at most this long ago means a thread is polling the link now. */
@@ -117,12 +118,11 @@ public final class UdpLink implements Link {
     private final AgentRunner receiver;
     private final AtomicLong sent = new AtomicLong();
     private final AtomicLong dropped = new AtomicLong();
-    private final AtomicLong selfDelivered = new AtomicLong();
     private final Gid localGid;
     /** Packets to {@link #localGid} are this device's: the address is not shared with the remote port's device. */
     private final boolean selfLoopback;
-    /** Per sending thread: what delivering a packet to this link's own address needs. */
-    private final ThreadLocal<SelfScratch> selfScratch;
+    /** Delivers packets to this link's own address (see the class comment). */
+    private final UdpSelfDelivery self;
     /** The last receive filled a whole batch, so more datagrams are probably queued. */
     private volatile boolean backlogged;
 
@@ -225,7 +225,6 @@ public final class UdpLink implements Link {
         this.v6 = !(local instanceof Inet4Address);
         this.destBytes = new byte[v6 ? 16 : 4];
         this.sendFramer = new RoceFramer(v6, localBytes, port);
-        this.selfScratch = ThreadLocal.withInitial(() -> new SelfScratch(v6, localBytes, port));
         if (mode == Mode.AUTO) {
             mode = LinuxSockets.isAvailable() ? Mode.NATIVE : Mode.CHANNEL;
         }
@@ -245,6 +244,7 @@ public final class UdpLink implements Link {
         this.localGid = Gid.of(local);
         this.selfLoopback = remotePort == port;
         this.datagrams = new UdpDatagrams(sink, v6, port, localGid, localBytes);
+        this.self = new UdpSelfDelivery(socket, datagrams, v6, localBytes, port, localGid, dropped);
         this.groups = mode == Mode.CHANNEL ? null
                 : new UdpGroups(v6, port, localBytes, interfaceIndex, local.getHostAddress(), pool, datagrams);
         int slots = socket.sendBatchUnavailable() == null ? UdpSocket.SEND_BATCH : 1;
@@ -327,7 +327,7 @@ public final class UdpLink implements Link {
             }
             if (toSelf(dst)) {
                 owned = false; // the receive path owns it now (or it was released)
-                deliverToSelf(p);
+                self.deliver(p);
                 return;
             }
             synchronized (sendLock) {
@@ -355,7 +355,7 @@ public final class UdpLink implements Link {
      * is not sent: corrupted before it reached us (fault injection in front of this link: a NIC would
      * drop it), or too long for a datagram.
      */
-    private int bthOnwardLength(Packet p, RoceFramer framer) {
+    static int bthOnwardLength(Packet p, RoceFramer framer, UdpDatagrams datagrams, AtomicLong dropped) {
         int bthLength = framer.bthOnwardLength(p);
         if (bthLength == RoceFramer.BAD_ICRC) {
             datagrams.badIcrc.incrementAndGet();
@@ -502,7 +502,7 @@ public final class UdpLink implements Link {
      * socket sends from {@link #sendDatagrams}[slot], or -1 after counting why it is not sent.
      */
     private int frameLocked(Packet p, Gid dst, int slot) {
-        int bthLength = bthOnwardLength(p, sendFramer);
+        int bthLength = bthOnwardLength(p, sendFramer, datagrams, dropped);
         if (bthLength < 0) {
             return -1;
         }
@@ -570,7 +570,7 @@ public final class UdpLink implements Link {
             } else if (toSelf(dst)) {
                 packets[i++] = null;
                 try {
-                    deliverToSelf(p);
+                    self.deliver(p);
                 } catch (IllegalStateException e) {
                     freed++;
                 }
@@ -642,54 +642,6 @@ public final class UdpLink implements Link {
             ringsDoorbellNext(Thread.currentThread());
         }
         return freed;
-    }
-
-    /**
-     * A unicast packet to this link's own address, as rxe's loopback: framed in place (payload
-     * materialized, pad, the ICRC over the IP and UDP headers it would have had, from and to this
-     * link's port) and handed to the device's receive path on this thread through the checks every
-     * received datagram passes. Nothing is sent. Takes ownership of {@code p}.
-     */
-    private void deliverToSelf(Packet p) {
-        SelfScratch k = selfScratch.get();
-        int bthLength;
-        try {
-            bthLength = bthOnwardLength(p, k.framer);
-            if (bthLength < 0) {
-                p.release();
-                return;
-            }
-            p.materialize(); // copies from the sender's memory: fails if it was freed (the caller counts it)
-        } catch (RuntimeException e) {
-            p.release();
-            throw e;
-        }
-        RoceFramer.padInPlace(p, bthLength);
-        int ttl = RoceFramer.hopLimitOf(p);
-        int tos = p.trafficClass & 0xFF;
-        int ipv4Id = socket.ipHeaderLength() > 0 ? IPV4_ID : 0;
-        k.framer.frame(k.framer.pseudo, localBytes, port, tos, ttl, ipv4Id, p.buffer, 0, bthLength);
-        // What a receiver of this datagram reads: the hop limit and class it was sent with (no router
-        // in between), no flow label (not carried over UDP), and no BTH-onward ICRC (the real one is in).
-        p.hopLimit = ttl;
-        p.trafficClass = tos;
-        p.flowLabel = 0;
-        p.hasIcrc = false;
-        LinuxSockets.writeSockaddr(k.source, localBytes, port);
-        selfDelivered.incrementAndGet();
-        datagrams.deliver(p, bthLength, false, k.source, 0, k.receive, localGid, localBytes, false);
-    }
-
-    /** One thread's scratch for a link's delivery to its own address. */
-    private static final class SelfScratch {
-        final RoceFramer framer;
-        final UdpDatagrams.Scratch receive = new UdpDatagrams.Scratch();
-        /** The packet's source as a sockaddr, as the socket would report it. */
-        final MemorySegment source = Arena.ofAuto().allocate(LinuxSockets.SOCKADDR_SIZE, 8);
-
-        SelfScratch(boolean v6, byte[] localBytes, int port) {
-            framer = new RoceFramer(v6, localBytes, port);
-        }
     }
 
     // ------------------------------------------------------------------ receive
@@ -1026,7 +978,7 @@ public final class UdpLink implements Link {
      * on a link whose remote port is not its own port).
      */
     public long selfDeliveredPackets() {
-        return selfDelivered.get();
+        return self.delivered.get();
     }
 
     public long malformedDrops() {
@@ -1073,7 +1025,7 @@ public final class UdpLink implements Link {
         m.put("udp_sendmmsg_calls", socket.sendBatchCalls());
         m.put("udp_gso_messages", socket.gsoMessages());
         m.put("udp_gso_datagrams", socket.gsoDatagrams());
-        m.put("udp_self_delivered_packets", selfDelivered.get());
+        m.put("udp_self_delivered_packets", self.delivered.get());
         m.put("udp_polled_packets", polledPackets.get());
         m.put("udp_agent_packets", agentPackets.get());
         m.put("udp_await_wakeups", awaitWakeups.get());
