@@ -2,8 +2,6 @@
 package org.rdma4j.soft.link.udp;
 
 import java.io.IOException;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.util.Map;
@@ -15,12 +13,9 @@ import org.rdma4j.soft.agent.Agent;
 import org.rdma4j.soft.agent.AgentRunner;
 import org.rdma4j.soft.agent.IdleStrategy;
 import org.rdma4j.soft.link.Link;
-import org.rdma4j.soft.link.LinkLog;
 import org.rdma4j.soft.link.Packet;
 import org.rdma4j.soft.link.PacketPool;
 import org.rdma4j.soft.link.PacketSink;
-import org.rdma4j.soft.wire.Bth;
-import org.rdma4j.soft.wire.Opcode;
 import org.rdma4j.soft.wire.UdpHeader;
 import org.rdma4j.verbs.Gid;
 
@@ -66,11 +61,6 @@ import org.rdma4j.verbs.Gid;
 public final class UdpLink implements Link {
     /** The RoCEv2 UDP port. */
     public static final int ROCE_PORT = UdpHeader.ROCE_V2_PORT;
-    private static final int DATAGRAM_MAX = Packet.BUFFER_SIZE;
-    /** The IP Identification of the IPv4 datagrams the link frames (raw mode sends it; the ICRC covers it). */
-    static final int IPV4_ID = 0x1234;
-    /** One send slot: the longest datagram and room for the IP and UDP headers, 8-byte aligned. */
-    private static final int SLOT_SIZE = (DATAGRAM_MAX + 64 + 7) & ~7;
     /** A {@link #poll()} at most this long ago means a thread is polling the link now. */
     static final long POLLING_NS = 50_000;
     /**
@@ -107,20 +97,15 @@ public final class UdpLink implements Link {
     private final InetAddress local;
     private final byte[] localBytes;
     private final int port;
-    private final int remotePort;
     private final boolean v6;
     private final Mode mode;
     private final UdpSocket socket;
     private final UdpDatagrams datagrams;
     private final UdpGroups groups;
     private final PacketPool pool = new PacketPool();
-    private volatile boolean closed;
     private final AgentRunner receiver;
-    private final AtomicLong sent = new AtomicLong();
-    private final AtomicLong dropped = new AtomicLong();
-    private final Gid localGid;
-    /** Packets to {@link #localGid} are this device's: the address is not shared with the remote port's device. */
-    private final boolean selfLoopback;
+    /** Frames, stages and sends. */
+    private final UdpSendStage stage;
     /** Delivers packets to this link's own address (see the class comment). */
     private final UdpSelfDelivery self;
     /** The last receive filled a whole batch, so more datagrams are probably queued. */
@@ -147,84 +132,11 @@ public final class UdpLink implements Link {
     /** A thread is inside {@link #await}'s wait for the socket (tests). */
     private volatile boolean awaiting;
 
-    // send side (guarded by sendLock)
-    private final Object sendLock = new Object();
-    /**
-     * The thread receiving in {@link #poll()} or {@link #await} now, while it does: what it sends meanwhile (ACKs, mostly)
-     * is framed and staged, not sent, and leaves with the next send of any thread in one sendmmsg
-     * (a busy-polling application's reply, typically: the ACK of the message it replies to is then no
-     * system call of its own between receiving and replying), or at the next {@link #poll()} (by the
-     * deferring thread itself: the first one {@link #ACK_HOLD_NS} or more after the first was staged),
-     * {@link #await}, {@link #pollerBlocks()}, or receive-agent round, whichever comes first (while
-     * threads poll the agent parks at most {@link #MAX_STANDBY_NS} ns; while it waits in the socket
-     * instead, the poller sends what it deferred before poll() or await() returns). The receive agent and
-     * {@link #receiveArrived()} defer too, and send what they deferred right after their batch. Written
-     * and compared only by the thread itself.
-     */
-    private Thread deferring;
-    /** The thread that last called {@link #poll()}: a busy poller of this link. */
-    private volatile Thread lastPoller;
-    /**
-     * Doorbell batching: the polling thread ({@link #lastPoller}) that sent since its last poll; its next
-     * sends are staged like a poller's deferred packets (up to a send batch, one sendmmsg, runs of
-     * equal datagrams as one GSO message), until its next {@link #poll()}, {@link #await},
-     * {@link #pollerBlocks()}, a send by another thread, the receive agent's next round (it parks at
-     * most {@link #MAX_STANDBY_NS} while threads poll) or {@link #close()}. Never while the agent waits
-     * in the socket: a sender that staged after the agent went there sends at once. Cleared by every
-     * poll and await.
-     */
-    private volatile Thread doorbellPoster;
-    private final AtomicLong doorbellPackets = new AtomicLong();
-    /**
-     * Slots 1..deferred hold staged datagrams (volatile: pollers and the agent look without the lock);
-     * slot 0 is kept for a request that goes before them.
-     */
-    private volatile int deferred;
-    /**
-     * Every deferred datagram is a response (an ACK, a READ or atomic response) to one QP: {@link
-     * #deferredQpn} at {@link #deferredDst}.
-     */
-    private boolean deferredResponsesOnly;
-    private int deferredQpn;
-    private Gid deferredDst;
-    /** The receive agent waits in the socket (poll(2), up to {@link #AGENT_WAIT_MS}), not in a stand-by park. */
-    private volatile boolean agentInSocket;
-    /** When the first of the deferred packets was staged (System.nanoTime()), and by which thread. */
-    private long deferredSinceNs;
-    private Thread deferredBy;
-    /**
-     * How long a poller's next {@link #poll()} that finds the deferred packets all responses it staged
-     * itself leaves them staged (-Drdma4j.udp.ackHoldMicros, default 5): in a ping-pong the message
-     * the reply waits for (the ACK of this side's last message) often arrives a microsecond or two
-     * after the peer's request, so the reply is posted a few polls later; flushing the ACK at the first
-     * of those polls put a system call of its own in front of the reply (perftest's send_lat and
-     * write_lat between two JVMs; docs/decisions/0006-ack-coalescing-and-deferral.md). Bounded: a poller
-     * that sends nothing sends them once they are this old.
-     */
-    static final long ACK_HOLD_NS = Math.max(0, Long.getLong("rdma4j.udp.ackHoldMicros", 5)) * 1_000;
-    /** {@link #ACK_HOLD_NS}, or what a test set ({@link #holdAcksFor}). */
-    private volatile long ackHoldNs = ACK_HOLD_NS;
-    private int deferredTtl;
-    private int deferredTos;
-    private boolean deferredMulticast;
-    private final AtomicLong deferredPackets = new AtomicLong();
-    private final AtomicLong rideAlongSends = new AtomicLong();
-    private final AtomicLong overtakingSends = new AtomicLong();
-    /** Send slots: one datagram each, framed before the socket sends the run (slot 0: one at a time). */
-    private final MemorySegment[] sendBufs;
-    private final byte[] destBytes;
-    private final RoceFramer sendFramer;
-    /** What the socket sends from each send slot: the whole IP packet (raw mode), or from the BTH on. */
-    private final MemorySegment[] sendDatagrams;
-
     private UdpLink(InetAddress local, int port, int remotePort, Mode mode, PacketSink sink) throws IOException {
         this.local = local;
         this.localBytes = local.getAddress();
         this.port = port;
-        this.remotePort = remotePort;
         this.v6 = !(local instanceof Inet4Address);
-        this.destBytes = new byte[v6 ? 16 : 4];
-        this.sendFramer = new RoceFramer(v6, localBytes, port);
         if (mode == Mode.AUTO) {
             mode = LinuxSockets.isAvailable() ? Mode.NATIVE : Mode.CHANNEL;
         }
@@ -241,28 +153,17 @@ public final class UdpLink implements Link {
             case RAW_IPV4 -> new RawIpv4UdpSocket(localBytes, port, interfaceIndex, pool);
             default -> new NativeUdpSocket(localBytes, port, v6, interfaceIndex, pool);
         };
-        this.localGid = Gid.of(local);
-        this.selfLoopback = remotePort == port;
+        Gid localGid = Gid.of(local);
         this.datagrams = new UdpDatagrams(sink, v6, port, localGid, localBytes);
+        AtomicLong dropped = new AtomicLong();
         this.self = new UdpSelfDelivery(socket, datagrams, v6, localBytes, port, localGid, dropped);
+        this.stage = new UdpSendStage(socket, datagrams, self, dropped, v6, localBytes, port, remotePort, localGid,
+                local.getHostAddress() + ":" + port);
         this.groups = mode == Mode.CHANNEL ? null
                 : new UdpGroups(v6, port, localBytes, interfaceIndex, local.getHostAddress(), pool, datagrams);
-        int slots = socket.sendBatchUnavailable() == null ? UdpSocket.SEND_BATCH : 1;
-        if (slots == 1) {
-            System.getLogger(LinkLog.CATEGORY).log(System.Logger.Level.DEBUG,
-                    "udp link " + local.getHostAddress() + ":" + port + ": unbatched sends: "
-                            + socket.sendBatchUnavailable());
-        }
-        sendBufs = new MemorySegment[slots];
-        sendDatagrams = new MemorySegment[slots];
-        MemorySegment slotMemory = Arena.ofAuto().allocate((long) SLOT_SIZE * slots, 8);
-        for (int i = 0; i < slots; i++) {
-            sendBufs[i] = slotMemory.asSlice((long) SLOT_SIZE * i, SLOT_SIZE);
-            sendDatagrams[i] = socket.ipHeaderLength() > 0 ? sendBufs[i] : sendBufs[i].asSlice(UdpHeader.LENGTH);
-        }
         pollable = socket.canReceiveNow();
         receiver = AgentRunner.start(new Receiver(), IdleStrategy.NO_OP, t -> {
-            if (!closed) {
+            if (!stage.closed) {
                 datagrams.malformed.incrementAndGet();
             }
         });
@@ -318,209 +219,7 @@ public final class UdpLink implements Link {
 
     @Override
     public void send(Packet p) {
-        boolean owned = true;
-        try {
-            Gid dst = p.dstGid;
-            if (!routable(dst)) {
-                dropped.incrementAndGet();
-                return;
-            }
-            if (toSelf(dst)) {
-                owned = false; // the receive path owns it now (or it was released)
-                self.deliver(p);
-                return;
-            }
-            synchronized (sendLock) {
-                sendLocked(p, dst);
-            }
-        } finally {
-            if (owned) {
-                p.release();
-            }
-        }
-    }
-
-    /** Whether a packet for {@code dst} can leave: the link is open and {@code dst} is of its IP version. */
-    private boolean routable(Gid dst) {
-        return !closed && dst != null && dst.isIpv4Mapped() != v6;
-    }
-
-    /** Whether a packet for the routable {@code dst} is this device's own (see the class comment): not sent. */
-    private boolean toSelf(Gid dst) {
-        return selfLoopback && dst.equals(localGid);
-    }
-
-    /**
-     * The datagram's length from the BTH on (headers, payload, pad, ICRC), or -1 after counting why it
-     * is not sent: corrupted before it reached us (fault injection in front of this link: a NIC would
-     * drop it), or too long for a datagram.
-     */
-    static int bthOnwardLength(Packet p, RoceFramer framer, UdpDatagrams datagrams, AtomicLong dropped) {
-        int bthLength = framer.bthOnwardLength(p);
-        if (bthLength == RoceFramer.BAD_ICRC) {
-            datagrams.badIcrc.incrementAndGet();
-        } else if (bthLength == RoceFramer.TOO_LONG) {
-            dropped.incrementAndGet();
-        }
-        return bthLength;
-    }
-
-    /**
-     * Sends {@code p}; on the thread that is receiving in {@link #poll()} or {@link #await}, defers it
-     * instead (see {@link #deferring}). What was deferred leaves in the same sendmmsg: after {@code p}
-     * when {@code p} is a request and everything deferred is a response to the same QP as {@code p}
-     * (its ACKs and READ or atomic responses: a request and a response never share a PSN space, so the
-     * peer's reply is not held up by the ACK's trip through the kernel), else before it. Nothing
-     * overtakes a response to another QP: what the application sends after it saw a completion (a
-     * disconnect request on QP1, a message on another QP) must not reach the peer before the ACK of
-     * what completed, or the peer could flush a work request that was delivered.
-     */
-    private void sendLocked(Packet p, Gid dst) {
-        int ttl = RoceFramer.hopLimitOf(p);
-        int tos = p.trafficClass & 0xFF;
-        boolean multicast = dst.isMulticast();
-        int k = deferred;
-        if (k > 0 && (k + 2 > sendBufs.length || ttl != deferredTtl || tos != deferredTos
-                || multicast != deferredMulticast)) {
-            flushDeferredLocked();
-            k = 0;
-        }
-        Thread current = Thread.currentThread();
-        boolean doorbell = doorbellPoster == current;
-        boolean defer = (deferring == current || doorbell) && sendBufs.length > 2
-                && socket.sendBatchUnavailable() == null;
-        if (!defer && k == 0) {
-            int length = frameLocked(p, dst, 0);
-            if (length < 0) {
-                return;
-            }
-            socket.setHopLimitAndClass(multicast, ttl, tos);
-            long r = socket.send(sendDatagrams[0], length, destBytes, remotePort);
-            if (r < 0) {
-                dropped.incrementAndGet();
-            } else {
-                sent.incrementAndGet();
-            }
-            ringsDoorbellNext(current);
-            return;
-        }
-        int op = Bth.opcodeOf(p.buffer);
-        int qpn = Bth.destQpnOf(p.buffer);
-        boolean first = !defer && deferredResponsesOnly && Opcode.isRequest(op) && qpn == deferredQpn
-                && dst.equals(deferredDst);
-        int slot = first ? 0 : k + 1;
-        int length = frameLocked(p, dst, slot);
-        if (length >= 0) {
-            socket.stage(slot, sendDatagrams[slot], length, destBytes, remotePort);
-        }
-        if (defer) {
-            if (length >= 0) {
-                if (k == 0) {
-                    deferredSinceNs = System.nanoTime();
-                    deferredBy = current;
-                    deferredTtl = ttl;
-                    deferredTos = tos;
-                    deferredMulticast = multicast;
-                    deferredResponsesOnly = true;
-                    deferredQpn = qpn;
-                    deferredDst = dst;
-                }
-                deferredResponsesOnly &= Opcode.isResponse(op) && qpn == deferredQpn && dst.equals(deferredDst);
-                deferred = k + 1; // last: flushDeferred() reads it without the lock
-                if (deferring == current) {
-                    deferredPackets.incrementAndGet();
-                } else {
-                    doorbellPackets.incrementAndGet();
-                    if (agentInSocket) {
-                        // the agent went to wait in the socket (it flushed before, maybe before this
-                        // packet was staged: both fields are volatile, so one of the two sees the other)
-                        flushDeferredLocked();
-                    }
-                }
-            }
-            return;
-        }
-        // p takes what was deferred along, in one call
-        deferred = 0;
-        int from = first && length >= 0 ? 0 : 1;
-        int count = k + (length >= 0 ? 1 : 0);
-        if (closed) {
-            dropped.addAndGet(count);
-            return;
-        }
-        rideAlongSends.incrementAndGet();
-        if (first && length >= 0) {
-            overtakingSends.incrementAndGet();
-        }
-        sendStagedLocked(multicast, ttl, tos, from, count);
-        ringsDoorbellNext(current);
-    }
-
-    /** After {@code current} sent: if it is the link's poller, its next sends are batched (doorbellPoster). */
-    private void ringsDoorbellNext(Thread current) {
-        if (lastPoller == current && doorbellPoster != current && deferring != current) {
-            doorbellPoster = current;
-        }
-    }
-
-    /** Sends the packets a poller deferred (staged in slots 1..deferred), if any. */
-    private void flushDeferredLocked() {
-        int k = deferred;
-        if (k == 0) {
-            return;
-        }
-        deferred = 0;
-        if (closed) {
-            dropped.addAndGet(k);
-            return;
-        }
-        sendStagedLocked(deferredMulticast, deferredTtl, deferredTos, 1, k);
-    }
-
-    /** Sends staged slots {@code from}..{@code from+count}-1 with these socket options; counts what went and what was lost. */
-    private void sendStagedLocked(boolean multicast, int ttl, int tos, int from, int count) {
-        socket.setHopLimitAndClass(multicast, ttl, tos);
-        int n = socket.sendStaged(from, count);
-        sent.addAndGet(n);
-        if (n < count) {
-            dropped.addAndGet(count - n);
-        }
-    }
-
-    /** Sends what a poller deferred now (by any thread but the deferring one while it receives). */
-    private void flushDeferred() {
-        if (deferred > 0) {
-            synchronized (sendLock) {
-                flushDeferredLocked();
-            }
-        }
-    }
-
-    /**
-     * Frames {@code p} for {@code dst} into send slot {@code slot} (the destination's address into
-     * {@link #destBytes}): the bytes from the BTH on, and in raw mode the IP header; returns what the
-     * socket sends from {@link #sendDatagrams}[slot], or -1 after counting why it is not sent.
-     */
-    private int frameLocked(Packet p, Gid dst, int slot) {
-        int bthLength = bthOnwardLength(p, sendFramer, datagrams, dropped);
-        if (bthLength < 0) {
-            return -1;
-        }
-        for (int i = 0; i < destBytes.length; i++) {
-            destBytes[i] = dst.byteAt(v6 ? i : 12 + i);
-        }
-        MemorySegment buf = sendBufs[slot];
-        int ipLen = socket.ipHeaderLength();
-        boolean raw = ipLen > 0;
-        long bth = ipLen + UdpHeader.LENGTH;
-        RoceFramer.copyBthOnward(p, buf, bth, bthLength);
-        int ttl = RoceFramer.hopLimitOf(p);
-        int tos = p.trafficClass & 0xFF;
-        // Raw mode sends the IP header written here; the others only compute the ICRC over it.
-        sendFramer.frame(raw ? buf : sendFramer.pseudo, destBytes, remotePort, tos, ttl, raw ? IPV4_ID : 0,
-                buf, bth, bthLength);
-        int udpLength = UdpHeader.LENGTH + bthLength;
-        return raw ? ipLen + udpLength : bthLength;
+        stage.send(p);
     }
 
     /**
@@ -535,9 +234,7 @@ public final class UdpLink implements Link {
 
     /** From now on one system call per datagram, for {@code reason} (tests: a kernel without sendmmsg). */
     void stopSendBatching(String reason) {
-        synchronized (sendLock) {
-            socket.stopSendBatching(reason);
-        }
+        stage.stopSendBatching(reason);
     }
 
     /** Null while sends are batched; else, in one line, why each datagram is one system call. */
@@ -558,90 +255,17 @@ public final class UdpLink implements Link {
         if (!sendsInBatches()) {
             return Link.super.send(packets, count);
         }
-        int freed = 0;
-        int i = 0;
-        while (i < count) {
-            Packet p = packets[i];
-            Gid dst = p.dstGid;
-            if (!routable(dst)) {
-                packets[i++] = null;
-                dropped.incrementAndGet();
-                p.release();
-            } else if (toSelf(dst)) {
-                packets[i++] = null;
-                try {
-                    self.deliver(p);
-                } catch (IllegalStateException e) {
-                    freed++;
-                }
-            } else {
-                synchronized (sendLock) {
-                    int end = runEnd(packets, i, count);
-                    freed += sendRunLocked(packets, i, end);
-                    i = end;
-                }
-            }
-        }
-        return freed;
+        return stage.send(packets, count);
     }
 
-    /**
-     * Where the run of packets that leave in one sendmmsg, from the routable, not-to-self
-     * {@code packets[from]}, ends: at most {@link UdpSocket#SEND_BATCH}, all routable and not to self
-     * (those are handled outside the send lock), and all with the same hop limit, class and
-     * multicast-ness (socket options: another one needs another call).
-     */
-    private int runEnd(Packet[] packets, int from, int count) {
-        Packet first = packets[from];
-        int ttl = RoceFramer.hopLimitOf(first);
-        int tos = first.trafficClass & 0xFF;
-        boolean multicast = first.dstGid.isMulticast();
-        int end = from + 1;
-        while (end < count && end - from < UdpSocket.SEND_BATCH) {
-            Packet p = packets[end];
-            Gid dst = p.dstGid;
-            if (!routable(dst) || toSelf(dst) || RoceFramer.hopLimitOf(p) != ttl || (p.trafficClass & 0xFF) != tos
-                    || dst.isMulticast() != multicast) {
-                break;
-            }
-            end++;
-        }
-        return end;
+    /** Tests: how long a poller's own deferred responses outlive its polls (see UdpSendStage.ACK_HOLD_NS). */
+    void holdAcksFor(long ns) {
+        stage.holdAcksFor(ns);
     }
 
-    /**
-     * Frames {@code packets[from..to)} (one run, see {@link #runEnd}) into the send slots and sends them
-     * in one sendmmsg; takes ownership of each packet and clears its slot. Returns how many were lost
-     * because the sender's memory was freed under the copy (as in {@link #send(Packet)}).
-     */
-    private int sendRunLocked(Packet[] packets, int from, int to) {
-        flushDeferredLocked(); // they left first; the run uses the slots from 0
-        Packet first = packets[from];
-        int ttl = RoceFramer.hopLimitOf(first);
-        int tos = first.trafficClass & 0xFF;
-        boolean multicast = first.dstGid.isMulticast();
-        int freed = 0;
-        int k = 0;
-        for (int i = from; i < to; i++) {
-            Packet p = packets[i];
-            packets[i] = null;
-            try {
-                int length = frameLocked(p, p.dstGid, k);
-                if (length >= 0) {
-                    socket.stage(k, sendDatagrams[k], length, destBytes, remotePort);
-                    k++;
-                }
-            } catch (IllegalStateException e) {
-                freed++;
-            } finally {
-                p.release();
-            }
-        }
-        if (k > 0) {
-            sendStagedLocked(multicast, ttl, tos, 0, k);
-            ringsDoorbellNext(Thread.currentThread());
-        }
-        return freed;
+    /** Tests: whether a poll by {@code t} now would leave what is deferred staged. */
+    boolean holdsDeferredFor(Thread t) {
+        return stage.holdsDeferredFor(t);
     }
 
     // ------------------------------------------------------------------ receive
@@ -658,24 +282,22 @@ public final class UdpLink implements Link {
         }
         lastPollNs = System.nanoTime();
         Thread current = Thread.currentThread();
-        if (lastPoller != current) {
-            lastPoller = current;
+        if (stage.lastPoller != current) {
+            stage.lastPoller = current;
         }
-        if (doorbellPoster != null) {
-            doorbellPoster = null;
-        }
-        if (deferred > 0 && !heldForReply(current)) {
-            flushDeferred();
+        stage.endDoorbell();
+        if (stage.deferred > 0 && !stage.heldForReply(current)) {
+            stage.flushDeferred();
         }
         if (receiveToken.get() != FREE || !receiveToken.compareAndSet(FREE, HELD)) {
             return 0; // another thread is receiving: what it takes it hands to the device
         }
-        deferring = Thread.currentThread();
+        stage.deferring = Thread.currentThread();
         try {
             return receiveHolding(polledPackets);
         } finally {
-            deferring = null;
-            flushIfAgentInSocket();
+            stage.deferring = null;
+            stage.flushIfAgentInSocket();
         }
     }
 
@@ -687,7 +309,7 @@ public final class UdpLink implements Link {
     @Override
     public int receiveArrived() {
         int total = 0;
-        for (int i = 0; pollable && !closed && i < ARRIVED_BATCHES; i++) {
+        for (int i = 0; pollable && !stage.closed && i < ARRIVED_BATCHES; i++) {
             if (receiveToken.get() != FREE || !receiveToken.compareAndSet(FREE, HELD)) {
                 return i == 0 ? -1 : total;
             }
@@ -702,42 +324,12 @@ public final class UdpLink implements Link {
 
     /** One receive with the token held; what the device answers (ACKs) leaves in one sendmmsg after it. */
     private int receiveBatch(AtomicLong tally) {
-        deferring = Thread.currentThread();
+        stage.deferring = Thread.currentThread();
         try {
             return receiveHolding(tally);
         } finally {
-            deferring = null;
-            flushDeferred();
-        }
-    }
-
-    /**
-     * Whether what is deferred is only responses that {@code current} staged while receiving, less than
-     * {@link #ACK_HOLD_NS} ago: its poll leaves them for its reply to take along (see ACK_HOLD_NS). Read
-     * without the lock: {@link #deferred} (volatile) is read first and written last.
-     */
-    private boolean heldForReply(Thread current) {
-        return deferredResponsesOnly && deferredBy == current && System.nanoTime() - deferredSinceNs < ackHoldNs;
-    }
-
-    /** Tests: how long a poller's own deferred responses outlive its polls (see ACK_HOLD_NS). */
-    void holdAcksFor(long ns) {
-        ackHoldNs = ns;
-    }
-
-    /** Tests: whether a poll by {@code t} now would leave what is deferred staged. */
-    boolean holdsDeferredFor(Thread t) {
-        return deferred > 0 && heldForReply(t);
-    }
-
-    /**
-     * After a receiving thread stopped deferring: if the agent waits in the socket (up to
-     * AGENT_WAIT_MS), not in a bounded park, it would not send what was deferred soon, so it leaves now,
-     * without riding along.
-     */
-    private void flushIfAgentInSocket() {
-        if (deferred > 0 && agentInSocket) {
-            flushDeferred();
+            stage.deferring = null;
+            stage.flushDeferred();
         }
     }
 
@@ -764,13 +356,11 @@ public final class UdpLink implements Link {
      */
     @Override
     public int await(long timeoutNs) {
-        if (!pollable || closed) {
+        if (!pollable || stage.closed) {
             return -1;
         }
-        if (doorbellPoster != null) {
-            doorbellPoster = null;
-        }
-        flushDeferred();
+        stage.endDoorbell();
+        stage.flushDeferred();
         if (receiveToken.get() != FREE || !receiveToken.compareAndSet(FREE, HELD)) {
             return -1;
         }
@@ -780,18 +370,18 @@ public final class UdpLink implements Link {
             long ns = Math.min(Math.max(timeoutNs, 0), AWAIT_SLICE_NS);
             int ms = (int) Math.max(1, (ns + 999_999) / 1_000_000);
             awaiting = true;
-            boolean readable = !closed && socket.awaitReadable(ms);
+            boolean readable = !stage.closed && socket.awaitReadable(ms);
             awaiting = false;
             if (readable) {
-                deferring = Thread.currentThread();
+                stage.deferring = Thread.currentThread();
                 n = socket.receiveNow(datagrams, receiveScratch);
                 noteBatch(n);
             }
         } finally {
-            deferring = null;
+            stage.deferring = null;
             lastPollNs = System.nanoTime();
             receiveToken.set(FREE);
-            flushIfAgentInSocket();
+            stage.flushIfAgentInSocket();
         }
         if (n > 0) {
             polledPackets.addAndGet(n);
@@ -806,7 +396,7 @@ public final class UdpLink implements Link {
 
     @Override
     public void wakeAwait() {
-        if (pollable && !closed) {
+        if (pollable && !stage.closed) {
             awaitWakeups.incrementAndGet();
             socket.wakeReceiver();
         }
@@ -814,11 +404,9 @@ public final class UdpLink implements Link {
 
     @Override
     public void pollerBlocks() {
-        if (doorbellPoster != null) {
-            doorbellPoster = null;
-        }
-        flushDeferred();
-        if (pollable && !closed) {
+        stage.endDoorbell();
+        stage.flushDeferred();
+        if (pollable && !stage.closed) {
             agentWanted = true;
             receiver.wake();
         }
@@ -873,11 +461,11 @@ public final class UdpLink implements Link {
 
         @Override
         public int doWork() {
-            if (closed) {
+            if (stage.closed) {
                 return 0;
             }
             if (pollable) {
-                flushDeferred(); // what a poller deferred waits at most one stand-by park
+                stage.flushDeferred(); // what a poller deferred waits at most one stand-by park
                 if (agentHeld) {
                     agentOut = true;
                     LockSupport.parkNanos(STANDBY_NS);
@@ -898,13 +486,13 @@ public final class UdpLink implements Link {
                 standbyNs = STANDBY_NS;
                 // A poller that defers a packet after the flag is set sends it itself (poll()); one that
                 // deferred before is flushed here: both fields are volatile, so one of the two sees it.
-                agentInSocket = true;
+                stage.agentInSocket = true;
                 boolean readable;
                 try {
-                    flushDeferred();
+                    stage.flushDeferred();
                     readable = socket.agentAwaitReadable(AGENT_WAIT_MS);
                 } finally {
-                    agentInSocket = false;
+                    stage.agentInSocket = false;
                 }
                 if (!readable) {
                     return 0; // the timeout, to re-check for close
@@ -960,7 +548,7 @@ public final class UdpLink implements Link {
     // ------------------------------------------------------------------ statistics and close
 
     public long sentDatagrams() {
-        return sent.get();
+        return stage.sent.get();
     }
 
     /** Datagrams received by threads polling the link ({@link #poll()}). */
@@ -1012,7 +600,7 @@ public final class UdpLink implements Link {
 
     @Override
     public long dropped() {
-        return dropped.get() + datagrams.malformed.get() + datagrams.badIcrc.get() + socketDrops();
+        return stage.dropped.get() + datagrams.malformed.get() + datagrams.badIcrc.get() + socketDrops();
     }
 
     @Override
@@ -1021,7 +609,7 @@ public final class UdpLink implements Link {
         m.put("udp_rcvbuf_drops", socketDrops());
         m.put("udp_malformed_drops", datagrams.malformed.get());
         m.put("udp_icrc_drops", datagrams.badIcrc.get());
-        m.put("udp_sent_datagrams", sent.get());
+        m.put("udp_sent_datagrams", stage.sent.get());
         m.put("udp_sendmmsg_calls", socket.sendBatchCalls());
         m.put("udp_gso_messages", socket.gsoMessages());
         m.put("udp_gso_datagrams", socket.gsoDatagrams());
@@ -1029,20 +617,20 @@ public final class UdpLink implements Link {
         m.put("udp_polled_packets", polledPackets.get());
         m.put("udp_agent_packets", agentPackets.get());
         m.put("udp_await_wakeups", awaitWakeups.get());
-        m.put("udp_deferred_packets", deferredPackets.get());
-        m.put("udp_doorbell_packets", doorbellPackets.get());
-        m.put("udp_ride_along_sends", rideAlongSends.get());
-        m.put("udp_overtaking_sends", overtakingSends.get());
+        m.put("udp_deferred_packets", stage.deferredPackets.get());
+        m.put("udp_doorbell_packets", stage.doorbellPackets.get());
+        m.put("udp_ride_along_sends", stage.rideAlongSends.get());
+        m.put("udp_overtaking_sends", stage.overtakingSends.get());
         return m;
     }
 
     @Override
     public synchronized void close() {
-        if (closed) {
+        if (stage.closed) {
             return;
         }
-        flushDeferred(); // what a poller deferred (the ACK of the last message, say) still leaves
-        closed = true;
+        stage.flushDeferred(); // what a poller deferred (the ACK of the last message, say) still leaves
+        stage.closed = true;
         socket.interruptReceive();
         socket.wakeReceiver(); // a thread waiting in await returns now, not after its slice
         receiver.close(2_000); // the socket closes on the receive thread, after its last receive

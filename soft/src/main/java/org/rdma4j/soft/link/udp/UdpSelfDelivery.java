@@ -46,7 +46,7 @@ final class UdpSelfDelivery {
         Scratch k = scratch.get();
         int bthLength;
         try {
-            bthLength = UdpLink.bthOnwardLength(p, k.framer, datagrams, dropped);
+            bthLength = UdpSendStage.bthOnwardLength(p, k.framer, datagrams, dropped);
             if (bthLength < 0) {
                 p.release();
                 return;
@@ -59,7 +59,7 @@ final class UdpSelfDelivery {
         RoceFramer.padInPlace(p, bthLength);
         int ttl = RoceFramer.hopLimitOf(p);
         int tos = p.trafficClass & 0xFF;
-        int ipv4Id = socket.ipHeaderLength() > 0 ? UdpLink.IPV4_ID : 0;
+        int ipv4Id = socket.ipHeaderLength() > 0 ? UdpSendStage.IPV4_ID : 0;
         k.framer.frame(k.framer.pseudo, localBytes, port, tos, ttl, ipv4Id, p.buffer, 0, bthLength);
         // What a receiver of this datagram reads: the hop limit and class it was sent with (no router
         // in between), no flow label (not carried over UDP), and no BTH-onward ICRC (the real one is in).
