@@ -746,7 +746,7 @@ public final class ShmLink implements Link {
 
     /**
      * A poller looks at the UDP socket (a recvmmsg system call) at most this often while it finds
-     * nothing there; every time while it does. Shorter than {@link UdpLink#POLLING_NS}, so the UDP
+     * nothing there; every time while it does. Shorter than the UDP link's {@code POLLING_NS}, so the UDP
      * link's agent keeps standing by while a thread polls, and a UDP packet waits at most this long
      * for a poller. Before, every CQ poll made the system call: on a loaded host the poller spent most
      * of a shared-memory stream in it (docs/decisions/0021-shm-receive-agent-sleeps-on-a-futex.md).

@@ -48,7 +48,7 @@ final class UdpSendStage {
      * {@link UdpLink#poll()} (by the deferring thread itself: the first one {@link #ACK_HOLD_NS} or more
      * after the first was staged), {@link UdpLink#await}, {@link UdpLink#pollerBlocks()}, or receive-agent
      * round, whichever comes first (while threads poll the agent parks at most {@link
-     * UdpLink#MAX_STANDBY_NS} ns; while it waits in the socket instead, the poller sends what it deferred
+     * UdpReceiver#MAX_STANDBY_NS} ns; while it waits in the socket instead, the poller sends what it deferred
      * before poll() or await() returns). The receive agent and {@link UdpLink#receiveArrived()} defer
      * too, and send what they deferred right after their batch. Written and compared only by the thread
      * itself.
@@ -61,7 +61,7 @@ final class UdpSendStage {
      * sends are staged like a poller's deferred packets (up to a send batch, one sendmmsg, runs of
      * equal datagrams as one GSO message), until its next {@link UdpLink#poll()}, {@link UdpLink#await},
      * {@link UdpLink#pollerBlocks()}, a send by another thread, the receive agent's next round (it parks
-     * at most {@link UdpLink#MAX_STANDBY_NS} while threads poll) or {@link UdpLink#close()}. Never while
+     * at most {@link UdpReceiver#MAX_STANDBY_NS} while threads poll) or {@link UdpLink#close()}. Never while
      * the agent waits in the socket: a sender that staged after the agent went there sends at once.
      * Cleared by every poll and await.
      */
@@ -79,7 +79,7 @@ final class UdpSendStage {
     private boolean deferredResponsesOnly;
     private int deferredQpn;
     private Gid deferredDst;
-    /** The receive agent waits in the socket (poll(2), up to {@link UdpLink#AGENT_WAIT_MS}), not in a stand-by park. */
+    /** The receive agent waits in the socket (poll(2), up to {@link UdpReceiver#AGENT_WAIT_MS}), not in a stand-by park. */
     volatile boolean agentInSocket;
     /** When the first of the deferred packets was staged (System.nanoTime()), and by which thread. */
     private long deferredSinceNs;
