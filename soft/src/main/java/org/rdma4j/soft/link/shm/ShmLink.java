@@ -4,7 +4,6 @@ package org.rdma4j.soft.link.shm;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -28,11 +27,7 @@ import org.rdma4j.soft.link.LinkLog;
 import org.rdma4j.soft.link.Packet;
 import org.rdma4j.soft.link.PacketSink;
 import org.rdma4j.soft.link.udp.UdpDatagrams;
-import org.rdma4j.soft.link.udp.RoceFramer;
 import org.rdma4j.soft.link.udp.UdpLink;
-import org.rdma4j.soft.wire.Bth;
-import org.rdma4j.soft.wire.Icrc;
-import org.rdma4j.soft.wire.Opcode;
 import org.rdma4j.verbs.Gid;
 
 /**
@@ -112,25 +107,25 @@ public final class ShmLink implements Link {
     private static final int BATCH = 32;
 
     private final UdpLink udp;
-    private final Policy policy;
+    final Policy policy;
     private final InetAddress local;
-    private final byte[] localBytes;
+    final byte[] localBytes;
     private final Gid localGid;
-    private final int port;
-    private final int remotePort;
-    private final boolean v6;
-    private final ShmRing.Identity self;
-    private final UdpDatagrams datagrams;
+    final int port;
+    final int remotePort;
+    final boolean v6;
+    final ShmRing.Identity self;
+    final UdpDatagrams datagrams;
     private final PacketSink sink;
-    private final ConcurrentHashMap<Gid, Peer> peers = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Gid, ShmPeer> peers = new ConcurrentHashMap<>();
     /** The peers, for the receive agent's backlog flush (copied on write: peers come rarely). */
-    private volatile Peer[] peerList = new Peer[0];
+    private volatile ShmPeer[] peerList = new ShmPeer[0];
     /** Some peer's backlog may hold packets (set by a sender, cleared by {@link #flushBacklogs}). */
-    private volatile boolean backlogged;
-    private final Path dir;
-    private final ShmRingFiles files;
-    private volatile Peer lastPeer;
-    private volatile boolean closed;
+    volatile boolean backlogged;
+    final Path dir;
+    final ShmRingFiles files;
+    private volatile ShmPeer lastPeer;
+    volatile boolean closed;
 
     // receive side (null without an own ring)
     private final ShmRing own;
@@ -138,27 +133,27 @@ public final class ShmLink implements Link {
     private final Selector selector;
     private final AgentRunner receiver;
     /** The thread consuming the ring now (the agent or a poller), or null: the single consumer. */
-    private final AtomicReference<Thread> consumer = new AtomicReference<>();
+    final AtomicReference<Thread> consumer = new AtomicReference<>();
     private final ShmLanes lanes;
 
-    private final AtomicLong shmSent = new AtomicLong();
+    final AtomicLong shmSent = new AtomicLong();
     private final AtomicLong shmReceived = new AtomicLong();
-    private final AtomicLong fullDrops = new AtomicLong();
+    final AtomicLong fullDrops = new AtomicLong();
     private final AtomicLong noRingDrops = new AtomicLong();
-    private final AtomicLong doorbells = new AtomicLong();
-    private final AtomicLong laneDrops = new AtomicLong();
-    private final AtomicLong noLaneFallbacks = new AtomicLong();
-    private final AtomicLong untrustedRings = new AtomicLong();
+    final AtomicLong doorbells = new AtomicLong();
+    final AtomicLong laneDrops = new AtomicLong();
+    final AtomicLong noLaneFallbacks = new AtomicLong();
+    final AtomicLong untrustedRings = new AtomicLong();
     private final AtomicLong ringFailures = new AtomicLong();
-    private final AtomicLong backlogQueued = new AtomicLong();
-    private final AtomicLong sendErrors = new AtomicLong();
+    final AtomicLong backlogQueued = new AtomicLong();
+    final AtomicLong sendErrors = new AtomicLong();
     private final AtomicLong standbys = new AtomicLong();
     private final AtomicLong wakeups = new AtomicLong();
-    private final AtomicLong unwoken = new AtomicLong();
-    private final AtomicLong burstsSent = new AtomicLong();
+    final AtomicLong unwoken = new AtomicLong();
+    final AtomicLong burstsSent = new AtomicLong();
     private final AtomicLong burstsReceived = new AtomicLong();
     private final AtomicLong burstsHeld = new AtomicLong();
-    private final AtomicLong burstDrops = new AtomicLong();
+    final AtomicLong burstDrops = new AtomicLong();
 
     private ShmLink(InetAddress local, int port, int remotePort, UdpLink.Mode mode, Policy policy, PacketSink sink,
                     Path dir, ShmRingFiles files) throws IOException {
@@ -279,15 +274,6 @@ public final class ShmLink implements Link {
 
     // ------------------------------------------------------------------ send
 
-    /** Why a packet did not go into a ring. */
-    private static final int SENT = 0;
-    private static final int NO_RING = 1;
-    private static final int DROPPED = 2;
-    /** The lane stayed full (for the wait the sender may make). */
-    private static final int FULL = 3;
-    /** In the peer's backlog. */
-    private static final int QUEUED = 4;
-
     /**
      * Up to {@link #BURST_PAYLOAD} bytes of packets at {@code mtu} to a peer whose ring this link has
      * mapped and which takes bursts; 1 otherwise (not connected yet, UDP, bursts off on either side).
@@ -297,7 +283,7 @@ public final class ShmLink implements Link {
         if (closed || mtu <= 0 || dst == null) {
             return 1;
         }
-        Peer peer = lastPeer;
+        ShmPeer peer = lastPeer;
         if (peer == null || peer.gid != dst) {
             peer = peers.get(dst);
         }
@@ -316,7 +302,7 @@ public final class ShmLink implements Link {
             udp.send(p); // it drops what has no route, and loops its own address back
             return;
         }
-        Peer peer = lastPeer;
+        ShmPeer peer = lastPeer;
         if (peer == null || peer.gid != dst) {
             peer = peers.computeIfAbsent(dst, this::newPeer);
             lastPeer = peer;
@@ -332,18 +318,18 @@ public final class ShmLink implements Link {
                     // never into the engine: count it, forget the ring (it may be unmapped), the transport retries
                     sendErrors.incrementAndGet();
                     peer.disconnect();
-                    r = DROPPED;
+                    r = ShmPeer.DROPPED;
                 }
                 noLane = peer.noLane;
             }
-            if (r == QUEUED) {
+            if (r == ShmPeer.QUEUED) {
                 owned = false;
-            } else if (r == NO_RING && p.burstPackets > 1) {
+            } else if (r == ShmPeer.NO_RING && p.burstPackets > 1) {
                 burstDrops.incrementAndGet(); // the ring went away since burstLimit: the transport resends
-            } else if (r == NO_RING && (policy == Policy.AUTO || noLane)) {
+            } else if (r == ShmPeer.NO_RING && (policy == Policy.AUTO || noLane)) {
                 owned = false;
                 udp.send(p);
-            } else if (r == NO_RING) {
+            } else if (r == ShmPeer.NO_RING) {
                 noRingDrops.incrementAndGet();
             }
         } finally {
@@ -354,10 +340,10 @@ public final class ShmLink implements Link {
     }
 
     /** Control path: a new destination, also listed for the receive agent's backlog flush. */
-    private Peer newPeer(Gid gid) {
-        Peer p = new Peer(gid);
+    private ShmPeer newPeer(Gid gid) {
+        ShmPeer p = new ShmPeer(this, gid);
         synchronized (peers) {
-            Peer[] list = java.util.Arrays.copyOf(peerList, peerList.length + 1);
+            ShmPeer[] list = java.util.Arrays.copyOf(peerList, peerList.length + 1);
             list[list.length - 1] = p;
             peerList = list;
         }
@@ -374,7 +360,7 @@ public final class ShmLink implements Link {
         }
         backlogged = false;
         boolean left = false;
-        for (Peer peer : peerList) {
+        for (ShmPeer peer : peerList) {
             synchronized (peer) {
                 if (!peer.backlog.isEmpty() && !peer.flush(0)) {
                     left = true;
@@ -392,306 +378,10 @@ public final class ShmLink implements Link {
         p.release();
     }
 
-    /** A destination device: its ring file mapped with a claimed lane, or why not (and when to look again). */
-    private final class Peer {
-        final Gid gid;
-        final byte[] dstBytes;
-        final Path file;
-        /** Null: unknown yet; false: its address is not this host's. */
-        private Boolean local;
-        private ShmRing ring;
-        private ShmRing.Producer producer;
-        private InetSocketAddress bellAddress;
-        /** The receiver checks ICRCs: compute them. */
-        private boolean icrc;
-        /** The receiver sleeps on its futex word: wake it there (else with a doorbell datagram). */
-        private boolean futex;
-        /** Connected to a ring that takes bursts (read without the lock by {@link #burstLimit}: a hint). */
-        boolean bursts;
-        /** The ring is there and trusted but every lane is taken: UDP under either policy (counted, warned). */
-        boolean noLane;
-        private boolean warned;
-        final ShmBacklog backlog = new ShmBacklog();
-        private long retryAtNs = System.nanoTime();
-        private final RoceFramer framer = new RoceFramer(v6, localBytes, port);
-        private final ByteBuffer bell = ByteBuffer.allocateDirect(1);
-
-        Peer(Gid gid) {
-            this.gid = gid;
-            byte[] raw = gid.bytes();
-            this.dstBytes = v6 ? raw : java.util.Arrays.copyOfRange(raw, 12, 16);
-            this.file = fileFor(dir, gid, remotePort);
-        }
-
-        /**
-         * Sends {@code p} behind what the backlog holds, waiting up to {@link #FULL_WAIT_NS} for room
-         * (not at all on the consumer's thread): SENT, QUEUED (the backlog owns it), NO_RING or DROPPED.
-         */
-        int offer(Packet p) {
-            int r = ready(p.burstPackets > 1);
-            if (r != SENT) {
-                return r;
-            }
-            long wait = consumer.get() == Thread.currentThread() ? 0 : FULL_WAIT_NS;
-            r = backlog.isEmpty() || flush(wait) ? write(p, wait) : FULL;
-            if (r != FULL) {
-                return r;
-            }
-            if (backlog.add(p)) {
-                backlogQueued.incrementAndGet();
-                backlogged = true;
-                return QUEUED;
-            }
-            fullDrops.incrementAndGet(); // as a full socket buffer drops: the transport retransmits
-            return DROPPED;
-        }
-
-        /** Writes the backlog into the lane while there is room (waiting up to {@code wait} ns a packet); true once it is empty. */
-        boolean flush(long wait) {
-            for (Packet q; (q = backlog.peek()) != null; ) {
-                int r;
-                try {
-                    r = write(q, wait);
-                } catch (IllegalStateException e) {
-                    sendErrors.incrementAndGet(); // the memory it carries was freed meanwhile
-                    r = DROPPED;
-                }
-                if (r == FULL) {
-                    return false;
-                }
-                backlog.poll();
-                q.release();
-                if (producer == null) {
-                    fullDrops.addAndGet(backlog.clear() + 1L); // the lane is lost: the transport retransmits
-                    return true;
-                }
-                if (r == NO_RING) {
-                    burstDrops.incrementAndGet(); // a burst the ring takes no more
-                }
-            }
-            return true;
-        }
-
-        /** One packet or burst into the lane: SENT, FULL, NO_RING (no lane, or a burst it cannot take) or DROPPED. */
-        private int write(Packet p, long wait) {
-            if (producer == null) {
-                return NO_RING;
-            }
-            return p.burstPackets > 1 ? sendBurst(p, wait) : send(p, wait);
-        }
-
-        private int send(Packet p, long wait) {
-            int bthLength = bthOnwardLength(p);
-            if (bthLength < 0) {
-                return DROPPED;
-            }
-            long slot = claim(-1, wait);
-            if (slot < 0) {
-                return (int) -slot;
-            }
-            MemorySegment map = ring.map;
-            RoceFramer.copyBthOnward(p, map, slot, bthLength);
-            int ttl = RoceFramer.hopLimitOf(p);
-            int tos = p.trafficClass & 0xFF;
-            if (icrc) {
-                framer.frame(framer.pseudo, dstBytes, remotePort, tos, ttl, 0, map, slot, bthLength);
-            } else {
-                map.set(ValueLayout.JAVA_INT_UNALIGNED, slot + bthLength - Icrc.LENGTH, 0);
-            }
-            producer.publish(bthLength, ttl, tos);
-            shmSent.incrementAndGet();
-            if (Opcode.isResponse(Bth.opcodeOf(p.buffer)) && ring.polledWithin(System.nanoTime(), POLLING_NS)) {
-                unwoken.incrementAndGet(); // the requester's poller takes it; its agent stands by
-            } else if (ring.takeSleeper()) {
-                wake();
-            }
-            return SENT;
-        }
-
-        /**
-         * A burst ({@link Packet#burstPackets} &gt; 1) into one entry: the first packet's headers and the
-         * whole payload, copied once from the sender's memory; no pad, no ICRC (the receiver checks
-         * the burst as the packets it stands for).
-         */
-        private int sendBurst(Packet p, long wait) {
-            int hl = p.headerLength;
-            int len = p.payloadLength;
-            if (hl + len > ShmRing.MAX_BURST_BYTES || !bursts) {
-                return NO_RING; // a new owner that takes no bursts, too: dropped, the transport resends
-            }
-            long at = claim(hl + len, wait);
-            if (at < 0) {
-                return (int) -at;
-            }
-            MemorySegment map = ring.map;
-            MemorySegment.copy(p.buffer, 0, map, at, hl);
-            p.copyPayload(0, map, at + hl, len);
-            int ttl = RoceFramer.hopLimitOf(p);
-            producer.publishBurst(hl + len, ttl, p.trafficClass & 0xFF, p.burstPackets, p.burstMtu,
-                    p.burstLastOpcode);
-            shmSent.addAndGet(p.burstPackets);
-            burstsSent.incrementAndGet();
-            if (ring.takeSleeper()) {
-                wake();
-            }
-            return SENT;
-        }
-
-        /** Maps the ring and claims a lane if not yet done: SENT (ready) or NO_RING; for a burst, NO_RING also when the ring takes none. */
-        private int ready(boolean burst) {
-            if (producer == null && !connect()) {
-                return NO_RING;
-            }
-            if (ring.ownerClosed()) {
-                disconnect();
-                return NO_RING;
-            }
-            return burst && !bursts ? NO_RING : SENT;
-        }
-
-        /**
-         * Room for one slot ({@code bytes} &lt; 0) or an entry of {@code bytes}, waiting a bounded time
-         * when the lane is full: where it goes, or -NO_RING (the lane is lost: counted, disconnected) or
-         * -DROPPED (still full: counted).
-         */
-        private long claim(int bytes, long wait) {
-            long at = bytes < 0 ? producer.claimSlot() : producer.claimEntry(bytes);
-            if (at == -1 && wait > 0) {
-                at = waitForRoom(bytes, wait);
-            }
-            if (at == -2) {
-                laneDrops.incrementAndGet();
-                disconnect();
-                return -NO_RING;
-            }
-            if (at < 0) {
-                return -FULL;
-            }
-            return at;
-        }
-
-        /**
-         * Waits a bounded time for the consumer to make room for one slot ({@code bytes} &lt; 0) or an
-         * entry of {@code bytes}; where it goes, or -1 (still full) or -2.
-         */
-        private long waitForRoom(int bytes, long limit) {
-            long start = System.nanoTime();
-            int spins = 0;
-            long slot;
-            while ((slot = bytes < 0 ? producer.claimSlot() : producer.claimEntry(bytes)) == -1) {
-                if (System.nanoTime() - start > limit) {
-                    if (!ShmRing.alive(ring.ownerPid(), ring.ownerStartMs())) {
-                        return -2; // the receiving process is gone: stop using its ring
-                    }
-                    return -1;
-                }
-                if (ring.takeSleeper()) {
-                    wake(); // it slept with a full lane? wake it anyway
-                }
-                if ((++spins & 63) == 0) {
-                    Thread.yield();
-                } else {
-                    Thread.onSpinWait();
-                }
-            }
-            return slot;
-        }
-
-        private void wake() {
-            if (futex) {
-                ring.wakeSleeper();
-                doorbells.incrementAndGet();
-            } else {
-                ringBell();
-            }
-        }
-
-        private void ringBell() {
-            try {
-                bell.clear();
-                doorbellSender().send(bell, bellAddress);
-                doorbells.incrementAndGet();
-            } catch (IOException e) {
-                // the receiver wakes by itself within SLEEP_MS
-            }
-        }
-
-        /** Control path: maps the destination's ring file and claims a lane, if it is local and there. */
-        private boolean connect() {
-            long now = System.nanoTime();
-            if (closed || now - retryAtNs < 0) {
-                return false;
-            }
-            retryAtNs = now + RETRY_NS;
-            if (local == null) {
-                local = isLocalAddress(gid);
-            }
-            if (!local || !Files.exists(file, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-                return false;
-            }
-            ShmRing r;
-            try {
-                r = ShmRing.open(file, files, gid.bytes(), remotePort);
-            } catch (ShmRingFiles.Untrusted e) {
-                untrustedRings.incrementAndGet(); // a squatter's file (or a mistake): never mapped, never silent
-                warnOnce(e.getMessage() + (policy == Policy.SHM ? "; packets to it are dropped" : "; UDP instead"));
-                return false;
-            } catch (IOException | RuntimeException e) {
-                return false;
-            }
-            ShmRing.Producer pr = r.claim(self);
-            noLane = pr == null;
-            if (noLane) {
-                noLaneFallbacks.incrementAndGet(); // every lane taken: UDP for now, a lane may free later
-                warnOnce(file + " has no free lane (" + r.lanes() + " sending devices at most): UDP instead");
-                r.close();
-                return false;
-            }
-            ring = r;
-            producer = pr;
-            bursts = (r.flags() & ShmRing.FLAG_BURSTS) != 0
-                    && r.slots() >= 2 * ShmRing.slotsFor(ShmRing.MAX_BURST_BYTES);
-            icrc = (r.flags() & ShmRing.FLAG_ICRC) != 0;
-            futex = (r.flags() & ShmRing.FLAG_FUTEX) != 0 && Futex.isAvailable();
-            bellAddress = new InetSocketAddress(InetAddress.getLoopbackAddress(), r.doorbellPort());
-            return true;
-        }
-
-        private void warnOnce(String why) {
-            if (!warned) {
-                warned = true;
-                LOG.log(System.Logger.Level.WARNING, "shared memory to " + gid + ": " + why);
-            }
-        }
-
-        void disconnect() {
-            bursts = false;
-            if (producer != null) {
-                producer.release();
-                producer = null;
-            }
-            if (ring != null) {
-                ring.close();
-                ring = null;
-            }
-            retryAtNs = System.nanoTime() + RETRY_NS;
-        }
-
-        private int bthOnwardLength(Packet p) {
-            int bthLength = framer.bthOnwardLength(p);
-            if (bthLength == RoceFramer.BAD_ICRC) {
-                datagrams.badIcrc.incrementAndGet();
-            } else if (bthLength == RoceFramer.TOO_LONG) {
-                fullDrops.incrementAndGet();
-            }
-            return bthLength;
-        }
-    }
-
     private volatile DatagramChannel bellSender;
 
     /** The channel doorbells are sent from (made on the first one). */
-    private DatagramChannel doorbellSender() throws IOException {
+    DatagramChannel doorbellSender() throws IOException {
         DatagramChannel c = bellSender;
         if (c == null) {
             synchronized (this) {
@@ -1003,7 +693,7 @@ public final class ShmLink implements Link {
             }
             own.close();
         }
-        for (Peer p : peers.values()) {
+        for (ShmPeer p : peers.values()) {
             synchronized (p) {
                 p.disconnect();
                 p.backlog.clear();
