@@ -222,13 +222,15 @@ class ShmBurstTest {
 
         @Override
         public void receive(Packet p) {
+            // read before the packet is reported: a test that sets keep once it saw this one does not keep it
+            boolean keepThis = keep;
             byte[] b = new byte[p.payloadLength];
             p.copyPayload(0, MemorySegment.ofArray(b), 0, b.length);
             payloads.add(b);
             got.add("op 0x" + Integer.toHexString(Bth.opcodeOf(p.buffer)) + " psn " + Bth.psnOf(p.buffer) + " x"
                     + p.burstPackets + " mtu " + p.burstMtu + " last 0x" + Integer.toHexString(p.burstLastOpcode)
                     + " len " + p.payloadLength);
-            if (keep) {
+            if (keepThis) {
                 kept.add(p);
             } else {
                 p.release();
