@@ -2,13 +2,10 @@
 package org.rdma4j.soft.link.shm;
 
 import java.io.IOException;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
-import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
@@ -19,9 +16,6 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import org.rdma4j.soft.agent.Agent;
-import org.rdma4j.soft.agent.AgentRunner;
-import org.rdma4j.soft.agent.IdleStrategy;
 import org.rdma4j.soft.link.Link;
 import org.rdma4j.soft.link.LinkLog;
 import org.rdma4j.soft.link.Packet;
@@ -42,7 +36,11 @@ import org.rdma4j.verbs.Gid;
  * polls) and then sleeps until a sender wakes it: with futex(2) on the ring's sleeping word, or where
  * that is not to be had, with a datagram to a loopback doorbell port named in the ring file; or on the
  * thread that calls {@link #poll()}. See docs/decisions/0007 (rings, lanes, trust) and 0021 (wake-ups).
- * Thread safe.
+ * <p>
+ * This class is the policy (which packet goes which way, the configuration, the counters) and puts the
+ * parts together: a {@link ShmPeer} per destination (its ring mapped, its lane, its backlog), a {@link
+ * ShmReceiver} for its own ring (the consumer and the receive agent), {@link ShmLanes} (the checks of what
+ * arrives), and the {@link ShmRing} file itself. Thread safe.
  */
 public final class ShmLink implements Link {
     /** How a device's packets travel to local peers. */
@@ -103,8 +101,6 @@ public final class ShmLink implements Link {
     private static final System.Logger LOG = System.getLogger(LinkLog.CATEGORY);
     /** How often a destination without a usable ring is looked at again. */
     static final long RETRY_NS = 1_000_000_000L;
-    private static final long REAP_NS = 1_000_000_000L;
-    private static final int BATCH = 32;
 
     private final UdpLink udp;
     final Policy policy;
@@ -127,14 +123,10 @@ public final class ShmLink implements Link {
     private volatile ShmPeer lastPeer;
     volatile boolean closed;
 
-    // receive side (null without an own ring)
-    private final ShmRing own;
-    private final DatagramChannel doorbell;
-    private final Selector selector;
-    private final AgentRunner receiver;
+    /** This device's ring, its receive agent and its consumers; null without an own ring. */
+    private final ShmReceiver receiver;
     /** The thread consuming the ring now (the agent or a poller), or null: the single consumer. */
     final AtomicReference<Thread> consumer = new AtomicReference<>();
-    private final ShmLanes lanes;
 
     final AtomicLong shmSent = new AtomicLong();
     private final AtomicLong shmReceived = new AtomicLong();
@@ -147,8 +139,8 @@ public final class ShmLink implements Link {
     private final AtomicLong ringFailures = new AtomicLong();
     final AtomicLong backlogQueued = new AtomicLong();
     final AtomicLong sendErrors = new AtomicLong();
-    private final AtomicLong standbys = new AtomicLong();
-    private final AtomicLong wakeups = new AtomicLong();
+    final AtomicLong standbys = new AtomicLong();
+    final AtomicLong wakeups = new AtomicLong();
     final AtomicLong unwoken = new AtomicLong();
     final AtomicLong burstsSent = new AtomicLong();
     private final AtomicLong burstsReceived = new AtomicLong();
@@ -175,7 +167,7 @@ public final class ShmLink implements Link {
             ProcessHandle me = ProcessHandle.current();
             this.self = new ShmRing.Identity(me.pid(), ShmRing.processStartMs(me), localGid.bytes(), port);
             this.datagrams = new UdpDatagrams(sink, v6, port, localGid, localBytes);
-            this.lanes = new ShmLanes(datagrams, sink, localGid, localBytes, v6, shmReceived, burstsReceived, burstsHeld);
+            ShmLanes lanes = new ShmLanes(datagrams, sink, localGid, localBytes, v6, shmReceived, burstsReceived, burstsHeld);
             ShmRing ring = null;
             DatagramChannel bell = null;
             Selector sel = null;
@@ -204,15 +196,8 @@ public final class ShmLink implements Link {
                 LOG.log(System.Logger.Level.WARNING, "no shared-memory ring for " + local.getHostAddress() + " port "
                         + port + ": " + why + "; the device receives over UDP only (shm_ring_failures)");
             }
-            this.own = ring;
-            if (ring != null) {
-                Selector s = sel;
-                lanes.attach(ring, USE_FUTEX ? ring::wakeSleeper : s::wakeup);
-            }
-            this.doorbell = bell;
-            this.selector = sel;
-            this.receiver = ring == null ? null : AgentRunner.start(new Receiver(), IdleStrategy.NO_OP,
-                    t -> datagrams.malformed.incrementAndGet());
+            this.receiver = ring == null ? null
+                    : new ShmReceiver(this, ring, bell, sel, lanes, "shm-" + local.getHostAddress() + "-" + port);
         } catch (IOException | RuntimeException e) {
             udp.close();
             throw e;
@@ -269,7 +254,7 @@ public final class ShmLink implements Link {
 
     /** This device's own ring file, or null if it receives over UDP only. */
     public Path ringFile() {
-        return own == null ? null : own.file();
+        return receiver == null ? null : receiver.ringFile();
     }
 
     // ------------------------------------------------------------------ send
@@ -354,7 +339,7 @@ public final class ShmLink implements Link {
      * Writes what the peers' backlogs hold into their lanes while there is room, without waiting (the
      * receive agent and pollers, between their looks at the own ring). True if some backlog still holds packets.
      */
-    private boolean flushBacklogs() {
+    boolean flushBacklogs() {
         if (!backlogged) {
             return false;
         }
@@ -417,13 +402,7 @@ public final class ShmLink implements Link {
     @Override
     public int poll() {
         long now = System.nanoTime();
-        if (now - lastPollNs > POLL_NOTE_NS) {
-            lastPollNs = now; // a volatile write only now and then: the agent needs the gist
-            if (own != null) {
-                own.notePoll(now); // and senders of responses: they leave the agent asleep
-            }
-        }
-        int n = consumeIfFree();
+        int n = receiver == null ? 0 : receiver.poll(now);
         flushBacklogs();
         if (udpHot || now - udpPolledNs >= UDP_POLL_NS) {
             udpPolledNs = now;
@@ -450,26 +429,14 @@ public final class ShmLink implements Link {
      * µs on this host (the kernel's default 50 µs timer slack), about 60 µs a hop on average.
      */
     static final long POLLING_NS = 50_000;
-    /**
-     * How long the agent sleeps while standing by, at most: a sender leaves it asleep for a response
-     * (an ACK, a READ response) while a thread of this device polls (the ring's polled time), so if
-     * that thread stops polling without {@link #pollerBlocks()} (it waits on memory), such a response
-     * waits this long for the agent. Requests always wake it.
-     */
-    static final long STANDBY_SLEEP_NS = 1_000_000;
-    private static final long POLL_NOTE_NS = 5_000;
-    private volatile long lastPollNs = System.nanoTime() - 3_600_000_000_000L;
     /** When a poller last polled the UDP link, and whether it found packets (racy plain fields: a hint). */
     private long udpPolledNs;
     private boolean udpHot;
 
     @Override
     public void pollerBlocks() {
-        long past = System.nanoTime() - 3_600_000_000_000L;
-        lastPollNs = past; // the agent stops standing by at its next look
-        if (own != null) {
-            own.notePoll(past); // senders wake the agent again
-            consumeIfFree(); // a response whose sender left the agent asleep: the poller's last look
+        if (receiver != null) {
+            receiver.pollerBlocks();
         }
         udp.pollerBlocks();
     }
@@ -486,124 +453,6 @@ public final class ShmLink implements Link {
     @Override
     public void wakeAwait() {
         udp.wakeAwait();
-    }
-
-    private int consumeIfFree() {
-        if (own == null || closed) {
-            return 0;
-        }
-        Thread me = Thread.currentThread();
-        if (consumer.get() != null || !consumer.compareAndSet(null, me)) {
-            return 0;
-        }
-        try {
-            return closed ? 0 : own.consume(lanes, BATCH);
-        } finally {
-            consumer.set(null);
-        }
-    }
-
-    /** The receive agent: consume; spin briefly after the last packet; then sleep until a sender wakes it. */
-    private final class Receiver implements Agent {
-        private long lastWorkNs = System.nanoTime();
-        private long reapAtNs = System.nanoTime() + REAP_NS;
-        private final ByteBuffer drain = ByteBuffer.allocateDirect(64);
-        private final MemorySegment timespec = Arena.ofAuto().allocate(Futex.TIMESPEC_BYTES, 8);
-
-        @Override
-        public String roleName() {
-            return "shm-" + local.getHostAddress() + "-" + port;
-        }
-
-        @Override
-        public int doWork() {
-            if (closed) {
-                return 0;
-            }
-            int n = consumeIfFree();
-            boolean backlog = flushBacklogs();
-            long now = System.nanoTime();
-            if (n > 0) {
-                lastWorkNs = now;
-                return n;
-            }
-            if (now - reapAtNs > 0) {
-                reapAtNs = now + REAP_NS;
-                reap();
-            }
-            boolean polled = now - lastPollNs < POLLING_NS;
-            if (!polled && now - lastWorkNs < SPIN_NS) {
-                Thread.onSpinWait();
-                return 0;
-            }
-            if (sleep(polled, backlog)) {
-                if (polled) {
-                    standbys.incrementAndGet();
-                }
-                lastWorkNs = System.nanoTime(); // after a wake-up the next packet is likely soon: spin again
-            } else {
-                Thread.yield(); // a poller holds the ring, or packets came in meanwhile: look again soon
-            }
-            return 0;
-        }
-
-        private void reap() {
-            Thread me = Thread.currentThread();
-            if (consumer.compareAndSet(null, me)) {
-                try {
-                    if (!closed) {
-                        own.reapDeadProducers(lanes);
-                    }
-                } finally {
-                    consumer.set(null);
-                }
-            }
-        }
-
-        /** Sleeps until woken, at most SLEEP_MS; STANDBY_SLEEP_NS {@code standby}; BACKLOG_RETRY_NS while a {@code backlog} waits. */
-        private boolean sleep(boolean standby, boolean backlog) {
-            Thread me = Thread.currentThread();
-            if (!consumer.compareAndSet(null, me)) {
-                return false; // a poller is consuming: the ring is being looked at
-            }
-            boolean sleep;
-            try {
-                sleep = !closed && own.prepareToSleep();
-            } finally {
-                consumer.set(null);
-            }
-            if (!sleep) {
-                return false;
-            }
-            if (USE_FUTEX) {
-                try {
-                    if (own.sleepUntilWoken(backlog ? BACKLOG_RETRY_NS : standby ? STANDBY_SLEEP_NS
-                            : SLEEP_MS * 1_000_000L, timespec)) {
-                        wakeups.incrementAndGet();
-                    }
-                } finally {
-                    if (!closed) {
-                        own.awake();
-                    }
-                }
-                return true;
-            }
-            try {
-                if (selector.select(standby || backlog ? Math.max(1, STANDBY_SLEEP_NS / 1_000_000) : SLEEP_MS) > 0) {
-                    selector.selectedKeys().clear();
-                    while (doorbell.receive(drain.clear()) != null) {
-                        // empty the socket: one wake-up is enough
-                    }
-                }
-            } catch (IOException | RuntimeException e) {
-                // closed meanwhile, or an I/O error: the next round looks again
-            } finally {
-                if (!closed) {
-                    own.awake();
-                }
-            }
-            return true;
-        }
     }
 
     // ------------------------------------------------------------------ the rest: delegation, counters, close
@@ -662,7 +511,7 @@ public final class ShmLink implements Link {
         m.put("shm_send_errors", sendErrors.get());
         m.put("shm_agent_standbys", standbys.get());
         m.put("shm_agent_wakeups", wakeups.get());
-        m.put("shm_corrupt_slots", own == null ? 0 : own.corruptions());
+        m.put("shm_corrupt_slots", receiver == null ? 0 : receiver.corruptions());
         m.put("shm_responses_unwoken", unwoken.get());
         m.put("shm_bursts_sent", burstsSent.get());
         m.put("shm_bursts_received", burstsReceived.get());
@@ -680,18 +529,7 @@ public final class ShmLink implements Link {
             closed = true;
         }
         if (receiver != null) {
-            if (USE_FUTEX) {
-                own.wakeOwnConsumer();
-            }
-            selector.wakeup();
-            receiver.close(2_000);
-            closeQuietly(selector);
-            closeQuietly(doorbell);
-            long deadline = System.nanoTime() + 1_000_000_000L;
-            while (!consumer.compareAndSet(null, Thread.currentThread()) && System.nanoTime() < deadline) {
-                Thread.onSpinWait(); // a poller is in consume: it sees closed next time
-            }
-            own.close();
+            receiver.close();
         }
         for (ShmPeer p : peers.values()) {
             synchronized (p) {
@@ -703,7 +541,7 @@ public final class ShmLink implements Link {
         udp.close();
     }
 
-    private static void closeQuietly(AutoCloseable c) {
+    static void closeQuietly(AutoCloseable c) {
         if (c != null) {
             try {
                 c.close();
