@@ -19,7 +19,7 @@ import org.rdma4j.verbs.Gid;
 
 /**
  * A destination device of a {@link ShmLink}: its ring file mapped with a claimed lane ({@link
- * ShmRing.Producer}), or why not and when to look again; the backlog of packets that found its lane
+ * ShmProducer}), or why not and when to look again; the backlog of packets that found its lane
  * full; the framing of packets and bursts into ring entries ({@link RoceFramer}) and waking its
  * receiver (futex or doorbell datagram). Guarded by its own monitor, which the link holds around each
  * call (its {@link #bursts} is read without: a hint).
@@ -42,7 +42,7 @@ final class ShmPeer {
     /** Null: unknown yet; false: its address is not this host's. */
     private Boolean local;
     private ShmRing ring;
-    private ShmRing.Producer producer;
+    private ShmProducer producer;
     private InetSocketAddress bellAddress;
     /** The receiver checks ICRCs: compute them. */
     private boolean icrc;
@@ -283,7 +283,7 @@ final class ShmPeer {
         } catch (IOException | RuntimeException e) {
             return false;
         }
-        ShmRing.Producer pr = r.claim(link.self);
+        ShmProducer pr = r.claim(link.self);
         noLane = pr == null;
         if (noLane) {
             link.noLaneFallbacks.incrementAndGet(); // every lane taken: UDP for now, a lane may free later

@@ -97,13 +97,13 @@ final class ShmRing implements AutoCloseable {
     private static final long H_POLLED = 192;
     private static final long H_CLAIMED = 256;
     // lane offsets
-    private static final long L_STATE = 0;
+    static final long L_STATE = 0;
     private static final long L_GENERATION = 8;
     private static final long L_GID = 16;
     private static final long L_PORT = 32;
     private static final long L_START = 40;
-    private static final long L_TAIL = 128;
-    private static final long L_HEAD = 256;
+    static final long L_TAIL = 128;
+    static final long L_HEAD = 256;
 
     static final int FREE = 0;
     static final int CLAIMED = 1;
@@ -112,7 +112,7 @@ final class ShmRing implements AutoCloseable {
     /** The consumer found the lane corrupt and ignores it; its producer (or the reaper, once it is gone) frees it. */
     static final int BROKEN = 4;
 
-    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+    static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
 
     private final Path file;
@@ -323,12 +323,17 @@ final class ShmRing implements AutoCloseable {
         return map.get(ValueLayout.JAVA_INT, H_DOORBELL) & 0xFFFF;
     }
 
+    /** This side closed its mapping. */
+    boolean closed() {
+        return closed;
+    }
+
     /** The owner closed the file (it is gone from the directory; a new owner makes a new one). */
     boolean ownerClosed() {
         return (int) INT.getAcquire(map, H_CLOSED) != 0;
     }
 
-    private long lane(int i) {
+    long lane(int i) {
         return HEADER_BYTES + i * laneBytes;
     }
 
@@ -336,146 +341,11 @@ final class ShmRing implements AutoCloseable {
         return pid << 8 | state;
     }
 
-    // ------------------------------------------------------------------ producer
-
-    /**
-     * A claimed lane: the producer's handle. Not thread safe (its user holds a lock).
-     */
-    final class Producer {
-        final int lane;
-        private final long base;
-        private final long token;
-        private long tail;
-        /** The consumer's head as last read: the free space is known without reading it every time. */
-        private long headSeen;
-        private boolean corrupt;
-
-        private Producer(int lane, long token) {
-            this.lane = lane;
-            this.base = lane(lane);
-            this.token = token;
-        }
-
-        /**
-         * Where the next packet's bytes go ({@link #slotData} of a free slot), or -1 if the lane is full,
-         * or -2 if the consumer's head is impossible (a corrupt peer: stop using the lane).
-         */
-        long claimSlot() {
-            int r = room(1);
-            return r < 0 ? r : tailSlot() + SLOT_HEADER_BYTES;
-        }
-
-        /** The slot at the tail (its header). */
-        private long tailSlot() {
-            return base + LANE_HEADER_BYTES + (tail & mask) * (long) SLOT_BYTES;
-        }
-
-        /**
-         * Whether {@code needed} more slots fit after the tail: 0; -1 if not yet (the consumer has not
-         * taken enough); -2 if the consumer's head is impossible or it gave up on the lane (a corrupt
-         * peer: stop using the lane). Reads the head only when the last one seen leaves too little room.
-         */
-        private int room(long needed) {
-            if (corrupt) {
-                return -2;
-            }
-            if (tail + needed - headSeen <= slots) {
-                return 0;
-            }
-            long h = (long) LONG.getAcquire(map, base + L_HEAD);
-            if (h > tail || tail - h > slots) {
-                corrupt = true;
-                return -2;
-            }
-            headSeen = h;
-            if (tail + needed - h <= slots) {
-                return 0;
-            }
-            if ((long) LONG.getAcquire(map, base + L_STATE) != stateWord(token, ACTIVE)) {
-                corrupt = true; // the consumer gave up on the lane
-                return -2;
-            }
-            return -1;
-        }
-
-        /**
-         * Where an entry of {@code bytes} (at most {@link #MAX_BURST_BYTES}) goes:
-         * the data of the first of {@link #slotsFor} free consecutive slots, or -1 if the lane has no
-         * room for them yet, or -2 as {@link #claimSlot()}. When the run would pass the ring's end, a
-         * skip entry fills the slots up to it first (once there is room for both) and the run starts at
-         * slot 0.
-         */
-        long claimEntry(int bytes) {
-            if (corrupt) {
-                return -2;
-            }
-            int n = slotsFor(bytes);
-            int pos = (int) (tail & mask);
-            int skip = pos + n > slots ? slots - pos : 0;
-            if (n > slots / 2) {
-                throw new IllegalArgumentException(bytes + " bytes do not fit a lane of " + slots + " slots");
-            }
-            int r = room(skip + n);
-            if (r < 0) {
-                return r;
-            }
-            if (skip > 0) {
-                long at = base + LANE_HEADER_BYTES + (long) pos * SLOT_BYTES;
-                writeHeader(at, skip, 0, 0, KIND_SKIP, 0, 0, 0);
-                tail += skip;
-                LONG.setRelease(map, base + L_TAIL, tail);
-            }
-            return tailSlot() + SLOT_HEADER_BYTES;
-        }
-
-        /** Publishes the slot {@link #claimSlot()} gave: {@code length} bytes from the BTH on. */
-        void publish(int length, int hopLimit, int trafficClass) {
-            long slot = tailSlot();
-            writeHeader(slot, length, hopLimit, trafficClass, KIND_PACKET, 0, 0, 0);
-            LONG.setRelease(map, base + L_TAIL, ++tail);
-        }
-
-        /**
-         * Publishes the entry {@link #claimEntry} gave as a burst of {@code packets} packets segmented at
-         * {@code mtu}, the last one's opcode {@code lastOpcode}: {@code length} bytes (headers and payload).
-         */
-        void publishBurst(int length, int hopLimit, int trafficClass, int packets, int mtu, int lastOpcode) {
-            long slot = tailSlot();
-            writeHeader(slot, length, hopLimit, trafficClass, KIND_BURST, lastOpcode, packets, mtu);
-            tail += slotsFor(length);
-            LONG.setRelease(map, base + L_TAIL, tail);
-        }
-
-        private void writeHeader(long slot, int length, int hopLimit, int trafficClass, int kind, int lastOpcode,
-                                 int packets, int mtu) {
-            map.set(ValueLayout.JAVA_INT, slot, length);
-            map.set(ValueLayout.JAVA_BYTE, slot + 4, (byte) hopLimit);
-            map.set(ValueLayout.JAVA_BYTE, slot + 5, (byte) trafficClass);
-            map.set(ValueLayout.JAVA_BYTE, slot + 6, (byte) kind);
-            map.set(ValueLayout.JAVA_BYTE, slot + 7, (byte) lastOpcode);
-            map.set(ValueLayout.JAVA_INT, slot + 8, packets);
-            map.set(ValueLayout.JAVA_INT, slot + 12, mtu);
-        }
-
-        /** Published packets the consumer has not taken yet (as far as this producer knows). */
-        long backlog() {
-            return tail - (long) LONG.getAcquire(map, base + L_HEAD);
-        }
-
-        /** Hands the lane back: the consumer frees it. */
-        void release() {
-            if (!closed && !LONG.compareAndSet(map, base + L_STATE, stateWord(token, ACTIVE),
-                    stateWord(token, CLOSING))) {
-                LONG.compareAndSet(map, base + L_STATE, stateWord(token, BROKEN), stateWord(0, FREE));
-            }
-        }
-    }
-
     /**
      * Claims a free lane for the producer {@code self}; null if every lane is taken. The lane becomes
      * ACTIVE and its bit is set in the claimed mask only after its identity and indices are written.
      */
-    Producer claim(Identity self) {
+    ShmProducer claim(Identity self) {
         long pid = self.pid();
         for (int i = 0; i < lanes; i++) {
             long b = lane(i);
@@ -491,7 +361,7 @@ final class ShmRing implements AutoCloseable {
             LONG.getAndAdd(map, b + L_GENERATION, 1L);
             LONG.setRelease(map, b + L_STATE, stateWord(pid, ACTIVE));
             setClaimedBit(i, true);
-            return new Producer(i, pid);
+            return new ShmProducer(this, i, pid);
         }
         return null;
     }
@@ -506,7 +376,7 @@ final class ShmRing implements AutoCloseable {
 
     /**
      * Rings the consumer's doorbell if it said it sleeps: true if this caller must send the wake-up
-     * (only one caller wins the flag). Call after {@link Producer#publish}; the full fence orders the
+     * (only one caller wins the flag). Call after {@link ShmProducer#publish}; the full fence orders the
      * publish before the read, as the consumer's fence orders its flag before its last look (Dekker).
      */
     boolean takeSleeper() {

@@ -82,7 +82,7 @@ class ShmBurstTest {
         }
     }
 
-    private static boolean offerBurst(ShmRing.Producer p, ShmRing ring, byte[] bytes, int packets) {
+    private static boolean offerBurst(ShmProducer p, ShmRing ring, byte[] bytes, int packets) {
         long at = p.claimEntry(bytes.length);
         if (at < 0) {
             return false;
@@ -98,7 +98,7 @@ class ShmBurstTest {
         int slots = 16;
         try (ShmRing owner = ShmRing.create(f, me(gid(1), 1), 1, 1, slots);
              ShmRing peer = ShmRing.open(f)) {
-            ShmRing.Producer p = peer.claim(me(gid(2), 2));
+            ShmProducer p = peer.claim(me(gid(2), 2));
             Seen seen = new Seen();
             owner.consume(seen, 64); // opens the lane
             List<byte[]> sent = new ArrayList<>();
@@ -136,7 +136,7 @@ class ShmBurstTest {
         int slots = 32;
         try (ShmRing owner = ShmRing.create(f, me(gid(1), 1), 1, 1, slots);
              ShmRing peer = ShmRing.open(f)) {
-            ShmRing.Producer p = peer.claim(me(gid(2), 2));
+            ShmProducer p = peer.claim(me(gid(2), 2));
             Seen seen = new Seen();
             seen.holdFrom = 0;
             owner.consume(seen, 64);
@@ -176,7 +176,7 @@ class ShmBurstTest {
         Path f = dir.resolve("r.ring");
         try (ShmRing owner = ShmRing.create(f, me(gid(1), 1), 1, 1, 16);
              ShmRing peer = ShmRing.open(f)) {
-            ShmRing.Producer p = peer.claim(me(gid(2), 2));
+            ShmProducer p = peer.claim(me(gid(2), 2));
             Seen seen = new Seen();
             owner.consume(seen, 64);
             assertTrue(offerBurst(p, peer, pattern(5000, 1), 2)); // 2 slots
@@ -199,7 +199,7 @@ class ShmBurstTest {
         }
         try (ShmRing owner = ShmRing.create(dir.resolve("s.ring"), me(gid(1), 1), 1, 1, 16);
              ShmRing peer = ShmRing.open(dir.resolve("s.ring"))) {
-            ShmRing.Producer p = peer.claim(me(gid(2), 2));
+            ShmProducer p = peer.claim(me(gid(2), 2));
             Seen seen = new Seen();
             owner.consume(seen, 64);
             assertTrue(ShmRingTest.offer(p, peer, pattern(64, 2)));
@@ -324,7 +324,7 @@ class ShmBurstTest {
         Keep sink = new Keep();
         try (ShmLink lb = ShmLink.open(b, port, port, UdpLink.Mode.AUTO, ShmLink.Policy.SHM, sink);
              ShmRing ring = ShmRing.open(ShmLink.fileFor(Gid.of(b), port))) {
-            ShmRing.Producer p = ring.claim(me(gid(43), port));
+            ShmProducer p = ring.claim(me(gid(43), port));
             assertNotNull(p);
             int bad = 0;
             // {opcode, qpn, packets, mtu, payload}
@@ -355,7 +355,7 @@ class ShmBurstTest {
         }
     }
 
-    private static void putBurst(ShmRing ring, ShmRing.Producer p, int op, int qpn, int packets, int mtu, int payload) {
+    private static void putBurst(ShmRing ring, ShmProducer p, int op, int qpn, int packets, int mtu, int payload) {
         int hl = Opcode.isValid(op) ? Opcode.headerLength(op) : Bth.LENGTH;
         long at = p.claimEntry(hl + payload);
         assertTrue(at >= 0);

@@ -64,7 +64,7 @@ class ShmRingTest {
         }
     }
 
-    static boolean offer(ShmRing.Producer p, ShmRing ring, byte[] bytes) {
+    static boolean offer(ShmProducer p, ShmRing ring, byte[] bytes) {
         long slot = p.claimSlot();
         if (slot < 0) {
             return false;
@@ -79,7 +79,7 @@ class ShmRingTest {
         Path f = dir.resolve("r.ring");
         try (ShmRing owner = ShmRing.create(f, me(GID_A, 4791), 1, 2, 8);
              ShmRing peer = ShmRing.open(f)) {
-            ShmRing.Producer p = peer.claim(me(GID_B, 4792));
+            ShmProducer p = peer.claim(me(GID_B, 4792));
             assertNotNull(p);
             Recorder r = new Recorder();
             int next = 0;
@@ -109,7 +109,7 @@ class ShmRingTest {
              ShmRing peer = ShmRing.open(f);
              java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofShared()) {
             assertEquals(ShmRing.FLAG_FUTEX, peer.flags() & ShmRing.FLAG_FUTEX, "a sender sees how the owner sleeps");
-            ShmRing.Producer p = peer.claim(me(GID_B, 2));
+            ShmProducer p = peer.claim(me(GID_B, 2));
             Recorder r = new Recorder();
             owner.consume(r, 1); // opens the lane
             MemorySegment ts = arena.allocate(Futex.TIMESPEC_BYTES, 8);
@@ -143,7 +143,7 @@ class ShmRingTest {
         Path f = dir.resolve("r.ring");
         try (ShmRing owner = ShmRing.create(f, me(GID_A, 1), 1, 1, 4);
              ShmRing peer = ShmRing.open(f)) {
-            ShmRing.Producer p = peer.claim(me(GID_B, 2));
+            ShmProducer p = peer.claim(me(GID_B, 2));
             for (int i = 0; i < 4; i++) {
                 assertTrue(offer(p, peer, new byte[] {(byte) i}));
             }
@@ -163,8 +163,8 @@ class ShmRingTest {
         Path f = dir.resolve("r.ring");
         try (ShmRing owner = ShmRing.create(f, me(GID_A, 1), 1, 2, 4);
              ShmRing peer = ShmRing.open(f)) {
-            ShmRing.Producer p1 = peer.claim(me(GID_B, 2));
-            ShmRing.Producer p2 = peer.claim(me(GID_B, 3));
+            ShmProducer p1 = peer.claim(me(GID_B, 2));
+            ShmProducer p2 = peer.claim(me(GID_B, 3));
             assertNotNull(p1);
             assertNotNull(p2);
             assertTrue(p1.lane != p2.lane);
@@ -183,7 +183,7 @@ class ShmRingTest {
         Path f = dir.resolve("r.ring");
         try (ShmRing owner = ShmRing.create(f, me(GID_A, 1), 1, 1, 4);
              ShmRing peer = ShmRing.open(f)) {
-            ShmRing.Producer p = peer.claim(me(GID_B, 2));
+            ShmProducer p = peer.claim(me(GID_B, 2));
             assertTrue(offer(p, peer, new byte[] {1, 2}));
             long lane = ShmRing.HEADER_BYTES;
             long slot0 = lane + ShmRing.LANE_HEADER_BYTES;
@@ -202,7 +202,7 @@ class ShmRingTest {
         }
     }
 
-    private static long fillUntilRefused(ShmRing.Producer p, ShmRing ring) {
+    private static long fillUntilRefused(ShmProducer p, ShmRing ring) {
         for (int i = 0; i < 10; i++) {
             long s = p.claimSlot();
             if (s < 0) {
