@@ -19,7 +19,7 @@ import org.rdma4j.verbs.Gid;
  * a datagram ({@link UdpDatagrams}), hand to the device; bursts are handed over in place and held
  * ({@link BurstHold}) until the engine is done with them. Used by the link's single consumer.
  */
-final class ShmLanes implements ShmRing.Handler {
+final class ShmLanes implements ShmConsumer.Handler {
     private final UdpDatagrams datagrams;
     private final PacketPool pool = new PacketPool();
     private final PacketSink sink;

@@ -49,9 +49,11 @@ import org.rdma4j.soft.link.Packet;
  * Head and tail are free-running longs on their own 128-byte lines (the adjacent-line prefetcher pulls
  * pairs of 64-byte lines). Everything either side reads from the mapping is checked before use against
  * its own copy of the layout (read once, at create or open): a corrupt or hostile peer can make a lane
- * unusable, never make this process read or write outside the mapping. Thread safety: a producer
- * handle is used under its owner's lock; the consume methods by one thread at a time (the link's
- * consumer lock); the rest is thread safe.
+ * unusable, never make this process read or write outside the mapping. This class is the file: its
+ * layout, creating and opening it (with {@link ShmRingFiles}' trust checks), its owner's liveness, the
+ * claiming of lanes and the consumer's sleeping word; a claimed lane's side is {@link ShmProducer}, the
+ * owner's side {@link ShmConsumer}. Thread safety: a producer handle is used under its owner's lock;
+ * the consume methods by one thread at a time (the link's consumer lock); the rest is thread safe.
  */
 final class ShmRing implements AutoCloseable {
     static final long MAGIC = 0x524D_4134_4A53_4853L; // "RDMA4JSH" read as a big-endian long's bytes
@@ -93,15 +95,15 @@ final class ShmRing implements AutoCloseable {
     static final int FLAG_FUTEX = 2;
     /** Header flag: the owner takes bursts (slot kind 1), so a sender may put a run of packets in one entry. */
     static final int FLAG_BURSTS = 4;
-    private static final long H_SLEEPING = 128;
+    static final long H_SLEEPING = 128;
     private static final long H_POLLED = 192;
-    private static final long H_CLAIMED = 256;
+    static final long H_CLAIMED = 256;
     // lane offsets
     static final long L_STATE = 0;
     private static final long L_GENERATION = 8;
-    private static final long L_GID = 16;
-    private static final long L_PORT = 32;
-    private static final long L_START = 40;
+    static final long L_GID = 16;
+    static final long L_PORT = 32;
+    static final long L_START = 40;
     static final long L_TAIL = 128;
     static final long L_HEAD = 256;
 
@@ -113,7 +115,7 @@ final class ShmRing implements AutoCloseable {
     static final int BROKEN = 4;
 
     static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
-    private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
+    static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
 
     private final Path file;
     private final Arena arena;
@@ -126,6 +128,8 @@ final class ShmRing implements AutoCloseable {
     /** The sleeping word as a segment of its own, for futex(2). */
     private final MemorySegment sleepWord;
     private volatile boolean closed;
+    /** The owner's side: the lanes' consumer (its state is allocated at its first use). */
+    private final ShmConsumer consumer;
 
     private ShmRing(Path file, Arena arena, MemorySegment map, boolean owner, int lanes, int slots) {
         this.file = file;
@@ -137,6 +141,7 @@ final class ShmRing implements AutoCloseable {
         this.mask = slots - 1;
         this.laneBytes = laneBytes(slots);
         this.sleepWord = map.asSlice(H_SLEEPING, 4);
+        this.consumer = new ShmConsumer(this);
     }
 
     static int align(int n, int to) {
@@ -366,7 +371,7 @@ final class ShmRing implements AutoCloseable {
         return null;
     }
 
-    private void setClaimedBit(int lane, boolean set) {
+    void setClaimedBit(int lane, boolean set) {
         long bit = 1L << lane;
         long m;
         do {
@@ -403,261 +408,36 @@ final class ShmRing implements AutoCloseable {
         Futex.wake(sleepWord, 1);
     }
 
-    // ------------------------------------------------------------------ consumer
+    // ------------------------------------------------------------------ consumer (see ShmConsumer)
 
-    /** What a consumer does with a packet: copy it out of {@code ring} (the bytes are the peer's to reuse after). */
-    interface Handler {
-        void onPacket(int lane, MemorySegment ring, long data, int length, int hopLimit, int trafficClass);
-
-        /**
-         * A burst entry ({@link Packet#burstPackets}): {@code length} bytes at {@code data}, the first
-         * packet's headers and then the payload of {@code packets} packets segmented at {@code mtu}, the
-         * last one's opcode {@code lastOpcode}; nothing of it checked yet but that it lies in the lane.
-         * Returns true when the handler is done with the bytes; false when it still reads them (the
-         * engine queued the packet that points into the ring): the lane's head then waits at this
-         * entry, and nothing more is taken from the lane, until {@link #releaseHold(int)}. By default the
-         * burst is dropped.
-         */
-        default boolean onBurst(int lane, MemorySegment ring, long data, int length, int hopLimit, int trafficClass,
-                                int packets, int mtu, int lastOpcode) {
-            return true;
-        }
-
-        /** A lane became ACTIVE for a new producer (control path: the handler may allocate). */
-        default void onLaneOpened(int lane, byte[] gid, int port) {}
-
-        /** A lane's producer left (or died, or corrupted it): the lane is free again. */
-        default void onLaneClosed(int lane) {}
+    /** See {@link ShmConsumer#consume}. */
+    int consume(ShmConsumer.Handler h, int max) {
+        return consumer.consume(h, max);
     }
 
-    /** Consumer-side per-lane state (the owner's own memory). */
-    private long[] heads;
-    private long[] laneTokens;
-    private boolean[] laneOpen;
-    /** Where the head moves when the lane's held burst is released; -1: none held. */
-    private long[] holdEnd;
-    /** Set (any thread) by {@link #releaseHold}; read and cleared by the consumer. */
-    private final java.util.concurrent.atomic.AtomicIntegerArray released =
-            new java.util.concurrent.atomic.AtomicIntegerArray(MAX_LANES);
-    private long corruptions;
-
-    private void consumerState() {
-        if (heads == null) {
-            heads = new long[lanes];
-            laneTokens = new long[lanes];
-            laneOpen = new boolean[lanes];
-            holdEnd = new long[lanes];
-            java.util.Arrays.fill(holdEnd, -1);
-        }
-    }
-
-    /**
-     * The handler is done with the burst it held in lane {@code lane} ({@link Handler#onBurst} returned
-     * false): any thread. The consumer moves past it at its next look; wake it if it sleeps.
-     */
+    /** See {@link ShmConsumer#releaseHold}. */
     void releaseHold(int lane) {
-        released.set(lane, 1);
+        consumer.releaseHold(lane);
     }
 
-    /** Lanes or slots found corrupt (impossible index or length) and dropped. */
+    /** See {@link ShmConsumer#corruptions}. */
     long corruptions() {
-        return corruptions;
+        return consumer.corruptions();
     }
 
-    /**
-     * Takes up to {@code max} packets from every claimed lane and hands them to {@code h}; returns how
-     * many. Also opens lanes newly claimed and frees lanes their producer released. One thread at a time.
-     */
-    int consume(Handler h, int max) {
-        consumerState();
-        long claimed = (long) LONG.getAcquire(map, H_CLAIMED);
-        int n = 0;
-        while (claimed != 0) {
-            int i = Long.numberOfTrailingZeros(claimed);
-            claimed &= claimed - 1;
-            if (i >= lanes) {
-                break; // bits past the lanes: corrupt, ignored
-            }
-            long b = lane(i);
-            long state = (long) LONG.getAcquire(map, b + L_STATE);
-            if (!laneOpen[i] || state != laneTokens[i]) {
-                if (!laneChanged(i, state, h)) {
-                    continue;
-                }
-            }
-            n += drainLane(i, b, h, max);
-        }
-        return n;
+    /** See {@link ShmConsumer#reapDeadProducers}. */
+    int reapDeadProducers(ShmConsumer.Handler h) {
+        return consumer.reapDeadProducers(h);
     }
 
-    /** Control path for lane {@code i} whose state word is not the one we consume from; true if now open. */
-    private boolean laneChanged(int i, long state, Handler h) {
-        if (stillHeld(i)) {
-            return false; // freed (and so reused) only once the engine is done with the held bytes
-        }
-        int st = (int) (state & 0xFF);
-        long b = lane(i);
-        if (laneOpen[i]) {
-            laneOpen[i] = false;
-            h.onLaneClosed(i);
-        }
-        if (st == ACTIVE) {
-            byte[] gid = new byte[16];
-            MemorySegment.copy(map, ValueLayout.JAVA_BYTE, b + L_GID, gid, 0, 16);
-            int port = map.get(ValueLayout.JAVA_INT, b + L_PORT);
-            laneTokens[i] = state;
-            heads[i] = (long) LONG.getAcquire(map, b + L_HEAD);
-            laneOpen[i] = true;
-            h.onLaneOpened(i, gid, port & 0xFFFF);
-            return true;
-        }
-        if (st == CLOSING) {
-            freeLane(i);
-        }
-        return false; // CLAIMED: its producer is still writing the identity
-    }
-
-    private void freeLane(int i) {
-        long b = lane(i);
-        setClaimedBit(i, false); // before FREE: a new claimant sets the bit after we cleared it
-        map.set(ValueLayout.JAVA_LONG, b + L_TAIL, 0);
-        map.set(ValueLayout.JAVA_LONG, b + L_HEAD, 0);
-        LONG.setRelease(map, b + L_STATE, stateWord(0, FREE));
-    }
-
-    private int drainLane(int i, long b, Handler h, int max) {
-        if (stillHeld(i)) {
-            return 0; // the engine still reads the held burst's bytes
-        }
-        long head = heads[i];
-        long tail = (long) LONG.getAcquire(map, b + L_TAIL);
-        long avail = tail - head;
-        if (avail == 0) {
-            return 0;
-        }
-        if (avail < 0 || avail > slots) {
-            corruptLane(i, h);
-            return 0;
-        }
-        int n = 0;
-        while (head != tail && n < max) {
-            long slot = b + LANE_HEADER_BYTES + (head & mask) * (long) SLOT_BYTES;
-            int length = map.get(ValueLayout.JAVA_INT, slot);
-            int hop = map.get(ValueLayout.JAVA_BYTE, slot + 4) & 0xFF;
-            int tclass = map.get(ValueLayout.JAVA_BYTE, slot + 5) & 0xFF;
-            int kind = map.get(ValueLayout.JAVA_BYTE, slot + 6);
-            n++;
-            if (kind == KIND_PACKET) {
-                head++;
-                if (length <= 0 || length > SLOT_BYTES - SLOT_HEADER_BYTES) {
-                    corruptions++;
-                    continue;
-                }
-                h.onPacket(i, map, slot + SLOT_HEADER_BYTES, length, hop, tclass);
-                continue;
-            }
-            int pos = (int) (head & mask);
-            int taken = kind == KIND_SKIP ? slots - pos : kind == KIND_BURST ? entrySlots(length) : -1;
-            if (taken <= 0 || taken > tail - head || pos + taken > slots
-                    || (kind == KIND_SKIP && length != taken)) {
-                heads[i] = head; // where the next entry starts is unknown: the lane is lost
-                LONG.setRelease(map, b + L_HEAD, head);
-                corruptLane(i, h);
-                return n;
-            }
-            if (kind == KIND_SKIP) {
-                head += taken;
-                continue;
-            }
-            int packets = map.get(ValueLayout.JAVA_INT, slot + 8);
-            int mtu = map.get(ValueLayout.JAVA_INT, slot + 12);
-            int lastOp = map.get(ValueLayout.JAVA_BYTE, slot + 7) & 0xFF;
-            if (!h.onBurst(i, map, slot + SLOT_HEADER_BYTES, length, hop, tclass, packets, mtu, lastOp)) {
-                holdEnd[i] = head + taken; // the head stays at the burst until the handler releases it
-                break;
-            }
-            head += taken;
-        }
-        heads[i] = head;
-        LONG.setRelease(map, b + L_HEAD, head);
-        return n;
-    }
-
-    /**
-     * Whether lane {@code i} has a burst the handler still reads; once released, the head moves past
-     * it (published to the producer) and this is false.
-     */
-    private boolean stillHeld(int i) {
-        if (holdEnd[i] < 0) {
-            return false;
-        }
-        if (released.get(i) == 0) {
-            return true;
-        }
-        released.set(i, 0);
-        heads[i] = holdEnd[i];
-        holdEnd[i] = -1;
-        LONG.setRelease(map, lane(i) + L_HEAD, heads[i]);
-        return false;
-    }
-
-    /** The slots of a burst entry of {@code length} bytes, or -1 if no burst is that long. */
-    private static int entrySlots(int length) {
-        return length <= 0 || length > MAX_BURST_BYTES ? -1 : slotsFor(length);
-    }
-
-    private void corruptLane(int i, Handler h) {
-        corruptions++;
-        laneOpen[i] = false;
-        h.onLaneClosed(i);
-        long b = lane(i);
-        setClaimedBit(i, false);
-        LONG.setRelease(map, b + L_STATE, stateWord(laneTokens[i] >>> 8, BROKEN));
-    }
-
-    /**
-     * Frees lanes whose producer process is gone (control path: it looks processes up; call it now and
-     * then, e.g. when idle). Returns how many it freed.
-     */
-    int reapDeadProducers(Handler h) {
-        consumerState();
-        int freed = 0;
-        for (int i = 0; i < lanes; i++) {
-            long b = lane(i);
-            long state = (long) LONG.getAcquire(map, b + L_STATE);
-            int st = (int) (state & 0xFF);
-            if (st == FREE || stillHeld(i)) {
-                continue;
-            }
-            long pid = state >>> 8;
-            long start = map.get(ValueLayout.JAVA_LONG, b + L_START);
-            if (st == CLOSING || !alive(pid, st == CLAIMED ? 0 : start)) {
-                if ((long) LONG.getAcquire(map, b + L_STATE) != state) {
-                    continue; // it moved on meanwhile: look again next time
-                }
-                if (laneOpen[i]) {
-                    laneOpen[i] = false;
-                    h.onLaneClosed(i);
-                }
-                freeLane(i);
-                freed++;
-            }
-        }
-        return freed;
-    }
-
-    /**
-     * Says the consumer is about to wait and looks at every lane once more; true if something is
-     * there (then it does not sleep, and clears the flag).
-     */
+    /** See {@link ShmConsumer#prepareToSleep}. */
     boolean prepareToSleep() {
-        INT.setVolatile(map, H_SLEEPING, 1);
-        VarHandle.fullFence();
-        if (hasWork()) {
-            INT.setVolatile(map, H_SLEEPING, 0);
-            return false;
-        }
-        return true;
+        return consumer.prepareToSleep();
+    }
+
+    /** See {@link ShmConsumer#hasWork}. */
+    boolean hasWork() {
+        return consumer.hasWork();
     }
 
     /**
@@ -679,31 +459,6 @@ final class ShmRing implements AutoCloseable {
 
     void awake() {
         INT.setVolatile(map, H_SLEEPING, 0);
-    }
-
-    /** Whether a claimed lane holds a packet or changed state. */
-    boolean hasWork() {
-        consumerState();
-        long claimed = (long) LONG.getAcquire(map, H_CLAIMED);
-        while (claimed != 0) {
-            int i = Long.numberOfTrailingZeros(claimed);
-            claimed &= claimed - 1;
-            if (i >= lanes) {
-                break;
-            }
-            if (holdEnd[i] >= 0) {
-                if (released.get(i) != 0) {
-                    return true;
-                }
-                continue; // nothing to do there until the holder releases it (and wakes us)
-            }
-            long b = lane(i);
-            if (!laneOpen[i] || (long) LONG.getAcquire(map, b + L_STATE) != laneTokens[i]
-                    || (long) LONG.getAcquire(map, b + L_TAIL) != heads[i]) {
-                return true;
-            }
-        }
-        return false;
     }
 
     // ------------------------------------------------------------------ close

@@ -53,7 +53,7 @@ class ShmBurstTest {
     }
 
     /** What a ring handler saw: packets and bursts as bytes, with the burst's header fields. */
-    static final class Seen implements ShmRing.Handler {
+    static final class Seen implements ShmConsumer.Handler {
         final List<String> entries = new ArrayList<>();
         final List<byte[]> bytes = new ArrayList<>();
         /** Bursts from this one on are held (onBurst returns false). */

@@ -42,7 +42,7 @@ class ShmRingTest {
     }
 
     /** Records every packet as its bytes, and lane openings. */
-    static final class Recorder implements ShmRing.Handler {
+    static final class Recorder implements ShmConsumer.Handler {
         final List<byte[]> packets = new ArrayList<>();
         final List<String> events = new ArrayList<>();
 
