@@ -15,7 +15,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.rdma4j.soft.SoftDevices;
-import org.rdma4j.soft.link.UdpLink;
+import org.rdma4j.soft.link.udp.UdpLink;
 import org.rdma4j.verbs.Access;
 import org.rdma4j.verbs.CompletionQueue;
 import org.rdma4j.verbs.Context;

@@ -7,7 +7,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import org.rdma4j.soft.SoftDevices;
-import org.rdma4j.soft.link.UdpLink;
+import org.rdma4j.soft.link.udp.UdpLink;
 import org.rdma4j.verbs.Access;
 import org.rdma4j.verbs.CompletionChannel;
 import org.rdma4j.verbs.CompletionQueue;

@@ -13,7 +13,7 @@ import java.net.InetAddress;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
-import org.rdma4j.soft.link.UdpLink;
+import org.rdma4j.soft.link.udp.UdpLink;
 import org.rdma4j.verbs.Access;
 import org.rdma4j.verbs.CompletionChannel;
 import org.rdma4j.verbs.CompletionQueue;

@@ -27,7 +27,7 @@ public final class LinkLog {
      * an ICMP port unreachable, ...): the packet is dropped and the transport's retries take over.
      * Allocation free while no line is due.
      */
-    static void sendFailed(String link, int errno) {
+    public static void sendFailed(String link, int errno) {
         if (!LOG.isLoggable(Level.WARNING)) {
             return;
         }
