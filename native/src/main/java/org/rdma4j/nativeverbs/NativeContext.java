@@ -20,11 +20,9 @@ import org.rdma4j.verbs.AsyncEvent;
 import org.rdma4j.verbs.AsyncEventType;
 import org.rdma4j.verbs.CompletionChannel;
 import org.rdma4j.verbs.CompletionQueue;
-import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.DeviceAttr;
 import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.EventPoller;
-import org.rdma4j.verbs.Gid;
 import org.rdma4j.verbs.GidEntry;
 import org.rdma4j.verbs.LinkLayer;
 import org.rdma4j.verbs.Mtu;
@@ -34,7 +32,7 @@ import org.rdma4j.verbs.ProtectionDomain;
 import org.rdma4j.verbs.QueuePair;
 import org.rdma4j.verbs.SharedReceiveQueue;
 import org.rdma4j.verbs.VerbsException;
-import org.rdma4j.verbs.spi.AbstractResource;
+import org.rdma4j.verbs.spi.AbstractContext;
 import org.rdma4j.verbs.spi.AsyncEventAcks;
 import org.rdma4j.verbs.spi.PortRules;
 import org.rdma4j.verbs.spi.CmProvider;
@@ -45,7 +43,7 @@ import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
  * non-blocking {@code async_fd} after poll(2) says one is there; the CQ, QP or SRQ an event names is
  * found again with {@link #tracked}. Thread safe.
  */
-public final class NativeContext extends AbstractResource implements Context, CmProvider.CmAccess {
+public final class NativeContext extends AbstractContext implements CmProvider.CmAccess {
     private static final long CTX_OPS = offset(DeviceLayouts.ibv_context, "ops");
     private static final long CTX_ASYNC_FD = offset(DeviceLayouts.ibv_context, "async_fd");
     private static final long CTX_NUM_COMP_VECTORS = offset(DeviceLayouts.ibv_context, "num_comp_vectors");
@@ -219,11 +217,6 @@ public final class NativeContext extends AbstractResource implements Context, Cm
     }
 
     @Override
-    public Gid queryGid(int portNum, int index) {
-        return queryGidEntry(portNum, index).gid();
-    }
-
-    @Override
     public GidEntry queryGidEntry(int portNum, int index) {
         ensureOpen();
         if (portNum < 0 || index < 0) {
@@ -275,14 +268,12 @@ public final class NativeContext extends AbstractResource implements Context, Cm
     }
 
     @Override
-    public ProtectionDomain allocPd() {
-        ensureOpen();
+    protected ProtectionDomain newPd() {
         return new NativeProtectionDomain(this);
     }
 
     @Override
-    public CompletionChannel createCompletionChannel() {
-        ensureOpen();
+    protected CompletionChannel newChannel() {
         return new NativeCompletionChannel(this);
     }
 
@@ -380,8 +371,7 @@ public final class NativeContext extends AbstractResource implements Context, Cm
     }
 
     @Override
-    public EventPoller createEventPoller() {
-        ensureOpen();
+    protected EventPoller newEventPoller() {
         return new NativeEventPoller();
     }
 

@@ -12,7 +12,7 @@ import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.MemoryRegion;
 import org.rdma4j.verbs.ProtectionDomain;
 import org.rdma4j.verbs.VerbsException;
-import org.rdma4j.verbs.spi.AbstractResource;
+import org.rdma4j.verbs.spi.AbstractPdResource;
 import org.rdma4j.verbs.spi.MrAccessRules;
 import org.rdma4j.verbs.spi.MrMemoryRules;
 import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
@@ -25,14 +25,13 @@ import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
  * in memory the program reuses; afterwards the keys are invalid, so traffic fails as with a bad key
  * (LOC_PROT_ERR, REM_ACCESS_ERR), and {@link #close()} only does the bookkeeping. Thread safe.
  */
-public final class NativeMemoryRegion extends AbstractResource implements MemoryRegion, NativeHandle {
+public final class NativeMemoryRegion extends AbstractPdResource<NativeProtectionDomain> implements MemoryRegion, NativeHandle {
     private static final long MR_ADDR = offset(DeviceLayouts.ibv_mr, "addr");
     private static final long MR_LENGTH = offset(DeviceLayouts.ibv_mr, "length");
     private static final long MR_LKEY = offset(DeviceLayouts.ibv_mr, "lkey");
     private static final long MR_RKEY = offset(DeviceLayouts.ibv_mr, "rkey");
 
     private final MemorySegment handle;
-    private volatile NativeProtectionDomain pd;
     private volatile MemorySegment segment;
     private volatile int access;
     // ibv_mr's fields, copied at registration and after rereg (the struct is freed by close)
@@ -46,6 +45,7 @@ public final class NativeMemoryRegion extends AbstractResource implements Memory
     private boolean released;
 
     NativeMemoryRegion(NativeProtectionDomain pd, MemorySegment segment, int access) {
+        super(pd);
         // the SPI's rules, as on every provider: ZERO_BASED is EOPNOTSUPP (the iova is the address),
         // ON_DEMAND is the kernel's to judge (EOPNOTSUPP where the device does not page on demand)
         MrAccessRules.check(access, false, true);
@@ -53,7 +53,6 @@ public final class NativeMemoryRegion extends AbstractResource implements Memory
         MrMemoryRules.checkWritable(segment, access, "ibv_reg_mr");
         ArenaCloseHook h = ArenaCloseHook.attach(segment, "ibv_reg_mr"); // before the pages are pinned
         uses(pd);
-        this.pd = pd;
         ErrnoCapture errno = ErrnoCapture.perThread();
         MemorySegment mr;
         try {
@@ -108,11 +107,6 @@ public final class NativeMemoryRegion extends AbstractResource implements Memory
     }
 
     @Override
-    public ProtectionDomain pd() {
-        return pd;
-    }
-
-    @Override
     public MemorySegment segment() {
         return segment;
     }
@@ -152,10 +146,10 @@ public final class NativeMemoryRegion extends AbstractResource implements Memory
         boolean translation = (flags & DeviceConstants.IBV_REREG_MR_CHANGE_TRANSLATION) != 0;
         boolean changePd = (flags & DeviceConstants.IBV_REREG_MR_CHANGE_PD) != 0;
         boolean changeAccess = (flags & DeviceConstants.IBV_REREG_MR_CHANGE_ACCESS) != 0;
-        NativeProtectionDomain target = pd;
+        NativeProtectionDomain target = pd();
         if (changePd) {
-            if (!(newPd instanceof NativeProtectionDomain n) || n.context() != pd.context()) {
-                throw new VerbsException(Errno.EINVAL, "ibv_rereg_mr: the new PD is not of " + pd.context());
+            if (!(newPd instanceof NativeProtectionDomain n) || n.context() != target.context()) {
+                throw new VerbsException(Errno.EINVAL, "ibv_rereg_mr: the new PD is not of " + target.context());
             }
             n.ensureOpen();
             target = n;
@@ -186,9 +180,8 @@ public final class NativeMemoryRegion extends AbstractResource implements Memory
             // ERR_INPUT and ERR_DONT_FORK_NEW, is unusable for the others (the caller should close it)
             throw Native.fail(0, errno, "ibv_rereg_mr(" + describe() + ", flags " + flags + ") [code " + rc + "]");
         }
-        if (changePd && target != pd) {
-            replaceUse(pd, target);
-            pd = target;
+        if (changePd) {
+            movePd(target);
         }
         if (changeAccess) {
             access = newAccess;

@@ -14,14 +14,14 @@ import org.rdma4j.verbs.MemoryWindow;
 import org.rdma4j.verbs.MwType;
 import org.rdma4j.verbs.QueuePair;
 import org.rdma4j.verbs.VerbsException;
-import org.rdma4j.verbs.spi.AbstractResource;
+import org.rdma4j.verbs.spi.AbstractPdResource;
 import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
 
 /**
  * A memory window ({@code struct ibv_mw}). ibv_alloc_mw, ibv_dealloc_mw and ibv_bind_mw are inline in
  * verbs.h: like them, this calls the provider's {@code ctx->ops} pointers. Thread safe.
  */
-public final class NativeMemoryWindow extends AbstractResource implements MemoryWindow, NativeHandle {
+public final class NativeMemoryWindow extends AbstractPdResource<NativeProtectionDomain> implements MemoryWindow, NativeHandle {
     private static final long MW_RKEY = offset(DeviceLayouts.ibv_mw, "rkey");
     private static final long MW_TYPE = offset(DeviceLayouts.ibv_mw, "type");
     private static final long B_WR_ID = offset(DeviceLayouts.ibv_mw_bind, "wr_id");
@@ -31,11 +31,11 @@ public final class NativeMemoryWindow extends AbstractResource implements Memory
     private static final long B_LENGTH = offset(DeviceLayouts.ibv_mw_bind, "bind_info.length");
     private static final long B_ACCESS = offset(DeviceLayouts.ibv_mw_bind, "bind_info.mw_access_flags");
 
-    private final NativeProtectionDomain pd;
     private final MemorySegment handle;
     private final MwType type;
 
     NativeMemoryWindow(NativeProtectionDomain pd, int type) {
+        super(pd);
         if (type != MwType.TYPE_1.value() && type != MwType.TYPE_2.value()) {
             throw new VerbsException(Errno.EINVAL, "ibv_alloc_mw: no memory window type " + type);
         }
@@ -45,7 +45,6 @@ public final class NativeMemoryWindow extends AbstractResource implements Memory
                     + " has no memory windows");
         }
         uses(pd);
-        this.pd = pd;
         ErrnoCapture errno = ErrnoCapture.perThread();
         MemorySegment mw;
         try {
@@ -66,11 +65,6 @@ public final class NativeMemoryWindow extends AbstractResource implements Memory
     @Override
     public MemorySegment handle() {
         return handle;
-    }
-
-    @Override
-    public NativeProtectionDomain pd() {
-        return pd;
     }
 
     @Override
@@ -114,15 +108,15 @@ public final class NativeMemoryWindow extends AbstractResource implements Memory
                 throw new VerbsException(Errno.EINVAL, "ibv_bind_mw: " + mr + " is not a native MR");
             }
             nmr = m;
-            if (nmr.pd() != pd) {
+            if (nmr.pd() != pd()) {
                 throw new VerbsException(Errno.EPERM, "ibv_bind_mw: the MR is in another PD than the window");
             }
         } else if (addr != 0 || length != 0) {
             throw new VerbsException(Errno.EINVAL, "ibv_bind_mw: an address range without an MR");
         }
-        MemorySegment bindMw = pd.context().op("bind_mw");
+        MemorySegment bindMw = pd().context().op("bind_mw");
         if (bindMw.equals(MemorySegment.NULL)) {
-            throw new VerbsException(Errno.EOPNOTSUPP, "ibv_bind_mw: not supported by " + pd.context().device().name());
+            throw new VerbsException(Errno.EOPNOTSUPP, "ibv_bind_mw: not supported by " + pd().context().device().name());
         }
         ErrnoCapture errno = ErrnoCapture.perThread();
         try (Arena arena = Arena.ofConfined()) {
@@ -147,12 +141,12 @@ public final class NativeMemoryWindow extends AbstractResource implements Memory
 
     @Override
     protected String describe() {
-        return "MW (" + type + ") of " + pd;
+        return "MW (" + type + ") of " + pd();
     }
 
     @Override
     protected void destroy() {
-        MemorySegment dealloc = pd.context().op("dealloc_mw");
+        MemorySegment dealloc = pd().context().op("dealloc_mw");
         ErrnoCapture errno = ErrnoCapture.perThread();
         int rc;
         try {

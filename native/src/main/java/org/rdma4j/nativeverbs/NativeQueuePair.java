@@ -16,24 +16,19 @@ import org.rdma4j.nativeverbs.abi.CmLayouts;
 import org.rdma4j.nativeverbs.abi.IbvQp;
 import org.rdma4j.nativeverbs.abi.Rdmacm;
 import org.rdma4j.nativeverbs.abi.ProviderOps;
-import org.rdma4j.verbs.CompletionQueue;
-import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.Gid;
 import org.rdma4j.verbs.PostException;
-import org.rdma4j.verbs.ProtectionDomain;
 import org.rdma4j.verbs.QpAttr;
 import org.rdma4j.verbs.QpAttrMask;
 import org.rdma4j.verbs.QpCap;
 import org.rdma4j.verbs.QpInitAttr;
 import org.rdma4j.verbs.QpState;
 import org.rdma4j.verbs.QpType;
-import org.rdma4j.verbs.QueuePair;
 import org.rdma4j.verbs.RecvWorkRequest;
 import org.rdma4j.verbs.SendWorkRequest;
-import org.rdma4j.verbs.SharedReceiveQueue;
 import org.rdma4j.verbs.VerbsException;
-import org.rdma4j.verbs.spi.AbstractResource;
+import org.rdma4j.verbs.spi.AbstractQueuePair;
 import org.rdma4j.verbs.spi.QpTransitions;
 import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
 
@@ -46,7 +41,8 @@ import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
  * rest, with their errnos, as C would be told. Posting is thread safe (posts to one queue are serialized); close waits
  * for a post in progress and then refuses new ones, so a racing post gets an error, never a freed QP.
  */
-final class NativeQueuePair extends AbstractResource implements QueuePair, NativeHandle {
+final class NativeQueuePair extends AbstractQueuePair<NativeProtectionDomain, NativeCompletionQueue,
+        NativeSharedReceiveQueue> implements NativeHandle {
     private static final long INIT_SEND_CQ = offset(IBV_QP_INIT_ATTR, "send_cq");
     private static final long INIT_RECV_CQ = offset(IBV_QP_INIT_ATTR, "recv_cq");
     private static final long INIT_SRQ = offset(IBV_QP_INIT_ATTR, "srq");
@@ -62,13 +58,7 @@ final class NativeQueuePair extends AbstractResource implements QueuePair, Nativ
     private static final int QUERY_ALL = (1 << 21) - 1;
     private static final long CM_ID_QP = offset(CmLayouts.rdma_cm_id, "qp");
 
-    private final NativeProtectionDomain pd;
     private final NativeContext context;
-    private final QpType type;
-    private final NativeCompletionQueue sendCq;
-    private final NativeCompletionQueue recvCq;
-    private final NativeSharedReceiveQueue srq;
-    private final boolean sqSigAll;
     private final QpCap cap;
     private final MemorySegment qp;
     /** {@code qp.address()}, what the posts pass. */
@@ -96,20 +86,13 @@ final class NativeQueuePair extends AbstractResource implements QueuePair, Nativ
      * it clears {@code cm_id->qp} first, as rdma_destroy_qp does, so librdmacm never touches a freed QP.
      */
     NativeQueuePair(NativeProtectionDomain pd, QpInitAttr init, MemorySegment cmId) {
+        super(pd, init, NativeCompletionQueue.class, NativeSharedReceiveQueue.class);
         this.cmId = cmId;
-        if (init == null || init.type == null) {
-            throw new VerbsException(Errno.EINVAL, "no QP type");
-        }
-        this.pd = pd;
-        this.context = (NativeContext) pd.context();
-        this.type = init.type;
-        this.sendCq = cq(init.sendCq, "send");
-        this.recvCq = cq(init.recvCq, "receive");
-        if (init.srq != null && !(init.srq instanceof NativeSharedReceiveQueue)) {
-            throw new VerbsException(Errno.EINVAL, "the SRQ belongs to another provider");
-        }
-        this.srq = (NativeSharedReceiveQueue) init.srq;
-        this.sqSigAll = init.sqSigAll;
+        this.context = pd.context();
+        QpType type = type();
+        NativeCompletionQueue sendCq = sendCq();
+        NativeCompletionQueue recvCq = recvCq();
+        NativeSharedReceiveQueue srq = srq();
         QpCap want = init.cap == null ? new QpCap() : init.cap;
         context.limits().checkCreate(want, srq == null); // the SPI's rules, as on every provider
         uses(pd, sendCq, recvCq == sendCq ? null : recvCq, srq);
@@ -126,7 +109,7 @@ final class NativeQueuePair extends AbstractResource implements QueuePair, Nativ
             attr.set(ValueLayout.JAVA_INT, CAP_MAX_RECV_SGE, want.maxRecvSge);
             attr.set(ValueLayout.JAVA_INT, CAP_MAX_INLINE, want.maxInlineData);
             attr.set(ValueLayout.JAVA_INT, INIT_QP_TYPE, type.value());
-            attr.set(ValueLayout.JAVA_INT, INIT_SQ_SIG_ALL, sqSigAll ? 1 : 0);
+            attr.set(ValueLayout.JAVA_INT, INIT_SQ_SIG_ALL, init.sqSigAll ? 1 : 0);
             try {
                 if (cmId == null) {
                     created = (MemorySegment) IbvQp.CREATE_QP.invokeExact(errno.segment(), pd.handle(), attr);
@@ -161,14 +144,6 @@ final class NativeQueuePair extends AbstractResource implements QueuePair, Nativ
         context.track(qp, this);
     }
 
-    private NativeCompletionQueue cq(CompletionQueue cq, String which) {
-        if (!(cq instanceof NativeCompletionQueue n) || n.context() != context) {
-            throw new VerbsException(Errno.EINVAL, "the " + which + " CQ is missing or belongs to another context");
-        }
-        n.ensureOpen();
-        return n;
-    }
-
     /** The {@code struct ibv_qp *}. */
     @Override
     public MemorySegment handle() {
@@ -177,7 +152,7 @@ final class NativeQueuePair extends AbstractResource implements QueuePair, Nativ
 
     @Override
     protected String describe() {
-        return type + " QP 0x" + Integer.toHexString(qpn) + " of " + context.device().name();
+        return type() + " QP 0x" + Integer.toHexString(qpn) + " of " + context.device().name();
     }
 
     @Override
@@ -229,23 +204,8 @@ final class NativeQueuePair extends AbstractResource implements QueuePair, Nativ
     }
 
     @Override
-    public Context context() {
-        return context;
-    }
-
-    @Override
-    public ProtectionDomain pd() {
-        return pd;
-    }
-
-    @Override
     public int qpn() {
         return qpn;
-    }
-
-    @Override
-    public QpType type() {
-        return type;
     }
 
     @Override
@@ -260,31 +220,13 @@ final class NativeQueuePair extends AbstractResource implements QueuePair, Nativ
     }
 
     @Override
-    public CompletionQueue sendCq() {
-        return sendCq;
-    }
-
-    @Override
-    public CompletionQueue recvCq() {
-        return recvCq;
-    }
-
-    @Override
-    public SharedReceiveQueue srq() {
-        return srq;
-    }
-
-    @Override
     public QpCap cap() {
         return cap.copy();
     }
 
     @Override
     public void modify(QpAttr attr, int mask) {
-        ensureOpen();
-        if (attr == null) {
-            throw new VerbsException(Errno.EINVAL, "no attributes");
-        }
+        checkModify(attr);
         if ((mask & QpAttrMask.CUR_STATE) != 0) {
             String why = QpTransitions.checkCurrentState(attr.curQpState, state());
             if (why != null) {
@@ -325,7 +267,7 @@ final class NativeQueuePair extends AbstractResource implements QueuePair, Nativ
      */
     private int resetToErrThroughInit(ErrnoCapture errno) {
         QpAttr init = new QpAttr().state(QpState.INIT).portNum(1).pkeyIndex(0).accessFlags(0).qkey(0);
-        int ret = modifyQp(init, QpAttrMask.STATE | QpTransitions.required(type, QpState.RESET, QpState.INIT), errno);
+        int ret = modifyQp(init, QpAttrMask.STATE | QpTransitions.required(type(), QpState.RESET, QpState.INIT), errno);
         return ret != 0 ? ret : modifyQp(new QpAttr().state(QpState.ERR), QpAttrMask.STATE, errno);
     }
 
@@ -351,14 +293,10 @@ final class NativeQueuePair extends AbstractResource implements QueuePair, Nativ
             query(attr, QUERY_ALL, init);
             QpAttrCodec.decode(attr, out);
             if (initOut != null) {
-                initOut.type = type;
-                initOut.sendCq = sendCq;
-                initOut.recvCq = recvCq;
-                initOut.srq = srq;
-                initOut.cap = new QpCap(init.get(ValueLayout.JAVA_INT, CAP_MAX_SEND_WR),
+                reportInit(initOut, new QpCap(init.get(ValueLayout.JAVA_INT, CAP_MAX_SEND_WR),
                         init.get(ValueLayout.JAVA_INT, CAP_MAX_RECV_WR), init.get(ValueLayout.JAVA_INT, CAP_MAX_SEND_SGE),
-                        init.get(ValueLayout.JAVA_INT, CAP_MAX_RECV_SGE), init.get(ValueLayout.JAVA_INT, CAP_MAX_INLINE));
-                initOut.sqSigAll = init.get(ValueLayout.JAVA_INT, INIT_SQ_SIG_ALL) != 0;
+                        init.get(ValueLayout.JAVA_INT, CAP_MAX_RECV_SGE), init.get(ValueLayout.JAVA_INT, CAP_MAX_INLINE)),
+                        init.get(ValueLayout.JAVA_INT, INIT_SQ_SIG_ALL) != 0);
             }
             return out;
         }
