@@ -15,7 +15,6 @@ import org.rdma4j.verbs.VerbsException;
 import org.rdma4j.verbs.spi.AbstractPdResource;
 import org.rdma4j.verbs.spi.MrAccessRules;
 import org.rdma4j.verbs.spi.MrMemoryRules;
-import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
 
 /**
  * A registered memory region ({@code struct ibv_mr}). Only native memory can be registered
@@ -53,22 +52,12 @@ public final class NativeMemoryRegion extends AbstractPdResource<NativeProtectio
         MrMemoryRules.checkWritable(segment, access, "ibv_reg_mr");
         ArenaCloseHook h = ArenaCloseHook.attach(segment, "ibv_reg_mr"); // before the pages are pinned
         uses(pd);
-        ErrnoCapture errno = ErrnoCapture.perThread();
-        MemorySegment mr;
-        try {
-            // the ibv_reg_mr macro of verbs.h calls ibv_reg_mr_iova2 (iova = addr) when access is not a constant
-            mr = (MemorySegment) Ibv.ibv_reg_mr_iova2.invokeExact(errno.segment(), pd.handle(), segment,
-                    segment.byteSize(), segment.address(), access);
-        } catch (Throwable t) {
-            abandon();
-            throw Native.unexpected(t);
-        }
-        if (mr.equals(MemorySegment.NULL)) {
-            abandon();
-            throw Native.fail(0, errno, "ibv_reg_mr(" + pd.context().device().name() + ", 0x"
-                    + Long.toHexString(segment.address()) + ", " + segment.byteSize() + " bytes, access "
-                    + org.rdma4j.verbs.Access.toString(access) + ")");
-        }
+        // the ibv_reg_mr macro of verbs.h calls ibv_reg_mr_iova2 (iova = addr) when access is not a constant
+        MemorySegment mr = Downcalls.create("ibv_reg_mr(" + pd.context().device().name() + ", 0x"
+                + Long.toHexString(segment.address()) + ", " + segment.byteSize() + " bytes, access "
+                + org.rdma4j.verbs.Access.toString(access) + ")", this::abandon,
+                e -> (MemorySegment) Ibv.ibv_reg_mr_iova2.invokeExact(e, pd.handle(), segment, segment.byteSize(),
+                        segment.address(), access));
         this.handle = Native.at(mr, DeviceLayouts.ibv_mr.byteSize());
         this.segment = segment;
         this.access = access;
@@ -163,22 +152,16 @@ public final class NativeMemoryRegion extends AbstractPdResource<NativeProtectio
         MrMemoryRules.checkWritable(translation ? newSegment : segment, changeAccess ? newAccess : access,
                 "ibv_rereg_mr");
         ArenaCloseHook newHook = translation ? ArenaCloseHook.attach(newSegment, "ibv_rereg_mr") : null;
-        ErrnoCapture errno = ErrnoCapture.perThread();
-        int rc;
-        try {
-            MemorySegment pdArg = changePd ? target.handle() : MemorySegment.NULL;
-            MemorySegment addrArg = translation ? newSegment : MemorySegment.NULL;
-            long lengthArg = translation ? newSegment.byteSize() : 0L;
-            int accessArg = changeAccess ? newAccess : 0;
-            rc = (int) Ibv.ibv_rereg_mr.invokeExact(errno.segment(), handle, flags, pdArg, addrArg, lengthArg,
-                    accessArg);
-        } catch (Throwable t) {
-            throw Native.unexpected(t);
-        }
+        MemorySegment pdArg = changePd ? target.handle() : MemorySegment.NULL;
+        MemorySegment addrArg = translation ? newSegment : MemorySegment.NULL;
+        long lengthArg = translation ? newSegment.byteSize() : 0L;
+        int accessArg = changeAccess ? newAccess : 0;
+        int rc = Downcalls.status(e -> (int) Ibv.ibv_rereg_mr.invokeExact(e, handle, flags, pdArg, addrArg, lengthArg,
+                accessArg));
         if (rc != 0) {
             // a negative IBV_REREG_MR_ERR_* code with errno set; the region stays as it was for
             // ERR_INPUT and ERR_DONT_FORK_NEW, is unusable for the others (the caller should close it)
-            throw Native.fail(0, errno, "ibv_rereg_mr(" + describe() + ", flags " + flags + ") [code " + rc + "]");
+            throw Downcalls.fail(0, "ibv_rereg_mr(" + describe() + ", flags " + flags + ") [code " + rc + "]");
         }
         if (changePd) {
             movePd(target);
@@ -214,15 +197,6 @@ public final class NativeMemoryRegion extends AbstractPdResource<NativeProtectio
     }
 
     private void deregister(String when) {
-        ErrnoCapture errno = ErrnoCapture.perThread();
-        int rc;
-        try {
-            rc = (int) Ibv.ibv_dereg_mr.invokeExact(errno.segment(), handle);
-        } catch (Throwable t) {
-            throw Native.unexpected(t);
-        }
-        if (rc != 0) {
-            throw Native.fail(rc, errno, "ibv_dereg_mr(" + describe() + ")" + when);
-        }
+        Downcalls.check("ibv_dereg_mr(" + describe() + ")" + when, e -> (int) Ibv.ibv_dereg_mr.invokeExact(e, handle));
     }
 }

@@ -15,7 +15,6 @@ import org.rdma4j.verbs.MwType;
 import org.rdma4j.verbs.QueuePair;
 import org.rdma4j.verbs.VerbsException;
 import org.rdma4j.verbs.spi.AbstractPdResource;
-import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
 
 /**
  * A memory window ({@code struct ibv_mw}). ibv_alloc_mw, ibv_dealloc_mw and ibv_bind_mw are inline in
@@ -45,18 +44,8 @@ public final class NativeMemoryWindow extends AbstractPdResource<NativeProtectio
                     + " has no memory windows");
         }
         uses(pd);
-        ErrnoCapture errno = ErrnoCapture.perThread();
-        MemorySegment mw;
-        try {
-            mw = (MemorySegment) Ibv.ALLOC_MW_OP.invokeExact(alloc, errno.segment(), pd.handle(), type);
-        } catch (Throwable t) {
-            abandon();
-            throw Native.unexpected(t);
-        }
-        if (mw.equals(MemorySegment.NULL)) {
-            abandon();
-            throw Native.fail(0, errno, "ibv_alloc_mw(" + pd.context().device().name() + ", type " + type + ")");
-        }
+        MemorySegment mw = Downcalls.create("ibv_alloc_mw(" + pd.context().device().name() + ", type " + type + ")",
+                this::abandon, e -> (MemorySegment) Ibv.ALLOC_MW_OP.invokeExact(alloc, e, pd.handle(), type));
         this.handle = Native.at(mw, DeviceLayouts.ibv_mw.byteSize());
         this.type = handle.get(ValueLayout.JAVA_INT, MW_TYPE) == 1 ? MwType.TYPE_1 : MwType.TYPE_2;
     }
@@ -118,7 +107,6 @@ public final class NativeMemoryWindow extends AbstractPdResource<NativeProtectio
         if (bindMw.equals(MemorySegment.NULL)) {
             throw new VerbsException(Errno.EOPNOTSUPP, "ibv_bind_mw: not supported by " + pd().context().device().name());
         }
-        ErrnoCapture errno = ErrnoCapture.perThread();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment b = arena.allocate(DeviceLayouts.ibv_mw_bind);
             b.set(ValueLayout.JAVA_LONG, B_WR_ID, wrId);
@@ -127,15 +115,9 @@ public final class NativeMemoryWindow extends AbstractPdResource<NativeProtectio
             b.set(ValueLayout.JAVA_LONG, B_ADDR, addr);
             b.set(ValueLayout.JAVA_LONG, B_LENGTH, length);
             b.set(ValueLayout.JAVA_INT, B_ACCESS, access);
-            int rc = (int) Ibv.BIND_MW_OP.invokeExact(bindMw, errno.segment(), nqp.handle(), handle, b);
-            if (rc != 0) {
-                throw Native.fail(rc, errno, "ibv_bind_mw(" + describe() + ")");
-            }
+            Downcalls.check("ibv_bind_mw(" + describe() + ")",
+                    e -> (int) Ibv.BIND_MW_OP.invokeExact(bindMw, e, nqp.handle(), handle, b));
             return handle.get(ValueLayout.JAVA_INT, MW_RKEY);
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw Native.unexpected(t);
         }
     }
 
@@ -147,15 +129,6 @@ public final class NativeMemoryWindow extends AbstractPdResource<NativeProtectio
     @Override
     protected void destroy() {
         MemorySegment dealloc = pd().context().op("dealloc_mw");
-        ErrnoCapture errno = ErrnoCapture.perThread();
-        int rc;
-        try {
-            rc = (int) Ibv.DEALLOC_MW_OP.invokeExact(dealloc, errno.segment(), handle);
-        } catch (Throwable t) {
-            throw Native.unexpected(t);
-        }
-        if (rc != 0) {
-            throw Native.fail(rc, errno, "ibv_dealloc_mw(" + describe() + ")");
-        }
+        Downcalls.check("ibv_dealloc_mw(" + describe() + ")", e -> (int) Ibv.DEALLOC_MW_OP.invokeExact(dealloc, e, handle));
     }
 }

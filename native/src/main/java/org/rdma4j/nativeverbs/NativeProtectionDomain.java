@@ -12,7 +12,6 @@ import org.rdma4j.verbs.QpInitAttr;
 import org.rdma4j.verbs.QueuePair;
 import org.rdma4j.verbs.SharedReceiveQueue;
 import org.rdma4j.verbs.SrqAttr;
-import org.rdma4j.verbs.VerbsException;
 import org.rdma4j.verbs.spi.AbstractProtectionDomain;
 
 /** A protection domain ({@code struct ibv_pd}). Thread safe. */

@@ -97,7 +97,6 @@ final class NativeQueuePair extends AbstractQueuePair<NativeProtectionDomain, Na
         context.limits().checkCreate(want, srq == null); // the SPI's rules, as on every provider
         uses(pd, sendCq, recvCq == sendCq ? null : recvCq, srq);
         MemorySegment created;
-        ErrnoCapture errno = ErrnoCapture.perThread();
         try (Arena a = Arena.ofConfined()) {
             MemorySegment attr = a.allocate(IBV_QP_INIT_ATTR);
             attr.set(ValueLayout.ADDRESS, INIT_SEND_CQ, sendCq.handle());
@@ -110,24 +109,14 @@ final class NativeQueuePair extends AbstractQueuePair<NativeProtectionDomain, Na
             attr.set(ValueLayout.JAVA_INT, CAP_MAX_INLINE, want.maxInlineData);
             attr.set(ValueLayout.JAVA_INT, INIT_QP_TYPE, type.value());
             attr.set(ValueLayout.JAVA_INT, INIT_SQ_SIG_ALL, init.sqSigAll ? 1 : 0);
-            try {
-                if (cmId == null) {
-                    created = (MemorySegment) IbvQp.CREATE_QP.invokeExact(errno.segment(), pd.handle(), attr);
-                } else {
-                    int rc = (int) Rdmacm.rdma_create_qp.invokeExact(errno.segment(), cmId, pd.handle(), attr);
-                    created = rc == 0 ? cmId.get(ValueLayout.ADDRESS, CM_ID_QP) : MemorySegment.NULL;
-                }
-            } catch (Throwable t) {
-                abandon();
-                throw Downcalls.rethrow(t);
-            }
-            if (created.address() == 0) {
-                int e = errno.errno();
-                abandon();
-                throw new VerbsException(e, (cmId == null ? "ibv_create_qp(" : "rdma_create_qp(") + type + ", "
-                        + want + ") on " + context.device().name()
-                        + " failed");
-            }
+            created = Downcalls.createAs((cmId == null ? "ibv_create_qp(" : "rdma_create_qp(") + type + ", " + want
+                    + ") on " + context.device().name() + " failed", this::abandon, e -> {
+                        if (cmId == null) {
+                            return (MemorySegment) IbvQp.CREATE_QP.invokeExact(e, pd.handle(), attr);
+                        }
+                        int rc = (int) Rdmacm.rdma_create_qp.invokeExact(e, cmId, pd.handle(), attr);
+                        return rc == 0 ? cmId.get(ValueLayout.ADDRESS, CM_ID_QP) : MemorySegment.NULL;
+                    });
             // ibv_create_qp writes back the capacities the QP really has
             this.cap = new QpCap(attr.get(ValueLayout.JAVA_INT, CAP_MAX_SEND_WR),
                     attr.get(ValueLayout.JAVA_INT, CAP_MAX_RECV_WR), attr.get(ValueLayout.JAVA_INT, CAP_MAX_SEND_SGE),
@@ -167,26 +156,17 @@ final class NativeQueuePair extends AbstractQueuePair<NativeProtectionDomain, Na
     @Override
     protected void destroy() {
         setDead(true);
-        int ret;
-        ErrnoCapture errno = ErrnoCapture.perThread();
         if (cmId != null) {
             cmId.set(ValueLayout.ADDRESS, CM_ID_QP, MemorySegment.NULL);
         }
         try {
-            ret = (int) IbvQp.DESTROY_QP.invokeExact(errno.segment(), qp);
-        } catch (Throwable t) {
+            Downcalls.checkAs("ibv_destroy_qp of " + describe() + " failed", e -> (int) IbvQp.DESTROY_QP.invokeExact(e, qp));
+        } catch (RuntimeException | Error e) {
             setDead(false);
             if (cmId != null) {
                 cmId.set(ValueLayout.ADDRESS, CM_ID_QP, qp);
             }
-            throw Downcalls.rethrow(t);
-        }
-        if (ret != 0) {
-            setDead(false);
-            if (cmId != null) {
-                cmId.set(ValueLayout.ADDRESS, CM_ID_QP, qp);
-            }
-            throw new VerbsException(IbvQp.errnoOf(ret, errno.errno()), "ibv_destroy_qp of " + describe() + " failed");
+            throw e;
         }
         context.untrack(qp);
         sendWrs.close();
@@ -234,29 +214,24 @@ final class NativeQueuePair extends AbstractQueuePair<NativeProtectionDomain, Na
             }
         }
         context.limits().checkModify(attr, mask); // the SPI's ranges, as on every provider
-        ErrnoCapture errno = ErrnoCapture.perThread();
-        int ret = modifyQp(attr, mask, errno);
+        int ret = modifyQp(attr, mask);
         if (ret != 0 && mask == QpAttrMask.STATE && attr.qpState == QpState.ERR
-                && IbvQp.errnoOf(ret, errno.errno()) == Errno.EINVAL && state() == QpState.RESET) {
-            ret = resetToErrThroughInit(errno);
+                && IbvQp.errnoOf(ret, ErrnoCapture.perThread().errno()) == Errno.EINVAL && state() == QpState.RESET) {
+            ret = resetToErrThroughInit();
         }
         if (ret != 0) {
-            throw new VerbsException(IbvQp.errnoOf(ret, errno.errno()), "ibv_modify_qp of " + describe()
+            throw Downcalls.failAs(ret, "ibv_modify_qp of " + describe()
                     + ((mask & QpAttrMask.STATE) != 0 ? " to " + attr.qpState : "") + " (attr_mask 0x"
                     + Integer.toHexString(mask) + ") failed");
         }
     }
 
-    /** ibv_modify_qp: its return value; errno is left in {@code errno}. */
-    private int modifyQp(QpAttr attr, int mask, ErrnoCapture errno) {
+    /** ibv_modify_qp: its return value; errno is left in {@link ErrnoCapture#perThread()}. */
+    private int modifyQp(QpAttr attr, int mask) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment m = a.allocate(IBV_QP_ATTR);
             QpAttrCodec.encode(m, attr, mask);
-            try {
-                return (int) IbvQp.MODIFY_QP.invokeExact(errno.segment(), qp, m, mask);
-            } catch (Throwable t) {
-                throw Downcalls.rethrow(t);
-            }
+            return Downcalls.status(e -> (int) IbvQp.MODIFY_QP.invokeExact(e, qp, m, mask));
         }
     }
 
@@ -265,23 +240,15 @@ final class NativeQueuePair extends AbstractQueuePair<NativeProtectionDomain, Na
      * (ib_modify_qp_is_ok) lacks: through INIT with the attributes any port has (port 1, P_Key index 0,
      * no access, Q_Key 0), then to ERR. Returns the first failing ibv_modify_qp's value.
      */
-    private int resetToErrThroughInit(ErrnoCapture errno) {
+    private int resetToErrThroughInit() {
         QpAttr init = new QpAttr().state(QpState.INIT).portNum(1).pkeyIndex(0).accessFlags(0).qkey(0);
-        int ret = modifyQp(init, QpAttrMask.STATE | QpTransitions.required(type(), QpState.RESET, QpState.INIT), errno);
-        return ret != 0 ? ret : modifyQp(new QpAttr().state(QpState.ERR), QpAttrMask.STATE, errno);
+        int ret = modifyQp(init, QpAttrMask.STATE | QpTransitions.required(type(), QpState.RESET, QpState.INIT));
+        return ret != 0 ? ret : modifyQp(new QpAttr().state(QpState.ERR), QpAttrMask.STATE);
     }
 
     private void query(MemorySegment attr, int mask, MemorySegment init) {
-        int ret;
-        ErrnoCapture errno = ErrnoCapture.perThread();
-        try {
-            ret = (int) IbvQp.QUERY_QP.invokeExact(errno.segment(), qp, attr, mask, init);
-        } catch (Throwable t) {
-            throw Downcalls.rethrow(t);
-        }
-        if (ret != 0) {
-            throw new VerbsException(IbvQp.errnoOf(ret, errno.errno()), "ibv_query_qp of " + describe() + " failed");
-        }
+        Downcalls.checkAs("ibv_query_qp of " + describe() + " failed",
+                e -> (int) IbvQp.QUERY_QP.invokeExact(e, qp, attr, mask, init));
     }
 
     @Override
@@ -319,7 +286,7 @@ final class NativeQueuePair extends AbstractQueuePair<NativeProtectionDomain, Na
             }
             if (ret != 0) {
                 int i = sendWrs.badIndex();
-                throw new PostException(ret < 0 ? -ret : ret, "post_send on " + describe() + " failed", nth(wr, i), i);
+                throw new PostException(Downcalls.providerErrno(ret), "post_send on " + describe() + " failed", nth(wr, i), i);
             }
             if (sendWrs.binds > 0) {
                 windowsBound(wr, refused == null ? Integer.MAX_VALUE : refused.badIndex());
@@ -352,7 +319,7 @@ final class NativeQueuePair extends AbstractQueuePair<NativeProtectionDomain, Na
             }
             if (ret != 0) {
                 int i = recvWrs.badIndex();
-                throw new PostException(ret < 0 ? -ret : ret, "post_recv on " + describe() + " failed", nth(wr, i), i);
+                throw new PostException(Downcalls.providerErrno(ret), "post_recv on " + describe() + " failed", nth(wr, i), i);
             }
             if (refused != null) {
                 throw refused; // the requests before it were posted
@@ -411,20 +378,11 @@ final class NativeQueuePair extends AbstractQueuePair<NativeProtectionDomain, Na
         if (gid == null) {
             throw new VerbsException(Errno.EINVAL, verb + ": no GID");
         }
-        int ret;
-        ErrnoCapture errno = ErrnoCapture.perThread();
         try (Arena a = Arena.ofConfined()) {
             MemorySegment g = a.allocate(Gid.LENGTH, 8);
             MemorySegment.copy(gid.bytes(), 0, g, ValueLayout.JAVA_BYTE, 0, Gid.LENGTH);
-            try {
-                ret = (int) h.invokeExact(errno.segment(), qp, g, (short) lid);
-            } catch (Throwable t) {
-                throw Downcalls.rethrow(t);
-            }
-        }
-        if (ret != 0) {
-            throw new VerbsException(IbvQp.errnoOf(ret, errno.errno()), verb + "(" + gid + ", LID " + lid + ") on "
-                    + describe() + " failed");
+            Downcalls.checkAs(verb + "(" + gid + ", LID " + lid + ") on " + describe() + " failed",
+                    e -> (int) h.invokeExact(e, qp, g, (short) lid));
         }
     }
 }
