@@ -12,7 +12,8 @@ import org.rdma4j.verbs.AhAttr;
 import org.rdma4j.verbs.spi.AbstractPdResource;
 
 /** A libibverbs address handle ({@code ibv_create_ah}) for UD sends. Thread safe (immutable after creation). */
-final class NativeAddressHandle extends AbstractPdResource<NativeProtectionDomain> implements AddressHandle, NativeHandle {
+final class NativeAddressHandle extends AbstractPdResource<NativeProtectionDomain>
+        implements AddressHandle, NativeHandle {
     private final AhAttr attr;
     private final MemorySegment ah;
 
@@ -24,7 +25,7 @@ final class NativeAddressHandle extends AbstractPdResource<NativeProtectionDomai
         try (Arena a = Arena.ofConfined()) {
             MemorySegment m = a.allocate(IBV_AH_ATTR);
             AhCodec.encode(m, 0, attr);
-            created = Downcalls.createAs("ibv_create_ah(" + attr + ") on " + pd.context().device().name() + " failed",
+            created = Downcalls.createAs(() -> "ibv_create_ah(" + attr + ") on " + pd.context().device().name() + " failed",
                     this::abandon, e -> (MemorySegment) IbvQp.CREATE_AH.invokeExact(e, pd.handle(), m));
         } catch (RuntimeException | Error e) {
             abandon(); // the encoding failed (releasing twice, after createAs, does nothing)
@@ -46,7 +47,8 @@ final class NativeAddressHandle extends AbstractPdResource<NativeProtectionDomai
 
     @Override
     protected void destroy() {
-        Downcalls.checkAs("ibv_destroy_ah of " + describe() + " failed", e -> (int) IbvQp.DESTROY_AH.invokeExact(e, ah));
+        Downcalls.checkAs(() -> "ibv_destroy_ah of " + describe() + " failed",
+                e -> (int) IbvQp.DESTROY_AH.invokeExact(e, ah));
     }
 
     @Override

@@ -86,7 +86,7 @@ final class NativeCm implements CmProvider {
                 if (why != null) {
                     throw new VerbsException(Errno.EOPNOTSUPP, "librdmacm cannot be used: " + why.getMessage(), why);
                 }
-                MemorySegment ch = Downcalls.create("rdma_create_event_channel", () -> { },
+                MemorySegment ch = Downcalls.create(() -> "rdma_create_event_channel", () -> { },
                         e -> (MemorySegment) Rdmacm.rdma_create_event_channel.invokeExact(e));
                 instance = new NativeCm(Native.at(ch, CmLayouts.rdma_event_channel.byteSize()));
             }
@@ -101,7 +101,7 @@ final class NativeCm implements CmProvider {
         }
         try (Arena a = Arena.ofConfined()) {
             MemorySegment out = a.allocate(ValueLayout.ADDRESS);
-            Downcalls.check("rdma_create_id",
+            Downcalls.check(() -> "rdma_create_id",
                     e -> (int) Rdmacm.rdma_create_id.invokeExact(e, channel, out, MemorySegment.NULL, portSpace));
             MemorySegment id = Native.at(out.get(ValueLayout.ADDRESS, 0), CmLayouts.rdma_cm_id.byteSize());
             NativeCmId n = new NativeCmId(this, id, listener);

@@ -94,7 +94,7 @@ final class NativeCmId implements CmProvider.Id {
     private void call(String what, Call c) {
         checkOpen();
         try (Arena a = Arena.ofConfined()) {
-            Downcalls.check(what, e -> c.invoke(a, e));
+            Downcalls.check(() -> what, e -> c.invoke(a, e));
         }
     }
 
@@ -319,7 +319,7 @@ final class NativeCmId implements CmProvider.Id {
             closed = true;
         }
         cm.forget(this);
-        Downcalls.check("rdma_destroy_id", e -> (int) Rdmacm.rdma_destroy_id.invokeExact(e, id));
+        Downcalls.check(() -> "rdma_destroy_id", e -> (int) Rdmacm.rdma_destroy_id.invokeExact(e, id));
     }
 
     /** A {@code struct sockaddr_in} or {@code sockaddr_in6} for {@code a} in {@code arena}. */

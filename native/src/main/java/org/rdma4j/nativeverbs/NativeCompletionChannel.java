@@ -31,7 +31,7 @@ public final class NativeCompletionChannel extends AbstractResource implements C
     NativeCompletionChannel(NativeContext context) {
         uses(context);
         this.context = context;
-        MemorySegment ch = Downcalls.create("ibv_create_comp_channel(" + context.device().name() + ")", this::abandon,
+        MemorySegment ch = Downcalls.create(() -> "ibv_create_comp_channel(" + context.device().name() + ")", this::abandon,
                 e -> (MemorySegment) Ibv.ibv_create_comp_channel.invokeExact(e, context.handle()));
         this.handle = Native.at(ch, DeviceLayouts.ibv_comp_channel.byteSize());
         EventSource s;
@@ -115,6 +115,7 @@ public final class NativeCompletionChannel extends AbstractResource implements C
     }
 
     private void destroyChannel() {
-        Downcalls.check("ibv_destroy_comp_channel", e -> (int) Ibv.ibv_destroy_comp_channel.invokeExact(e, handle));
+        Downcalls.check(() -> "ibv_destroy_comp_channel",
+                e -> (int) Ibv.ibv_destroy_comp_channel.invokeExact(e, handle));
     }
 }

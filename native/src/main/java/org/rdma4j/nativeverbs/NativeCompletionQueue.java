@@ -44,7 +44,7 @@ final class NativeCompletionQueue extends AbstractCompletionQueue<NativeContext,
         uses(context, channel);
         // a local, not a conditional in the call: invokeExact would type a conditional as Object
         MemorySegment ch = channel == null ? MemorySegment.NULL : channel.handle();
-        MemorySegment created = Downcalls.createAs("ibv_create_cq(cqe=" + cqe + ", comp_vector=" + compVector
+        MemorySegment created = Downcalls.createAs(() -> "ibv_create_cq(cqe=" + cqe + ", comp_vector=" + compVector
                 + ") on " + context.device().name() + " failed", this::abandon,
                 e -> (MemorySegment) IbvQp.CREATE_CQ.invokeExact(e, context.handle(), cqe, MemorySegment.NULL, ch,
                         compVector));
@@ -79,13 +79,11 @@ final class NativeCompletionQueue extends AbstractCompletionQueue<NativeContext,
         synchronized (decoder) {
             dead = true;
         }
-        int ret = Downcalls.status(e -> (int) IbvQp.DESTROY_CQ.invokeExact(e, cq));
-        if (ret != 0) {
+        Downcalls.checkAs(() -> "ibv_destroy_cq of " + describe() + " failed", () -> {
             synchronized (decoder) {
                 dead = false;
             }
-            throw Downcalls.failAs(ret, "ibv_destroy_cq of " + describe() + " failed");
-        }
+        }, e -> (int) IbvQp.DESTROY_CQ.invokeExact(e, cq));
         context.untrack(cq);
         decoder.close();
     }
@@ -141,7 +139,7 @@ final class NativeCompletionQueue extends AbstractCompletionQueue<NativeContext,
     @Override
     public void resize(int cqe) {
         ensureOpen();
-        Downcalls.checkAs("ibv_resize_cq(" + cqe + ") of " + describe() + " failed",
+        Downcalls.checkAs(() -> "ibv_resize_cq(" + cqe + ") of " + describe() + " failed",
                 e -> (int) IbvQp.RESIZE_CQ.invokeExact(e, cq, cqe));
     }
 

@@ -158,7 +158,7 @@ public final class NativeContext extends AbstractContext implements CmProvider.C
         ensureOpen();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment a = arena.allocate(DeviceLayouts.ibv_device_attr);
-            Downcalls.check("ibv_query_device(" + device.name() + ")",
+            Downcalls.check(() -> "ibv_query_device(" + device.name() + ")",
                     e -> (int) Ibv.ibv_query_device.invokeExact(e, handle, a));
             return DeviceAttrs.read(a, numCompVectors());
         }
@@ -176,7 +176,7 @@ public final class NativeContext extends AbstractContext implements CmProvider.C
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment a = arena.allocate(DeviceLayouts.ibv_port_attr); // zeroed
             MemorySegment queryPort = queryPortOp();
-            Downcalls.check("ibv_query_port(" + device.name() + ", port " + portNum + ")",
+            Downcalls.check(() -> "ibv_query_port(" + device.name() + ", port " + portNum + ")",
                     e -> queryPort.equals(MemorySegment.NULL)
                             ? (int) Ibv.ibv_query_port.invokeExact(e, handle, (byte) portNum, a)
                             : (int) Ibv.QUERY_PORT_OP.invokeExact(queryPort, e, handle, (byte) portNum, a,
@@ -207,7 +207,7 @@ public final class NativeContext extends AbstractContext implements CmProvider.C
         }
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment entry = arena.allocate(DeviceLayouts.ibv_gid_entry);
-            Downcalls.check("ibv_query_gid_ex(" + device.name() + ", port " + portNum + ", index " + index + ")",
+            Downcalls.check(() -> "ibv_query_gid_ex(" + device.name() + ", port " + portNum + ", index " + index + ")",
                     e -> (int) Ibv._ibv_query_gid_ex.invokeExact(e, handle, portNum, index, entry, 0,
                             DeviceLayouts.ibv_gid_entry.byteSize()));
             return DeviceAttrs.readGidEntry(entry);
@@ -222,7 +222,7 @@ public final class NativeContext extends AbstractContext implements CmProvider.C
                 portNum >= 1 && portNum <= limits().portCount() ? queryPort(portNum).pkeyTblLen() : 0);
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment p = arena.allocate(ValueLayout.JAVA_SHORT);
-            Downcalls.check("ibv_query_pkey(" + device.name() + ", port " + portNum + ", index " + index + ")",
+            Downcalls.check(() -> "ibv_query_pkey(" + device.name() + ", port " + portNum + ", index " + index + ")",
                     e -> (int) Ibv.ibv_query_pkey.invokeExact(e, handle, (byte) portNum, index, p));
             return Short.reverseBytes(p.get(ValueLayout.JAVA_SHORT, 0)) & 0xffff; // __be16
         }

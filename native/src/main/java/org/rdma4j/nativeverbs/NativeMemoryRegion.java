@@ -24,7 +24,8 @@ import org.rdma4j.verbs.spi.MrMemoryRules;
  * in memory the program reuses; afterwards the keys are invalid, so traffic fails as with a bad key
  * (LOC_PROT_ERR, REM_ACCESS_ERR), and {@link #close()} only does the bookkeeping. Thread safe.
  */
-public final class NativeMemoryRegion extends AbstractPdResource<NativeProtectionDomain> implements MemoryRegion, NativeHandle {
+public final class NativeMemoryRegion extends AbstractPdResource<NativeProtectionDomain>
+        implements MemoryRegion, NativeHandle {
     private static final long MR_ADDR = offset(DeviceLayouts.ibv_mr, "addr");
     private static final long MR_LENGTH = offset(DeviceLayouts.ibv_mr, "length");
     private static final long MR_LKEY = offset(DeviceLayouts.ibv_mr, "lkey");
@@ -53,7 +54,7 @@ public final class NativeMemoryRegion extends AbstractPdResource<NativeProtectio
         ArenaCloseHook h = ArenaCloseHook.attach(segment, "ibv_reg_mr"); // before the pages are pinned
         uses(pd);
         // the ibv_reg_mr macro of verbs.h calls ibv_reg_mr_iova2 (iova = addr) when access is not a constant
-        MemorySegment mr = Downcalls.create("ibv_reg_mr(" + pd.context().device().name() + ", 0x"
+        MemorySegment mr = Downcalls.create(() -> "ibv_reg_mr(" + pd.context().device().name() + ", 0x"
                 + Long.toHexString(segment.address()) + ", " + segment.byteSize() + " bytes, access "
                 + org.rdma4j.verbs.Access.toString(access) + ")", this::abandon,
                 e -> (MemorySegment) Ibv.ibv_reg_mr_iova2.invokeExact(e, pd.handle(), segment, segment.byteSize(),
@@ -197,6 +198,7 @@ public final class NativeMemoryRegion extends AbstractPdResource<NativeProtectio
     }
 
     private void deregister(String when) {
-        Downcalls.check("ibv_dereg_mr(" + describe() + ")" + when, e -> (int) Ibv.ibv_dereg_mr.invokeExact(e, handle));
+        Downcalls.check(() -> "ibv_dereg_mr(" + describe() + ")" + when,
+                e -> (int) Ibv.ibv_dereg_mr.invokeExact(e, handle));
     }
 }

@@ -20,7 +20,8 @@ import org.rdma4j.verbs.spi.AbstractPdResource;
  * A memory window ({@code struct ibv_mw}). ibv_alloc_mw, ibv_dealloc_mw and ibv_bind_mw are inline in
  * verbs.h: like them, this calls the provider's {@code ctx->ops} pointers. Thread safe.
  */
-public final class NativeMemoryWindow extends AbstractPdResource<NativeProtectionDomain> implements MemoryWindow, NativeHandle {
+public final class NativeMemoryWindow extends AbstractPdResource<NativeProtectionDomain>
+        implements MemoryWindow, NativeHandle {
     private static final long MW_RKEY = offset(DeviceLayouts.ibv_mw, "rkey");
     private static final long MW_TYPE = offset(DeviceLayouts.ibv_mw, "type");
     private static final long B_WR_ID = offset(DeviceLayouts.ibv_mw_bind, "wr_id");
@@ -44,7 +45,7 @@ public final class NativeMemoryWindow extends AbstractPdResource<NativeProtectio
                     + " has no memory windows");
         }
         uses(pd);
-        MemorySegment mw = Downcalls.create("ibv_alloc_mw(" + pd.context().device().name() + ", type " + type + ")",
+        MemorySegment mw = Downcalls.create(() -> "ibv_alloc_mw(" + pd.context().device().name() + ", type " + type + ")",
                 this::abandon, e -> (MemorySegment) Ibv.ALLOC_MW_OP.invokeExact(alloc, e, pd.handle(), type));
         this.handle = Native.at(mw, DeviceLayouts.ibv_mw.byteSize());
         this.type = handle.get(ValueLayout.JAVA_INT, MW_TYPE) == 1 ? MwType.TYPE_1 : MwType.TYPE_2;
@@ -115,7 +116,7 @@ public final class NativeMemoryWindow extends AbstractPdResource<NativeProtectio
             b.set(ValueLayout.JAVA_LONG, B_ADDR, addr);
             b.set(ValueLayout.JAVA_LONG, B_LENGTH, length);
             b.set(ValueLayout.JAVA_INT, B_ACCESS, access);
-            Downcalls.check("ibv_bind_mw(" + describe() + ")",
+            Downcalls.check(() -> "ibv_bind_mw(" + describe() + ")",
                     e -> (int) Ibv.BIND_MW_OP.invokeExact(bindMw, e, nqp.handle(), handle, b));
             return handle.get(ValueLayout.JAVA_INT, MW_RKEY);
         }
@@ -129,6 +130,7 @@ public final class NativeMemoryWindow extends AbstractPdResource<NativeProtectio
     @Override
     protected void destroy() {
         MemorySegment dealloc = pd().context().op("dealloc_mw");
-        Downcalls.check("ibv_dealloc_mw(" + describe() + ")", e -> (int) Ibv.DEALLOC_MW_OP.invokeExact(dealloc, e, handle));
+        Downcalls.check(() -> "ibv_dealloc_mw(" + describe() + ")",
+                e -> (int) Ibv.DEALLOC_MW_OP.invokeExact(dealloc, e, handle));
     }
 }

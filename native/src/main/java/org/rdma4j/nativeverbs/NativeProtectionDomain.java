@@ -21,7 +21,7 @@ public final class NativeProtectionDomain extends AbstractProtectionDomain<Nativ
     NativeProtectionDomain(NativeContext context) {
         super(context);
         uses(context);
-        MemorySegment pd = Downcalls.create("ibv_alloc_pd(" + context.device().name() + ")", this::abandon,
+        MemorySegment pd = Downcalls.create(() -> "ibv_alloc_pd(" + context.device().name() + ")", this::abandon,
                 e -> (MemorySegment) Ibv.ibv_alloc_pd.invokeExact(e, context.handle()));
         this.handle = Native.at(pd, DeviceLayouts.ibv_pd.byteSize());
     }
@@ -63,6 +63,7 @@ public final class NativeProtectionDomain extends AbstractProtectionDomain<Nativ
 
     @Override
     protected void destroy() {
-        Downcalls.check("ibv_dealloc_pd(" + describe() + ")", e -> (int) Ibv.ibv_dealloc_pd.invokeExact(e, handle));
+        Downcalls.check(() -> "ibv_dealloc_pd(" + describe() + ")",
+                e -> (int) Ibv.ibv_dealloc_pd.invokeExact(e, handle));
     }
 }

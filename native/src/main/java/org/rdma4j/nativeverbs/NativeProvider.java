@@ -95,7 +95,7 @@ public final class NativeProvider implements VerbsProvider {
     static <T> T withDeviceList(Function<List<MemorySegment>, T> f) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment count = arena.allocate(ValueLayout.JAVA_INT);
-            MemorySegment list = Downcalls.create("ibv_get_device_list", () -> { },
+            MemorySegment list = Downcalls.create(() -> "ibv_get_device_list", () -> { },
                     e -> (MemorySegment) Ibv.ibv_get_device_list.invokeExact(e, count));
             try {
                 int n = count.get(ValueLayout.JAVA_INT, 0);
@@ -144,7 +144,7 @@ public final class NativeProvider implements VerbsProvider {
         return withDeviceList(devices -> {
             for (MemorySegment d : devices) {
                 if (describe(d).name().equals(name)) {
-                    return Downcalls.create("ibv_open_device(" + name + ")", () -> { },
+                    return Downcalls.create(() -> "ibv_open_device(" + name + ")", () -> { },
                             e -> (MemorySegment) Ibv.ibv_open_device.invokeExact(e, d));
                 }
             }

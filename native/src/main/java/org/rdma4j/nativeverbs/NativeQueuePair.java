@@ -15,7 +15,6 @@ import java.util.List;
 import org.rdma4j.nativeverbs.abi.CmLayouts;
 import org.rdma4j.nativeverbs.abi.IbvQp;
 import org.rdma4j.nativeverbs.abi.Rdmacm;
-import org.rdma4j.nativeverbs.abi.ProviderOps;
 import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.Gid;
 import org.rdma4j.verbs.PostException;
@@ -109,7 +108,7 @@ final class NativeQueuePair extends AbstractQueuePair<NativeProtectionDomain, Na
             attr.set(ValueLayout.JAVA_INT, CAP_MAX_INLINE, want.maxInlineData);
             attr.set(ValueLayout.JAVA_INT, INIT_QP_TYPE, type.value());
             attr.set(ValueLayout.JAVA_INT, INIT_SQ_SIG_ALL, init.sqSigAll ? 1 : 0);
-            created = Downcalls.createAs((cmId == null ? "ibv_create_qp(" : "rdma_create_qp(") + type + ", " + want
+            created = Downcalls.createAs(() -> (cmId == null ? "ibv_create_qp(" : "rdma_create_qp(") + type + ", " + want
                     + ") on " + context.device().name() + " failed", this::abandon, e -> {
                         if (cmId == null) {
                             return (MemorySegment) IbvQp.CREATE_QP.invokeExact(e, pd.handle(), attr);
@@ -160,7 +159,8 @@ final class NativeQueuePair extends AbstractQueuePair<NativeProtectionDomain, Na
             cmId.set(ValueLayout.ADDRESS, CM_ID_QP, MemorySegment.NULL);
         }
         try {
-            Downcalls.checkAs("ibv_destroy_qp of " + describe() + " failed", e -> (int) IbvQp.DESTROY_QP.invokeExact(e, qp));
+            Downcalls.checkAs(() -> "ibv_destroy_qp of " + describe() + " failed",
+                    e -> (int) IbvQp.DESTROY_QP.invokeExact(e, qp));
         } catch (RuntimeException | Error e) {
             setDead(false);
             if (cmId != null) {
@@ -247,7 +247,7 @@ final class NativeQueuePair extends AbstractQueuePair<NativeProtectionDomain, Na
     }
 
     private void query(MemorySegment attr, int mask, MemorySegment init) {
-        Downcalls.checkAs("ibv_query_qp of " + describe() + " failed",
+        Downcalls.checkAs(() -> "ibv_query_qp of " + describe() + " failed",
                 e -> (int) IbvQp.QUERY_QP.invokeExact(e, qp, attr, mask, init));
     }
 
@@ -278,15 +278,11 @@ final class NativeQueuePair extends AbstractQueuePair<NativeProtectionDomain, Na
             }
             ensureOpen();
             PostException refused = sendWrs.encode(wr);
-            int ret;
-            try {
-                ret = (int) ProviderOps.POST.invokeExact(postSendFn, qpAddress, sendWrs.headAddress(), sendWrs.badWrAddress);
-            } catch (Throwable t) {
-                throw Downcalls.rethrow(t);
-            }
+            int ret = Downcalls.post(postSendFn, qpAddress, sendWrs.headAddress(), sendWrs.badWrAddress);
             if (ret != 0) {
                 int i = sendWrs.badIndex();
-                throw new PostException(Downcalls.providerErrno(ret), "post_send on " + describe() + " failed", nth(wr, i), i);
+                throw new PostException(Downcalls.providerErrno(ret), "post_send on " + describe() + " failed",
+                        nth(wr, i), i);
             }
             if (sendWrs.binds > 0) {
                 windowsBound(wr, refused == null ? Integer.MAX_VALUE : refused.badIndex());
@@ -311,15 +307,11 @@ final class NativeQueuePair extends AbstractQueuePair<NativeProtectionDomain, Na
             }
             ensureOpen();
             PostException refused = recvWrs.encode(wr);
-            int ret;
-            try {
-                ret = (int) ProviderOps.POST.invokeExact(postRecvFn, qpAddress, recvWrs.headAddress(), recvWrs.badWrAddress);
-            } catch (Throwable t) {
-                throw Downcalls.rethrow(t);
-            }
+            int ret = Downcalls.post(postRecvFn, qpAddress, recvWrs.headAddress(), recvWrs.badWrAddress);
             if (ret != 0) {
                 int i = recvWrs.badIndex();
-                throw new PostException(Downcalls.providerErrno(ret), "post_recv on " + describe() + " failed", nth(wr, i), i);
+                throw new PostException(Downcalls.providerErrno(ret), "post_recv on " + describe() + " failed",
+                        nth(wr, i), i);
             }
             if (refused != null) {
                 throw refused; // the requests before it were posted
@@ -381,7 +373,7 @@ final class NativeQueuePair extends AbstractQueuePair<NativeProtectionDomain, Na
         try (Arena a = Arena.ofConfined()) {
             MemorySegment g = a.allocate(Gid.LENGTH, 8);
             MemorySegment.copy(gid.bytes(), 0, g, ValueLayout.JAVA_BYTE, 0, Gid.LENGTH);
-            Downcalls.checkAs(verb + "(" + gid + ", LID " + lid + ") on " + describe() + " failed",
+            Downcalls.checkAs(() -> verb + "(" + gid + ", LID " + lid + ") on " + describe() + " failed",
                     e -> (int) h.invokeExact(e, qp, g, (short) lid));
         }
     }

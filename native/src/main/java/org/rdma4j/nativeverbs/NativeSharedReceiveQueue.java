@@ -10,7 +10,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import org.rdma4j.nativeverbs.abi.IbvQp;
-import org.rdma4j.nativeverbs.abi.ProviderOps;
 import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.PostException;
 import org.rdma4j.verbs.RecvWorkRequest;
@@ -24,7 +23,8 @@ import org.rdma4j.verbs.spi.AbstractPdResource;
  * {@code post_srq_recv} through the context's ops, encoded into native arrays this SRQ keeps. Posting
  * is thread safe; close waits for a post in progress and then refuses new ones.
  */
-final class NativeSharedReceiveQueue extends AbstractPdResource<NativeProtectionDomain> implements SharedReceiveQueue, NativeHandle {
+final class NativeSharedReceiveQueue extends AbstractPdResource<NativeProtectionDomain>
+        implements SharedReceiveQueue, NativeHandle {
     private static final long INIT_MAX_WR = offset(IBV_SRQ_INIT_ATTR, "attr.max_wr");
     private static final long INIT_MAX_SGE = offset(IBV_SRQ_INIT_ATTR, "attr.max_sge");
     private static final long INIT_LIMIT = offset(IBV_SRQ_INIT_ATTR, "attr.srq_limit");
@@ -54,7 +54,7 @@ final class NativeSharedReceiveQueue extends AbstractPdResource<NativeProtection
             init.set(ValueLayout.JAVA_INT, INIT_MAX_WR, attr.maxWr());
             init.set(ValueLayout.JAVA_INT, INIT_MAX_SGE, attr.maxSge());
             init.set(ValueLayout.JAVA_INT, INIT_LIMIT, attr.srqLimit());
-            created = Downcalls.createAs("ibv_create_srq(" + attr + ") on " + context.device().name() + " failed",
+            created = Downcalls.createAs(() -> "ibv_create_srq(" + attr + ") on " + context.device().name() + " failed",
                     this::abandon, e -> (MemorySegment) IbvQp.CREATE_SRQ.invokeExact(e, pd.handle(), init));
             maxSge = Math.max(attr.maxSge(), init.get(ValueLayout.JAVA_INT, INIT_MAX_SGE));
         }
@@ -87,13 +87,11 @@ final class NativeSharedReceiveQueue extends AbstractPdResource<NativeProtection
         synchronized (recvWrs) {
             dead = true;
         }
-        int ret = Downcalls.status(e -> (int) IbvQp.DESTROY_SRQ.invokeExact(e, srq));
-        if (ret != 0) {
+        Downcalls.checkAs(() -> "ibv_destroy_srq of " + describe() + " failed", () -> {
             synchronized (recvWrs) {
                 dead = false;
             }
-            throw Downcalls.failAs(ret, "ibv_destroy_srq of " + describe() + " failed");
-        }
+        }, e -> (int) IbvQp.DESTROY_SRQ.invokeExact(e, srq));
         context.untrack(srq);
         recvWrs.close();
     }
@@ -116,12 +114,7 @@ final class NativeSharedReceiveQueue extends AbstractPdResource<NativeProtection
             }
             ensureOpen();
             PostException refused = recvWrs.encode(wr);
-            int ret;
-            try {
-                ret = (int) ProviderOps.POST.invokeExact(postSrqRecvFn, srq.address(), recvWrs.headAddress(), recvWrs.badWrAddress);
-            } catch (Throwable t) {
-                throw Downcalls.rethrow(t);
-            }
+            int ret = Downcalls.post(postSrqRecvFn, srq.address(), recvWrs.headAddress(), recvWrs.badWrAddress);
             if (ret != 0) {
                 int i = recvWrs.badIndex();
                 throw new PostException(Downcalls.providerErrno(ret), "post_srq_recv on " + describe() + " failed",
@@ -144,7 +137,7 @@ final class NativeSharedReceiveQueue extends AbstractPdResource<NativeProtection
             m.set(ValueLayout.JAVA_INT, MAX_WR, attr.maxWr());
             m.set(ValueLayout.JAVA_INT, MAX_SGE, attr.maxSge());
             m.set(ValueLayout.JAVA_INT, LIMIT, attr.srqLimit());
-            Downcalls.checkAs("ibv_modify_srq(" + attr + ", mask " + mask + ") of " + describe() + " failed",
+            Downcalls.checkAs(() -> "ibv_modify_srq(" + attr + ", mask " + mask + ") of " + describe() + " failed",
                     e -> (int) IbvQp.MODIFY_SRQ.invokeExact(e, srq, m, mask));
         }
     }
@@ -154,7 +147,7 @@ final class NativeSharedReceiveQueue extends AbstractPdResource<NativeProtection
         ensureOpen();
         try (Arena a = Arena.ofConfined()) {
             MemorySegment m = a.allocate(IBV_SRQ_ATTR);
-            Downcalls.checkAs("ibv_query_srq of " + describe() + " failed",
+            Downcalls.checkAs(() -> "ibv_query_srq of " + describe() + " failed",
                     e -> (int) IbvQp.QUERY_SRQ.invokeExact(e, srq, m));
             return new SrqAttr(m.get(ValueLayout.JAVA_INT, MAX_WR), m.get(ValueLayout.JAVA_INT, MAX_SGE),
                     m.get(ValueLayout.JAVA_INT, LIMIT));
