@@ -15,13 +15,7 @@ final class SoftAh extends AbstractPdResource<SoftPd> implements AddressHandle {
         checkAv(pd.context(), attr);
         super(pd);
         this.attr = attr;
-        pd.context().device.claim(ResourceLimits.Kind.AH);
-        try {
-            uses(pd);
-        } catch (RuntimeException e) {
-            pd.context().device.release(ResourceLimits.Kind.AH);
-            throw e;
-        }
+        pd.context().device.claim(ResourceLimits.Kind.AH, () -> uses(pd));
     }
 
     /** The RoCE rules for an address vector: a GRH, port 1, a populated source GID. */

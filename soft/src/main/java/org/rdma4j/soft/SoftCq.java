@@ -19,13 +19,7 @@ final class SoftCq extends AbstractCompletionQueue<SoftContext, SoftChannel> imp
     SoftCq(SoftContext context, int cqe, SoftChannel channel) {
         super(context, channel);
         this.ring = new CqRing(cqe, this);
-        context.device.claim(ResourceLimits.Kind.CQ);
-        try {
-            uses(context, channel);
-        } catch (RuntimeException e) {
-            context.device.release(ResourceLimits.Kind.CQ);
-            throw e;
-        }
+        context.device.claim(ResourceLimits.Kind.CQ, () -> uses(context, channel));
     }
 
     @Override

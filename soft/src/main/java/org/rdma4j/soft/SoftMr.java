@@ -28,13 +28,7 @@ final class SoftMr extends AbstractPdResource<SoftPd> implements MemoryRegion, K
         key.start = segment.address();
         key.length = segment.byteSize();
         key.access = access;
-        pd.context().device.claim(ResourceLimits.Kind.MR);
-        try {
-            uses(pd);
-        } catch (RuntimeException e) {
-            pd.context().device.release(ResourceLimits.Kind.MR);
-            throw e;
-        }
+        pd.context().device.claim(ResourceLimits.Kind.MR, () -> uses(pd));
         // Only now, with the PD held, does the key exist: a create that lost a race leaves no valid rkey.
         pd.context().hca.keys.insert(key);
         key.valid = true;

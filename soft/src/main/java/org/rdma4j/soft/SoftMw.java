@@ -24,13 +24,7 @@ final class SoftMw extends AbstractPdResource<SoftPd> implements MemoryWindow, K
         this.type = type;
         this.key = new MemKey(type == MwType.TYPE_1 ? MemKey.MW_TYPE1 : MemKey.MW_TYPE2);
         key.pd = pd;
-        pd.context().device.claim(ResourceLimits.Kind.MW);
-        try {
-            uses(pd);
-        } catch (RuntimeException e) {
-            pd.context().device.release(ResourceLimits.Kind.MW);
-            throw e;
-        }
+        pd.context().device.claim(ResourceLimits.Kind.MW, () -> uses(pd));
         // Only now, with the PD held, does the key exist: a create that lost a race leaves no key.
         pd.context().hca.keys.insert(key);
     }

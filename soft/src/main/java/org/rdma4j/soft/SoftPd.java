@@ -25,13 +25,7 @@ final class SoftPd extends AbstractProtectionDomain<SoftContext> implements Pd {
 
     SoftPd(SoftContext context) {
         super(context);
-        context.device.claim(ResourceLimits.Kind.PD);
-        try {
-            uses(context);
-        } catch (RuntimeException e) {
-            context.device.release(ResourceLimits.Kind.PD);
-            throw e;
-        }
+        context.device.claim(ResourceLimits.Kind.PD, () -> uses(context));
     }
 
     @Override

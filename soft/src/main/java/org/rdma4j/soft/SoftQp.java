@@ -65,13 +65,7 @@ final class SoftQp extends AbstractQueuePair<SoftPd, SoftCq, SoftSrq> {
                 Math.max(1, c.maxSendSge), srq == null ? Math.max(1, c.maxRecvSge) : 0, c.maxInlineData);
         RecvQueue rq = srq != null ? srq.queue : new RecvQueue(cap.maxRecvWr, cap.maxRecvSge, false, null);
         AsyncEventSink events = t -> ctx.postEvent(AsyncEvent.ofQp(t, this));
-        ctx.device.claim(ResourceLimits.Kind.QP);
-        try {
-            uses(pd, sendCq, recvCq == sendCq ? null : recvCq, srq);
-        } catch (RuntimeException e) {
-            ctx.device.release(ResourceLimits.Kind.QP);
-            throw e;
-        }
+        ctx.device.claim(ResourceLimits.Kind.QP, () -> uses(pd, sendCq, recvCq == sendCq ? null : recvCq, srq));
         // The QP number is taken (and packets can reach the QP) only once every parent is held.
         QpEngine e;
         try {

@@ -32,13 +32,7 @@ final class SoftSrq extends AbstractPdResource<SoftPd> implements SharedReceiveQ
         this.queue = new RecvQueue(attr.maxWr(), Math.max(1, attr.maxSge()), true,
                 () -> pd.context().postEvent(AsyncEvent.ofSrq(AsyncEventType.SRQ_LIMIT_REACHED, this)));
         queue.setLimit(attr.srqLimit());
-        pd.context().device.claim(ResourceLimits.Kind.SRQ);
-        try {
-            uses(pd);
-        } catch (RuntimeException e) {
-            pd.context().device.release(ResourceLimits.Kind.SRQ);
-            throw e;
-        }
+        pd.context().device.claim(ResourceLimits.Kind.SRQ, () -> uses(pd));
     }
 
     @Override
