@@ -39,20 +39,19 @@ final class Fds {
     /** poll(2) on the first {@code n} entries; returns the count, 0 on timeout or EINTR. */
     static int poll(MemorySegment pollfds, int n, int timeoutMs) {
         ErrnoCapture errno = ErrnoCapture.perThread();
-        try {
-            int r = (int) Ibv.poll.invokeExact(errno.segment(), pollfds, (long) n, timeoutMs);
-            if (r < 0) {
-                if (errno.errno() == 4) { // EINTR
-                    return 0;
-                }
-                throw new VerbsException(errno.errno(), "poll(2) failed");
-            }
-            return r;
-        } catch (VerbsException e) {
-            throw e;
+        int r;
+        try { // called directly (no lambda): a poll allocates nothing
+            r = (int) Ibv.poll.invokeExact(errno.segment(), pollfds, (long) n, timeoutMs);
         } catch (Throwable t) {
-            throw new AssertionError(t);
+            throw Downcalls.rethrow(t);
         }
+        if (r < 0) {
+            if (errno.errno() == 4) { // EINTR
+                return 0;
+            }
+            throw new VerbsException(errno.errno(), "poll(2) failed");
+        }
+        return r;
     }
 
     /** How long the next poll slice may be, for a wait that ends at {@code deadline} (negative timeout: none). */
@@ -68,19 +67,12 @@ final class Fds {
     }
 
     static int eventfd() {
-        ErrnoCapture errno = ErrnoCapture.perThread();
-        try {
-            int fd = (int) Ibv.eventfd.invokeExact(errno.segment(), 0,
-                    DeviceConstants.EFD_CLOEXEC | DeviceConstants.EFD_NONBLOCK);
-            if (fd < 0) {
-                throw new VerbsException(errno.errno(), "eventfd failed");
-            }
-            return fd;
-        } catch (VerbsException e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new AssertionError(t);
+        int fd = Downcalls.status(e -> (int) Ibv.eventfd.invokeExact(e, 0,
+                DeviceConstants.EFD_CLOEXEC | DeviceConstants.EFD_NONBLOCK));
+        if (fd < 0) {
+            throw new VerbsException(ErrnoCapture.perThread().errno(), "eventfd failed");
         }
+        return fd;
     }
 
     /** Makes the eventfd readable (adds 1 to its counter). */
@@ -90,7 +82,7 @@ final class Fds {
         try {
             long unused = (long) Ibv.write.invokeExact(ErrnoCapture.perThread().segment(), eventFd, one, 8L);
         } catch (Throwable t) {
-            throw new AssertionError(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -100,32 +92,21 @@ final class Fds {
             long unused = (long) Ibv.read.invokeExact(ErrnoCapture.perThread().segment(), eventFd,
                     EIGHT_BYTES.get(), 8L);
         } catch (Throwable t) {
-            throw new AssertionError(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
     static void close(int fd) {
-        try {
-            int unused = (int) Ibv.close.invokeExact(ErrnoCapture.perThread().segment(), fd);
-        } catch (Throwable t) {
-            throw new AssertionError(t);
-        }
+        Downcalls.status(e -> (int) Ibv.close.invokeExact(e, fd));
     }
 
     /** Sets O_NONBLOCK, so reading an event never waits (waits are poll(2)'s, bounded). */
     static void nonBlocking(int fd, String what) {
-        ErrnoCapture errno = ErrnoCapture.perThread();
-        try {
-            int flags = (int) Ibv.fcntl.invokeExact(errno.segment(), fd, DeviceConstants.F_GETFL, 0);
-            if (flags < 0
-                    || (int) Ibv.fcntl.invokeExact(errno.segment(), fd, DeviceConstants.F_SETFL,
-                            flags | DeviceConstants.O_NONBLOCK) < 0) {
-                throw new VerbsException(errno.errno(), "fcntl(O_NONBLOCK) on the fd of " + what + " failed");
-            }
-        } catch (VerbsException e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new AssertionError(t);
+        int flags = Downcalls.status(e -> (int) Ibv.fcntl.invokeExact(e, fd, DeviceConstants.F_GETFL, 0));
+        if (flags < 0 || Downcalls.status(e -> (int) Ibv.fcntl.invokeExact(e, fd, DeviceConstants.F_SETFL,
+                flags | DeviceConstants.O_NONBLOCK)) < 0) {
+            throw new VerbsException(ErrnoCapture.perThread().errno(), "fcntl(O_NONBLOCK) on the fd of " + what
+                    + " failed");
         }
     }
 

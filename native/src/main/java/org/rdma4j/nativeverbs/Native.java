@@ -2,25 +2,10 @@
 package org.rdma4j.nativeverbs;
 
 import java.lang.foreign.MemorySegment;
-import org.rdma4j.verbs.Errno;
-import org.rdma4j.verbs.VerbsException;
-import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
 
-/** Small helpers for calling libibverbs: errors, C strings, raw pointers. */
+/** Small helpers for reading what libibverbs returns: C strings, raw pointers (errors: {@link Downcalls}). */
 final class Native {
     private Native() {}
-
-    /**
-     * The exception for a failed verb: {@code rc} when it is a positive errno (most verbs return it),
-     * else errno as the call left it (verbs that return -1 or NULL), EIO when neither says.
-     */
-    static VerbsException fail(int rc, ErrnoCapture errno, String what) {
-        int e = rc > 0 ? rc : errno.errno();
-        if (e <= 0) {
-            e = Errno.EIO;
-        }
-        return new VerbsException(e, what + " failed: " + Errno.name(e));
-    }
 
     /** A NUL-terminated C string at {@code p} (at most {@code max} bytes). */
     @SuppressWarnings("restricted")
@@ -33,8 +18,5 @@ final class Native {
     static MemorySegment at(MemorySegment p, long size) {
         return p.reinterpret(size);
     }
-
-    static AssertionError unexpected(Throwable t) {
-        return new AssertionError("unexpected failure of a downcall", t);
-    }
 }
+

@@ -86,16 +86,8 @@ final class NativeCm implements CmProvider {
                 if (why != null) {
                     throw new VerbsException(Errno.EOPNOTSUPP, "librdmacm cannot be used: " + why.getMessage(), why);
                 }
-                ErrnoCapture errno = ErrnoCapture.perThread();
-                MemorySegment ch;
-                try {
-                    ch = (MemorySegment) Rdmacm.rdma_create_event_channel.invokeExact(errno.segment());
-                } catch (Throwable t) {
-                    throw Native.unexpected(t);
-                }
-                if (ch.equals(MemorySegment.NULL)) {
-                    throw Native.fail(0, errno, "rdma_create_event_channel");
-                }
+                MemorySegment ch = Downcalls.create(() -> "rdma_create_event_channel", () -> { },
+                        e -> (MemorySegment) Rdmacm.rdma_create_event_channel.invokeExact(e));
                 instance = new NativeCm(Native.at(ch, CmLayouts.rdma_event_channel.byteSize()));
             }
             return instance;
@@ -107,22 +99,14 @@ final class NativeCm implements CmProvider {
         if (portSpace != CmConstants.RDMA_PS_TCP && portSpace != CmConstants.RDMA_PS_UDP) {
             throw new VerbsException(Errno.EPROTONOSUPPORT, "port space 0x" + Integer.toHexString(portSpace));
         }
-        ErrnoCapture errno = ErrnoCapture.perThread();
         try (Arena a = Arena.ofConfined()) {
             MemorySegment out = a.allocate(ValueLayout.ADDRESS);
-            int rc = (int) Rdmacm.rdma_create_id.invokeExact(errno.segment(), channel, out, MemorySegment.NULL,
-                    portSpace);
-            if (rc != 0) {
-                throw Native.fail(rc, errno, "rdma_create_id");
-            }
+            Downcalls.check(() -> "rdma_create_id",
+                    e -> (int) Rdmacm.rdma_create_id.invokeExact(e, channel, out, MemorySegment.NULL, portSpace));
             MemorySegment id = Native.at(out.get(ValueLayout.ADDRESS, 0), CmLayouts.rdma_cm_id.byteSize());
             NativeCmId n = new NativeCmId(this, id, listener);
             ids.put(id.address(), n);
             return n;
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw Native.unexpected(t);
         }
     }
 

@@ -26,7 +26,6 @@ import org.rdma4j.verbs.QpState;
 import org.rdma4j.verbs.QueuePair;
 import org.rdma4j.verbs.VerbsException;
 import org.rdma4j.verbs.spi.CmProvider;
-import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
 
 /**
  * One {@code struct rdma_cm_id}. Calls go straight to librdmacm (which is thread safe); a closed id
@@ -94,16 +93,8 @@ final class NativeCmId implements CmProvider.Id {
     /** Runs a librdmacm call that returns 0 or -1 with errno. */
     private void call(String what, Call c) {
         checkOpen();
-        ErrnoCapture errno = ErrnoCapture.perThread();
         try (Arena a = Arena.ofConfined()) {
-            int rc = c.invoke(a, errno.segment());
-            if (rc != 0) {
-                throw Native.fail(rc, errno, what);
-            }
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw Native.unexpected(t);
+            Downcalls.check(() -> what, e -> c.invoke(a, e));
         }
     }
 
@@ -328,16 +319,7 @@ final class NativeCmId implements CmProvider.Id {
             closed = true;
         }
         cm.forget(this);
-        ErrnoCapture errno = ErrnoCapture.perThread();
-        int rc;
-        try {
-            rc = (int) Rdmacm.rdma_destroy_id.invokeExact(errno.segment(), id);
-        } catch (Throwable t) {
-            throw Native.unexpected(t);
-        }
-        if (rc != 0) {
-            throw Native.fail(rc, errno, "rdma_destroy_id");
-        }
+        Downcalls.check(() -> "rdma_destroy_id", e -> (int) Rdmacm.rdma_destroy_id.invokeExact(e, id));
     }
 
     /** A {@code struct sockaddr_in} or {@code sockaddr_in6} for {@code a} in {@code arena}. */

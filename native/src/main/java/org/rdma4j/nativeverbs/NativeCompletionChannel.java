@@ -31,18 +31,8 @@ public final class NativeCompletionChannel extends AbstractResource implements C
     NativeCompletionChannel(NativeContext context) {
         uses(context);
         this.context = context;
-        ErrnoCapture errno = ErrnoCapture.perThread();
-        MemorySegment ch;
-        try {
-            ch = (MemorySegment) Ibv.ibv_create_comp_channel.invokeExact(errno.segment(), context.handle());
-        } catch (Throwable t) {
-            abandon();
-            throw Native.unexpected(t);
-        }
-        if (ch.equals(MemorySegment.NULL)) {
-            abandon();
-            throw Native.fail(0, errno, "ibv_create_comp_channel(" + context.device().name() + ")");
-        }
+        MemorySegment ch = Downcalls.create(() -> "ibv_create_comp_channel(" + context.device().name() + ")", this::abandon,
+                e -> (MemorySegment) Ibv.ibv_create_comp_channel.invokeExact(e, context.handle()));
         this.handle = Native.at(ch, DeviceLayouts.ibv_comp_channel.byteSize());
         EventSource s;
         try {
@@ -79,8 +69,13 @@ public final class NativeCompletionChannel extends AbstractResource implements C
             MemorySegment out = TWO_POINTERS.get();
             ErrnoCapture errno = ErrnoCapture.perThread();
             while (true) {
-                int rc = (int) Ibv.ibv_get_cq_event.invokeExact(errno.segment(), handle, out,
-                        out.asSlice(ValueLayout.ADDRESS.byteSize()));
+                int rc;
+                try { // called directly (no lambda): waiting for an event allocates nothing
+                    rc = (int) Ibv.ibv_get_cq_event.invokeExact(errno.segment(), handle, out,
+                            out.asSlice(ValueLayout.ADDRESS.byteSize()));
+                } catch (Throwable t) {
+                    throw Downcalls.rethrow(t);
+                }
                 if (rc == 0) {
                     Object cq = context.tracked(out.get(ValueLayout.ADDRESS, 0).address());
                     if (cq instanceof NativeCompletionQueue q) {
@@ -90,16 +85,12 @@ public final class NativeCompletionChannel extends AbstractResource implements C
                     continue; // a CQ being destroyed: not returned
                 }
                 if (errno.errno() != Errno.EAGAIN) {
-                    throw Native.fail(rc, errno, "ibv_get_cq_event");
+                    throw Downcalls.fail(rc, "ibv_get_cq_event");
                 }
                 if (!source.await(timeoutMs, deadline)) {
                     return null;
                 }
             }
-        } catch (RuntimeException | Error | InterruptedException e) {
-            throw e;
-        } catch (Throwable t) {
-            throw Native.unexpected(t);
         } finally {
             source.exit();
         }
@@ -124,15 +115,7 @@ public final class NativeCompletionChannel extends AbstractResource implements C
     }
 
     private void destroyChannel() {
-        ErrnoCapture errno = ErrnoCapture.perThread();
-        int rc;
-        try {
-            rc = (int) Ibv.ibv_destroy_comp_channel.invokeExact(errno.segment(), handle);
-        } catch (Throwable t) {
-            throw Native.unexpected(t);
-        }
-        if (rc != 0) {
-            throw Native.fail(rc, errno, "ibv_destroy_comp_channel");
-        }
+        Downcalls.check(() -> "ibv_destroy_comp_channel",
+                e -> (int) Ibv.ibv_destroy_comp_channel.invokeExact(e, handle));
     }
 }

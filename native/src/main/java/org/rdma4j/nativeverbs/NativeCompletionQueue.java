@@ -6,16 +6,12 @@ import static org.rdma4j.nativeverbs.abi.QpLayouts.IBV_CQ;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.rdma4j.nativeverbs.abi.IbvQp;
 import org.rdma4j.nativeverbs.abi.ProviderOps;
-import org.rdma4j.verbs.CompletionChannel;
-import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.VerbsException;
 import org.rdma4j.verbs.WorkCompletion;
-import org.rdma4j.verbs.spi.AbstractResource;
-import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
+import org.rdma4j.verbs.spi.AbstractCompletionQueue;
 
 /**
  * A libibverbs completion queue ({@code ibv_create_cq}). Polling calls the provider's {@code poll_cq}
@@ -24,47 +20,34 @@ import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
  * before the CQ is destroyed (libibverbs' {@code ibv_destroy_cq} would wait for them forever), so
  * close refuses with EBUSY until they are. Polling is thread safe (one poller is the fast path).
  */
-final class NativeCompletionQueue extends AbstractResource implements org.rdma4j.verbs.CompletionQueue, NativeHandle {
+final class NativeCompletionQueue extends AbstractCompletionQueue<NativeContext, NativeCompletionChannel>
+        implements NativeHandle {
     /** Completions fetched per {@code poll_cq} call at most. */
     private static final int POLL_BATCH = 64;
 
     private final NativeContext context;
-    private final NativeCompletionChannel channel;
     private final MemorySegment cq;
     /** {@code cq.address()}, what a poll passes. */
     private final long cqAddress;
     private final MemorySegment pollCq;
     private final MemorySegment reqNotifyCq;
     private final WcDecoder decoder;
-    /** Events the channel handed out and the application has not acknowledged. */
-    private final AtomicInteger unacked = new AtomicInteger();
     /** Set (under the decoder's lock) once the CQ is being destroyed: no poll reaches the provider after. */
     private boolean dead;
 
     NativeCompletionQueue(NativeContext context, int cqe, NativeCompletionChannel channel, int compVector) {
+        super(context, channel);
         this.context = context;
-        this.channel = channel;
         if (cqe < 1) {
             throw new VerbsException(Errno.EINVAL, "cqe " + cqe + " must be at least 1");
         }
         uses(context, channel);
-        MemorySegment created;
-        ErrnoCapture errno = ErrnoCapture.perThread();
         // a local, not a conditional in the call: invokeExact would type a conditional as Object
         MemorySegment ch = channel == null ? MemorySegment.NULL : channel.handle();
-        try {
-            created = (MemorySegment) IbvQp.CREATE_CQ.invokeExact(errno.segment(), context.handle(), cqe,
-                    MemorySegment.NULL, ch, compVector);
-        } catch (Throwable t) {
-            abandon();
-            throw Downcalls.rethrow(t);
-        }
-        if (created.address() == 0) {
-            int e = errno.errno();
-            abandon();
-            throw new VerbsException(e, "ibv_create_cq(cqe=" + cqe + ", comp_vector=" + compVector + ") on "
-                    + context.device().name() + " failed");
-        }
+        MemorySegment created = Downcalls.createAs(() -> "ibv_create_cq(cqe=" + cqe + ", comp_vector=" + compVector
+                + ") on " + context.device().name() + " failed", this::abandon,
+                e -> (MemorySegment) IbvQp.CREATE_CQ.invokeExact(e, context.handle(), cqe, MemorySegment.NULL, ch,
+                        compVector));
         this.cq = created.reinterpret(IBV_CQ.byteSize());
         this.cqAddress = cq.address();
         this.pollCq = ContextOps.function(context, ContextOps.POLL_CQ);
@@ -88,7 +71,7 @@ final class NativeCompletionQueue extends AbstractResource implements org.rdma4j
     @Override
     protected int busyReason() {
         // libibverbs' ibv_destroy_cq waits until every event it handed out is acknowledged: refuse instead
-        return unacked.get() > 0 || context.unackedAsyncEvents(this) > 0 ? Errno.EBUSY : 0;
+        return unackedEvents() > 0 || context.unackedAsyncEvents(this) > 0 ? Errno.EBUSY : 0;
     }
 
     @Override
@@ -96,42 +79,19 @@ final class NativeCompletionQueue extends AbstractResource implements org.rdma4j
         synchronized (decoder) {
             dead = true;
         }
-        int ret;
-        ErrnoCapture errno = ErrnoCapture.perThread();
-        try {
-            ret = (int) IbvQp.DESTROY_CQ.invokeExact(errno.segment(), cq);
-        } catch (Throwable t) {
-            throw Downcalls.rethrow(t);
-        }
-        if (ret != 0) {
+        Downcalls.checkAs(() -> "ibv_destroy_cq of " + describe() + " failed", () -> {
             synchronized (decoder) {
                 dead = false;
             }
-            throw new VerbsException(IbvQp.errnoOf(ret, errno.errno()), "ibv_destroy_cq of " + describe() + " failed");
-        }
+        }, e -> (int) IbvQp.DESTROY_CQ.invokeExact(e, cq));
         context.untrack(cq);
         decoder.close();
-    }
-
-    @Override
-    public Context context() {
-        return context;
     }
 
     @Override
     public int cqe() {
         ensureOpen();
         return cq.get(ValueLayout.JAVA_INT, CQ_CQE);
-    }
-
-    @Override
-    public CompletionChannel channel() {
-        return channel;
-    }
-
-    @Override
-    public int poll(WorkCompletion[] wcs) {
-        return poll(wcs, wcs.length);
     }
 
     @Override
@@ -172,47 +132,22 @@ final class NativeCompletionQueue extends AbstractResource implements org.rdma4j
             throw Downcalls.rethrow(t);
         }
         if (ret != 0) {
-            throw new VerbsException(ret < 0 ? -ret : ret, "req_notify_cq on " + describe() + " failed");
+            throw new VerbsException(Downcalls.providerErrno(ret), "req_notify_cq on " + describe() + " failed");
         }
     }
 
     @Override
     public void resize(int cqe) {
         ensureOpen();
-        int ret;
-        ErrnoCapture errno = ErrnoCapture.perThread();
-        try {
-            ret = (int) IbvQp.RESIZE_CQ.invokeExact(errno.segment(), cq, cqe);
-        } catch (Throwable t) {
-            throw Downcalls.rethrow(t);
-        }
-        if (ret != 0) {
-            throw new VerbsException(IbvQp.errnoOf(ret, errno.errno()), "ibv_resize_cq(" + cqe + ") of " + describe()
-                    + " failed");
-        }
+        Downcalls.checkAs(() -> "ibv_resize_cq(" + cqe + ") of " + describe() + " failed",
+                e -> (int) IbvQp.RESIZE_CQ.invokeExact(e, cq, cqe));
     }
 
     @Override
-    public void ackEvents(int n) {
-        ensureOpen();
-        while (true) {
-            int u = unacked.get();
-            if (n < 0 || n > u) {
-                throw new VerbsException(Errno.EINVAL, "acknowledging " + n + " events, " + u + " are unacknowledged");
-            }
-            if (unacked.compareAndSet(u, u - n)) {
-                break;
-            }
-        }
-        try {
-            IbvQp.ACK_CQ_EVENTS.invokeExact(ErrnoCapture.perThread().segment(), cq, n);
-        } catch (Throwable t) {
-            throw Downcalls.rethrow(t);
-        }
-    }
-
-    /** Called by the channel when {@code ibv_get_cq_event} handed out an event of this CQ. */
-    void eventDelivered() {
-        unacked.incrementAndGet();
+    protected void eventsAcknowledged(int n) {
+        Downcalls.status(e -> {
+            IbvQp.ACK_CQ_EVENTS.invokeExact(e, cq, n);
+            return 0;
+        });
     }
 }

@@ -20,11 +20,9 @@ import org.rdma4j.verbs.AsyncEvent;
 import org.rdma4j.verbs.AsyncEventType;
 import org.rdma4j.verbs.CompletionChannel;
 import org.rdma4j.verbs.CompletionQueue;
-import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.DeviceAttr;
 import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.EventPoller;
-import org.rdma4j.verbs.Gid;
 import org.rdma4j.verbs.GidEntry;
 import org.rdma4j.verbs.LinkLayer;
 import org.rdma4j.verbs.Mtu;
@@ -34,7 +32,7 @@ import org.rdma4j.verbs.ProtectionDomain;
 import org.rdma4j.verbs.QueuePair;
 import org.rdma4j.verbs.SharedReceiveQueue;
 import org.rdma4j.verbs.VerbsException;
-import org.rdma4j.verbs.spi.AbstractResource;
+import org.rdma4j.verbs.spi.AbstractContext;
 import org.rdma4j.verbs.spi.AsyncEventAcks;
 import org.rdma4j.verbs.spi.PortRules;
 import org.rdma4j.verbs.spi.CmProvider;
@@ -45,7 +43,7 @@ import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
  * non-blocking {@code async_fd} after poll(2) says one is there; the CQ, QP or SRQ an event names is
  * found again with {@link #tracked}. Thread safe.
  */
-public final class NativeContext extends AbstractResource implements Context, CmProvider.CmAccess {
+public final class NativeContext extends AbstractContext implements CmProvider.CmAccess {
     private static final long CTX_OPS = offset(DeviceLayouts.ibv_context, "ops");
     private static final long CTX_ASYNC_FD = offset(DeviceLayouts.ibv_context, "async_fd");
     private static final long CTX_NUM_COMP_VECTORS = offset(DeviceLayouts.ibv_context, "num_comp_vectors");
@@ -158,18 +156,11 @@ public final class NativeContext extends AbstractResource implements Context, Cm
     @Override
     public DeviceAttr queryDevice() {
         ensureOpen();
-        ErrnoCapture errno = ErrnoCapture.perThread();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment a = arena.allocate(DeviceLayouts.ibv_device_attr);
-            int rc = (int) Ibv.ibv_query_device.invokeExact(errno.segment(), handle, a);
-            if (rc != 0) {
-                throw Native.fail(rc, errno, "ibv_query_device(" + device.name() + ")");
-            }
+            Downcalls.check(() -> "ibv_query_device(" + device.name() + ")",
+                    e -> (int) Ibv.ibv_query_device.invokeExact(e, handle, a));
             return DeviceAttrs.read(a, numCompVectors());
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw Native.unexpected(t);
         }
     }
 
@@ -182,25 +173,15 @@ public final class NativeContext extends AbstractResource implements Context, Cm
     public PortAttr queryPort(int portNum) {
         ensureOpen();
         checkU8(portNum, "port");
-        ErrnoCapture errno = ErrnoCapture.perThread();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment a = arena.allocate(DeviceLayouts.ibv_port_attr); // zeroed
             MemorySegment queryPort = queryPortOp();
-            int rc;
-            if (queryPort.equals(MemorySegment.NULL)) {
-                rc = (int) Ibv.ibv_query_port.invokeExact(errno.segment(), handle, (byte) portNum, a);
-            } else {
-                rc = (int) Ibv.QUERY_PORT_OP.invokeExact(queryPort, errno.segment(), handle, (byte) portNum, a,
-                        DeviceLayouts.ibv_port_attr.byteSize());
-            }
-            if (rc != 0) {
-                throw Native.fail(rc, errno, "ibv_query_port(" + device.name() + ", port " + portNum + ")");
-            }
+            Downcalls.check(() -> "ibv_query_port(" + device.name() + ", port " + portNum + ")",
+                    e -> queryPort.equals(MemorySegment.NULL)
+                            ? (int) Ibv.ibv_query_port.invokeExact(e, handle, (byte) portNum, a)
+                            : (int) Ibv.QUERY_PORT_OP.invokeExact(queryPort, e, handle, (byte) portNum, a,
+                                    DeviceLayouts.ibv_port_attr.byteSize()));
             return DeviceAttrs.readPort(a);
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw Native.unexpected(t);
         }
     }
 
@@ -219,30 +200,17 @@ public final class NativeContext extends AbstractResource implements Context, Cm
     }
 
     @Override
-    public Gid queryGid(int portNum, int index) {
-        return queryGidEntry(portNum, index).gid();
-    }
-
-    @Override
     public GidEntry queryGidEntry(int portNum, int index) {
         ensureOpen();
         if (portNum < 0 || index < 0) {
             throw new VerbsException(Errno.EINVAL, "bad port " + portNum + " or GID index " + index);
         }
-        ErrnoCapture errno = ErrnoCapture.perThread();
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment e = arena.allocate(DeviceLayouts.ibv_gid_entry);
-            int rc = (int) Ibv._ibv_query_gid_ex.invokeExact(errno.segment(), handle, portNum, index, e, 0,
-                    DeviceLayouts.ibv_gid_entry.byteSize());
-            if (rc != 0) {
-                throw Native.fail(rc, errno, "ibv_query_gid_ex(" + device.name() + ", port " + portNum
-                        + ", index " + index + ")");
-            }
-            return DeviceAttrs.readGidEntry(e);
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw Native.unexpected(t);
+            MemorySegment entry = arena.allocate(DeviceLayouts.ibv_gid_entry);
+            Downcalls.check(() -> "ibv_query_gid_ex(" + device.name() + ", port " + portNum + ", index " + index + ")",
+                    e -> (int) Ibv._ibv_query_gid_ex.invokeExact(e, handle, portNum, index, entry, 0,
+                            DeviceLayouts.ibv_gid_entry.byteSize()));
+            return DeviceAttrs.readGidEntry(entry);
         }
     }
 
@@ -252,19 +220,11 @@ public final class NativeContext extends AbstractResource implements Context, Cm
         // the SPI's rule, as on every provider (libibverbs reads sysfs: ENOENT past the table's end)
         PortRules.checkPkeyIndex(portNum, limits().portCount(), index,
                 portNum >= 1 && portNum <= limits().portCount() ? queryPort(portNum).pkeyTblLen() : 0);
-        ErrnoCapture errno = ErrnoCapture.perThread();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment p = arena.allocate(ValueLayout.JAVA_SHORT);
-            int rc = (int) Ibv.ibv_query_pkey.invokeExact(errno.segment(), handle, (byte) portNum, index, p);
-            if (rc != 0) {
-                throw Native.fail(rc, errno, "ibv_query_pkey(" + device.name() + ", port " + portNum
-                        + ", index " + index + ")");
-            }
+            Downcalls.check(() -> "ibv_query_pkey(" + device.name() + ", port " + portNum + ", index " + index + ")",
+                    e -> (int) Ibv.ibv_query_pkey.invokeExact(e, handle, (byte) portNum, index, p));
             return Short.reverseBytes(p.get(ValueLayout.JAVA_SHORT, 0)) & 0xffff; // __be16
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw Native.unexpected(t);
         }
     }
 
@@ -275,14 +235,12 @@ public final class NativeContext extends AbstractResource implements Context, Cm
     }
 
     @Override
-    public ProtectionDomain allocPd() {
-        ensureOpen();
+    protected ProtectionDomain newPd() {
         return new NativeProtectionDomain(this);
     }
 
     @Override
-    public CompletionChannel createCompletionChannel() {
-        ensureOpen();
+    protected CompletionChannel newChannel() {
         return new NativeCompletionChannel(this);
     }
 
@@ -315,7 +273,7 @@ public final class NativeContext extends AbstractResource implements Context, Cm
                         continue; // about an object nobody tracks: acknowledged, not returned
                     }
                     if (errno.errno() != Errno.EAGAIN) {
-                        throw Native.fail(rc, errno, "ibv_get_async_event(" + device.name() + ")");
+                        throw Downcalls.fail(rc, "ibv_get_async_event(" + device.name() + ")");
                     }
                     if (!async.await(timeoutMs, deadline)) {
                         return null;
@@ -325,7 +283,7 @@ public final class NativeContext extends AbstractResource implements Context, Cm
         } catch (RuntimeException | Error | InterruptedException e) {
             throw e;
         } catch (Throwable t) {
-            throw Native.unexpected(t);
+            throw Downcalls.rethrow(t);
         } finally {
             async.exit();
         }
@@ -380,8 +338,7 @@ public final class NativeContext extends AbstractResource implements Context, Cm
     }
 
     @Override
-    public EventPoller createEventPoller() {
-        ensureOpen();
+    protected EventPoller newEventPoller() {
         return new NativeEventPoller();
     }
 
@@ -406,10 +363,8 @@ public final class NativeContext extends AbstractResource implements Context, Cm
                 return;
             }
             Ibv.ibv_ack_async_event.invokeExact(ev);
-        } catch (RuntimeException | Error e) {
-            throw e;
         } catch (Throwable t) {
-            throw Native.unexpected(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -474,13 +429,8 @@ public final class NativeContext extends AbstractResource implements Context, Cm
     }
 
     private int closeDevice() {
-        ErrnoCapture errno = ErrnoCapture.perThread();
-        try {
-            int rc = (int) Ibv.ibv_close_device.invokeExact(errno.segment(), handle);
-            return rc == 0 ? 0 : rc > 0 ? rc : Math.max(errno.errno(), Errno.EIO);
-        } catch (Throwable t) {
-            throw Native.unexpected(t);
-        }
+        int rc = Downcalls.status(e -> (int) Ibv.ibv_close_device.invokeExact(e, handle));
+        return rc == 0 ? 0 : rc > 0 ? rc : Math.max(ErrnoCapture.perThread().errno(), Errno.EIO);
     }
 
     static PortState portState(int v) {

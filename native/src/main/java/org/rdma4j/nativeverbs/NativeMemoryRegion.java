@@ -12,10 +12,9 @@ import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.MemoryRegion;
 import org.rdma4j.verbs.ProtectionDomain;
 import org.rdma4j.verbs.VerbsException;
-import org.rdma4j.verbs.spi.AbstractResource;
+import org.rdma4j.verbs.spi.AbstractPdResource;
 import org.rdma4j.verbs.spi.MrAccessRules;
 import org.rdma4j.verbs.spi.MrMemoryRules;
-import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
 
 /**
  * A registered memory region ({@code struct ibv_mr}). Only native memory can be registered
@@ -25,14 +24,14 @@ import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
  * in memory the program reuses; afterwards the keys are invalid, so traffic fails as with a bad key
  * (LOC_PROT_ERR, REM_ACCESS_ERR), and {@link #close()} only does the bookkeeping. Thread safe.
  */
-public final class NativeMemoryRegion extends AbstractResource implements MemoryRegion, NativeHandle {
+public final class NativeMemoryRegion extends AbstractPdResource<NativeProtectionDomain>
+        implements MemoryRegion, NativeHandle {
     private static final long MR_ADDR = offset(DeviceLayouts.ibv_mr, "addr");
     private static final long MR_LENGTH = offset(DeviceLayouts.ibv_mr, "length");
     private static final long MR_LKEY = offset(DeviceLayouts.ibv_mr, "lkey");
     private static final long MR_RKEY = offset(DeviceLayouts.ibv_mr, "rkey");
 
     private final MemorySegment handle;
-    private volatile NativeProtectionDomain pd;
     private volatile MemorySegment segment;
     private volatile int access;
     // ibv_mr's fields, copied at registration and after rereg (the struct is freed by close)
@@ -46,6 +45,7 @@ public final class NativeMemoryRegion extends AbstractResource implements Memory
     private boolean released;
 
     NativeMemoryRegion(NativeProtectionDomain pd, MemorySegment segment, int access) {
+        super(pd);
         // the SPI's rules, as on every provider: ZERO_BASED is EOPNOTSUPP (the iova is the address),
         // ON_DEMAND is the kernel's to judge (EOPNOTSUPP where the device does not page on demand)
         MrAccessRules.check(access, false, true);
@@ -53,23 +53,12 @@ public final class NativeMemoryRegion extends AbstractResource implements Memory
         MrMemoryRules.checkWritable(segment, access, "ibv_reg_mr");
         ArenaCloseHook h = ArenaCloseHook.attach(segment, "ibv_reg_mr"); // before the pages are pinned
         uses(pd);
-        this.pd = pd;
-        ErrnoCapture errno = ErrnoCapture.perThread();
-        MemorySegment mr;
-        try {
-            // the ibv_reg_mr macro of verbs.h calls ibv_reg_mr_iova2 (iova = addr) when access is not a constant
-            mr = (MemorySegment) Ibv.ibv_reg_mr_iova2.invokeExact(errno.segment(), pd.handle(), segment,
-                    segment.byteSize(), segment.address(), access);
-        } catch (Throwable t) {
-            abandon();
-            throw Native.unexpected(t);
-        }
-        if (mr.equals(MemorySegment.NULL)) {
-            abandon();
-            throw Native.fail(0, errno, "ibv_reg_mr(" + pd.context().device().name() + ", 0x"
-                    + Long.toHexString(segment.address()) + ", " + segment.byteSize() + " bytes, access "
-                    + org.rdma4j.verbs.Access.toString(access) + ")");
-        }
+        // the ibv_reg_mr macro of verbs.h calls ibv_reg_mr_iova2 (iova = addr) when access is not a constant
+        MemorySegment mr = Downcalls.create(() -> "ibv_reg_mr(" + pd.context().device().name() + ", 0x"
+                + Long.toHexString(segment.address()) + ", " + segment.byteSize() + " bytes, access "
+                + org.rdma4j.verbs.Access.toString(access) + ")", this::abandon,
+                e -> (MemorySegment) Ibv.ibv_reg_mr_iova2.invokeExact(e, pd.handle(), segment, segment.byteSize(),
+                        segment.address(), access));
         this.handle = Native.at(mr, DeviceLayouts.ibv_mr.byteSize());
         this.segment = segment;
         this.access = access;
@@ -105,11 +94,6 @@ public final class NativeMemoryRegion extends AbstractResource implements Memory
     @Override
     public MemorySegment handle() {
         return handle;
-    }
-
-    @Override
-    public ProtectionDomain pd() {
-        return pd;
     }
 
     @Override
@@ -152,10 +136,10 @@ public final class NativeMemoryRegion extends AbstractResource implements Memory
         boolean translation = (flags & DeviceConstants.IBV_REREG_MR_CHANGE_TRANSLATION) != 0;
         boolean changePd = (flags & DeviceConstants.IBV_REREG_MR_CHANGE_PD) != 0;
         boolean changeAccess = (flags & DeviceConstants.IBV_REREG_MR_CHANGE_ACCESS) != 0;
-        NativeProtectionDomain target = pd;
+        NativeProtectionDomain target = pd();
         if (changePd) {
-            if (!(newPd instanceof NativeProtectionDomain n) || n.context() != pd.context()) {
-                throw new VerbsException(Errno.EINVAL, "ibv_rereg_mr: the new PD is not of " + pd.context());
+            if (!(newPd instanceof NativeProtectionDomain n) || n.context() != target.context()) {
+                throw new VerbsException(Errno.EINVAL, "ibv_rereg_mr: the new PD is not of " + target.context());
             }
             n.ensureOpen();
             target = n;
@@ -169,26 +153,19 @@ public final class NativeMemoryRegion extends AbstractResource implements Memory
         MrMemoryRules.checkWritable(translation ? newSegment : segment, changeAccess ? newAccess : access,
                 "ibv_rereg_mr");
         ArenaCloseHook newHook = translation ? ArenaCloseHook.attach(newSegment, "ibv_rereg_mr") : null;
-        ErrnoCapture errno = ErrnoCapture.perThread();
-        int rc;
-        try {
-            MemorySegment pdArg = changePd ? target.handle() : MemorySegment.NULL;
-            MemorySegment addrArg = translation ? newSegment : MemorySegment.NULL;
-            long lengthArg = translation ? newSegment.byteSize() : 0L;
-            int accessArg = changeAccess ? newAccess : 0;
-            rc = (int) Ibv.ibv_rereg_mr.invokeExact(errno.segment(), handle, flags, pdArg, addrArg, lengthArg,
-                    accessArg);
-        } catch (Throwable t) {
-            throw Native.unexpected(t);
-        }
+        MemorySegment pdArg = changePd ? target.handle() : MemorySegment.NULL;
+        MemorySegment addrArg = translation ? newSegment : MemorySegment.NULL;
+        long lengthArg = translation ? newSegment.byteSize() : 0L;
+        int accessArg = changeAccess ? newAccess : 0;
+        int rc = Downcalls.status(e -> (int) Ibv.ibv_rereg_mr.invokeExact(e, handle, flags, pdArg, addrArg, lengthArg,
+                accessArg));
         if (rc != 0) {
             // a negative IBV_REREG_MR_ERR_* code with errno set; the region stays as it was for
             // ERR_INPUT and ERR_DONT_FORK_NEW, is unusable for the others (the caller should close it)
-            throw Native.fail(0, errno, "ibv_rereg_mr(" + describe() + ", flags " + flags + ") [code " + rc + "]");
+            throw Downcalls.fail(0, "ibv_rereg_mr(" + describe() + ", flags " + flags + ") [code " + rc + "]");
         }
-        if (changePd && target != pd) {
-            replaceUse(pd, target);
-            pd = target;
+        if (changePd) {
+            movePd(target);
         }
         if (changeAccess) {
             access = newAccess;
@@ -221,15 +198,7 @@ public final class NativeMemoryRegion extends AbstractResource implements Memory
     }
 
     private void deregister(String when) {
-        ErrnoCapture errno = ErrnoCapture.perThread();
-        int rc;
-        try {
-            rc = (int) Ibv.ibv_dereg_mr.invokeExact(errno.segment(), handle);
-        } catch (Throwable t) {
-            throw Native.unexpected(t);
-        }
-        if (rc != 0) {
-            throw Native.fail(rc, errno, "ibv_dereg_mr(" + describe() + ")" + when);
-        }
+        Downcalls.check(() -> "ibv_dereg_mr(" + describe() + ")" + when,
+                e -> (int) Ibv.ibv_dereg_mr.invokeExact(e, handle));
     }
 }

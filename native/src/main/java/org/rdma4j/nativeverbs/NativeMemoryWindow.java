@@ -14,14 +14,14 @@ import org.rdma4j.verbs.MemoryWindow;
 import org.rdma4j.verbs.MwType;
 import org.rdma4j.verbs.QueuePair;
 import org.rdma4j.verbs.VerbsException;
-import org.rdma4j.verbs.spi.AbstractResource;
-import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
+import org.rdma4j.verbs.spi.AbstractPdResource;
 
 /**
  * A memory window ({@code struct ibv_mw}). ibv_alloc_mw, ibv_dealloc_mw and ibv_bind_mw are inline in
  * verbs.h: like them, this calls the provider's {@code ctx->ops} pointers. Thread safe.
  */
-public final class NativeMemoryWindow extends AbstractResource implements MemoryWindow, NativeHandle {
+public final class NativeMemoryWindow extends AbstractPdResource<NativeProtectionDomain>
+        implements MemoryWindow, NativeHandle {
     private static final long MW_RKEY = offset(DeviceLayouts.ibv_mw, "rkey");
     private static final long MW_TYPE = offset(DeviceLayouts.ibv_mw, "type");
     private static final long B_WR_ID = offset(DeviceLayouts.ibv_mw_bind, "wr_id");
@@ -31,11 +31,11 @@ public final class NativeMemoryWindow extends AbstractResource implements Memory
     private static final long B_LENGTH = offset(DeviceLayouts.ibv_mw_bind, "bind_info.length");
     private static final long B_ACCESS = offset(DeviceLayouts.ibv_mw_bind, "bind_info.mw_access_flags");
 
-    private final NativeProtectionDomain pd;
     private final MemorySegment handle;
     private final MwType type;
 
     NativeMemoryWindow(NativeProtectionDomain pd, int type) {
+        super(pd);
         if (type != MwType.TYPE_1.value() && type != MwType.TYPE_2.value()) {
             throw new VerbsException(Errno.EINVAL, "ibv_alloc_mw: no memory window type " + type);
         }
@@ -45,19 +45,8 @@ public final class NativeMemoryWindow extends AbstractResource implements Memory
                     + " has no memory windows");
         }
         uses(pd);
-        this.pd = pd;
-        ErrnoCapture errno = ErrnoCapture.perThread();
-        MemorySegment mw;
-        try {
-            mw = (MemorySegment) Ibv.ALLOC_MW_OP.invokeExact(alloc, errno.segment(), pd.handle(), type);
-        } catch (Throwable t) {
-            abandon();
-            throw Native.unexpected(t);
-        }
-        if (mw.equals(MemorySegment.NULL)) {
-            abandon();
-            throw Native.fail(0, errno, "ibv_alloc_mw(" + pd.context().device().name() + ", type " + type + ")");
-        }
+        MemorySegment mw = Downcalls.create(() -> "ibv_alloc_mw(" + pd.context().device().name() + ", type " + type + ")",
+                this::abandon, e -> (MemorySegment) Ibv.ALLOC_MW_OP.invokeExact(alloc, e, pd.handle(), type));
         this.handle = Native.at(mw, DeviceLayouts.ibv_mw.byteSize());
         this.type = handle.get(ValueLayout.JAVA_INT, MW_TYPE) == 1 ? MwType.TYPE_1 : MwType.TYPE_2;
     }
@@ -66,11 +55,6 @@ public final class NativeMemoryWindow extends AbstractResource implements Memory
     @Override
     public MemorySegment handle() {
         return handle;
-    }
-
-    @Override
-    public NativeProtectionDomain pd() {
-        return pd;
     }
 
     @Override
@@ -114,17 +98,16 @@ public final class NativeMemoryWindow extends AbstractResource implements Memory
                 throw new VerbsException(Errno.EINVAL, "ibv_bind_mw: " + mr + " is not a native MR");
             }
             nmr = m;
-            if (nmr.pd() != pd) {
+            if (nmr.pd() != pd()) {
                 throw new VerbsException(Errno.EPERM, "ibv_bind_mw: the MR is in another PD than the window");
             }
         } else if (addr != 0 || length != 0) {
             throw new VerbsException(Errno.EINVAL, "ibv_bind_mw: an address range without an MR");
         }
-        MemorySegment bindMw = pd.context().op("bind_mw");
+        MemorySegment bindMw = pd().context().op("bind_mw");
         if (bindMw.equals(MemorySegment.NULL)) {
-            throw new VerbsException(Errno.EOPNOTSUPP, "ibv_bind_mw: not supported by " + pd.context().device().name());
+            throw new VerbsException(Errno.EOPNOTSUPP, "ibv_bind_mw: not supported by " + pd().context().device().name());
         }
-        ErrnoCapture errno = ErrnoCapture.perThread();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment b = arena.allocate(DeviceLayouts.ibv_mw_bind);
             b.set(ValueLayout.JAVA_LONG, B_WR_ID, wrId);
@@ -133,35 +116,21 @@ public final class NativeMemoryWindow extends AbstractResource implements Memory
             b.set(ValueLayout.JAVA_LONG, B_ADDR, addr);
             b.set(ValueLayout.JAVA_LONG, B_LENGTH, length);
             b.set(ValueLayout.JAVA_INT, B_ACCESS, access);
-            int rc = (int) Ibv.BIND_MW_OP.invokeExact(bindMw, errno.segment(), nqp.handle(), handle, b);
-            if (rc != 0) {
-                throw Native.fail(rc, errno, "ibv_bind_mw(" + describe() + ")");
-            }
+            Downcalls.check(() -> "ibv_bind_mw(" + describe() + ")",
+                    e -> (int) Ibv.BIND_MW_OP.invokeExact(bindMw, e, nqp.handle(), handle, b));
             return handle.get(ValueLayout.JAVA_INT, MW_RKEY);
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw Native.unexpected(t);
         }
     }
 
     @Override
     protected String describe() {
-        return "MW (" + type + ") of " + pd;
+        return "MW (" + type + ") of " + pd();
     }
 
     @Override
     protected void destroy() {
-        MemorySegment dealloc = pd.context().op("dealloc_mw");
-        ErrnoCapture errno = ErrnoCapture.perThread();
-        int rc;
-        try {
-            rc = (int) Ibv.DEALLOC_MW_OP.invokeExact(dealloc, errno.segment(), handle);
-        } catch (Throwable t) {
-            throw Native.unexpected(t);
-        }
-        if (rc != 0) {
-            throw Native.fail(rc, errno, "ibv_dealloc_mw(" + describe() + ")");
-        }
+        MemorySegment dealloc = pd().context().op("dealloc_mw");
+        Downcalls.check(() -> "ibv_dealloc_mw(" + describe() + ")",
+                e -> (int) Ibv.DEALLOC_MW_OP.invokeExact(dealloc, e, handle));
     }
 }

@@ -8,36 +8,21 @@ import org.rdma4j.verbs.AddressHandle;
 import org.rdma4j.verbs.AhAttr;
 import org.rdma4j.verbs.MemoryRegion;
 import org.rdma4j.verbs.MemoryWindow;
-import org.rdma4j.verbs.MwType;
-import org.rdma4j.verbs.ProtectionDomain;
 import org.rdma4j.verbs.QpInitAttr;
 import org.rdma4j.verbs.QueuePair;
 import org.rdma4j.verbs.SharedReceiveQueue;
 import org.rdma4j.verbs.SrqAttr;
-import org.rdma4j.verbs.VerbsException;
-import org.rdma4j.verbs.spi.AbstractResource;
-import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
+import org.rdma4j.verbs.spi.AbstractProtectionDomain;
 
 /** A protection domain ({@code struct ibv_pd}). Thread safe. */
-public final class NativeProtectionDomain extends AbstractResource implements ProtectionDomain {
-    private final NativeContext context;
+public final class NativeProtectionDomain extends AbstractProtectionDomain<NativeContext> {
     private final MemorySegment handle;
 
     NativeProtectionDomain(NativeContext context) {
+        super(context);
         uses(context);
-        this.context = context;
-        ErrnoCapture errno = ErrnoCapture.perThread();
-        MemorySegment pd;
-        try {
-            pd = (MemorySegment) Ibv.ibv_alloc_pd.invokeExact(errno.segment(), context.handle());
-        } catch (Throwable t) {
-            abandon();
-            throw Native.unexpected(t);
-        }
-        if (pd.equals(MemorySegment.NULL)) {
-            abandon();
-            throw Native.fail(0, errno, "ibv_alloc_pd(" + context.device().name() + ")");
-        }
+        MemorySegment pd = Downcalls.create(() -> "ibv_alloc_pd(" + context.device().name() + ")", this::abandon,
+                e -> (MemorySegment) Ibv.ibv_alloc_pd.invokeExact(e, context.handle()));
         this.handle = Native.at(pd, DeviceLayouts.ibv_pd.byteSize());
     }
 
@@ -47,24 +32,12 @@ public final class NativeProtectionDomain extends AbstractResource implements Pr
     }
 
     @Override
-    public NativeContext context() {
-        return context;
-    }
-
-    @Override
-    public MemoryRegion regMr(MemorySegment segment, int access) {
-        ensureOpen();
+    protected MemoryRegion newMr(MemorySegment segment, int access) {
         return new NativeMemoryRegion(this, segment, access);
     }
 
     @Override
-    public MemoryWindow allocMw(MwType type) {
-        return allocMw(type.value());
-    }
-
-    @Override
-    public MemoryWindow allocMw(int type) {
-        ensureOpen();
+    protected MemoryWindow newMw(int type) {
         return new NativeMemoryWindow(this, type);
     }
 
@@ -79,26 +52,18 @@ public final class NativeProtectionDomain extends AbstractResource implements Pr
     }
 
     @Override
-    public AddressHandle createAh(AhAttr attr) {
+    protected AddressHandle newAh(AhAttr attr) {
         return new NativeAddressHandle(this, attr);
     }
 
     @Override
     protected String describe() {
-        return context == null ? "PD (being created)" : "PD of " + context.device().name();
+        return context() == null ? "PD (being created)" : "PD of " + context().device().name();
     }
 
     @Override
     protected void destroy() {
-        ErrnoCapture errno = ErrnoCapture.perThread();
-        int rc;
-        try {
-            rc = (int) Ibv.ibv_dealloc_pd.invokeExact(errno.segment(), handle);
-        } catch (Throwable t) {
-            throw Native.unexpected(t);
-        }
-        if (rc != 0) {
-            throw Native.fail(rc, errno, "ibv_dealloc_pd(" + describe() + ")");
-        }
+        Downcalls.check(() -> "ibv_dealloc_pd(" + describe() + ")",
+                e -> (int) Ibv.ibv_dealloc_pd.invokeExact(e, handle));
     }
 }

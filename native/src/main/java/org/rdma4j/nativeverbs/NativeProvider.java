@@ -16,7 +16,6 @@ import org.rdma4j.verbs.Device;
 import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.VerbsException;
 import org.rdma4j.verbs.spi.VerbsProvider;
-import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
 
 /**
  * The "native" provider: the host's RDMA devices (NICs, rxe, siw) through libibverbs. Unavailable,
@@ -94,13 +93,10 @@ public final class NativeProvider implements VerbsProvider {
      * {@code struct ibv_device *} entries are valid only inside {@code f}.
      */
     static <T> T withDeviceList(Function<List<MemorySegment>, T> f) {
-        ErrnoCapture errno = ErrnoCapture.perThread();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment count = arena.allocate(ValueLayout.JAVA_INT);
-            MemorySegment list = (MemorySegment) Ibv.ibv_get_device_list.invokeExact(errno.segment(), count);
-            if (list.equals(MemorySegment.NULL)) {
-                throw Native.fail(0, errno, "ibv_get_device_list");
-            }
+            MemorySegment list = Downcalls.create(() -> "ibv_get_device_list", () -> { },
+                    e -> (MemorySegment) Ibv.ibv_get_device_list.invokeExact(e, count));
             try {
                 int n = count.get(ValueLayout.JAVA_INT, 0);
                 MemorySegment entries = Native.at(list, (long) n * ValueLayout.ADDRESS.byteSize());
@@ -113,10 +109,8 @@ public final class NativeProvider implements VerbsProvider {
             } finally {
                 Ibv.ibv_free_device_list.invokeExact(list);
             }
-        } catch (RuntimeException | Error e) {
-            throw e;
         } catch (Throwable t) {
-            throw Native.unexpected(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -137,7 +131,7 @@ public final class NativeProvider implements VerbsProvider {
             return new NativeDevice(name, guid, d.get(ValueLayout.JAVA_INT, DEVICE_NODE_TYPE),
                     d.get(ValueLayout.JAVA_INT, DEVICE_TRANSPORT_TYPE));
         } catch (Throwable t) {
-            throw Native.unexpected(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -150,17 +144,8 @@ public final class NativeProvider implements VerbsProvider {
         return withDeviceList(devices -> {
             for (MemorySegment d : devices) {
                 if (describe(d).name().equals(name)) {
-                    ErrnoCapture errno = ErrnoCapture.perThread();
-                    MemorySegment ctx;
-                    try {
-                        ctx = (MemorySegment) Ibv.ibv_open_device.invokeExact(errno.segment(), d);
-                    } catch (Throwable t) {
-                        throw Native.unexpected(t);
-                    }
-                    if (ctx.equals(MemorySegment.NULL)) {
-                        throw Native.fail(0, errno, "ibv_open_device(" + name + ")");
-                    }
-                    return ctx;
+                    return Downcalls.create(() -> "ibv_open_device(" + name + ")", () -> { },
+                            e -> (MemorySegment) Ibv.ibv_open_device.invokeExact(e, d));
                 }
             }
             throw new VerbsException(Errno.ENODEV, "native device " + name + " is gone");

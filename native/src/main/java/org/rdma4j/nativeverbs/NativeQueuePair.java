@@ -15,25 +15,19 @@ import java.util.List;
 import org.rdma4j.nativeverbs.abi.CmLayouts;
 import org.rdma4j.nativeverbs.abi.IbvQp;
 import org.rdma4j.nativeverbs.abi.Rdmacm;
-import org.rdma4j.nativeverbs.abi.ProviderOps;
-import org.rdma4j.verbs.CompletionQueue;
-import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.Gid;
 import org.rdma4j.verbs.PostException;
-import org.rdma4j.verbs.ProtectionDomain;
 import org.rdma4j.verbs.QpAttr;
 import org.rdma4j.verbs.QpAttrMask;
 import org.rdma4j.verbs.QpCap;
 import org.rdma4j.verbs.QpInitAttr;
 import org.rdma4j.verbs.QpState;
 import org.rdma4j.verbs.QpType;
-import org.rdma4j.verbs.QueuePair;
 import org.rdma4j.verbs.RecvWorkRequest;
 import org.rdma4j.verbs.SendWorkRequest;
-import org.rdma4j.verbs.SharedReceiveQueue;
 import org.rdma4j.verbs.VerbsException;
-import org.rdma4j.verbs.spi.AbstractResource;
+import org.rdma4j.verbs.spi.AbstractQueuePair;
 import org.rdma4j.verbs.spi.QpTransitions;
 import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
 
@@ -46,7 +40,8 @@ import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
  * rest, with their errnos, as C would be told. Posting is thread safe (posts to one queue are serialized); close waits
  * for a post in progress and then refuses new ones, so a racing post gets an error, never a freed QP.
  */
-final class NativeQueuePair extends AbstractResource implements QueuePair, NativeHandle {
+final class NativeQueuePair extends AbstractQueuePair<NativeProtectionDomain, NativeCompletionQueue,
+        NativeSharedReceiveQueue> implements NativeHandle {
     private static final long INIT_SEND_CQ = offset(IBV_QP_INIT_ATTR, "send_cq");
     private static final long INIT_RECV_CQ = offset(IBV_QP_INIT_ATTR, "recv_cq");
     private static final long INIT_SRQ = offset(IBV_QP_INIT_ATTR, "srq");
@@ -62,13 +57,7 @@ final class NativeQueuePair extends AbstractResource implements QueuePair, Nativ
     private static final int QUERY_ALL = (1 << 21) - 1;
     private static final long CM_ID_QP = offset(CmLayouts.rdma_cm_id, "qp");
 
-    private final NativeProtectionDomain pd;
     private final NativeContext context;
-    private final QpType type;
-    private final NativeCompletionQueue sendCq;
-    private final NativeCompletionQueue recvCq;
-    private final NativeSharedReceiveQueue srq;
-    private final boolean sqSigAll;
     private final QpCap cap;
     private final MemorySegment qp;
     /** {@code qp.address()}, what the posts pass. */
@@ -96,25 +85,17 @@ final class NativeQueuePair extends AbstractResource implements QueuePair, Nativ
      * it clears {@code cm_id->qp} first, as rdma_destroy_qp does, so librdmacm never touches a freed QP.
      */
     NativeQueuePair(NativeProtectionDomain pd, QpInitAttr init, MemorySegment cmId) {
+        super(pd, init, NativeCompletionQueue.class, NativeSharedReceiveQueue.class);
         this.cmId = cmId;
-        if (init == null || init.type == null) {
-            throw new VerbsException(Errno.EINVAL, "no QP type");
-        }
-        this.pd = pd;
-        this.context = (NativeContext) pd.context();
-        this.type = init.type;
-        this.sendCq = cq(init.sendCq, "send");
-        this.recvCq = cq(init.recvCq, "receive");
-        if (init.srq != null && !(init.srq instanceof NativeSharedReceiveQueue)) {
-            throw new VerbsException(Errno.EINVAL, "the SRQ belongs to another provider");
-        }
-        this.srq = (NativeSharedReceiveQueue) init.srq;
-        this.sqSigAll = init.sqSigAll;
+        this.context = pd.context();
+        QpType type = type();
+        NativeCompletionQueue sendCq = sendCq();
+        NativeCompletionQueue recvCq = recvCq();
+        NativeSharedReceiveQueue srq = srq();
         QpCap want = init.cap == null ? new QpCap() : init.cap;
         context.limits().checkCreate(want, srq == null); // the SPI's rules, as on every provider
         uses(pd, sendCq, recvCq == sendCq ? null : recvCq, srq);
         MemorySegment created;
-        ErrnoCapture errno = ErrnoCapture.perThread();
         try (Arena a = Arena.ofConfined()) {
             MemorySegment attr = a.allocate(IBV_QP_INIT_ATTR);
             attr.set(ValueLayout.ADDRESS, INIT_SEND_CQ, sendCq.handle());
@@ -126,25 +107,15 @@ final class NativeQueuePair extends AbstractResource implements QueuePair, Nativ
             attr.set(ValueLayout.JAVA_INT, CAP_MAX_RECV_SGE, want.maxRecvSge);
             attr.set(ValueLayout.JAVA_INT, CAP_MAX_INLINE, want.maxInlineData);
             attr.set(ValueLayout.JAVA_INT, INIT_QP_TYPE, type.value());
-            attr.set(ValueLayout.JAVA_INT, INIT_SQ_SIG_ALL, sqSigAll ? 1 : 0);
-            try {
-                if (cmId == null) {
-                    created = (MemorySegment) IbvQp.CREATE_QP.invokeExact(errno.segment(), pd.handle(), attr);
-                } else {
-                    int rc = (int) Rdmacm.rdma_create_qp.invokeExact(errno.segment(), cmId, pd.handle(), attr);
-                    created = rc == 0 ? cmId.get(ValueLayout.ADDRESS, CM_ID_QP) : MemorySegment.NULL;
-                }
-            } catch (Throwable t) {
-                abandon();
-                throw Downcalls.rethrow(t);
-            }
-            if (created.address() == 0) {
-                int e = errno.errno();
-                abandon();
-                throw new VerbsException(e, (cmId == null ? "ibv_create_qp(" : "rdma_create_qp(") + type + ", "
-                        + want + ") on " + context.device().name()
-                        + " failed");
-            }
+            attr.set(ValueLayout.JAVA_INT, INIT_SQ_SIG_ALL, init.sqSigAll ? 1 : 0);
+            created = Downcalls.createAs(() -> (cmId == null ? "ibv_create_qp(" : "rdma_create_qp(") + type + ", " + want
+                    + ") on " + context.device().name() + " failed", this::abandon, e -> {
+                        if (cmId == null) {
+                            return (MemorySegment) IbvQp.CREATE_QP.invokeExact(e, pd.handle(), attr);
+                        }
+                        int rc = (int) Rdmacm.rdma_create_qp.invokeExact(e, cmId, pd.handle(), attr);
+                        return rc == 0 ? cmId.get(ValueLayout.ADDRESS, CM_ID_QP) : MemorySegment.NULL;
+                    });
             // ibv_create_qp writes back the capacities the QP really has
             this.cap = new QpCap(attr.get(ValueLayout.JAVA_INT, CAP_MAX_SEND_WR),
                     attr.get(ValueLayout.JAVA_INT, CAP_MAX_RECV_WR), attr.get(ValueLayout.JAVA_INT, CAP_MAX_SEND_SGE),
@@ -161,14 +132,6 @@ final class NativeQueuePair extends AbstractResource implements QueuePair, Nativ
         context.track(qp, this);
     }
 
-    private NativeCompletionQueue cq(CompletionQueue cq, String which) {
-        if (!(cq instanceof NativeCompletionQueue n) || n.context() != context) {
-            throw new VerbsException(Errno.EINVAL, "the " + which + " CQ is missing or belongs to another context");
-        }
-        n.ensureOpen();
-        return n;
-    }
-
     /** The {@code struct ibv_qp *}. */
     @Override
     public MemorySegment handle() {
@@ -177,7 +140,7 @@ final class NativeQueuePair extends AbstractResource implements QueuePair, Nativ
 
     @Override
     protected String describe() {
-        return type + " QP 0x" + Integer.toHexString(qpn) + " of " + context.device().name();
+        return type() + " QP 0x" + Integer.toHexString(qpn) + " of " + context.device().name();
     }
 
     @Override
@@ -192,26 +155,18 @@ final class NativeQueuePair extends AbstractResource implements QueuePair, Nativ
     @Override
     protected void destroy() {
         setDead(true);
-        int ret;
-        ErrnoCapture errno = ErrnoCapture.perThread();
         if (cmId != null) {
             cmId.set(ValueLayout.ADDRESS, CM_ID_QP, MemorySegment.NULL);
         }
         try {
-            ret = (int) IbvQp.DESTROY_QP.invokeExact(errno.segment(), qp);
-        } catch (Throwable t) {
+            Downcalls.checkAs(() -> "ibv_destroy_qp of " + describe() + " failed",
+                    e -> (int) IbvQp.DESTROY_QP.invokeExact(e, qp));
+        } catch (RuntimeException | Error e) {
             setDead(false);
             if (cmId != null) {
                 cmId.set(ValueLayout.ADDRESS, CM_ID_QP, qp);
             }
-            throw Downcalls.rethrow(t);
-        }
-        if (ret != 0) {
-            setDead(false);
-            if (cmId != null) {
-                cmId.set(ValueLayout.ADDRESS, CM_ID_QP, qp);
-            }
-            throw new VerbsException(IbvQp.errnoOf(ret, errno.errno()), "ibv_destroy_qp of " + describe() + " failed");
+            throw e;
         }
         context.untrack(qp);
         sendWrs.close();
@@ -229,23 +184,8 @@ final class NativeQueuePair extends AbstractResource implements QueuePair, Nativ
     }
 
     @Override
-    public Context context() {
-        return context;
-    }
-
-    @Override
-    public ProtectionDomain pd() {
-        return pd;
-    }
-
-    @Override
     public int qpn() {
         return qpn;
-    }
-
-    @Override
-    public QpType type() {
-        return type;
     }
 
     @Override
@@ -260,31 +200,13 @@ final class NativeQueuePair extends AbstractResource implements QueuePair, Nativ
     }
 
     @Override
-    public CompletionQueue sendCq() {
-        return sendCq;
-    }
-
-    @Override
-    public CompletionQueue recvCq() {
-        return recvCq;
-    }
-
-    @Override
-    public SharedReceiveQueue srq() {
-        return srq;
-    }
-
-    @Override
     public QpCap cap() {
         return cap.copy();
     }
 
     @Override
     public void modify(QpAttr attr, int mask) {
-        ensureOpen();
-        if (attr == null) {
-            throw new VerbsException(Errno.EINVAL, "no attributes");
-        }
+        checkModify(attr);
         if ((mask & QpAttrMask.CUR_STATE) != 0) {
             String why = QpTransitions.checkCurrentState(attr.curQpState, state());
             if (why != null) {
@@ -292,29 +214,24 @@ final class NativeQueuePair extends AbstractResource implements QueuePair, Nativ
             }
         }
         context.limits().checkModify(attr, mask); // the SPI's ranges, as on every provider
-        ErrnoCapture errno = ErrnoCapture.perThread();
-        int ret = modifyQp(attr, mask, errno);
+        int ret = modifyQp(attr, mask);
         if (ret != 0 && mask == QpAttrMask.STATE && attr.qpState == QpState.ERR
-                && IbvQp.errnoOf(ret, errno.errno()) == Errno.EINVAL && state() == QpState.RESET) {
-            ret = resetToErrThroughInit(errno);
+                && IbvQp.errnoOf(ret, ErrnoCapture.perThread().errno()) == Errno.EINVAL && state() == QpState.RESET) {
+            ret = resetToErrThroughInit();
         }
         if (ret != 0) {
-            throw new VerbsException(IbvQp.errnoOf(ret, errno.errno()), "ibv_modify_qp of " + describe()
+            throw Downcalls.failAs(ret, "ibv_modify_qp of " + describe()
                     + ((mask & QpAttrMask.STATE) != 0 ? " to " + attr.qpState : "") + " (attr_mask 0x"
                     + Integer.toHexString(mask) + ") failed");
         }
     }
 
-    /** ibv_modify_qp: its return value; errno is left in {@code errno}. */
-    private int modifyQp(QpAttr attr, int mask, ErrnoCapture errno) {
+    /** ibv_modify_qp: its return value; errno is left in {@link ErrnoCapture#perThread()}. */
+    private int modifyQp(QpAttr attr, int mask) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment m = a.allocate(IBV_QP_ATTR);
             QpAttrCodec.encode(m, attr, mask);
-            try {
-                return (int) IbvQp.MODIFY_QP.invokeExact(errno.segment(), qp, m, mask);
-            } catch (Throwable t) {
-                throw Downcalls.rethrow(t);
-            }
+            return Downcalls.status(e -> (int) IbvQp.MODIFY_QP.invokeExact(e, qp, m, mask));
         }
     }
 
@@ -323,23 +240,15 @@ final class NativeQueuePair extends AbstractResource implements QueuePair, Nativ
      * (ib_modify_qp_is_ok) lacks: through INIT with the attributes any port has (port 1, P_Key index 0,
      * no access, Q_Key 0), then to ERR. Returns the first failing ibv_modify_qp's value.
      */
-    private int resetToErrThroughInit(ErrnoCapture errno) {
+    private int resetToErrThroughInit() {
         QpAttr init = new QpAttr().state(QpState.INIT).portNum(1).pkeyIndex(0).accessFlags(0).qkey(0);
-        int ret = modifyQp(init, QpAttrMask.STATE | QpTransitions.required(type, QpState.RESET, QpState.INIT), errno);
-        return ret != 0 ? ret : modifyQp(new QpAttr().state(QpState.ERR), QpAttrMask.STATE, errno);
+        int ret = modifyQp(init, QpAttrMask.STATE | QpTransitions.required(type(), QpState.RESET, QpState.INIT));
+        return ret != 0 ? ret : modifyQp(new QpAttr().state(QpState.ERR), QpAttrMask.STATE);
     }
 
     private void query(MemorySegment attr, int mask, MemorySegment init) {
-        int ret;
-        ErrnoCapture errno = ErrnoCapture.perThread();
-        try {
-            ret = (int) IbvQp.QUERY_QP.invokeExact(errno.segment(), qp, attr, mask, init);
-        } catch (Throwable t) {
-            throw Downcalls.rethrow(t);
-        }
-        if (ret != 0) {
-            throw new VerbsException(IbvQp.errnoOf(ret, errno.errno()), "ibv_query_qp of " + describe() + " failed");
-        }
+        Downcalls.checkAs(() -> "ibv_query_qp of " + describe() + " failed",
+                e -> (int) IbvQp.QUERY_QP.invokeExact(e, qp, attr, mask, init));
     }
 
     @Override
@@ -351,14 +260,10 @@ final class NativeQueuePair extends AbstractResource implements QueuePair, Nativ
             query(attr, QUERY_ALL, init);
             QpAttrCodec.decode(attr, out);
             if (initOut != null) {
-                initOut.type = type;
-                initOut.sendCq = sendCq;
-                initOut.recvCq = recvCq;
-                initOut.srq = srq;
-                initOut.cap = new QpCap(init.get(ValueLayout.JAVA_INT, CAP_MAX_SEND_WR),
+                reportInit(initOut, new QpCap(init.get(ValueLayout.JAVA_INT, CAP_MAX_SEND_WR),
                         init.get(ValueLayout.JAVA_INT, CAP_MAX_RECV_WR), init.get(ValueLayout.JAVA_INT, CAP_MAX_SEND_SGE),
-                        init.get(ValueLayout.JAVA_INT, CAP_MAX_RECV_SGE), init.get(ValueLayout.JAVA_INT, CAP_MAX_INLINE));
-                initOut.sqSigAll = init.get(ValueLayout.JAVA_INT, INIT_SQ_SIG_ALL) != 0;
+                        init.get(ValueLayout.JAVA_INT, CAP_MAX_RECV_SGE), init.get(ValueLayout.JAVA_INT, CAP_MAX_INLINE)),
+                        init.get(ValueLayout.JAVA_INT, INIT_SQ_SIG_ALL) != 0);
             }
             return out;
         }
@@ -373,15 +278,11 @@ final class NativeQueuePair extends AbstractResource implements QueuePair, Nativ
             }
             ensureOpen();
             PostException refused = sendWrs.encode(wr);
-            int ret;
-            try {
-                ret = (int) ProviderOps.POST.invokeExact(postSendFn, qpAddress, sendWrs.headAddress(), sendWrs.badWrAddress);
-            } catch (Throwable t) {
-                throw Downcalls.rethrow(t);
-            }
+            int ret = Downcalls.post(postSendFn, qpAddress, sendWrs.headAddress(), sendWrs.badWrAddress);
             if (ret != 0) {
                 int i = sendWrs.badIndex();
-                throw new PostException(ret < 0 ? -ret : ret, "post_send on " + describe() + " failed", nth(wr, i), i);
+                throw new PostException(Downcalls.providerErrno(ret), "post_send on " + describe() + " failed",
+                        nth(wr, i), i);
             }
             if (sendWrs.binds > 0) {
                 windowsBound(wr, refused == null ? Integer.MAX_VALUE : refused.badIndex());
@@ -406,15 +307,11 @@ final class NativeQueuePair extends AbstractResource implements QueuePair, Nativ
             }
             ensureOpen();
             PostException refused = recvWrs.encode(wr);
-            int ret;
-            try {
-                ret = (int) ProviderOps.POST.invokeExact(postRecvFn, qpAddress, recvWrs.headAddress(), recvWrs.badWrAddress);
-            } catch (Throwable t) {
-                throw Downcalls.rethrow(t);
-            }
+            int ret = Downcalls.post(postRecvFn, qpAddress, recvWrs.headAddress(), recvWrs.badWrAddress);
             if (ret != 0) {
                 int i = recvWrs.badIndex();
-                throw new PostException(ret < 0 ? -ret : ret, "post_recv on " + describe() + " failed", nth(wr, i), i);
+                throw new PostException(Downcalls.providerErrno(ret), "post_recv on " + describe() + " failed",
+                        nth(wr, i), i);
             }
             if (refused != null) {
                 throw refused; // the requests before it were posted
@@ -473,20 +370,11 @@ final class NativeQueuePair extends AbstractResource implements QueuePair, Nativ
         if (gid == null) {
             throw new VerbsException(Errno.EINVAL, verb + ": no GID");
         }
-        int ret;
-        ErrnoCapture errno = ErrnoCapture.perThread();
         try (Arena a = Arena.ofConfined()) {
             MemorySegment g = a.allocate(Gid.LENGTH, 8);
             MemorySegment.copy(gid.bytes(), 0, g, ValueLayout.JAVA_BYTE, 0, Gid.LENGTH);
-            try {
-                ret = (int) h.invokeExact(errno.segment(), qp, g, (short) lid);
-            } catch (Throwable t) {
-                throw Downcalls.rethrow(t);
-            }
-        }
-        if (ret != 0) {
-            throw new VerbsException(IbvQp.errnoOf(ret, errno.errno()), verb + "(" + gid + ", LID " + lid + ") on "
-                    + describe() + " failed");
+            Downcalls.checkAs(() -> verb + "(" + gid + ", LID " + lid + ") on " + describe() + " failed",
+                    e -> (int) h.invokeExact(e, qp, g, (short) lid));
         }
     }
 }

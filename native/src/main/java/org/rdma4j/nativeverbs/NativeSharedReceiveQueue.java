@@ -10,23 +10,21 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import org.rdma4j.nativeverbs.abi.IbvQp;
-import org.rdma4j.nativeverbs.abi.ProviderOps;
 import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.PostException;
-import org.rdma4j.verbs.ProtectionDomain;
 import org.rdma4j.verbs.RecvWorkRequest;
 import org.rdma4j.verbs.SharedReceiveQueue;
 import org.rdma4j.verbs.SrqAttr;
 import org.rdma4j.verbs.VerbsException;
-import org.rdma4j.verbs.spi.AbstractResource;
-import org.rdma4j.verbs.spi.ffm.ErrnoCapture;
+import org.rdma4j.verbs.spi.AbstractPdResource;
 
 /**
  * A libibverbs shared receive queue ({@code ibv_create_srq}). Posts go to the provider's
  * {@code post_srq_recv} through the context's ops, encoded into native arrays this SRQ keeps. Posting
  * is thread safe; close waits for a post in progress and then refuses new ones.
  */
-final class NativeSharedReceiveQueue extends AbstractResource implements SharedReceiveQueue, NativeHandle {
+final class NativeSharedReceiveQueue extends AbstractPdResource<NativeProtectionDomain>
+        implements SharedReceiveQueue, NativeHandle {
     private static final long INIT_MAX_WR = offset(IBV_SRQ_INIT_ATTR, "attr.max_wr");
     private static final long INIT_MAX_SGE = offset(IBV_SRQ_INIT_ATTR, "attr.max_sge");
     private static final long INIT_LIMIT = offset(IBV_SRQ_INIT_ATTR, "attr.srq_limit");
@@ -35,7 +33,6 @@ final class NativeSharedReceiveQueue extends AbstractResource implements SharedR
     private static final long LIMIT = offset(IBV_SRQ_ATTR, "srq_limit");
     private static final long HANDLE = offset(IBV_SRQ, "handle");
 
-    private final NativeProtectionDomain pd;
     private final NativeContext context;
     private final MemorySegment srq;
     private final MemorySegment postSrqRecvFn;
@@ -44,31 +41,21 @@ final class NativeSharedReceiveQueue extends AbstractResource implements SharedR
     private boolean dead;
 
     NativeSharedReceiveQueue(NativeProtectionDomain pd, SrqAttr attr) {
+        super(pd);
         if (attr == null) {
             throw new VerbsException(Errno.EINVAL, "no SRQ attributes");
         }
-        this.pd = pd;
-        this.context = (NativeContext) pd.context();
+        this.context = pd.context();
         uses(pd);
         MemorySegment created;
         int maxSge;
-        ErrnoCapture errno = ErrnoCapture.perThread();
         try (Arena a = Arena.ofConfined()) {
             MemorySegment init = a.allocate(IBV_SRQ_INIT_ATTR);
             init.set(ValueLayout.JAVA_INT, INIT_MAX_WR, attr.maxWr());
             init.set(ValueLayout.JAVA_INT, INIT_MAX_SGE, attr.maxSge());
             init.set(ValueLayout.JAVA_INT, INIT_LIMIT, attr.srqLimit());
-            try {
-                created = (MemorySegment) IbvQp.CREATE_SRQ.invokeExact(errno.segment(), pd.handle(), init);
-            } catch (Throwable t) {
-                abandon();
-                throw Downcalls.rethrow(t);
-            }
-            if (created.address() == 0) {
-                int e = errno.errno();
-                abandon();
-                throw new VerbsException(e, "ibv_create_srq(" + attr + ") on " + context.device().name() + " failed");
-            }
+            created = Downcalls.createAs(() -> "ibv_create_srq(" + attr + ") on " + context.device().name() + " failed",
+                    this::abandon, e -> (MemorySegment) IbvQp.CREATE_SRQ.invokeExact(e, pd.handle(), init));
             maxSge = Math.max(attr.maxSge(), init.get(ValueLayout.JAVA_INT, INIT_MAX_SGE));
         }
         this.srq = created.reinterpret(IBV_SRQ.byteSize());
@@ -100,26 +87,13 @@ final class NativeSharedReceiveQueue extends AbstractResource implements SharedR
         synchronized (recvWrs) {
             dead = true;
         }
-        int ret;
-        ErrnoCapture errno = ErrnoCapture.perThread();
-        try {
-            ret = (int) IbvQp.DESTROY_SRQ.invokeExact(errno.segment(), srq);
-        } catch (Throwable t) {
-            throw Downcalls.rethrow(t);
-        }
-        if (ret != 0) {
+        Downcalls.checkAs(() -> "ibv_destroy_srq of " + describe() + " failed", () -> {
             synchronized (recvWrs) {
                 dead = false;
             }
-            throw new VerbsException(IbvQp.errnoOf(ret, errno.errno()), "ibv_destroy_srq of " + describe() + " failed");
-        }
+        }, e -> (int) IbvQp.DESTROY_SRQ.invokeExact(e, srq));
         context.untrack(srq);
         recvWrs.close();
-    }
-
-    @Override
-    public ProtectionDomain pd() {
-        return pd;
     }
 
     /**
@@ -140,15 +114,10 @@ final class NativeSharedReceiveQueue extends AbstractResource implements SharedR
             }
             ensureOpen();
             PostException refused = recvWrs.encode(wr);
-            int ret;
-            try {
-                ret = (int) ProviderOps.POST.invokeExact(postSrqRecvFn, srq.address(), recvWrs.headAddress(), recvWrs.badWrAddress);
-            } catch (Throwable t) {
-                throw Downcalls.rethrow(t);
-            }
+            int ret = Downcalls.post(postSrqRecvFn, srq.address(), recvWrs.headAddress(), recvWrs.badWrAddress);
             if (ret != 0) {
                 int i = recvWrs.badIndex();
-                throw new PostException(ret < 0 ? -ret : ret, "post_srq_recv on " + describe() + " failed",
+                throw new PostException(Downcalls.providerErrno(ret), "post_srq_recv on " + describe() + " failed",
                         NativeQueuePair.nth(wr, i), i);
             }
             if (refused != null) {
@@ -163,42 +132,25 @@ final class NativeSharedReceiveQueue extends AbstractResource implements SharedR
         if (attr == null) {
             throw new VerbsException(Errno.EINVAL, "no SRQ attributes");
         }
-        int ret;
-        ErrnoCapture errno = ErrnoCapture.perThread();
         try (Arena a = Arena.ofConfined()) {
             MemorySegment m = a.allocate(IBV_SRQ_ATTR);
             m.set(ValueLayout.JAVA_INT, MAX_WR, attr.maxWr());
             m.set(ValueLayout.JAVA_INT, MAX_SGE, attr.maxSge());
             m.set(ValueLayout.JAVA_INT, LIMIT, attr.srqLimit());
-            try {
-                ret = (int) IbvQp.MODIFY_SRQ.invokeExact(errno.segment(), srq, m, mask);
-            } catch (Throwable t) {
-                throw Downcalls.rethrow(t);
-            }
-        }
-        if (ret != 0) {
-            throw new VerbsException(IbvQp.errnoOf(ret, errno.errno()), "ibv_modify_srq(" + attr + ", mask " + mask
-                    + ") of " + describe() + " failed");
+            Downcalls.checkAs(() -> "ibv_modify_srq(" + attr + ", mask " + mask + ") of " + describe() + " failed",
+                    e -> (int) IbvQp.MODIFY_SRQ.invokeExact(e, srq, m, mask));
         }
     }
 
     @Override
     public SrqAttr query() {
         ensureOpen();
-        int ret;
-        ErrnoCapture errno = ErrnoCapture.perThread();
         try (Arena a = Arena.ofConfined()) {
             MemorySegment m = a.allocate(IBV_SRQ_ATTR);
-            try {
-                ret = (int) IbvQp.QUERY_SRQ.invokeExact(errno.segment(), srq, m);
-            } catch (Throwable t) {
-                throw Downcalls.rethrow(t);
-            }
-            if (ret == 0) {
-                return new SrqAttr(m.get(ValueLayout.JAVA_INT, MAX_WR), m.get(ValueLayout.JAVA_INT, MAX_SGE),
-                        m.get(ValueLayout.JAVA_INT, LIMIT));
-            }
+            Downcalls.checkAs(() -> "ibv_query_srq of " + describe() + " failed",
+                    e -> (int) IbvQp.QUERY_SRQ.invokeExact(e, srq, m));
+            return new SrqAttr(m.get(ValueLayout.JAVA_INT, MAX_WR), m.get(ValueLayout.JAVA_INT, MAX_SGE),
+                    m.get(ValueLayout.JAVA_INT, LIMIT));
         }
-        throw new VerbsException(IbvQp.errnoOf(ret, errno.errno()), "ibv_query_srq of " + describe() + " failed");
     }
 }

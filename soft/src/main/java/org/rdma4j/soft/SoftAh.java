@@ -4,26 +4,18 @@ package org.rdma4j.soft;
 import org.rdma4j.verbs.AddressHandle;
 import org.rdma4j.verbs.AhAttr;
 import org.rdma4j.verbs.Errno;
-import org.rdma4j.verbs.ProtectionDomain;
 import org.rdma4j.verbs.VerbsException;
-import org.rdma4j.verbs.spi.AbstractResource;
+import org.rdma4j.verbs.spi.AbstractPdResource;
 
 /** A soft address handle. Thread safe (immutable). */
-final class SoftAh extends AbstractResource implements AddressHandle {
-    private final SoftPd pd;
+final class SoftAh extends AbstractPdResource<SoftPd> implements AddressHandle {
     private final AhAttr attr;
 
     SoftAh(SoftPd pd, AhAttr attr) {
-        checkAv(pd.context, attr);
-        this.pd = pd;
+        checkAv(pd.context(), attr);
+        super(pd);
         this.attr = attr;
-        pd.context.device.claim(ResourceLimits.Kind.AH);
-        try {
-            uses(pd);
-        } catch (RuntimeException e) {
-            pd.context.device.release(ResourceLimits.Kind.AH);
-            throw e;
-        }
+        pd.context().device.claim(ResourceLimits.Kind.AH, () -> uses(pd));
     }
 
     /** The RoCE rules for an address vector: a GRH, port 1, a populated source GID. */
@@ -50,12 +42,7 @@ final class SoftAh extends AbstractResource implements AddressHandle {
 
     @Override
     protected void destroy() {
-        pd.context.device.release(ResourceLimits.Kind.AH);
-    }
-
-    @Override
-    public ProtectionDomain pd() {
-        return pd;
+        pd().context().device.release(ResourceLimits.Kind.AH);
     }
 
     @Override

@@ -6,7 +6,6 @@ import org.rdma4j.soft.engine.Hca;
 import org.rdma4j.verbs.AsyncEvent;
 import org.rdma4j.verbs.CompletionChannel;
 import org.rdma4j.verbs.CompletionQueue;
-import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.Device;
 import org.rdma4j.verbs.DeviceAttr;
 import org.rdma4j.verbs.Errno;
@@ -16,14 +15,14 @@ import org.rdma4j.verbs.GidEntry;
 import org.rdma4j.verbs.PortAttr;
 import org.rdma4j.verbs.ProtectionDomain;
 import org.rdma4j.verbs.VerbsException;
-import org.rdma4j.verbs.spi.AbstractResource;
+import org.rdma4j.verbs.spi.AbstractContext;
 import org.rdma4j.verbs.spi.AsyncEventAcks;
 import org.rdma4j.verbs.spi.EventQueue;
 import org.rdma4j.verbs.spi.GsiPort;
 import org.rdma4j.verbs.spi.QueueEventPoller;
 
 /** An open soft device. Thread safe. */
-final class SoftContext extends AbstractResource implements Context, EventQueue.Owner, GsiPort.GsiAccess {
+final class SoftContext extends AbstractContext implements EventQueue.Owner, GsiPort.GsiAccess {
     final SoftDevice device;
     final Hca hca;
     private final EventQueue<AsyncEvent> events = new EventQueue<>("context", SoftContext::live);
@@ -78,11 +77,6 @@ final class SoftContext extends AbstractResource implements Context, EventQueue.
     }
 
     @Override
-    public Gid queryGid(int portNum, int index) {
-        return queryGidEntry(portNum, index).gid();
-    }
-
-    @Override
     public GidEntry queryGidEntry(int portNum, int index) {
         ensureOpen();
         checkPort(portNum);
@@ -105,14 +99,12 @@ final class SoftContext extends AbstractResource implements Context, EventQueue.
     }
 
     @Override
-    public ProtectionDomain allocPd() {
-        ensureOpen();
+    protected ProtectionDomain newPd() {
         return new SoftPd(this);
     }
 
     @Override
-    public CompletionChannel createCompletionChannel() {
-        ensureOpen();
+    protected CompletionChannel newChannel() {
         return new SoftChannel(this);
     }
 
@@ -147,8 +139,7 @@ final class SoftContext extends AbstractResource implements Context, EventQueue.
     }
 
     @Override
-    public EventPoller createEventPoller() {
-        ensureOpen();
+    protected EventPoller newEventPoller() {
         return new QueueEventPoller();
     }
 

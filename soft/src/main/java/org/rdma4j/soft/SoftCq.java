@@ -1,39 +1,25 @@
 // SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.soft;
 
-import java.util.concurrent.atomic.AtomicInteger;
 import org.rdma4j.soft.engine.CqRing;
 import org.rdma4j.verbs.AsyncEvent;
 import org.rdma4j.verbs.AsyncEventType;
-import org.rdma4j.verbs.CompletionChannel;
-import org.rdma4j.verbs.CompletionQueue;
-import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.VerbsException;
 import org.rdma4j.verbs.WorkCompletion;
+import org.rdma4j.verbs.spi.AbstractCompletionQueue;
 import org.rdma4j.verbs.spi.AbstractResource;
 
 /** A soft completion queue. One poller is the fast path; polling is thread safe. */
-final class SoftCq extends AbstractResource implements CompletionQueue, CqRing.Listener {
-    final SoftContext context;
-    private final SoftChannel channel;
+final class SoftCq extends AbstractCompletionQueue<SoftContext, SoftChannel> implements CqRing.Listener {
     final CqRing ring;
-    /** Events handed out by the channel and not yet acknowledged. */
-    private final AtomicInteger unacked = new AtomicInteger();
     /** Set once the CQ is being destroyed: its events are no longer queued. */
     volatile boolean dying;
 
     SoftCq(SoftContext context, int cqe, SoftChannel channel) {
-        this.context = context;
-        this.channel = channel;
+        super(context, channel);
         this.ring = new CqRing(cqe, this);
-        context.device.claim(ResourceLimits.Kind.CQ);
-        try {
-            uses(context, channel);
-        } catch (RuntimeException e) {
-            context.device.release(ResourceLimits.Kind.CQ);
-            throw e;
-        }
+        context.device.claim(ResourceLimits.Kind.CQ, () -> uses(context, channel));
     }
 
     @Override
@@ -43,19 +29,19 @@ final class SoftCq extends AbstractResource implements CompletionQueue, CqRing.L
 
     @Override
     protected int busyReason() {
-        if (channel == null) {
-            return unacked.get() > 0 ? Errno.EBUSY : context.refuseWhileUnacked(this, () -> dying = true);
+        if (channel() == null) {
+            return unackedEvents() > 0 ? Errno.EBUSY : context().refuseWhileUnacked(this, () -> dying = true);
         }
         // Under the channel's lock, so no getEvent hands out an event between the check and the
         // purge: either the event was delivered (and must be acked first: EBUSY) or it is gone.
         // The same for a CQ_ERR under the context's lock (S-LIFE-6). destroy() always follows a 0 here.
-        return channel.events.locked(() -> {
-            if (unacked.get() > 0) {
+        return channel().events.locked(() -> {
+            if (unackedEvents() > 0) {
                 return Errno.EBUSY;
             }
-            int busy = context.refuseWhileUnacked(this, () -> dying = true);
+            int busy = context().refuseWhileUnacked(this, () -> dying = true);
             if (busy == 0) {
-                channel.events.purge(cq -> cq == this);
+                channel().events.purge(cq -> cq == this);
             }
             return busy;
         });
@@ -64,29 +50,14 @@ final class SoftCq extends AbstractResource implements CompletionQueue, CqRing.L
     @Override
     protected void destroy() {
         dying = true;
-        context.purgeEvents(this); // a CQ_ERR not read yet
-        context.forget(this);
-        context.device.release(ResourceLimits.Kind.CQ);
-    }
-
-    @Override
-    public Context context() {
-        return context;
+        context().purgeEvents(this); // a CQ_ERR not read yet
+        context().forget(this);
+        context().device.release(ResourceLimits.Kind.CQ);
     }
 
     @Override
     public int cqe() {
         return ring.capacity();
-    }
-
-    @Override
-    public CompletionChannel channel() {
-        return channel;
-    }
-
-    @Override
-    public int poll(WorkCompletion[] wcs) {
-        return poll(wcs, wcs.length);
     }
 
     /**
@@ -98,7 +69,7 @@ final class SoftCq extends AbstractResource implements CompletionQueue, CqRing.L
     public int poll(WorkCompletion[] wcs, int max) {
         ensureOpen();
         int n = ring.poll(wcs, max);
-        if (n == 0 && Math.min(max, wcs.length) > 0 && context.hca.pollLink() > 0) {
+        if (n == 0 && Math.min(max, wcs.length) > 0 && context().hca.pollLink() > 0) {
             n = ring.poll(wcs, max);
         }
         return n;
@@ -122,29 +93,15 @@ final class SoftCq extends AbstractResource implements CompletionQueue, CqRing.L
     }
 
     @Override
-    public void ackEvents(int n) {
-        ensureOpen();
-        if (n < 0 || n > unacked.get()) {
-            throw new VerbsException(Errno.EINVAL, "acknowledging " + n + " events, " + unacked.get()
-                    + " are unacknowledged");
-        }
-        unacked.addAndGet(-n);
-    }
-
-    void eventDelivered() {
-        unacked.incrementAndGet();
-    }
-
-    @Override
     public void completionEvent() {
-        if (channel != null) {
-            channel.signal(this); // dropped if the channel is closed or this CQ is dying
+        if (channel() != null) {
+            channel().signal(this); // dropped if the channel is closed or this CQ is dying
         }
     }
 
     @Override
     public void overflow() {
-        context.postEvent(AsyncEvent.ofCq(AsyncEventType.CQ_ERR, this));
+        context().postEvent(AsyncEvent.ofCq(AsyncEventType.CQ_ERR, this));
         for (AbstractResource user : users()) {
             if (user instanceof SoftQp qp) {
                 qp.engine.cqError();

@@ -109,6 +109,20 @@ public final class SoftDevice implements Device {
         }
     }
 
+    /**
+     * Takes one of the device's {@code kind} objects ({@link #claim(ResourceLimits.Kind)}), then runs
+     * {@code uses} (a constructor's claim of its parents); gives the object back if that fails.
+     */
+    void claim(ResourceLimits.Kind kind, Runnable uses) {
+        claim(kind);
+        try {
+            uses.run();
+        } catch (RuntimeException e) {
+            release(kind);
+            throw e;
+        }
+    }
+
     void release(ResourceLimits.Kind kind) {
         counts.decrementAndGet(kind.ordinal());
     }

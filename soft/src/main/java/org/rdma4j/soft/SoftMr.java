@@ -8,20 +8,19 @@ import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.MemoryRegion;
 import org.rdma4j.verbs.ProtectionDomain;
 import org.rdma4j.verbs.VerbsException;
-import org.rdma4j.verbs.spi.AbstractResource;
+import org.rdma4j.verbs.spi.AbstractPdResource;
 import org.rdma4j.verbs.spi.MrAccessRules;
 import org.rdma4j.verbs.spi.MrMemoryRules;
 
 /** A soft memory region: a key table entry over a memory segment. Thread safe. */
-final class SoftMr extends AbstractResource implements MemoryRegion, KeyHolder {
-    private volatile SoftPd pd;
+final class SoftMr extends AbstractPdResource<SoftPd> implements MemoryRegion, KeyHolder {
     private volatile MemorySegment segment;
     private final MemKey key = new MemKey(MemKey.MR);
 
     SoftMr(SoftPd pd, MemorySegment segment, int access) {
+        super(pd);
         checkAccess(access);
         checkSegment(segment, access, "ibv_reg_mr");
-        this.pd = pd;
         this.segment = segment;
         key.pd = pd;
         key.segment = segment;
@@ -29,15 +28,9 @@ final class SoftMr extends AbstractResource implements MemoryRegion, KeyHolder {
         key.start = segment.address();
         key.length = segment.byteSize();
         key.access = access;
-        pd.context.device.claim(ResourceLimits.Kind.MR);
-        try {
-            uses(pd);
-        } catch (RuntimeException e) {
-            pd.context.device.release(ResourceLimits.Kind.MR);
-            throw e;
-        }
+        pd.context().device.claim(ResourceLimits.Kind.MR, () -> uses(pd));
         // Only now, with the PD held, does the key exist: a create that lost a race leaves no valid rkey.
-        pd.context.hca.keys.insert(key);
+        pd.context().hca.keys.insert(key);
         key.valid = true;
     }
 
@@ -76,13 +69,8 @@ final class SoftMr extends AbstractResource implements MemoryRegion, KeyHolder {
 
     @Override
     protected void destroy() {
-        pd.context.hca.keys.remove(key.key);
-        pd.context.device.release(ResourceLimits.Kind.MR);
-    }
-
-    @Override
-    public ProtectionDomain pd() {
-        return pd;
+        pd().context().hca.keys.remove(key.key);
+        pd().context().device.release(ResourceLimits.Kind.MR);
     }
 
     @Override
@@ -125,9 +113,9 @@ final class SoftMr extends AbstractResource implements MemoryRegion, KeyHolder {
         // the registration ended when its memory's arena closed (as on every provider)
         MrMemoryRules.checkStillRegistered(segment, "ibv_rereg_mr");
         boolean translation = (flags & ReregFlag.CHANGE_TRANSLATION) != 0;
-        SoftPd target = pd;
+        SoftPd target = pd();
         if ((flags & ReregFlag.CHANGE_PD) != 0) {
-            target = SoftPd.same(pd.context, newPd);
+            target = SoftPd.same(target.context(), newPd);
             target.ensureOpen();
         }
         int access = key.access;
@@ -144,11 +132,9 @@ final class SoftMr extends AbstractResource implements MemoryRegion, KeyHolder {
             if (key.boundWindows.get() > 0) {
                 throw new VerbsException(Errno.EBUSY, "windows are bound to this region");
             }
-            if (target != pd) {
-                // Claimed before the key goes invalid: a target PD closed meanwhile fails the rereg and
-                // leaves the region as it was.
-                replaceUse(pd, target);
-            }
+            // Claimed before the key goes invalid: a target PD closed meanwhile fails the rereg and
+            // leaves the region as it was.
+            movePd(target);
             apply(target, access, translation ? newSegment : null);
         }
     }
@@ -160,10 +146,7 @@ final class SoftMr extends AbstractResource implements MemoryRegion, KeyHolder {
     private void apply(SoftPd target, int access, MemorySegment newSegment) {
         boolean translation = newSegment != null;
         key.valid = false;
-        if (target != pd) {
-            pd = target;
-            key.pd = target;
-        }
+        key.pd = target;
         key.access = access;
         if (translation) {
             // The keys stay (as a driver that re-registers in place); only the memory behind them moves.

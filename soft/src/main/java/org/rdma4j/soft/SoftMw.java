@@ -8,33 +8,25 @@ import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.MemoryRegion;
 import org.rdma4j.verbs.MemoryWindow;
 import org.rdma4j.verbs.MwType;
-import org.rdma4j.verbs.ProtectionDomain;
 import org.rdma4j.verbs.QueuePair;
 import org.rdma4j.verbs.SendWorkRequest;
 import org.rdma4j.verbs.VerbsException;
 import org.rdma4j.verbs.WrOpcode;
-import org.rdma4j.verbs.spi.AbstractResource;
+import org.rdma4j.verbs.spi.AbstractPdResource;
 
 /** A soft memory window. Thread safe. */
-final class SoftMw extends AbstractResource implements MemoryWindow, KeyHolder {
-    private final SoftPd pd;
+final class SoftMw extends AbstractPdResource<SoftPd> implements MemoryWindow, KeyHolder {
     private final MwType type;
     private final MemKey key;
 
     SoftMw(SoftPd pd, MwType type) {
-        this.pd = pd;
+        super(pd);
         this.type = type;
         this.key = new MemKey(type == MwType.TYPE_1 ? MemKey.MW_TYPE1 : MemKey.MW_TYPE2);
         key.pd = pd;
-        pd.context.device.claim(ResourceLimits.Kind.MW);
-        try {
-            uses(pd);
-        } catch (RuntimeException e) {
-            pd.context.device.release(ResourceLimits.Kind.MW);
-            throw e;
-        }
+        pd.context().device.claim(ResourceLimits.Kind.MW, () -> uses(pd));
         // Only now, with the PD held, does the key exist: a create that lost a race leaves no key.
-        pd.context.hca.keys.insert(key);
+        pd.context().hca.keys.insert(key);
     }
 
     @Override
@@ -50,13 +42,8 @@ final class SoftMw extends AbstractResource implements MemoryWindow, KeyHolder {
     @Override
     protected void destroy() {
         key.free(); // unbound for good: a bind work request still queued completes MW_BIND_ERR
-        pd.context.hca.keys.remove(key.key);
-        pd.context.device.release(ResourceLimits.Kind.MW);
-    }
-
-    @Override
-    public ProtectionDomain pd() {
-        return pd;
+        pd().context().hca.keys.remove(key.key);
+        pd().context().device.release(ResourceLimits.Kind.MW);
     }
 
     @Override
@@ -80,7 +67,7 @@ final class SoftMw extends AbstractResource implements MemoryWindow, KeyHolder {
         if (type != MwType.TYPE_1) {
             throw new VerbsException(Errno.EINVAL, "type-2 windows are bound with a BIND_MW work request");
         }
-        if (!(qp instanceof SoftQp sq) || sq.pd() != pd) {
+        if (!(qp instanceof SoftQp sq) || sq.pd() != pd()) {
             throw new VerbsException(Errno.EINVAL, "the QP must belong to the window's protection domain");
         }
         int newKey = nextRkey();

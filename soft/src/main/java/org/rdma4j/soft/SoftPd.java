@@ -5,7 +5,6 @@ import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.rdma4j.verbs.AddressHandle;
 import org.rdma4j.verbs.AhAttr;
-import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.MemoryRegion;
 import org.rdma4j.verbs.MemoryWindow;
@@ -17,23 +16,16 @@ import org.rdma4j.verbs.SharedReceiveQueue;
 import org.rdma4j.verbs.SrqAttr;
 import org.rdma4j.verbs.VerbsException;
 import org.rdma4j.soft.engine.Pd;
-import org.rdma4j.verbs.spi.AbstractResource;
+import org.rdma4j.verbs.spi.AbstractProtectionDomain;
 
 /** A soft protection domain. Thread safe. */
-final class SoftPd extends AbstractResource implements ProtectionDomain, Pd {
+final class SoftPd extends AbstractProtectionDomain<SoftContext> implements Pd {
     private static final AtomicInteger HANDLES = new AtomicInteger();
-    final SoftContext context;
     private final int handle = HANDLES.incrementAndGet();
 
     SoftPd(SoftContext context) {
-        this.context = context;
-        context.device.claim(ResourceLimits.Kind.PD);
-        try {
-            uses(context);
-        } catch (RuntimeException e) {
-            context.device.release(ResourceLimits.Kind.PD);
-            throw e;
-        }
+        super(context);
+        context.device.claim(ResourceLimits.Kind.PD, () -> uses(context));
     }
 
     @Override
@@ -43,28 +35,16 @@ final class SoftPd extends AbstractResource implements ProtectionDomain, Pd {
 
     @Override
     protected void destroy() {
-        context.device.release(ResourceLimits.Kind.PD);
+        context().device.release(ResourceLimits.Kind.PD);
     }
 
     @Override
-    public Context context() {
-        return context;
-    }
-
-    @Override
-    public MemoryRegion regMr(MemorySegment segment, int access) {
-        ensureOpen();
+    protected MemoryRegion newMr(MemorySegment segment, int access) {
         return new SoftMr(this, segment, access);
     }
 
     @Override
-    public MemoryWindow allocMw(MwType type) {
-        return allocMw(type.value());
-    }
-
-    @Override
-    public MemoryWindow allocMw(int type) {
-        ensureOpen();
+    protected MemoryWindow newMw(int type) {
         if (type != 1 && type != 2) {
             throw new VerbsException(Errno.EINVAL, "memory window type " + type + " does not exist (1 or 2)");
         }
@@ -84,14 +64,13 @@ final class SoftPd extends AbstractResource implements ProtectionDomain, Pd {
     }
 
     @Override
-    public AddressHandle createAh(AhAttr attr) {
-        ensureOpen();
+    protected AddressHandle newAh(AhAttr attr) {
         return new SoftAh(this, attr);
     }
 
     /** Checks that {@code pd} is a soft PD of the same context. */
     static SoftPd same(SoftContext ctx, ProtectionDomain pd) {
-        if (!(pd instanceof SoftPd s) || s.context != ctx) {
+        if (!(pd instanceof SoftPd s) || s.context() != ctx) {
             throw new VerbsException(Errno.EINVAL, "the protection domain belongs to another context");
         }
         return s;

@@ -8,37 +8,27 @@ import org.rdma4j.soft.engine.QpEngine;
 import org.rdma4j.soft.engine.RecvQueue;
 import org.rdma4j.verbs.AhAttr;
 import org.rdma4j.verbs.AsyncEvent;
-import org.rdma4j.verbs.CompletionQueue;
-import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.Gid;
 import org.rdma4j.verbs.GlobalRoute;
 import org.rdma4j.verbs.Mtu;
-import org.rdma4j.verbs.ProtectionDomain;
 import org.rdma4j.verbs.QpAttr;
 import org.rdma4j.verbs.QpCap;
 import org.rdma4j.verbs.QpInitAttr;
 import org.rdma4j.verbs.QpState;
 import org.rdma4j.verbs.QpType;
-import org.rdma4j.verbs.QueuePair;
 import org.rdma4j.verbs.RecvWorkRequest;
 import org.rdma4j.verbs.SendWorkRequest;
-import org.rdma4j.verbs.SharedReceiveQueue;
 import org.rdma4j.verbs.VerbsException;
-import org.rdma4j.verbs.spi.AbstractResource;
+import org.rdma4j.verbs.spi.AbstractQueuePair;
 import org.rdma4j.verbs.spi.QpAttrRanges;
 import org.rdma4j.verbs.spi.QpTransitions;
 
 /** A soft queue pair: control-path validation in front of a {@link QpEngine}. Posting is thread safe. */
-final class SoftQp extends AbstractResource implements QueuePair {
+final class SoftQp extends AbstractQueuePair<SoftPd, SoftCq, SoftSrq> {
     /** Bit 31 of a Q_Key: a controlled Q_Key, which only privileged consumers may set. */
     private static final int CONTROLLED_QKEY = 0x80000000;
 
-    private final SoftPd pd;
-    private final QpType type;
-    private final SoftCq sendCq;
-    private final SoftCq recvCq;
-    private final SoftSrq srq;
     private final QpCap cap;
     private final boolean sqSigAll;
     final QpEngine engine;
@@ -62,18 +52,12 @@ final class SoftQp extends AbstractResource implements QueuePair {
     volatile boolean dying;
 
     SoftQp(SoftPd pd, QpInitAttr init) {
-        if (init == null || init.type == null) {
-            throw new VerbsException(Errno.EINVAL, "no QP type");
-        }
-        SoftContext ctx = pd.context;
-        this.pd = pd;
-        this.type = init.type;
-        this.sendCq = cq(ctx, init.sendCq, "send");
-        this.recvCq = cq(ctx, init.recvCq, "receive");
-        if (init.srq != null && !(init.srq instanceof SoftSrq)) {
-            throw new VerbsException(Errno.EINVAL, "the SRQ belongs to another provider");
-        }
-        this.srq = (SoftSrq) init.srq;
+        super(pd, init, SoftCq.class, SoftSrq.class);
+        SoftContext ctx = pd.context();
+        QpType type = type();
+        SoftCq sendCq = sendCq();
+        SoftCq recvCq = recvCq();
+        SoftSrq srq = srq();
         QpCap c = init.cap == null ? new QpCap() : init.cap;
         QpAttrRanges.checkCap(c, srq == null, SoftLimits.MAX_QP_WR, SoftLimits.MAX_SGE, SoftLimits.MAX_INLINE);
         this.sqSigAll = init.sqSigAll;
@@ -81,13 +65,7 @@ final class SoftQp extends AbstractResource implements QueuePair {
                 Math.max(1, c.maxSendSge), srq == null ? Math.max(1, c.maxRecvSge) : 0, c.maxInlineData);
         RecvQueue rq = srq != null ? srq.queue : new RecvQueue(cap.maxRecvWr, cap.maxRecvSge, false, null);
         AsyncEventSink events = t -> ctx.postEvent(AsyncEvent.ofQp(t, this));
-        ctx.device.claim(ResourceLimits.Kind.QP);
-        try {
-            uses(pd, sendCq, recvCq == sendCq ? null : recvCq, srq);
-        } catch (RuntimeException e) {
-            ctx.device.release(ResourceLimits.Kind.QP);
-            throw e;
-        }
+        ctx.device.claim(ResourceLimits.Kind.QP, () -> uses(pd, sendCq, recvCq == sendCq ? null : recvCq, srq));
         // The QP number is taken (and packets can reach the QP) only once every parent is held.
         QpEngine e;
         try {
@@ -101,18 +79,10 @@ final class SoftQp extends AbstractResource implements QueuePair {
         this.engine = e;
     }
 
-    private static SoftCq cq(SoftContext ctx, CompletionQueue cq, String which) {
-        if (!(cq instanceof SoftCq s) || s.context != ctx) {
-            throw new VerbsException(Errno.EINVAL, "the " + which + " CQ is missing or belongs to another context");
-        }
-        s.ensureOpen();
-        return s;
-    }
-
     @Override
     protected String describe() {
         QpEngine e = engine;
-        return type + (e == null ? " QP (being created)" : " QP 0x" + Integer.toHexString(e.qpn));
+        return type() + (e == null ? " QP (being created)" : " QP 0x" + Integer.toHexString(e.qpn));
     }
 
     /** Multicast attachments as uverbs keeps them: (GID, LID) pairs (guarded by this). */
@@ -131,7 +101,7 @@ final class SoftQp extends AbstractResource implements QueuePair {
             return;
         }
         if (mcast.stream().noneMatch(m -> m.gid().equals(gid))) {
-            pd.context.hca.attachMcast(gid, engine, SoftLimits.MAX_MCAST_GRP, SoftLimits.MAX_TOTAL_MCAST_QP_ATTACH,
+            pd().context().hca.attachMcast(gid, engine, SoftLimits.MAX_MCAST_GRP, SoftLimits.MAX_TOTAL_MCAST_QP_ATTACH,
                     SoftLimits.MAX_MCAST_QP_ATTACH);
         }
         if (!(mcast instanceof java.util.ArrayList)) {
@@ -148,13 +118,13 @@ final class SoftQp extends AbstractResource implements QueuePair {
             throw new VerbsException(Errno.EINVAL, describe() + " is not attached to " + gid + " with LID " + lid);
         }
         if (mcast.stream().noneMatch(m -> m.gid().equals(gid))) {
-            pd.context.hca.detachMcast(gid, engine);
+            pd().context().hca.detachMcast(gid, engine);
         }
     }
 
     private void checkMcast(Gid gid) {
-        if (type != QpType.UD) {
-            throw new VerbsException(Errno.EINVAL, "multicast needs a UD QP, not " + type);
+        if (type() != QpType.UD) {
+            throw new VerbsException(Errno.EINVAL, "multicast needs a UD QP, not " + type());
         }
         if (gid == null || !gid.isMulticast()) {
             throw new VerbsException(Errno.EINVAL, gid + " is not a multicast GID");
@@ -168,26 +138,16 @@ final class SoftQp extends AbstractResource implements QueuePair {
         if (!mcast.isEmpty()) {
             return Errno.EBUSY;
         }
-        return pd.context.refuseWhileUnacked(this, () -> dying = true);
+        return pd().context().refuseWhileUnacked(this, () -> dying = true);
     }
 
     @Override
     protected void destroy() {
         dying = true;
         engine.destroy();
-        pd.context.purgeEvents(this);
-        pd.context.forget(this);
-        pd.context.device.release(ResourceLimits.Kind.QP);
-    }
-
-    @Override
-    public Context context() {
-        return pd.context;
-    }
-
-    @Override
-    public ProtectionDomain pd() {
-        return pd;
+        pd().context().purgeEvents(this);
+        pd().context().forget(this);
+        pd().context().device.release(ResourceLimits.Kind.QP);
     }
 
     @Override
@@ -196,28 +156,8 @@ final class SoftQp extends AbstractResource implements QueuePair {
     }
 
     @Override
-    public QpType type() {
-        return type;
-    }
-
-    @Override
     public QpState state() {
         return engine.state();
-    }
-
-    @Override
-    public CompletionQueue sendCq() {
-        return sendCq;
-    }
-
-    @Override
-    public CompletionQueue recvCq() {
-        return recvCq;
-    }
-
-    @Override
-    public SharedReceiveQueue srq() {
-        return srq;
     }
 
     @Override
@@ -227,10 +167,7 @@ final class SoftQp extends AbstractResource implements QueuePair {
 
     @Override
     public synchronized void modify(QpAttr attr, int mask) {
-        ensureOpen();
-        if (attr == null) {
-            throw new VerbsException(Errno.EINVAL, "no attributes");
-        }
+        checkModify(attr);
         if ((mask & QKEY) != 0 && (attr.qkey & CONTROLLED_QKEY) != 0) {
             // uverbs modify_qp: a controlled Q_Key needs privilege, and soft treats every caller as an
             // unprivileged process (no CAP_NET_RAW, privileged_qkey mode off)
@@ -245,7 +182,7 @@ final class SoftQp extends AbstractResource implements QueuePair {
         if (next == null) {
             throw new VerbsException(Errno.EINVAL, "no target state");
         }
-        String why = QpTransitions.check(type, cur, next, mask);
+        String why = QpTransitions.check(type(), cur, next, mask);
         if (why != null) {
             throw new VerbsException(Errno.EINVAL, why);
         }
@@ -255,7 +192,7 @@ final class SoftQp extends AbstractResource implements QueuePair {
             throw new VerbsException(Errno.EINVAL, "the send queue is still draining: wait for SQ_DRAINED"
                     + " (or sq_draining false in query) before moving to " + next);
         }
-        SoftContext ctx = pd.context;
+        SoftContext ctx = pd().context();
         Gid dgid = null;
         Gid sgid = null;
         GlobalRoute grh = null;
@@ -322,12 +259,7 @@ final class SoftQp extends AbstractResource implements QueuePair {
     public synchronized QpAttr query(QpAttr out, QpInitAttr initOut) {
         ensureOpen();
         if (initOut != null) {
-            initOut.type = type;
-            initOut.sendCq = sendCq;
-            initOut.recvCq = recvCq;
-            initOut.srq = srq;
-            initOut.cap = cap.copy();
-            initOut.sqSigAll = sqSigAll;
+            reportInit(initOut, cap.copy(), sqSigAll);
         }
         QpState s = engine.state();
         out.qpState = s;

@@ -6,41 +6,33 @@ import org.rdma4j.soft.engine.RecvQueue;
 import org.rdma4j.verbs.AsyncEvent;
 import org.rdma4j.verbs.AsyncEventType;
 import org.rdma4j.verbs.Errno;
-import org.rdma4j.verbs.ProtectionDomain;
 import org.rdma4j.verbs.RecvWorkRequest;
 import org.rdma4j.verbs.SharedReceiveQueue;
 import org.rdma4j.verbs.SrqAttr;
 import org.rdma4j.verbs.SrqAttrMask;
 import org.rdma4j.verbs.VerbsException;
-import org.rdma4j.verbs.spi.AbstractResource;
+import org.rdma4j.verbs.spi.AbstractPdResource;
 
 /** A soft shared receive queue. Thread safe. */
-final class SoftSrq extends AbstractResource implements SharedReceiveQueue {
+final class SoftSrq extends AbstractPdResource<SoftPd> implements SharedReceiveQueue {
     private static final AtomicInteger NUMBERS = new AtomicInteger();
-    private final SoftPd pd;
     final RecvQueue queue;
     private final int srqn = NUMBERS.incrementAndGet();
     /** Set once the SRQ is being destroyed: its async events are no longer queued. */
     volatile boolean dying;
 
     SoftSrq(SoftPd pd, SrqAttr attr) {
+        super(pd);
         if (attr == null || attr.maxWr() < 1 || attr.maxWr() > SoftLimits.MAX_SRQ_WR || attr.maxSge() < 0
                 || attr.maxSge() > SoftLimits.MAX_SRQ_SGE || attr.srqLimit() < 0 || attr.srqLimit() > attr.maxWr()) {
             throw new VerbsException(Errno.EINVAL, "SRQ attributes " + attr + " outside max_wr 1.."
                     + SoftLimits.MAX_SRQ_WR + ", max_sge 0.." + SoftLimits.MAX_SRQ_SGE);
         }
-        this.pd = pd;
         // max_sge 0 means one, as rxe_srq_chk_init raises it to RXE_MIN_SRQ_SGE
         this.queue = new RecvQueue(attr.maxWr(), Math.max(1, attr.maxSge()), true,
-                () -> pd.context.postEvent(AsyncEvent.ofSrq(AsyncEventType.SRQ_LIMIT_REACHED, this)));
+                () -> pd.context().postEvent(AsyncEvent.ofSrq(AsyncEventType.SRQ_LIMIT_REACHED, this)));
         queue.setLimit(attr.srqLimit());
-        pd.context.device.claim(ResourceLimits.Kind.SRQ);
-        try {
-            uses(pd);
-        } catch (RuntimeException e) {
-            pd.context.device.release(ResourceLimits.Kind.SRQ);
-            throw e;
-        }
+        pd.context().device.claim(ResourceLimits.Kind.SRQ, () -> uses(pd));
     }
 
     @Override
@@ -51,20 +43,15 @@ final class SoftSrq extends AbstractResource implements SharedReceiveQueue {
     @Override
     protected int busyReason() {
         // libibverbs' ibv_destroy_srq waits for the acknowledgement of every event it returned (S-LIFE-6)
-        return pd.context.refuseWhileUnacked(this, () -> dying = true);
+        return pd().context().refuseWhileUnacked(this, () -> dying = true);
     }
 
     @Override
     protected void destroy() {
         dying = true;
-        pd.context.purgeEvents(this);
-        pd.context.forget(this);
-        pd.context.device.release(ResourceLimits.Kind.SRQ);
-    }
-
-    @Override
-    public ProtectionDomain pd() {
-        return pd;
+        pd().context().purgeEvents(this);
+        pd().context().forget(this);
+        pd().context().device.release(ResourceLimits.Kind.SRQ);
     }
 
     @Override

@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.verbs.spi;
 
-import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import org.rdma4j.verbs.CompletionChannel;
 import org.rdma4j.verbs.Context;
@@ -15,28 +13,16 @@ import org.rdma4j.verbs.VerbsResource;
 /**
  * An {@link EventPoller} over sources whose events live in {@link EventQueue}s ({@link EventQueue.Owner}):
  * the queues signal the poller, which parks its thread in between. A provider whose events come from
- * file descriptors implements {@link EventPoller} with {@code poll(2)} instead. Thread safe as
+ * file descriptors extends {@link AbstractEventPoller} with {@code poll(2)} instead. Thread safe as
  * {@link EventPoller} says.
  */
-public final class QueueEventPoller implements EventPoller, EventQueue.Watcher {
+public final class QueueEventPoller extends AbstractEventPoller<EventQueue<?>> implements EventQueue.Watcher {
     /** A poller with no sources; a provider's {@link Context#createEventPoller()} returns one. */
     public QueueEventPoller() {
     }
 
-    /** The registered sources and their queues, index for index; replaced (never changed) under {@code this}. */
-    private record Registered(VerbsResource[] sources, EventQueue<?>[] queues) {}
-
-    private static final Registered NONE = new Registered(new VerbsResource[0], new EventQueue<?>[0]);
-    private volatile Registered registered = NONE;
-    // The result of the last poll; only the polling thread touches these.
-    private VerbsResource[] ready = new VerbsResource[0];
-    private int[] readyEvents = new int[0];
-    private int readyCount;
-
-    private final AtomicReference<Thread> poller = new AtomicReference<>();
     private volatile boolean signalled;
     private volatile boolean wakeupRequested;
-    private volatile boolean closed;
 
     @Override
     public void add(CompletionChannel channel) {
@@ -48,49 +34,23 @@ public final class QueueEventPoller implements EventPoller, EventQueue.Watcher {
         register(context);
     }
 
-    private synchronized void register(VerbsResource source) {
+    private void register(VerbsResource source) {
         ensureOpen();
         if (!(source instanceof EventQueue.Owner owner)) {
             throw new VerbsException(Errno.EINVAL, source + " belongs to another provider");
         }
-        if (source.isClosed()) {
-            throw new IllegalStateException(source + " is closed");
-        }
-        Registered r = registered;
-        for (VerbsResource s : r.sources) {
-            if (s == source) {
-                throw new VerbsException(Errno.EEXIST, source + " is already registered");
-            }
-        }
-        EventQueue<?> q = owner.eventQueue();
-        VerbsResource[] s = Arrays.copyOf(r.sources, r.sources.length + 1);
-        EventQueue<?>[] qs = Arrays.copyOf(r.queues, r.queues.length + 1);
-        s[s.length - 1] = source;
-        qs[qs.length - 1] = q;
-        registered = new Registered(s, qs);
+        register(source, owner.eventQueue());
+    }
+
+    @Override
+    protected void registered(EventQueue<?> q) {
         q.addWatcher(this);
         eventQueueSignalled(); // it may be ready already: a poll in progress looks again
     }
 
     @Override
-    public synchronized boolean remove(VerbsResource source) {
-        Registered r = registered;
-        VerbsResource[] s = r.sources;
-        for (int i = 0; i < s.length; i++) {
-            if (s[i] == source) {
-                r.queues[i].removeWatcher(this);
-                registered = new Registered(without(s, i, new VerbsResource[s.length - 1]),
-                        without(r.queues, i, new EventQueue<?>[s.length - 1]));
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static <T> T[] without(T[] from, int i, T[] to) {
-        System.arraycopy(from, 0, to, 0, i);
-        System.arraycopy(from, i + 1, to, i, from.length - i - 1);
-        return to;
+    protected void unregistered(EventQueue<?> q) {
+        q.removeWatcher(this);
     }
 
     @Override
@@ -102,7 +62,7 @@ public final class QueueEventPoller implements EventPoller, EventQueue.Watcher {
     @Override
     public void eventQueueSignalled() {
         signalled = true;
-        Thread t = poller.get();
+        Thread t = pollingThread();
         if (t != null) {
             LockSupport.unpark(t);
         }
@@ -110,13 +70,7 @@ public final class QueueEventPoller implements EventPoller, EventQueue.Watcher {
 
     @Override
     public int poll(long timeoutMs) throws InterruptedException {
-        if (closed) {
-            throw new VerbsException(Errno.EBADF, "event poller is closed");
-        }
-        Thread me = Thread.currentThread();
-        if (!poller.compareAndSet(null, me)) {
-            throw new VerbsException(Errno.EBUSY, "another thread is polling this event poller");
-        }
+        enterPoll();
         try {
             long deadline = System.nanoTime() + (timeoutMs > 0 ? TimeUnit.MILLISECONDS.toNanos(timeoutMs) : 0);
             while (true) {
@@ -126,8 +80,8 @@ public final class QueueEventPoller implements EventPoller, EventQueue.Watcher {
                     wakeupRequested = false;
                     return n;
                 }
-                if (closed) {
-                    throw new VerbsException(Errno.EBADF, "event poller is closed");
+                if (isClosed()) {
+                    throw closedError();
                 }
                 long left = deadline - System.nanoTime();
                 if (timeoutMs == 0 || (timeoutMs > 0 && left <= 0)) {
@@ -145,80 +99,39 @@ public final class QueueEventPoller implements EventPoller, EventQueue.Watcher {
                 }
             }
         } finally {
-            poller.set(null);
+            leavePoll();
         }
     }
 
     /** Fills the ready list from the registered queues; drops closed sources. */
     private int scan() {
-        Registered r = registered;
-        VerbsResource[] s = r.sources;
-        EventQueue<?>[] qs = r.queues;
-        if (ready.length < s.length) {
-            ready = new VerbsResource[s.length];
-            readyEvents = new int[s.length];
-        }
+        Sources<EventQueue<?>> r = sources();
+        readyCapacity(r.size());
         int n = 0;
-        for (int i = 0; i < s.length; i++) {
-            if (qs[i].isClosed()) {
-                ready[n] = s[i];
-                readyEvents[n++] = CLOSED;
-                remove(s[i]);
-            } else if (qs[i].hasEvent()) {
-                ready[n] = s[i];
-                readyEvents[n++] = IN;
+        for (int i = 0; i < r.size(); i++) {
+            EventQueue<?> q = r.detail(i);
+            if (q.isClosed()) {
+                n = report(n, r.source(i), CLOSED);
+            } else if (q.hasEvent()) {
+                n = report(n, r.source(i), IN);
             }
         }
-        for (int i = n; i < readyCount; i++) {
-            ready[i] = null; // do not keep sources of earlier polls alive
-        }
-        readyCount = n;
+        readyCount(n);
         return n;
     }
 
     @Override
-    public VerbsResource source(int i) {
-        return ready[checkIndex(i)];
-    }
-
-    @Override
-    public int events(int i) {
-        return readyEvents[checkIndex(i)];
-    }
-
-    private int checkIndex(int i) {
-        if (i < 0 || i >= readyCount) {
-            throw new IndexOutOfBoundsException("index " + i + ", the last poll reported " + readyCount);
+    protected void closing() {
+        Sources<EventQueue<?>> r = sources();
+        for (int i = 0; i < r.size(); i++) {
+            r.detail(i).removeWatcher(this);
         }
-        return i;
-    }
-
-    private void ensureOpen() {
-        if (closed) {
-            throw new IllegalStateException("event poller is closed");
-        }
-    }
-
-    @Override
-    public boolean isClosed() {
-        return closed;
-    }
-
-    @Override
-    public synchronized void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        for (EventQueue<?> q : registered.queues) {
-            q.removeWatcher(this);
-        }
-        registered = NONE;
+        forgetSources();
         eventQueueSignalled();
     }
 
     @Override
     public String toString() {
-        return "event poller (" + registered.sources.length + " sources)" + (closed ? " (closed)" : "");
+        return "event poller (" + sources().size() + " sources)" + (isClosed() ? " (closed)" : "");
     }
 }

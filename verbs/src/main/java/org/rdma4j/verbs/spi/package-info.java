@@ -29,6 +29,13 @@
  * <tr><td>{@link org.rdma4j.verbs.spi.AbstractResource}</td><td>the lifetime rules of
  *     {@link org.rdma4j.verbs.VerbsResource}: EBUSY while used, idempotent close, use after close</td>
  *     <td>the uverbs object usecnt</td></tr>
+ * <tr><td>{@link org.rdma4j.verbs.spi.AbstractContext}, {@link org.rdma4j.verbs.spi.AbstractProtectionDomain},
+ *     {@link org.rdma4j.verbs.spi.AbstractPdResource}, {@link org.rdma4j.verbs.spi.AbstractQueuePair},
+ *     {@link org.rdma4j.verbs.spi.AbstractCompletionQueue}, {@link org.rdma4j.verbs.spi.AbstractEventPoller}</td>
+ *     <td>what every provider's resources share, so that none writes it again: the parents and their
+ *     accessors, the open checks before a child is made, the checks of {@code ibv_create_qp}'s arguments,
+ *     the count of unacknowledged CQ events, an event poller's registrations and results</td>
+ *     <td>the ib_core side of {@code ib_alloc_pd}, {@code ib_create_qp}, {@code ib_uverbs_event_queue}</td></tr>
  * <tr><td>{@link org.rdma4j.verbs.spi.QpTransitions}</td><td>the IBTA QP state table: valid moves and
  *     their required and optional mask bits</td><td>{@code ib_modify_qp_is_ok}</td></tr>
  * <tr><td>{@link org.rdma4j.verbs.spi.QpAttrRanges}</td><td>value ranges of QP attributes and
