@@ -56,8 +56,6 @@ final class CmEngine {
     static final CmEngine INSTANCE = new CmEngine();
 
     private static final int DEFAULT_BACKLOG = 1024;
-    private static final int EPHEMERAL_LOW = 32768;
-    private static final int EPHEMERAL_HIGH = 60999;
 
     private static final class DeviceRef {
         final Context ctx;
@@ -73,10 +71,10 @@ final class CmEngine {
 
     /** Finds the connection a received message speaks for, and drops and counts the rest. */
     final CmMessageAuth auth = new CmMessageAuth();
-    private final Map<Long, List<CmId>> ports = new HashMap<>();
+    /** The ids by port space and port (cma.c's bind lists). */
+    final CmPorts ports = new CmPorts();
     private final Map<String, CmAgent> agents = new HashMap<>();
     private final Map<String, DeviceRef> contexts = new HashMap<>();
-    private int nextPort = EPHEMERAL_LOW + ThreadLocalRandom.current().nextInt(EPHEMERAL_HIGH - EPHEMERAL_LOW);
 
     private final CmReq req = new CmReq();
     private final CmRep rep = new CmRep();
@@ -225,54 +223,6 @@ final class CmEngine {
         id.caGuid = m.device().guid();
     }
 
-    // ---------------------------------------------------------------- ports
-
-    private static long portKey(PortSpace ps, int port) {
-        return (long) ps.value() << 16 | port;
-    }
-
-    private void bindPort(CmId id, InetAddress addr, int port) {
-        if (port == 0) {
-            for (int i = 0; i <= EPHEMERAL_HIGH - EPHEMERAL_LOW; i++) {
-                int p = nextPort++;
-                if (nextPort > EPHEMERAL_HIGH) {
-                    nextPort = EPHEMERAL_LOW;
-                }
-                if (!ports.containsKey(portKey(id.ps, p))) {
-                    port = p;
-                    break;
-                }
-            }
-            if (port == 0) {
-                throw CmWords.portInUse(addr, 0, id.ps, null);
-            }
-        } else {
-            for (CmId other : ports.getOrDefault(portKey(id.ps, port), List.of())) {
-                InetAddress o = other.local.getAddress();
-                if (DeviceMatch.isWildcard(o) || DeviceMatch.isWildcard(addr) || o.equals(addr)) {
-                    throw CmWords.portInUse(addr, port, id.ps, other.local);
-                }
-            }
-        }
-        ports.computeIfAbsent(portKey(id.ps, port), k -> new ArrayList<>()).add(id);
-        id.ownsPortBinding = true;
-        id.local = new InetSocketAddress(addr, port);
-    }
-
-    private void unbindPort(CmId id) {
-        if (id.ownsPortBinding) {
-            id.ownsPortBinding = false;
-            long key = portKey(id.ps, id.local.getPort());
-            List<CmId> l = ports.get(key);
-            if (l != null) {
-                l.remove(id);
-                if (l.isEmpty()) {
-                    ports.remove(key);
-                }
-            }
-        }
-    }
-
     // ---------------------------------------------------------------- the API
 
     private static void checkOpen(CmId id, String step) {
@@ -321,12 +271,12 @@ final class CmEngine {
                     throw CmWords.noDevice("bind to", addr);
                 }
             }
-            bindPort(id, a, addr.getPort());
+            ports.bind(id, a, addr.getPort());
             if (m != null) {
                 try {
                     attach(id, m);
                 } catch (RuntimeException e) {
-                    unbindPort(id);
+                    ports.unbind(id);
                     throw e instanceof VerbsException v ? CmWords.naming(v, "bind to", addr) : e;
                 }
             }
@@ -368,7 +318,7 @@ final class CmEngine {
                 return;
             }
             if (!id.ownsPortBinding) {
-                bindPort(id, id.sgid.toInetAddress(), 0);
+                ports.bind(id, id.sgid.toInetAddress(), 0);
             } else if (DeviceMatch.isWildcard(id.local.getAddress())) {
                 id.local = new InetSocketAddress(id.sgid.toInetAddress(), id.local.getPort());
             }
@@ -405,7 +355,7 @@ final class CmEngine {
         try {
             checkOpen(id, "listen on");
             if (id.state == State.IDLE) {
-                bindPort(id, new InetSocketAddress(0).getAddress(), 0);
+                ports.bind(id, new InetSocketAddress(0).getAddress(), 0);
                 id.state = State.ADDR_BOUND;
             }
             if (id.state != State.ADDR_BOUND) {
@@ -927,7 +877,7 @@ final class CmEngine {
 
     /** Gives back what a closed id held: its port, agents and device context. */
     private void release(CmId id) {
-        unbindPort(id);
+        ports.unbind(id);
         if (id.agent != null) {
             id.agent.members.remove(id);
             releaseAgent(id.agent);
@@ -1106,27 +1056,6 @@ final class CmEngine {
         }
     }
 
-    private CmId findListener(int ps, int port, InetAddress dst) {
-        CmId wildcard = null;
-        for (PortSpace s : PortSpace.values()) {
-            if (s.value() != ps) {
-                continue;
-            }
-            for (CmId l : ports.getOrDefault(portKey(s, port), List.of())) {
-                if (l.state != State.LISTEN) {
-                    continue;
-                }
-                InetAddress la = l.local.getAddress();
-                if (DeviceMatch.isWildcard(la)) {
-                    wildcard = l;
-                } else if (la.equals(dst)) {
-                    return l;
-                }
-            }
-        }
-        return wildcard;
-    }
-
     private void issueRej(CmAgent a, Gid to, long tid, int theirCommId, int reason) {
         rej.wrap(a.tx).clearAndInit(tid);
         rej.localCommId(0).remoteCommId(theirCommId).messageRejected(CmRej.MSG_REQ).reason(reason);
@@ -1151,7 +1080,7 @@ final class CmEngine {
         boolean hdr = ServiceId.carriesCmaHeader(sid);
         InetAddress dstAddr = hdr ? CmaHeader.dstAddress(mad, CmReq.PRIVATE_DATA_OFFSET) : null;
         CmId l = req.transportServiceType() == CmReq.TRANSPORT_RC
-                ? findListener(ps, ServiceId.port(sid), dstAddr) : null;
+                ? ports.findListener(ps, ServiceId.port(sid), dstAddr) : null;
         if (l == null) {
             issueRej(a, from.gid, tid, req.localCommId(), CmRej.REASON_INVALID_SERVICE_ID);
             return;
@@ -1437,7 +1366,7 @@ final class CmEngine {
         }
         long sid = sidrReq.serviceId();
         InetAddress dstAddr = CmaHeader.dstAddress(mad, SidrReq.PRIVATE_DATA_OFFSET);
-        CmId l = findListener(ServiceId.portSpace(sid), ServiceId.port(sid), dstAddr);
+        CmId l = ports.findListener(ServiceId.portSpace(sid), ServiceId.port(sid), dstAddr);
         if (l == null || l.ps != PortSpace.UDP || l.pendingRequests >= l.backlog) {
             sidrRep.wrap(a.tx).clearAndInit(tid);
             sidrRep.requestId(sidrReq.requestId()).serviceId(sid)
