@@ -497,7 +497,7 @@ final class CmEngine {
                     user.length);
             id.state = State.REQ_SENT;
             id.retriesLeft = id.maxCmRetries;
-            sendRequest(id, cmTimeNs(id.responseTimeout) + cmTimeNs(id.ackTimeout));
+            CmMad.sendRequest(id, CmMad.cmTimeNs(id.responseTimeout) + CmMad.cmTimeNs(id.ackTimeout));
         } finally {
             lock.unlock();
         }
@@ -542,7 +542,7 @@ final class CmEngine {
             rep.setPrivateData(user, 0, user.length);
             id.state = State.REP_SENT;
             id.retriesLeft = id.peerMaxCmRetries;
-            sendRequest(id, cmTimeNs(id.peerResponseTimeout) + cmTimeNs(id.ackTimeout));
+            CmMad.sendRequest(id, CmMad.cmTimeNs(id.peerResponseTimeout) + CmMad.cmTimeNs(id.ackTimeout));
         } finally {
             lock.unlock();
         }
@@ -695,98 +695,10 @@ final class CmEngine {
         return (long) id.localCommId << 32 | ThreadLocalRandom.current().nextInt() & 0xFFFF_FFFFL;
     }
 
-    /** 4.096 us * 2^t, the IB timeout encoding. */
-    static long cmTimeNs(int t) {
-        return 4096L << Math.min(t, 31);
-    }
-
-    private void schedule(CmId id, long delayNs) {
-        id.timerGen++;
-        id.agent.timers.add(new CmAgent.Timer(System.nanoTime() + delayNs, id, id.timerGen));
-    }
-
-    /** Stops the id's timer: its request was answered or is given up, so its flow slot goes too. */
-    private void cancelTimer(CmId id) {
-        id.timerGen++;
-        releaseSlot(id);
-    }
-
-    /**
-     * Sends the request just built in the agent's tx buffer (REQ, REP, DREQ, SIDR_REQ) and arms its
-     * timer, if fewer than {@link CmAgent#WINDOW} requests of this port to the same peer are unanswered;
-     * otherwise it waits, without a timer, until an answer frees a slot. A peer's QP1 queue is finite
-     * (the soft device's holds 256 MADs, ib_mad posts 512 receives) and a burst beyond it is dropped and
-     * recovered only by the CM's retransmission seconds later; this keeps one port's burst to one peer
-     * within the window however fast the program connects, accepts or disconnects.
-     */
-    private void sendRequest(CmId id, long delayNs) {
-        CmAgent a = id.agent;
-        id.lastMad = a.tx.asSlice(0, GsiPort.MAD_SIZE).toArray(ValueLayout.JAVA_BYTE);
-        id.requestDelayNs = delayNs;
-        if (id.deferred) {
-            return; // still waiting for a slot: the newer request goes out in its place
-        }
-        if (!id.holdsSlot) {
-            CmAgent.Flow f = a.flows.computeIfAbsent(id.dgid, k -> new CmAgent.Flow());
-            if (f.inFlight >= CmAgent.WINDOW) {
-                id.deferred = true;
-                f.waiting.add(id);
-                a.deferred++;
-                return;
-            }
-            f.inFlight++;
-            id.holdsSlot = true;
-        }
-        a.send(id.dgid);
-        schedule(id, delayNs);
-    }
-
-    /** The id's request is answered or gone: its slot goes to the next request waiting for this peer. */
-    private void releaseSlot(CmId id) {
-        CmAgent a = id.agent;
-        if (a == null || (!id.holdsSlot && !id.deferred)) {
-            return;
-        }
-        CmAgent.Flow f = a.flows.get(id.dgid);
-        if (id.deferred) {
-            id.deferred = false;
-            if (f != null) {
-                f.waiting.remove(id);
-            }
-        } else {
-            id.holdsSlot = false;
-            if (f != null) {
-                f.inFlight--;
-                CmId next;
-                while (f.inFlight < CmAgent.WINDOW && (next = f.waiting.poll()) != null) {
-                    next.deferred = false;
-                    next.holdsSlot = true;
-                    f.inFlight++;
-                    MemorySegment.copy(next.lastMad, 0, a.txQueued, ValueLayout.JAVA_BYTE, 0, GsiPort.MAD_SIZE);
-                    a.send(a.txQueued, next.dgid);
-                    schedule(next, next.requestDelayNs);
-                }
-            }
-        }
-        if (f != null && f.inFlight == 0 && f.waiting.isEmpty()) {
-            a.flows.remove(id.dgid);
-        }
-    }
-
-    private void sendAndRemember(CmId id) {
-        id.lastMad = id.agent.tx.asSlice(0, GsiPort.MAD_SIZE).toArray(ValueLayout.JAVA_BYTE);
-        id.agent.send(id.dgid);
-    }
-
-    private void resend(CmId id) {
-        MemorySegment.copy(id.lastMad, 0, id.agent.tx, ValueLayout.JAVA_BYTE, 0, GsiPort.MAD_SIZE);
-        id.agent.send(id.dgid);
-    }
-
     private void sendRtu(CmId id) {
         rtu.wrap(id.agent.tx).clearAndInit(newTid(id));
         rtu.localCommId(id.localCommId).remoteCommId(id.remoteCommId);
-        sendAndRemember(id); // kept: a duplicate REP (our RTU was lost) is answered with it
+        CmMad.sendAndRemember(id); // kept: a duplicate REP (our RTU was lost) is answered with it
     }
 
     private void sendRej(CmId id, int reason, int msg, byte[] pd) {
@@ -818,7 +730,7 @@ final class CmEngine {
         sendDrep(id.agent, id.dgid, id.localCommId, id.remoteCommId, id.tid);
         if (timewait) {
             id.state = State.TIMEWAIT; // DISCONNECTED came with the DREQ; TIMEWAIT_EXIT follows
-            schedule(id, cmTimeNs(id.ackTimeout));
+            CmMad.schedule(id, CmMad.cmTimeNs(id.ackTimeout));
         }
     }
 
@@ -827,7 +739,7 @@ final class CmEngine {
         buildDreq(id);
         id.state = State.DREQ_SENT;
         id.retriesLeft = id.maxCmRetries;
-        sendRequest(id, cmTimeNs(id.responseTimeout) + cmTimeNs(id.ackTimeout));
+        CmMad.sendRequest(id, CmMad.cmTimeNs(id.responseTimeout) + CmMad.cmTimeNs(id.ackTimeout));
     }
 
     private void sendDrep(CmAgent a, Gid to, int localCommId, int remoteCommId, long tid) {
@@ -839,7 +751,7 @@ final class CmEngine {
     private void enterTimewait(CmId id, int status, byte[] pd) {
         id.state = State.TIMEWAIT;
         post(id, CmEventType.DISCONNECTED, status, null, pd, null);
-        schedule(id, cmTimeNs(id.ackTimeout));
+        CmMad.schedule(id, CmMad.cmTimeNs(id.ackTimeout));
     }
 
     /**
@@ -871,7 +783,7 @@ final class CmEngine {
 
     /** Takes an id out of the protocol tables (no more MADs or timers reach it). */
     private void unindex(CmId id) {
-        cancelTimer(id);
+        CmMad.cancelTimer(id);
         auth.unindex(id);
     }
 
@@ -952,8 +864,7 @@ final class CmEngine {
     long timerWait(CmAgent a, long maxNs) {
         lock.lock();
         try {
-            CmAgent.Timer t = a.timers.peek();
-            return t == null ? maxNs : Math.max(0, Math.min(maxNs, t.deadlineNs() - System.nanoTime()));
+            return CmMad.timerWait(a, maxNs);
         } finally {
             lock.unlock();
         }
@@ -979,18 +890,7 @@ final class CmEngine {
                 a.turns++;
                 a.taken += n;
             }
-            long now = System.nanoTime();
-            CmAgent.Timer t;
-            while ((t = a.timers.peek()) != null && t.deadlineNs() - now <= 0) {
-                a.timers.poll();
-                if (t.gen() == t.id().timerGen) {
-                    try {
-                        fire(t.id());
-                    } catch (RuntimeException e) {
-                        a.sendErrors++;
-                    }
-                }
-            }
+            CmMad.fireDue(a, this::fire);
         } finally {
             lock.unlock();
         }
@@ -999,12 +899,9 @@ final class CmEngine {
     private void fire(CmId id) {
         switch (id.state) {
             case REQ_SENT, REP_SENT -> {
-                if (id.retriesLeft-- > 0) {
-                    resend(id);
-                    schedule(id, id.state == State.REQ_SENT
-                            ? cmTimeNs(id.responseTimeout) + cmTimeNs(id.ackTimeout)
-                            : cmTimeNs(id.peerResponseTimeout) + cmTimeNs(id.ackTimeout));
-                } else {
+                if (!CmMad.retry(id, id.state == State.REQ_SENT
+                        ? CmMad.cmTimeNs(id.responseTimeout) + CmMad.cmTimeNs(id.ackTimeout)
+                        : CmMad.cmTimeNs(id.peerResponseTimeout) + CmMad.cmTimeNs(id.ackTimeout))) {
                     qpToError(id);
                     if (id.state == State.REP_SENT) {
                         sendRej(id, CmRej.REASON_TIMEOUT, CmRej.MSG_OTHER, new byte[0], guidAri(id));
@@ -1014,11 +911,8 @@ final class CmEngine {
                 }
             }
             case DREQ_SENT -> {
-                if (id.retriesLeft-- > 0) {
-                    resend(id);
-                    schedule(id, cmTimeNs(id.responseTimeout) + cmTimeNs(id.ackTimeout));
-                } else {
-                    releaseSlot(id);
+                if (!CmMad.retry(id, CmMad.cmTimeNs(id.responseTimeout) + CmMad.cmTimeNs(id.ackTimeout))) {
+                    CmMad.releaseSlot(id);
                     enterTimewait(id, -Errno.ETIMEDOUT, null);
                 }
             }
@@ -1069,7 +963,7 @@ final class CmEngine {
         if (dup != null) {
             switch (dup.state) {
                 case REQ_RCVD -> sendMra(dup, CmMra.MSG_REQ); // still deciding: say so again
-                case REP_SENT -> resend(dup);  // our REP may be what was lost
+                case REP_SENT -> CmMad.resend(dup);  // our REP may be what was lost
                 default -> {
                 }
             }
@@ -1186,11 +1080,11 @@ final class CmEngine {
         }
         if (id.state == State.REQ_SENT && mra.messageMraed() == CmMra.MSG_REQ) {
             id.remoteCommId = mra.localCommId();
-            releaseSlot(id); // the peer's agent has taken the REQ
-            schedule(id, cmTimeNs(mra.serviceTimeout()) + cmTimeNs(id.ackTimeout));
+            CmMad.releaseSlot(id); // the peer's agent has taken the REQ
+            CmMad.schedule(id, CmMad.cmTimeNs(mra.serviceTimeout()) + CmMad.cmTimeNs(id.ackTimeout));
         } else if (id.state == State.REP_SENT && mra.messageMraed() == CmMra.MSG_REP) {
             // the slot stays until the RTU: it bounds the RTUs the peer's program can send at once
-            schedule(id, cmTimeNs(mra.serviceTimeout()) + cmTimeNs(id.ackTimeout));
+            CmMad.schedule(id, CmMad.cmTimeNs(mra.serviceTimeout()) + CmMad.cmTimeNs(id.ackTimeout));
         } else {
             auth.drop(a, MadHeader.ATTR_MRA); // nothing waits for it: stale or forged
         }
@@ -1203,7 +1097,7 @@ final class CmEngine {
             return;
         }
         if (id.state == State.ESTABLISHED && id.listener == null) {
-            resend(id); // a duplicate REP: our RTU was lost
+            CmMad.resend(id); // a duplicate REP: our RTU was lost
             return;
         }
         if (id.state == State.REP_RCVD) {
@@ -1214,7 +1108,7 @@ final class CmEngine {
             auth.drop(a, MadHeader.ATTR_REP);
             return;
         }
-        cancelTimer(id);
+        CmMad.cancelTimer(id);
         id.remoteCommId = rep.localCommId();
         id.remoteCaGuid = rep.localCaGuid();
         id.remoteQpn = rep.localQpn();
@@ -1251,7 +1145,7 @@ final class CmEngine {
         rtu.wrap(mad);
         CmId id = auth.forBoth(a, from.gid, MadHeader.ATTR_RTU, rtu.remoteCommId(), rtu.localCommId());
         if (id != null && id.state == State.REP_SENT) {
-            cancelTimer(id);
+            CmMad.cancelTimer(id);
             id.state = State.ESTABLISHED;
             post(id, CmEventType.ESTABLISHED, 0, null, rtu.privateData(), null);
         } else if (id != null) {
@@ -1274,11 +1168,11 @@ final class CmEngine {
             case ESTABLISHED, DREQ_SENT, DREQ_RCVD -> {
                 // the peer dropped a connection we count as up (it was destroyed before our RTU came,
                 // say): as cm.c, report the REJ and go through time wait
-                cancelTimer(id);
+                CmMad.cancelTimer(id);
                 qpToError(id);
                 post(id, CmEventType.REJECTED, rej.reason(), null, rej.privateData(), null);
                 id.state = State.TIMEWAIT;
-                schedule(id, cmTimeNs(id.ackTimeout));
+                CmMad.schedule(id, CmMad.cmTimeNs(id.ackTimeout));
             }
             default -> auth.drop(a, MadHeader.ATTR_REJ);
         }
@@ -1300,13 +1194,13 @@ final class CmEngine {
             case ESTABLISHED, REP_SENT, REP_RCVD -> {
                 // as cm.c and cma.c: DISCONNECTED now; the QP stays as it is and the DREP goes when the
                 // program calls disconnect or destroys the id
-                cancelTimer(id);
+                CmMad.cancelTimer(id);
                 id.tid = tid;
                 id.state = State.DREQ_RCVD;
                 post(id, CmEventType.DISCONNECTED, 0, null, dreq.privateData(), null);
             }
             case DREQ_SENT -> { // both sides asked: the program has already called disconnect
-                cancelTimer(id);
+                CmMad.cancelTimer(id);
                 sendDrep(a, id.dgid, id.localCommId, id.remoteCommId, tid);
                 enterTimewait(id, 0, dreq.privateData());
             }
@@ -1321,7 +1215,7 @@ final class CmEngine {
         drep.wrap(mad);
         CmId id = auth.forBoth(a, from.gid, MadHeader.ATTR_DREP, drep.remoteCommId(), drep.localCommId());
         if (id != null && id.state == State.DREQ_SENT) {
-            cancelTimer(id);
+            CmMad.cancelTimer(id);
             enterTimewait(id, 0, drep.privateData());
         } else if (id != null) {
             auth.drop(a, MadHeader.ATTR_DREP);
@@ -1344,14 +1238,14 @@ final class CmEngine {
                 user.length);
         id.state = State.REQ_SENT;
         id.retriesLeft = id.maxCmRetries;
-        sendRequest(id, cmTimeNs(id.responseTimeout) + cmTimeNs(id.ackTimeout));
+        CmMad.sendRequest(id, CmMad.cmTimeNs(id.responseTimeout) + CmMad.cmTimeNs(id.ackTimeout));
     }
 
     private void sendSidrRep(CmId id, int status, byte[] pd, int qpn) {
         sidrRep.wrap(id.agent.tx).clearAndInit(id.tid);
         sidrRep.requestId(id.remoteCommId).status(status).qpn(qpn).serviceId(id.ps.serviceId(id.local.getPort()))
                 .qkey(CmId.UDP_QKEY).setPrivateData(pd, 0, pd.length);
-        sendAndRemember(id); // a repeated SIDR_REQ gets the same answer
+        CmMad.sendAndRemember(id); // a repeated SIDR_REQ gets the same answer
     }
 
     private void onSidrReq(CmAgent a, MemorySegment mad, GsiPort.Source from) {
@@ -1360,7 +1254,7 @@ final class CmEngine {
         CmId dup = auth.byRemote(from.gid, sidrReq.requestId());
         if (dup != null) {
             if (dup.state != State.REQ_RCVD && dup.lastMad != null) {
-                resend(dup);
+                CmMad.resend(dup);
             }
             return;
         }
@@ -1418,7 +1312,7 @@ final class CmEngine {
         if (id == null || id.state != State.REQ_SENT || id.ps != PortSpace.UDP) {
             return;
         }
-        cancelTimer(id);
+        CmMad.cancelTimer(id);
         byte[] pd = sidrRep.privateData();
         if (sidrRep.status() != SidrRep.STATUS_SUCCESS) {
             post(id, CmEventType.UNREACHABLE, sidrRep.status(), null, pd, null);
