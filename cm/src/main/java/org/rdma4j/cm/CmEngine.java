@@ -83,8 +83,8 @@ final class CmEngine {
     private final CmMra mra = new CmMra();
     private final CmDreq dreq = new CmDreq();
     private final CmDrep drep = new CmDrep();
-    private final SidrReq sidrReq = new SidrReq();
-    private final SidrRep sidrRep = new SidrRep();
+    /** Service id resolution for UD ids (SIDR, cm.c's sidr handlers). */
+    private final CmSidr sidr = new CmSidr(this);
 
     private CmEngine() {
     }
@@ -462,7 +462,7 @@ final class CmEngine {
                 throw wrongState(id, "connect to");
             }
             if (id.ps == PortSpace.UDP) {
-                connectUd(id, p);
+                sidr.connect(id, p);
                 return;
             }
             p.checkPrivateData(ConnParam.MAX_REQ_PRIVATE_DATA, CmWords.where("connect to", id.remote, id.local));
@@ -516,7 +516,7 @@ final class CmEngine {
                 if (qpn == 0) {
                     throw CmWords.error(Errno.EINVAL, "accept from", id, "needs the id's QP or ConnParam.qpNum");
                 }
-                sendSidrRep(id, SidrRep.STATUS_SUCCESS, p.rawPrivateData(), qpn);
+                sidr.sendRep(id, SidrRep.STATUS_SUCCESS, p.rawPrivateData(), qpn);
                 id.state = State.ESTABLISHED;
                 return;
             }
@@ -564,7 +564,7 @@ final class CmEngine {
                     throw CmWords.error(Errno.EINVAL, "reject", id, "a UD reject carries at most "
                             + ConnParam.MAX_SIDR_REP_PRIVATE_DATA + " bytes of private data");
                 }
-                sendSidrRep(id, SidrRep.STATUS_REJECT, pd, 0);
+                sidr.sendRep(id, SidrRep.STATUS_REJECT, pd, 0);
                 id.state = State.DONE; // stays indexed: a repeated SIDR_REQ gets the same answer
                 return;
             }
@@ -621,7 +621,7 @@ final class CmEngine {
             switch (id.ps == PortSpace.UDP && id.state != State.REQ_RCVD ? State.IDLE : id.state) {
                 case REQ_RCVD -> {
                     if (id.ps == PortSpace.UDP) {
-                        sendSidrRep(id, SidrRep.STATUS_REJECT, new byte[0], 0);
+                        sidr.sendRep(id, SidrRep.STATUS_REJECT, new byte[0], 0);
                     } else {
                         sendRej(id, CmRej.REASON_CONSUMER_DEFINED, CmRej.MSG_REQ, new byte[0]);
                     }
@@ -691,7 +691,7 @@ final class CmEngine {
 
     // ---------------------------------------------------------------- state machine helpers
 
-    private static long newTid(CmId id) {
+    static long newTid(CmId id) {
         return (long) id.localCommId << 32 | ThreadLocalRandom.current().nextInt() & 0xFFFF_FFFFL;
     }
 
@@ -774,7 +774,7 @@ final class CmEngine {
         }
     }
 
-    private void post(CmId id, CmEventType type, int status, CmId listenId, byte[] pd, ConnParam param) {
+    void post(CmId id, CmEventType type, int status, CmId listenId, byte[] pd, ConnParam param) {
         if (id.userClosed) {
             return;
         }
@@ -782,7 +782,7 @@ final class CmEngine {
     }
 
     /** Takes an id out of the protocol tables (no more MADs or timers reach it). */
-    private void unindex(CmId id) {
+    void unindex(CmId id) {
         CmMad.cancelTimer(id);
         auth.unindex(id);
     }
@@ -807,7 +807,7 @@ final class CmEngine {
     }
 
     /** A connection that ended on its own (rejected, unreachable, time wait over). */
-    private void ended(CmId id) {
+    void ended(CmId id) {
         unindex(id);
         if (id.userClosed) {
             id.state = State.DESTROYED;
@@ -944,8 +944,8 @@ final class CmEngine {
             case MadHeader.ATTR_REJ -> onRej(a, mad, from);
             case MadHeader.ATTR_DREQ -> onDreq(a, mad, from);
             case MadHeader.ATTR_DREP -> onDrep(a, mad, from);
-            case MadHeader.ATTR_SIDR_REQ -> onSidrReq(a, mad, from);
-            case MadHeader.ATTR_SIDR_REP -> onSidrRep(a, mad, from);
+            case MadHeader.ATTR_SIDR_REQ -> sidr.onReq(a, mad, from);
+            case MadHeader.ATTR_SIDR_REP -> sidr.onRep(a, mad, from);
             default -> auth.drop(a, attr);
         }
     }
@@ -1222,109 +1222,4 @@ final class CmEngine {
         }
     }
 
-    // ---------------------------------------------------------------- UD ids: service id resolution (SIDR)
-
-    private void connectUd(CmId id, ConnParam p) {
-        p.checkPrivateData(ConnParam.MAX_SIDR_REQ_PRIVATE_DATA, CmWords.where("connect (UD) to", id.remote, id.local));
-        id.localCommId = auth.newLocalId(id);
-        id.tid = newTid(id);
-        MemorySegment m = id.agent.tx;
-        sidrReq.wrap(m).clearAndInit(id.tid);
-        sidrReq.requestId(id.localCommId).pkey(0xFFFF).serviceId(id.ps.serviceId(id.remote.getPort()));
-        CmaHeader.write(m, SidrReq.PRIVATE_DATA_OFFSET, id.local.getAddress(), id.local.getPort(),
-                id.remote.getAddress());
-        byte[] user = p.rawPrivateData();
-        MemorySegment.copy(user, 0, m, ValueLayout.JAVA_BYTE, SidrReq.PRIVATE_DATA_OFFSET + CmaHeader.LENGTH,
-                user.length);
-        id.state = State.REQ_SENT;
-        id.retriesLeft = id.maxCmRetries;
-        CmMad.sendRequest(id, CmMad.cmTimeNs(id.responseTimeout) + CmMad.cmTimeNs(id.ackTimeout));
-    }
-
-    private void sendSidrRep(CmId id, int status, byte[] pd, int qpn) {
-        sidrRep.wrap(id.agent.tx).clearAndInit(id.tid);
-        sidrRep.requestId(id.remoteCommId).status(status).qpn(qpn).serviceId(id.ps.serviceId(id.local.getPort()))
-                .qkey(CmId.UDP_QKEY).setPrivateData(pd, 0, pd.length);
-        CmMad.sendAndRemember(id); // a repeated SIDR_REQ gets the same answer
-    }
-
-    private void onSidrReq(CmAgent a, MemorySegment mad, GsiPort.Source from) {
-        sidrReq.wrap(mad);
-        long tid = MadHeader.transactionId(mad);
-        CmId dup = auth.byRemote(from.gid, sidrReq.requestId());
-        if (dup != null) {
-            if (dup.state != State.REQ_RCVD && dup.lastMad != null) {
-                CmMad.resend(dup);
-            }
-            return;
-        }
-        long sid = sidrReq.serviceId();
-        InetAddress dstAddr = CmaHeader.dstAddress(mad, SidrReq.PRIVATE_DATA_OFFSET);
-        CmId l = ports.findListener(ServiceId.portSpace(sid), ServiceId.port(sid), dstAddr);
-        if (l == null || l.ps != PortSpace.UDP || l.pendingRequests >= l.backlog) {
-            sidrRep.wrap(a.tx).clearAndInit(tid);
-            sidrRep.requestId(sidrReq.requestId()).serviceId(sid)
-                    .status(l == null || l.ps != PortSpace.UDP ? SidrRep.STATUS_UNSUPPORTED : SidrRep.STATUS_REJECT);
-            a.send(from.gid);
-            return;
-        }
-        CmId c = CmId.child(l);
-        c.responseTimeout = l.responseTimeout;
-        c.maxCmRetries = l.maxCmRetries;
-        c.ackTimeout = l.ackTimeout;
-        Device dev = a.context.device(); // not Verbs.device: a provider lookup per MAD, under the lock
-        c.agent = a;
-        a.refs++;
-        a.members.add(c);
-        c.context = acquireContext(dev);
-        c.deviceName = a.deviceName;
-        c.portNum = a.portNum;
-        c.gidIndex = a.gidIndex;
-        c.sgid = a.context.queryGid(a.portNum, a.gidIndex);
-        c.caGuid = dev.guid();
-        c.dgid = from.gid;
-        c.remoteCommId = sidrReq.requestId();
-        c.tid = tid;
-        c.listener = l;
-        InetAddress srcAddr = CmaHeader.srcAddress(mad, SidrReq.PRIVATE_DATA_OFFSET);
-        int srcPort = CmaHeader.port(mad, SidrReq.PRIVATE_DATA_OFFSET);
-        c.local = new InetSocketAddress(dstAddr != null ? dstAddr : c.sgid.toInetAddress(), ServiceId.port(sid));
-        c.remote = new InetSocketAddress(srcAddr != null ? srcAddr : from.gid.toInetAddress(), srcPort);
-        auth.indexRemote(c);
-        byte[] pd = new byte[CmaHeader.SIDR_REQ_USER_DATA_LENGTH];
-        MemorySegment.copy(mad, ValueLayout.JAVA_BYTE, SidrReq.PRIVATE_DATA_OFFSET + CmaHeader.LENGTH, pd, 0, pd.length);
-        c.state = State.REQ_RCVD;
-        l.pendingRequests++;
-        if (!c.channel.post(new CmEvent(c.channel, CmEventType.CONNECT_REQUEST, 0, c, l, pd, null, ahAttr(c), 0))) {
-            l.pendingRequests--;
-            sendSidrRep(c, SidrRep.STATUS_REJECT, new byte[0], 0);
-            c.userClosed = true;
-            ended(c);
-        }
-    }
-
-    private void onSidrRep(CmAgent a, MemorySegment mad, GsiPort.Source from) {
-        sidrRep.wrap(mad);
-        CmId id = auth.forLocal(a, from.gid, MadHeader.ATTR_SIDR_REP, sidrRep.requestId(), 0);
-        if (id != null && (id.state != State.REQ_SENT || id.ps != PortSpace.UDP)) {
-            auth.drop(a, MadHeader.ATTR_SIDR_REP);
-        }
-        if (id == null || id.state != State.REQ_SENT || id.ps != PortSpace.UDP) {
-            return;
-        }
-        CmMad.cancelTimer(id);
-        byte[] pd = sidrRep.privateData();
-        if (sidrRep.status() != SidrRep.STATUS_SUCCESS) {
-            post(id, CmEventType.UNREACHABLE, sidrRep.status(), null, pd, null);
-            ended(id);
-            return;
-        }
-        id.remoteQpn = sidrRep.qpn();
-        unindex(id); // resolved: nothing more comes for this request
-        id.state = State.ESTABLISHED;
-        if (!id.userClosed) {
-            id.channel.post(new CmEvent(id.channel, CmEventType.ESTABLISHED, 0, id, null, pd,
-                    new ConnParam().qpNum(id.remoteQpn), ahAttr(id), sidrRep.qkey()));
-        }
-    }
 }
