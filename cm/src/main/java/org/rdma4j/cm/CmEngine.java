@@ -76,15 +76,10 @@ final class CmEngine {
     private final Map<String, CmAgent> agents = new HashMap<>();
     private final Map<String, DeviceRef> contexts = new HashMap<>();
 
-    private final CmReq req = new CmReq();
-    private final CmRep rep = new CmRep();
-    private final CmRtu rtu = new CmRtu();
-    private final CmRej rej = new CmRej();
-    private final CmMra mra = new CmMra();
-    private final CmDreq dreq = new CmDreq();
-    private final CmDrep drep = new CmDrep();
+    /** The IB CM protocol: its messages, their handlers and timeouts (cm.c). */
+    private final CmProtocol cm = new CmProtocol(this);
     /** Service id resolution for UD ids (SIDR, cm.c's sidr handlers). */
-    private final CmSidr sidr = new CmSidr(this);
+    final CmSidr sidr = new CmSidr(this);
 
     private CmEngine() {
     }
@@ -470,34 +465,7 @@ final class CmEngine {
             if (qpn == 0) {
                 throw CmWords.error(Errno.EINVAL, "connect to", id, "needs the id's QP or ConnParam.qpNum");
             }
-            id.localQpn = qpn; // id.localPsn was chosen when the REQ came (initQpAttr may have used it)
-            id.responderResources = p.responderResources();
-            id.initiatorDepth = p.initiatorDepth();
-            id.retryCount = p.retryCount();
-            id.rnrRetryCount = p.rnrRetryCount();
-            id.pathMtu = id.context.queryPort(id.portNum).activeMtu().value();
-            id.localCommId = auth.newLocalId(id);
-            id.tid = newTid(id);
-            MemorySegment m = id.agent.tx;
-            req.wrap(m).clearAndInit(id.tid);
-            byte[] lg = id.sgid.bytes();
-            byte[] rg = id.dgid.bytes();
-            req.localCommId(id.localCommId).serviceId(id.ps.serviceId(id.remote.getPort())).localCaGuid(id.caGuid)
-                    .localQkey(0).localQpn(qpn).responderResources(p.responderResources())
-                    .initiatorDepth(p.initiatorDepth()).remoteCmResponseTimeout(id.responseTimeout)
-                    .transportServiceType(CmReq.TRANSPORT_RC).flowControl(p.flowControl()).startingPsn(id.localPsn)
-                    .localCmResponseTimeout(id.responseTimeout).retryCount(p.retryCount()).pkey(0xFFFF)
-                    .pathMtu(id.pathMtu).rnrRetryCount(p.rnrRetryCount()).maxCmRetries(id.maxCmRetries)
-                    .srq(p.srq()).primaryLocalLid(0xFFFF).primaryRemoteLid(0xFFFF).primaryLocalGidSet(lg)
-                    .primaryRemoteGidSet(rg).primaryHopLimit(CmQpAttrs.HOP_LIMIT).primaryLocalAckTimeout(id.ackTimeout);
-            byte[] user = p.rawPrivateData();
-            CmaHeader.write(m, CmReq.PRIVATE_DATA_OFFSET, id.local.getAddress(), id.local.getPort(),
-                    id.remote.getAddress());
-            MemorySegment.copy(user, 0, m, ValueLayout.JAVA_BYTE, CmReq.PRIVATE_DATA_OFFSET + CmaHeader.LENGTH,
-                    user.length);
-            id.state = State.REQ_SENT;
-            id.retriesLeft = id.maxCmRetries;
-            CmMad.sendRequest(id, CmMad.cmTimeNs(id.responseTimeout) + CmMad.cmTimeNs(id.ackTimeout));
+            cm.sendReq(id, p, qpn);
         } finally {
             lock.unlock();
         }
@@ -525,24 +493,7 @@ final class CmEngine {
             if (qpn == 0) {
                 throw CmWords.error(Errno.EINVAL, "accept from", id, "needs the id's QP or ConnParam.qpNum");
             }
-            id.localQpn = qpn; // id.localPsn was chosen when the REQ came (initQpAttr may have used it)
-            id.responderResources = p.responderResources();
-            id.initiatorDepth = p.initiatorDepth();
-            if (id.qp != null) {
-                // the passive side's RTS uses the retry counts the REQ asked for (cm.c does the same)
-                moveToRts(id, id.remoteAckTimeout != 0 ? id.remoteAckTimeout : id.ackTimeout);
-            }
-            MemorySegment m = id.agent.tx;
-            rep.wrap(m).clearAndInit(id.tid);
-            rep.localCommId(id.localCommId).remoteCommId(id.remoteCommId).localQkey(0).localQpn(qpn)
-                    .startingPsn(id.localPsn).responderResources(p.responderResources())
-                    .initiatorDepth(p.initiatorDepth()).flowControl(p.flowControl()).rnrRetryCount(p.rnrRetryCount())
-                    .srq(p.srq()).localCaGuid(id.caGuid);
-            byte[] user = p.rawPrivateData();
-            rep.setPrivateData(user, 0, user.length);
-            id.state = State.REP_SENT;
-            id.retriesLeft = id.peerMaxCmRetries;
-            CmMad.sendRequest(id, CmMad.cmTimeNs(id.peerResponseTimeout) + CmMad.cmTimeNs(id.ackTimeout));
+            cm.sendRep(id, p, qpn);
         } finally {
             lock.unlock();
         }
@@ -568,7 +519,7 @@ final class CmEngine {
                 id.state = State.DONE; // stays indexed: a repeated SIDR_REQ gets the same answer
                 return;
             }
-            sendRej(id, CmRej.REASON_CONSUMER_DEFINED, CmRej.MSG_REQ, pd);
+            cm.sendRej(id, CmRej.REASON_CONSUMER_DEFINED, CmRej.MSG_REQ, pd);
             id.state = State.DONE;
             unindex(id);
         } finally {
@@ -583,7 +534,7 @@ final class CmEngine {
             if (id.state != State.REP_RCVD) {
                 throw wrongState(id, "establish with");
             }
-            sendRtu(id);
+            cm.sendRtu(id);
             id.state = State.ESTABLISHED;
         } finally {
             lock.unlock();
@@ -598,8 +549,8 @@ final class CmEngine {
                 return; // a UD id has no connection to take down
             }
             switch (id.state) {
-                case ESTABLISHED, REP_SENT, REP_RCVD -> startDisconnect(id);
-                case DREQ_RCVD -> answerDreq(id, true);
+                case ESTABLISHED, REP_SENT, REP_RCVD -> cm.startDisconnect(id);
+                case DREQ_RCVD -> cm.answerDreq(id, true);
                 case DREQ_SENT, TIMEWAIT, DONE -> {
                     // already disconnected or disconnecting
                 }
@@ -618,37 +569,7 @@ final class CmEngine {
             }
             CmMulticast.leaveAll(id);
             id.userClosed = true;
-            switch (id.ps == PortSpace.UDP && id.state != State.REQ_RCVD ? State.IDLE : id.state) {
-                case REQ_RCVD -> {
-                    if (id.ps == PortSpace.UDP) {
-                        sidr.sendRep(id, SidrRep.STATUS_REJECT, new byte[0], 0);
-                    } else {
-                        sendRej(id, CmRej.REASON_CONSUMER_DEFINED, CmRej.MSG_REQ, new byte[0]);
-                    }
-                }
-                case REQ_SENT -> {
-                    if (!id.deferred) { // a REQ still waiting for its slot never reached the peer
-                        sendRej(id, CmRej.REASON_TIMEOUT, CmRej.MSG_REQ, new byte[0], guidAri(id));
-                    }
-                    qpToError(id);
-                }
-                case REP_RCVD -> {
-                    sendRej(id, CmRej.REASON_CONSUMER_DEFINED, CmRej.MSG_REP, new byte[0]);
-                    qpToError(id);
-                }
-                case REP_SENT -> {
-                    sendRej(id, CmRej.REASON_CONSUMER_DEFINED, CmRej.MSG_OTHER, new byte[0]);
-                    qpToError(id);
-                }
-                case ESTABLISHED -> { // as cm_destroy_id: one DREQ, no retries, and the id goes at once
-                    qpToError(id);
-                    buildDreq(id);
-                    id.agent.send(id.dgid);
-                }
-                case DREQ_RCVD -> answerDreq(id, false);
-                default -> {
-                }
-            }
+            cm.destroying(id);
             // nothing lingers: a destroyed id holds no device, whatever state it ended in (a late DREQ
             // for it is answered as for an unknown id)
             id.state = State.DESTROYED;
@@ -690,69 +611,6 @@ final class CmEngine {
     }
 
     // ---------------------------------------------------------------- state machine helpers
-
-    static long newTid(CmId id) {
-        return (long) id.localCommId << 32 | ThreadLocalRandom.current().nextInt() & 0xFFFF_FFFFL;
-    }
-
-    private void sendRtu(CmId id) {
-        rtu.wrap(id.agent.tx).clearAndInit(newTid(id));
-        rtu.localCommId(id.localCommId).remoteCommId(id.remoteCommId);
-        CmMad.sendAndRemember(id); // kept: a duplicate REP (our RTU was lost) is answered with it
-    }
-
-    private void sendRej(CmId id, int reason, int msg, byte[] pd) {
-        sendRej(id, reason, msg, pd, null);
-    }
-
-    private void sendRej(CmId id, int reason, int msg, byte[] pd, byte[] ari) {
-        rej.wrap(id.agent.tx).clearAndInit(id.tid);
-        rej.localCommId(id.localCommId).remoteCommId(id.remoteCommId).messageRejected(msg).reason(reason);
-        if (ari != null) {
-            rej.ari(ari, ari.length);
-        }
-        rej.setPrivateData(pd, 0, pd.length);
-        id.agent.send(id.dgid);
-    }
-
-    private static byte[] guidAri(CmId id) {
-        return java.nio.ByteBuffer.allocate(8).putLong(id.caGuid).array(); // a timeout REJ's ARI: our CA GUID
-    }
-
-    private void buildDreq(CmId id) {
-        dreq.wrap(id.agent.tx).clearAndInit(newTid(id));
-        dreq.localCommId(id.localCommId).remoteCommId(id.remoteCommId).remoteQpn(id.remoteQpn);
-    }
-
-    /** rdma_disconnect (or destroy) after the peer's DREQ: the QP to ERROR, then the DREP (cma.c, cm.c). */
-    private void answerDreq(CmId id, boolean timewait) {
-        qpToError(id);
-        sendDrep(id.agent, id.dgid, id.localCommId, id.remoteCommId, id.tid);
-        if (timewait) {
-            id.state = State.TIMEWAIT; // DISCONNECTED came with the DREQ; TIMEWAIT_EXIT follows
-            CmMad.schedule(id, CmMad.cmTimeNs(id.ackTimeout));
-        }
-    }
-
-    private void startDisconnect(CmId id) {
-        qpToError(id);
-        buildDreq(id);
-        id.state = State.DREQ_SENT;
-        id.retriesLeft = id.maxCmRetries;
-        CmMad.sendRequest(id, CmMad.cmTimeNs(id.responseTimeout) + CmMad.cmTimeNs(id.ackTimeout));
-    }
-
-    private void sendDrep(CmAgent a, Gid to, int localCommId, int remoteCommId, long tid) {
-        drep.wrap(a.tx).clearAndInit(tid);
-        drep.localCommId(localCommId).remoteCommId(remoteCommId);
-        a.send(to);
-    }
-
-    private void enterTimewait(CmId id, int status, byte[] pd) {
-        id.state = State.TIMEWAIT;
-        post(id, CmEventType.DISCONNECTED, status, null, pd, null);
-        CmMad.schedule(id, CmMad.cmTimeNs(id.ackTimeout));
-    }
 
     /**
      * rdma_init_qp_attr: the attributes that move a QP the program created itself (not through
@@ -882,7 +740,7 @@ final class CmEngine {
                 int n = 0;
                 do {
                     try {
-                        dispatch(a, mad, from);
+                        cm.dispatch(a, mad, from);
                     } catch (RuntimeException e) {
                         a.malformed++; // whatever a MAD does, it must not take the agent down
                     }
@@ -890,335 +748,9 @@ final class CmEngine {
                 a.turns++;
                 a.taken += n;
             }
-            CmMad.fireDue(a, this::fire);
+            CmMad.fireDue(a, cm.timeout);
         } finally {
             lock.unlock();
-        }
-    }
-
-    private void fire(CmId id) {
-        switch (id.state) {
-            case REQ_SENT, REP_SENT -> {
-                if (!CmMad.retry(id, id.state == State.REQ_SENT
-                        ? CmMad.cmTimeNs(id.responseTimeout) + CmMad.cmTimeNs(id.ackTimeout)
-                        : CmMad.cmTimeNs(id.peerResponseTimeout) + CmMad.cmTimeNs(id.ackTimeout))) {
-                    qpToError(id);
-                    if (id.state == State.REP_SENT) {
-                        sendRej(id, CmRej.REASON_TIMEOUT, CmRej.MSG_OTHER, new byte[0], guidAri(id));
-                    }
-                    post(id, CmEventType.UNREACHABLE, -Errno.ETIMEDOUT, null, null, null);
-                    ended(id);
-                }
-            }
-            case DREQ_SENT -> {
-                if (!CmMad.retry(id, CmMad.cmTimeNs(id.responseTimeout) + CmMad.cmTimeNs(id.ackTimeout))) {
-                    CmMad.releaseSlot(id);
-                    enterTimewait(id, -Errno.ETIMEDOUT, null);
-                }
-            }
-            case TIMEWAIT -> {
-                post(id, CmEventType.TIMEWAIT_EXIT, 0, null, null, null);
-                ended(id);
-            }
-            default -> {
-            }
-        }
-    }
-
-    private void dispatch(CmAgent a, MemorySegment mad, GsiPort.Source from) {
-        int attr = MadCheck.check(mad, GsiPort.MAD_SIZE);
-        int named = MadHeader.attributeId(mad);
-        if (attr == MadCheck.BAD_ATTRIBUTE && (named == MadHeader.ATTR_LAP || named == MadHeader.ATTR_APR)) {
-            auth.drop(a, named); // alternate paths are not offered: a LAP or APR changes nothing
-            return;
-        }
-        if (attr < 0) {
-            a.malformed++;
-            return;
-        }
-        switch (attr) {
-            case MadHeader.ATTR_REQ -> onReq(a, mad, from);
-            case MadHeader.ATTR_REP -> onRep(a, mad, from);
-            case MadHeader.ATTR_RTU -> onRtu(a, mad, from);
-            case MadHeader.ATTR_MRA -> onMra(a, mad, from);
-            case MadHeader.ATTR_REJ -> onRej(a, mad, from);
-            case MadHeader.ATTR_DREQ -> onDreq(a, mad, from);
-            case MadHeader.ATTR_DREP -> onDrep(a, mad, from);
-            case MadHeader.ATTR_SIDR_REQ -> sidr.onReq(a, mad, from);
-            case MadHeader.ATTR_SIDR_REP -> sidr.onRep(a, mad, from);
-            default -> auth.drop(a, attr);
-        }
-    }
-
-    private void issueRej(CmAgent a, Gid to, long tid, int theirCommId, int reason) {
-        rej.wrap(a.tx).clearAndInit(tid);
-        rej.localCommId(0).remoteCommId(theirCommId).messageRejected(CmRej.MSG_REQ).reason(reason);
-        a.send(to);
-    }
-
-    private void onReq(CmAgent a, MemorySegment mad, GsiPort.Source from) {
-        req.wrap(mad);
-        long tid = MadHeader.transactionId(mad);
-        CmId dup = auth.byRemote(from.gid, req.localCommId());
-        if (dup != null) {
-            switch (dup.state) {
-                case REQ_RCVD -> sendMra(dup, CmMra.MSG_REQ); // still deciding: say so again
-                case REP_SENT -> CmMad.resend(dup);  // our REP may be what was lost
-                default -> {
-                }
-            }
-            return;
-        }
-        long sid = req.serviceId();
-        int ps = ServiceId.portSpace(sid);
-        boolean hdr = ServiceId.carriesCmaHeader(sid);
-        InetAddress dstAddr = hdr ? CmaHeader.dstAddress(mad, CmReq.PRIVATE_DATA_OFFSET) : null;
-        CmId l = req.transportServiceType() == CmReq.TRANSPORT_RC
-                ? ports.findListener(ps, ServiceId.port(sid), dstAddr) : null;
-        if (l == null) {
-            issueRej(a, from.gid, tid, req.localCommId(), CmRej.REASON_INVALID_SERVICE_ID);
-            return;
-        }
-        if (l.pendingRequests >= l.backlog) {
-            issueRej(a, from.gid, tid, req.localCommId(), CmRej.REASON_CONSUMER_DEFINED);
-            return;
-        }
-        CmId c = CmId.child(l);
-        c.responseTimeout = l.responseTimeout;
-        c.maxCmRetries = l.maxCmRetries;
-        c.ackTimeout = l.ackTimeout;
-        c.minRnrTimer = l.minRnrTimer;
-        Device dev = a.context.device(); // not Verbs.device: a provider lookup per MAD, under the lock
-        byte[] rg = new byte[16];
-        req.primaryRemoteGid(rg);
-        Gid ourGid = Gid.of(rg);
-        int gidIndex = a.gidIndex;
-        if (!ourGid.equals(a.gsi.localGid())) { // the agent's own GID is the common case: no search
-            try {
-                int n = a.context.queryPort(a.portNum).gidTblLen();
-                for (int i = 0; i < n; i++) {
-                    if (ourGid.equals(a.context.queryGid(a.portNum, i))) {
-                        gidIndex = i;
-                        break;
-                    }
-                }
-            } catch (RuntimeException e) {
-                // keep the agent's GID
-            }
-        }
-        c.agent = a;
-        a.refs++;
-        a.members.add(c);
-        c.context = acquireContext(dev);
-        c.deviceName = a.deviceName;
-        c.portNum = a.portNum;
-        c.gidIndex = gidIndex;
-        c.sgid = gidIndex == a.gidIndex ? a.gsi.localGid() : a.context.queryGid(a.portNum, gidIndex);
-        c.caGuid = dev.guid();
-        c.dgid = from.gid;
-        c.localCommId = auth.newLocalId(c);
-        c.remoteCommId = req.localCommId();
-        c.remoteCaGuid = req.localCaGuid();
-        c.tid = tid;
-        c.remoteQpn = req.localQpn();
-        c.remotePsn = req.startingPsn();
-        c.localPsn = ThreadLocalRandom.current().nextInt() & 0xFFFFFF; // ours, sent in the REP
-        c.pathMtu = Math.min(req.pathMtu(), a.context.queryPort(a.portNum).activeMtu().value());
-        c.responderResources = req.initiatorDepth();
-        c.initiatorDepth = req.responderResources();
-        c.retryCount = req.retryCount();
-        c.rnrRetryCount = req.rnrRetryCount();
-        c.remoteAckTimeout = req.primaryLocalAckTimeout();
-        c.peerResponseTimeout = req.localCmResponseTimeout();
-        c.peerMaxCmRetries = req.maxCmRetries();
-        c.listener = l;
-        auth.indexRemote(c);
-        byte[] pd;
-        if (hdr) {
-            InetAddress srcAddr = CmaHeader.srcAddress(mad, CmReq.PRIVATE_DATA_OFFSET);
-            c.local = new InetSocketAddress(dstAddr, ServiceId.port(sid));
-            c.remote = new InetSocketAddress(srcAddr, CmaHeader.port(mad, CmReq.PRIVATE_DATA_OFFSET));
-            pd = new byte[CmaHeader.REQ_USER_DATA_LENGTH];
-            MemorySegment.copy(mad, ValueLayout.JAVA_BYTE, CmReq.PRIVATE_DATA_OFFSET + CmaHeader.LENGTH, pd, 0,
-                    pd.length);
-        } else {
-            c.local = new InetSocketAddress(c.sgid.toInetAddress(), ServiceId.port(sid));
-            c.remote = new InetSocketAddress(from.gid.toInetAddress(), 0);
-            pd = req.privateData();
-        }
-        ConnParam param = new ConnParam().responderResources(req.responderResources())
-                .initiatorDepth(req.initiatorDepth()).retryCount(req.retryCount())
-                .rnrRetryCount(req.rnrRetryCount()).srq(req.srq()).flowControl(req.flowControl())
-                .qpNum(req.localQpn());
-        c.state = State.REQ_RCVD;
-        l.pendingRequests++;
-        if (!c.channel.post(new CmEvent(c.channel, CmEventType.CONNECT_REQUEST, 0, c, l, pd, param))) {
-            l.pendingRequests--;
-            sendRej(c, CmRej.REASON_CONSUMER_DEFINED, CmRej.MSG_REQ, new byte[0]);
-            c.userClosed = true;
-            ended(c);
-            return;
-        }
-        sendMra(c, CmMra.MSG_REQ);
-    }
-
-    /** An MRA for the peer's REQ or REP ({@code what}): the program has not answered yet. */
-    private void sendMra(CmId c, int what) {
-        mra.wrap(c.agent.tx).clearAndInit(c.tid);
-        mra.localCommId(c.localCommId).remoteCommId(c.remoteCommId).messageMraed(what)
-                .serviceTimeout(Math.min(31, c.responseTimeout + 4));
-        c.agent.send(c.dgid);
-    }
-
-    private void onMra(CmAgent a, MemorySegment mad, GsiPort.Source from) {
-        mra.wrap(mad);
-        CmId id = mra.messageMraed() == CmMra.MSG_REQ
-                ? auth.forLocal(a, from.gid, MadHeader.ATTR_MRA, mra.remoteCommId(), mra.localCommId())
-                : auth.forBoth(a, from.gid, MadHeader.ATTR_MRA, mra.remoteCommId(), mra.localCommId());
-        if (id == null) {
-            return;
-        }
-        if (id.state == State.REQ_SENT && mra.messageMraed() == CmMra.MSG_REQ) {
-            id.remoteCommId = mra.localCommId();
-            CmMad.releaseSlot(id); // the peer's agent has taken the REQ
-            CmMad.schedule(id, CmMad.cmTimeNs(mra.serviceTimeout()) + CmMad.cmTimeNs(id.ackTimeout));
-        } else if (id.state == State.REP_SENT && mra.messageMraed() == CmMra.MSG_REP) {
-            // the slot stays until the RTU: it bounds the RTUs the peer's program can send at once
-            CmMad.schedule(id, CmMad.cmTimeNs(mra.serviceTimeout()) + CmMad.cmTimeNs(id.ackTimeout));
-        } else {
-            auth.drop(a, MadHeader.ATTR_MRA); // nothing waits for it: stale or forged
-        }
-    }
-
-    private void onRep(CmAgent a, MemorySegment mad, GsiPort.Source from) {
-        rep.wrap(mad);
-        CmId id = auth.forLocal(a, from.gid, MadHeader.ATTR_REP, rep.remoteCommId(), rep.localCommId());
-        if (id == null) {
-            return;
-        }
-        if (id.state == State.ESTABLISHED && id.listener == null) {
-            CmMad.resend(id); // a duplicate REP: our RTU was lost
-            return;
-        }
-        if (id.state == State.REP_RCVD) {
-            sendMra(id, CmMra.MSG_REP); // a duplicate REP: the program has not established yet; wait longer (cma.c too)
-            return;
-        }
-        if (id.state != State.REQ_SENT) {
-            auth.drop(a, MadHeader.ATTR_REP);
-            return;
-        }
-        CmMad.cancelTimer(id);
-        id.remoteCommId = rep.localCommId();
-        id.remoteCaGuid = rep.localCaGuid();
-        id.remoteQpn = rep.localQpn();
-        id.remotePsn = rep.startingPsn();
-        id.responderResources = rep.initiatorDepth();
-        id.initiatorDepth = rep.responderResources();
-        id.rnrRetryCount = rep.rnrRetryCount();
-        auth.indexRemote(id);
-        byte[] pd = rep.privateData();
-        ConnParam param = new ConnParam().responderResources(rep.responderResources())
-                .initiatorDepth(rep.initiatorDepth()).rnrRetryCount(rep.rnrRetryCount()).srq(rep.srq())
-                .flowControl(rep.flowControl()).qpNum(rep.localQpn());
-        if (id.qp == null) {
-            id.state = State.REP_RCVD;
-            post(id, CmEventType.CONNECT_RESPONSE, 0, null, pd, param);
-            return;
-        }
-        try {
-            moveToRts(id, id.ackTimeout);
-        } catch (RuntimeException e) {
-            int errno = e instanceof VerbsException v ? v.errno() : Errno.EINVAL;
-            sendRej(id, CmRej.REASON_CONSUMER_DEFINED, CmRej.MSG_REP, new byte[0]);
-            qpToError(id);
-            post(id, CmEventType.CONNECT_ERROR, -errno, null, null, null);
-            ended(id);
-            return;
-        }
-        sendRtu(id);
-        id.state = State.ESTABLISHED;
-        post(id, CmEventType.ESTABLISHED, 0, null, pd, param);
-    }
-
-    private void onRtu(CmAgent a, MemorySegment mad, GsiPort.Source from) {
-        rtu.wrap(mad);
-        CmId id = auth.forBoth(a, from.gid, MadHeader.ATTR_RTU, rtu.remoteCommId(), rtu.localCommId());
-        if (id != null && id.state == State.REP_SENT) {
-            CmMad.cancelTimer(id);
-            id.state = State.ESTABLISHED;
-            post(id, CmEventType.ESTABLISHED, 0, null, rtu.privateData(), null);
-        } else if (id != null) {
-            auth.drop(a, MadHeader.ATTR_RTU);
-        }
-    }
-
-    private void onRej(CmAgent a, MemorySegment mad, GsiPort.Source from) {
-        rej.wrap(mad);
-        CmId id = auth.forRej(a, from.gid, rej);
-        if (id == null) {
-            return;
-        }
-        switch (id.state) {
-            case REQ_SENT, REP_RCVD, REQ_RCVD, REP_SENT -> {
-                qpToError(id);
-                post(id, CmEventType.REJECTED, rej.reason(), null, rej.privateData(), null);
-                ended(id);
-            }
-            case ESTABLISHED, DREQ_SENT, DREQ_RCVD -> {
-                // the peer dropped a connection we count as up (it was destroyed before our RTU came,
-                // say): as cm.c, report the REJ and go through time wait
-                CmMad.cancelTimer(id);
-                qpToError(id);
-                post(id, CmEventType.REJECTED, rej.reason(), null, rej.privateData(), null);
-                id.state = State.TIMEWAIT;
-                CmMad.schedule(id, CmMad.cmTimeNs(id.ackTimeout));
-            }
-            default -> auth.drop(a, MadHeader.ATTR_REJ);
-        }
-    }
-
-    private void onDreq(CmAgent a, MemorySegment mad, GsiPort.Source from) {
-        dreq.wrap(mad);
-        long tid = MadHeader.transactionId(mad);
-        CmId id = auth.forBoth(a, from.gid, MadHeader.ATTR_DREQ, dreq.remoteCommId(), dreq.localCommId());
-        if (id == null) {
-            // unknown or long gone: answer so that the peer stops asking (cm.c does the same); nothing changes
-            sendDrep(a, from.gid, dreq.remoteCommId(), dreq.localCommId(), tid);
-            return;
-        }
-        if (!auth.qpnMatches(a, id, dreq.remoteQpn())) {
-            return;
-        }
-        switch (id.state) {
-            case ESTABLISHED, REP_SENT, REP_RCVD -> {
-                // as cm.c and cma.c: DISCONNECTED now; the QP stays as it is and the DREP goes when the
-                // program calls disconnect or destroys the id
-                CmMad.cancelTimer(id);
-                id.tid = tid;
-                id.state = State.DREQ_RCVD;
-                post(id, CmEventType.DISCONNECTED, 0, null, dreq.privateData(), null);
-            }
-            case DREQ_SENT -> { // both sides asked: the program has already called disconnect
-                CmMad.cancelTimer(id);
-                sendDrep(a, id.dgid, id.localCommId, id.remoteCommId, tid);
-                enterTimewait(id, 0, dreq.privateData());
-            }
-            case TIMEWAIT -> sendDrep(a, id.dgid, id.localCommId, id.remoteCommId, tid);
-            case DREQ_RCVD -> { // a repeated DREQ: the program has not answered yet
-            }
-            default -> auth.drop(a, MadHeader.ATTR_DREQ);
-        }
-    }
-
-    private void onDrep(CmAgent a, MemorySegment mad, GsiPort.Source from) {
-        drep.wrap(mad);
-        CmId id = auth.forBoth(a, from.gid, MadHeader.ATTR_DREP, drep.remoteCommId(), drep.localCommId());
-        if (id != null && id.state == State.DREQ_SENT) {
-            CmMad.cancelTimer(id);
-            enterTimewait(id, 0, drep.privateData());
-        } else if (id != null) {
-            auth.drop(a, MadHeader.ATTR_DREP);
         }
     }
 

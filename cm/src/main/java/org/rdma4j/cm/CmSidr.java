@@ -33,7 +33,7 @@ final class CmSidr {
     void connect(CmId id, ConnParam p) {
         p.checkPrivateData(ConnParam.MAX_SIDR_REQ_PRIVATE_DATA, CmWords.where("connect (UD) to", id.remote, id.local));
         id.localCommId = engine.auth.newLocalId(id);
-        id.tid = CmEngine.newTid(id);
+        id.tid = CmProtocol.newTid(id);
         MemorySegment m = id.agent.tx;
         sidrReq.wrap(m).clearAndInit(id.tid);
         sidrReq.requestId(id.localCommId).pkey(0xFFFF).serviceId(id.ps.serviceId(id.remote.getPort()));
