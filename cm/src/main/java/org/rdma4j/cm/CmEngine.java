@@ -57,15 +57,6 @@ final class CmEngine {
 
     private static final int DEFAULT_BACKLOG = 1024;
 
-    private static final class DeviceRef {
-        final Context ctx;
-        int refs;
-
-        DeviceRef(Context ctx) {
-            this.ctx = ctx;
-        }
-    }
-
     final ReentrantLock lock = new ReentrantLock();
     volatile GsiOpener opener = GsiOpener.PROVIDER;
 
@@ -73,8 +64,8 @@ final class CmEngine {
     final CmMessageAuth auth = new CmMessageAuth();
     /** The ids by port space and port (cma.c's bind lists). */
     final CmPorts ports = new CmPorts();
-    private final Map<String, CmAgent> agents = new HashMap<>();
-    private final Map<String, DeviceRef> contexts = new HashMap<>();
+    /** The device contexts and per-port agents the ids share. */
+    final CmDevices devices = new CmDevices(this);
 
     /** The IB CM protocol: its messages, their handlers and timeouts (cm.c). */
     private final CmProtocol cm = new CmProtocol(this);
@@ -93,129 +84,9 @@ final class CmEngine {
         }
     }
 
-    /**
-     * {@return agent counters for tests and tools: malformed, unmatched, send errors, requests that waited
-     * for a flow slot, turns with MADs, MADs taken in them}
-     */
-    long[] agentCounters(String deviceName, int portNum) {
-        return read(() -> {
-            CmAgent a = agents.get(deviceName + "/" + portNum);
-            return a == null ? null : new long[] {a.malformed, a.unmatched, a.sendErrors, a.deferred, a.turns, a.taken};
-        });
-    }
-
     /** {@return how many connections the protocol tables hold (a test checks that none leak)} */
     int connectionCount() {
         return read(auth::size);
-    }
-
-    /** {@return how many agents are open (a test checks that they go with their last id)} */
-    int agentCount() {
-        return read(agents::size);
-    }
-
-    // ---------------------------------------------------------------- device contexts and agents
-
-    /** The devices address resolution scans, and when they were listed (guarded by lock). */
-    private List<Device> deviceList = List.of();
-    private long deviceListNs;
-
-    /**
-     * The devices to resolve addresses on, those the engine has open first. {@link Verbs#devices()}
-     * asks every provider (a service lookup, libibverbs' device list) and costs milliseconds, under
-     * the engine's lock, so the list is kept for a second; {@code fresh} lists them again (a lookup that
-     * found nothing in the kept list tries once more with a fresh one: a device made just now is found).
-     */
-    List<Device> devicesForResolve(boolean fresh) {
-        lock.lock();
-        try {
-            long now = System.nanoTime();
-            if (fresh || deviceList.isEmpty() || now - deviceListNs > 1_000_000_000L) {
-                deviceList = List.copyOf(Verbs.devices());
-                deviceListNs = now;
-            }
-            List<Device> open = new ArrayList<>(deviceList.size());
-            List<Device> rest = new ArrayList<>();
-            for (Device d : deviceList) {
-                (contexts.containsKey(d.name()) ? open : rest).add(d);
-            }
-            open.addAll(rest);
-            return open;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    Context acquireContext(Device d) {
-        lock.lock();
-        try {
-            DeviceRef r = contexts.get(d.name());
-            if (r == null) {
-                r = new DeviceRef(d.open());
-                contexts.put(d.name(), r);
-            }
-            r.refs++;
-            return r.ctx;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    void releaseContext(String name) {
-        lock.lock();
-        try {
-            DeviceRef r = contexts.get(name);
-            if (r != null && --r.refs <= 0) {
-                try {
-                    r.ctx.close();
-                    contexts.remove(name);
-                } catch (RuntimeException e) {
-                    r.refs = 0; // still in use (the program's PDs, CQs, QPs): kept open, tried again later
-                }
-            }
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    private CmAgent acquireAgent(Device d, int portNum, int gidIndex) {
-        String key = d.name() + "/" + portNum;
-        CmAgent a = agents.get(key);
-        if (a == null) {
-            Context ctx = acquireContext(d);
-            GsiPort gsi;
-            try {
-                gsi = opener.open(ctx, portNum, gidIndex);
-            } catch (RuntimeException e) {
-                releaseContext(d.name());
-                throw e;
-            }
-            a = new CmAgent(this, key, d.name(), ctx, gsi, portNum, gidIndex);
-            agents.put(key, a);
-            a.start();
-        }
-        a.refs++;
-        return a;
-    }
-
-    private void releaseAgent(CmAgent a) {
-        if (--a.refs <= 0 && agents.remove(a.key, a)) {
-            a.close();
-            releaseContext(a.deviceName);
-        }
-    }
-
-    /** Binds {@code id} to a device port: its context, GID and agent. */
-    private void attach(CmId id, DeviceMatch m) {
-        CmAgent a = acquireAgent(m.device(), m.portNum(), m.gidIndex());
-        id.agent = a;
-        a.members.add(id);
-        id.context = acquireContext(m.device());
-        id.deviceName = m.device().name();
-        id.portNum = m.portNum();
-        id.gidIndex = m.gidIndex();
-        id.sgid = m.gid();
-        id.caGuid = m.device().guid();
     }
 
     // ---------------------------------------------------------------- the API
@@ -269,7 +140,7 @@ final class CmEngine {
             ports.bind(id, a, addr.getPort());
             if (m != null) {
                 try {
-                    attach(id, m);
+                    devices.attach(id, m);
                 } catch (RuntimeException e) {
                     ports.unbind(id);
                     throw e instanceof VerbsException v ? CmWords.naming(v, "bind to", addr) : e;
@@ -303,7 +174,7 @@ final class CmEngine {
                     return;
                 }
                 try {
-                    attach(id, m);
+                    devices.attach(id, m);
                 } catch (VerbsException e) {
                     new SourceRoute(null, e.errno(), "the device of the route cannot carry it: " + e.getMessage()).postError(id);
                     return;
@@ -360,7 +231,7 @@ final class CmEngine {
                 List<CmAgent> opened = new ArrayList<>();
                 for (DeviceMatch m : DeviceMatch.all(this)) {
                     try {
-                        CmAgent a = acquireAgent(m.device(), m.portNum(), m.gidIndex());
+                        CmAgent a = devices.acquireAgent(m.device(), m.portNum(), m.gidIndex());
                         a.members.add(id);
                         opened.add(a);
                     } catch (RuntimeException e) {
@@ -650,16 +521,16 @@ final class CmEngine {
         ports.unbind(id);
         if (id.agent != null) {
             id.agent.members.remove(id);
-            releaseAgent(id.agent);
+            devices.releaseAgent(id.agent);
             id.agent = null;
         }
         for (CmAgent a : id.listenAgents) {
             a.members.remove(id);
-            releaseAgent(a);
+            devices.releaseAgent(a);
         }
         id.listenAgents = List.of();
         if (id.deviceName != null) {
-            releaseContext(id.deviceName);
+            devices.releaseContext(id.deviceName);
             id.deviceName = null;
         }
     }
@@ -689,8 +560,8 @@ final class CmEngine {
                 return;
             }
             a.closing = true;
-            if (agents.remove(a.key, a)) {
-                releaseContext(a.deviceName);
+            if (devices.agents.remove(a.key, a)) {
+                devices.releaseContext(a.deviceName);
             }
             for (CmId id : new ArrayList<>(a.members)) {
                 if (id.agent == null && id.listenAgents.contains(a)) {

@@ -82,7 +82,7 @@ final class CmSidr {
         c.agent = a;
         a.refs++;
         a.members.add(c);
-        c.context = engine.acquireContext(dev);
+        c.context = engine.devices.acquireContext(dev);
         c.deviceName = a.deviceName;
         c.portNum = a.portNum;
         c.gidIndex = a.gidIndex;

@@ -125,7 +125,7 @@ final class ProviderCmId implements CmProvider.Listener {
         CmProvider provider;
         Context ctx;
         try {
-            ctx = engine.acquireContext(device);
+            ctx = engine.devices.acquireContext(device);
         } catch (RuntimeException e) {
             return null;
         }
@@ -137,7 +137,7 @@ final class ProviderCmId implements CmProvider.Listener {
         } catch (VerbsException e) {
             return null; // its CM cannot be used: the engine reports the device as one it cannot serve
         } finally {
-            engine.releaseContext(device.name());
+            engine.devices.releaseContext(device.name());
         }
         ProviderCmId p = attach(owner, provider);
         if (p != null) {
@@ -236,7 +236,7 @@ final class ProviderCmId implements CmProvider.Listener {
         for (org.rdma4j.verbs.Device d : org.rdma4j.verbs.Verbs.devices()) {
             Context ctx;
             try {
-                ctx = engine.acquireContext(d);
+                ctx = engine.devices.acquireContext(d);
             } catch (RuntimeException e) {
                 continue;
             }
@@ -247,7 +247,7 @@ final class ProviderCmId implements CmProvider.Listener {
             } catch (VerbsException e) {
                 // its CM cannot be used (librdmacm missing): it cannot take connections
             } finally {
-                engine.releaseContext(d.name());
+                engine.devices.releaseContext(d.name());
             }
         }
         return null;
