@@ -10,6 +10,7 @@ import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -91,10 +92,40 @@ final class CmEngine {
 
     // ---------------------------------------------------------------- the API
 
-    private static void checkOpen(CmId id, String step) {
-        if (id.userClosed) {
-            throw CmWords.closed(id, step);
+    /**
+     * The opening every rdma_cm call on {@code id} shares: the engine's lock, EBADF once the id is closed
+     * ({@link CmWords#closed}), and, with {@code in}, EINVAL unless the id is in one of those states
+     * ({@link CmWords#wrongState}); then {@code body}, under the lock.
+     */
+    private <T> T call(CmId id, String step, EnumSet<State> in, Supplier<T> body) {
+        lock.lock();
+        try {
+            if (id.userClosed) {
+                throw CmWords.closed(id, step);
+            }
+            if (in != null && !in.contains(id.state)) {
+                throw CmWords.wrongState(id, step);
+            }
+            return body.get();
+        } finally {
+            lock.unlock();
         }
+    }
+
+    /** As {@link #call}, for a call that returns nothing. */
+    private void run(CmId id, String step, EnumSet<State> in, Runnable body) {
+        call(id, step, in, () -> {
+            body.run();
+            return null;
+        });
+    }
+
+    /** {@code body} under the engine's lock (a call with no opening checks: safe once closed too). */
+    private void run(Runnable body) {
+        read(() -> {
+            body.run();
+            return null;
+        });
     }
 
     private static VerbsException wrongState(CmId id, String step) {
@@ -105,27 +136,18 @@ final class CmEngine {
         if (value < 0 || value > max) {
             throw CmWords.error(Errno.EINVAL, "set an option of", id, "the value must be 0.." + max + ", got " + value);
         }
-        lock.lock();
-        try {
-            checkOpen(id, "set an option of");
+        run(id, "set an option of", null, () -> {
             switch (which) {
                 case 0 -> id.responseTimeout = value;
                 case 1 -> id.maxCmRetries = value;
                 case 2 -> id.ackTimeout = value;
                 default -> id.minRnrTimer = value;
             }
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     void bindAddr(CmId id, InetSocketAddress addr) {
-        lock.lock();
-        try {
-            checkOpen(id, "bind to");
-            if (id.state != State.IDLE) {
-                throw wrongState(id, "bind to");
-            }
+        run(id, "bind to", EnumSet.of(State.IDLE), () -> {
             InetAddress a = addr.getAddress();
             if (addr.isUnresolved() || a == null) {
                 throw CmWords.error(Errno.EINVAL, "bind to", null, addr, "the address is unresolved");
@@ -147,15 +169,11 @@ final class CmEngine {
                 }
             }
             id.state = State.ADDR_BOUND;
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     void resolveAddr(CmId id, InetSocketAddress src, InetSocketAddress dst, int timeoutMs) {
-        lock.lock();
-        try {
-            checkOpen(id, "resolve address of");
+        run(id, "resolve address of", null, () -> {
             if (dst.isUnresolved() || timeoutMs < 0) {
                 throw CmWords.error(Errno.EINVAL, "resolve address of", dst, null, "unresolved, or timeout < 0: " + timeoutMs);
             }
@@ -192,18 +210,11 @@ final class CmEngine {
             id.dgid = Gid.of(to);
             id.state = State.ADDR_RESOLVED;
             post(id, CmEventType.ADDR_RESOLVED, 0, null, null, null);
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     void resolveRoute(CmId id, int timeoutMs) {
-        lock.lock();
-        try {
-            checkOpen(id, "resolve route to");
-            if (id.state != State.ADDR_RESOLVED && id.state != State.ROUTE_RESOLVED) {
-                throw wrongState(id, "resolve route to");
-            }
+        run(id, "resolve route to", EnumSet.of(State.ADDR_RESOLVED, State.ROUTE_RESOLVED), () -> {
             // RoCE: the path is the GID pair; the port must still be up
             if (id.context.queryPort(id.portNum).state() != org.rdma4j.verbs.PortState.ACTIVE) {
                 post(id, CmEventType.ROUTE_ERROR, -Errno.ENODEV, null, null, null);
@@ -211,15 +222,11 @@ final class CmEngine {
             }
             id.state = State.ROUTE_RESOLVED;
             post(id, CmEventType.ROUTE_RESOLVED, 0, null, null, null);
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     void listen(CmId id, int backlog) {
-        lock.lock();
-        try {
-            checkOpen(id, "listen on");
+        run(id, "listen on", null, () -> {
             if (id.state == State.IDLE) {
                 ports.bind(id, new InetSocketAddress(0).getAddress(), 0);
                 id.state = State.ADDR_BOUND;
@@ -245,15 +252,11 @@ final class CmEngine {
             }
             id.backlog = backlog <= 0 ? DEFAULT_BACKLOG : backlog;
             id.state = State.LISTEN;
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     QueuePair createQp(CmId id, ProtectionDomain pd, QpInitAttr attr) {
-        lock.lock();
-        try {
-            checkOpen(id, "create QP for");
+        return call(id, "create QP for", null, () -> {
             if (id.context == null || id.state == State.LISTEN) {
                 throw CmWords.error(Errno.EINVAL, "create QP for", id, "the id is not bound to a device yet (resolve it first)");
             }
@@ -283,50 +286,34 @@ final class CmEngine {
             }
             id.qp = qp;
             return qp;
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     void joinMulticast(CmId id, InetAddress group, MulticastJoinFlag flag, Object context) {
-        lock.lock();
-        try {
+        run(() -> {
             CmMulticast.join(this, id, group, flag, context);
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     void leaveMulticast(CmId id, InetAddress group) {
-        lock.lock();
-        try {
+        run(() -> {
             CmMulticast.leave(id, group);
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     void destroyQp(CmId id) {
-        lock.lock();
-        try {
+        run(() -> {
             CmMulticast.leaveAll(id); // an attached QP cannot be destroyed
             QueuePair qp = id.qp;
             if (qp != null) {
                 qp.close();
                 id.qp = null;
             }
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     void connect(CmId id, ConnParam p) {
-        lock.lock();
-        try {
-            checkOpen(id, "connect to");
-            if (id.state != State.ROUTE_RESOLVED) {
-                throw wrongState(id, "connect to");
-            }
+        run(id, "connect to", EnumSet.of(State.ROUTE_RESOLVED), () -> {
             if (id.ps == PortSpace.UDP) {
                 sidr.connect(id, p);
                 return;
@@ -337,18 +324,11 @@ final class CmEngine {
                 throw CmWords.error(Errno.EINVAL, "connect to", id, "needs the id's QP or ConnParam.qpNum");
             }
             cm.sendReq(id, p, qpn);
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     void accept(CmId id, ConnParam p) {
-        lock.lock();
-        try {
-            checkOpen(id, "accept from");
-            if (id.state != State.REQ_RCVD) {
-                throw wrongState(id, "accept from");
-            }
+        run(id, "accept from", EnumSet.of(State.REQ_RCVD), () -> {
             if (id.ps == PortSpace.UDP) {
                 p.checkPrivateData(ConnParam.MAX_SIDR_REP_PRIVATE_DATA, CmWords.where("accept (UD) from", id.remote, id.local));
                 int qpn = id.qp != null ? id.qp.qpn() : p.qpNum();
@@ -365,18 +345,11 @@ final class CmEngine {
                 throw CmWords.error(Errno.EINVAL, "accept from", id, "needs the id's QP or ConnParam.qpNum");
             }
             cm.sendRep(id, p, qpn);
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     void reject(CmId id, byte[] pd) {
-        lock.lock();
-        try {
-            checkOpen(id, "reject");
-            if (id.state != State.REQ_RCVD) {
-                throw wrongState(id, "reject");
-            }
+        run(id, "reject", EnumSet.of(State.REQ_RCVD), () -> {
             if (pd.length > ConnParam.MAX_REJ_PRIVATE_DATA) {
                 throw CmWords.error(Errno.EINVAL, "reject", id, "a REJ carries at most " + ConnParam.MAX_REJ_PRIVATE_DATA
                         + " bytes of private data, got " + pd.length);
@@ -393,29 +366,18 @@ final class CmEngine {
             cm.sendRej(id, CmRej.REASON_CONSUMER_DEFINED, CmRej.MSG_REQ, pd);
             id.state = State.DONE;
             unindex(id);
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     void establish(CmId id) {
-        lock.lock();
-        try {
-            checkOpen(id, "establish with");
-            if (id.state != State.REP_RCVD) {
-                throw wrongState(id, "establish with");
-            }
+        run(id, "establish with", EnumSet.of(State.REP_RCVD), () -> {
             cm.sendRtu(id);
             id.state = State.ESTABLISHED;
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     void disconnect(CmId id) {
-        lock.lock();
-        try {
-            checkOpen(id, "disconnect from");
+        run(id, "disconnect from", null, () -> {
             if (id.ps == PortSpace.UDP) {
                 return; // a UD id has no connection to take down
             }
@@ -427,14 +389,11 @@ final class CmEngine {
                 }
                 default -> throw wrongState(id, "disconnect from");
             }
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     void destroy(CmId id) {
-        lock.lock();
-        try {
+        run(() -> {
             if (id.userClosed) {
                 return;
             }
@@ -446,15 +405,11 @@ final class CmEngine {
             id.state = State.DESTROYED;
             unindex(id);
             release(id);
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     void migrate(CmId id, CmEventChannel to) {
-        lock.lock();
-        try {
-            checkOpen(id, "migrate");
+        run(id, "migrate", null, () -> {
             if (to.isClosed()) {
                 throw CmWords.error(Errno.EBADF, "migrate", id, "the event channel to migrate to is closed");
             }
@@ -464,21 +419,16 @@ final class CmEngine {
             }
             id.channel = to; // provider events post under this lock too: none slips past the move
             from.moveEventsOf(id, to);
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     void connectRequestTaken(CmId listener) {
         if (listener == null) {
             return;
         }
-        lock.lock();
-        try {
+        run(() -> {
             listener.pendingRequests--;
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     // ---------------------------------------------------------------- state machine helpers
@@ -491,16 +441,12 @@ final class CmEngine {
      * active id after CONNECT_RESPONSE or later). EINVAL in any other state.
      */
     QpAttr initQpAttr(CmId id, QpState state) {
-        lock.lock();
-        try {
-            checkOpen(id, "init QP attributes for");
+        return call(id, "init QP attributes for", null, () -> {
             if (id.context == null || id.state == State.LISTEN) {
                 throw CmWords.error(Errno.EINVAL, "init QP attributes for", id, "the id is not bound to a device yet (resolve it first)");
             }
             return CmQpAttrs.initQpAttr(id, state);
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     void post(CmId id, CmEventType type, int status, CmId listenId, byte[] pd, ConnParam param) {
