@@ -4,24 +4,17 @@ package org.rdma4j.cm;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.ReentrantLock;
 import org.rdma4j.verbs.Access;
-import org.rdma4j.verbs.CompletionChannel;
 import org.rdma4j.verbs.CompletionQueue;
 import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.Errno;
-import org.rdma4j.verbs.IdleStrategy;
 import org.rdma4j.verbs.MemoryRegion;
 import org.rdma4j.verbs.ProtectionDomain;
 import org.rdma4j.verbs.QpInitAttr;
 import org.rdma4j.verbs.QueuePair;
-import org.rdma4j.verbs.RecvWorkRequest;
-import org.rdma4j.verbs.SendWorkRequest;
 import org.rdma4j.verbs.VerbsException;
 import org.rdma4j.verbs.WorkCompletion;
 
@@ -71,41 +64,24 @@ public final class Endpoint implements AutoCloseable {
     private final boolean passive;
     private volatile long timeoutNs = DEFAULT_TIMEOUT.toNanos();
     private final AtomicBoolean closed = new AtomicBoolean();
-    private final List<MemoryRegion> regions = new ArrayList<>();
 
     // what a passive endpoint makes each request's QP with (rdma_create_ep's qp_init_attr, kept)
     private QpInitAttr listenAttr;
     private ProtectionDomain listenPd;
 
-    private volatile ProtectionDomain pd;
-    private boolean ownsPd;
-    private volatile QueuePair qp;
-    private CompletionQueue ownSendCq;
-    private CompletionQueue ownRecvCq;
-    private CompletionChannel ownSendChannel;
-    private CompletionChannel ownRecvChannel;
-    private final Side send = new Side();
-    private final Side recv = new Side();
-    private final SendWorkRequest sendWr = new SendWorkRequest();
-    private final RecvWorkRequest recvWr = new RecvWorkRequest();
+    /** The QP, its CQs and channels, the PD and the regions, with rdma_verbs.h's calls on them. */
+    private final EndpointVerbs verbs;
 
     private volatile CmEvent lastEvent;
     private CmEvent request;
     private volatile boolean connected;
     private volatile boolean disconnected;
 
-    /** One completion queue and how to wait on it. */
-    private static final class Side {
-        final ReentrantLock lock = new ReentrantLock();
-        final WorkCompletion[] slot = WorkCompletion.array(1);
-        final IdleStrategy idle = IdleStrategy.backoff();
-        volatile CompletionQueue cq;
-    }
-
     private Endpoint(CmEventChannel channel, CmId id, boolean passive) {
         this.channel = channel;
         this.id = id;
         this.passive = passive;
+        this.verbs = new EndpointVerbs(id, closed);
     }
 
     /**
@@ -387,19 +363,7 @@ public final class Endpoint implements AutoCloseable {
      *     provider's errno when the registration fails (ENOMEM past its limits)
      */
     public MemoryRegion regMr(MemorySegment buf, int access) {
-        ProtectionDomain p = pd;
-        if (p == null) {
-            p = listenPd;
-        }
-        if (p == null) {
-            throw err(Errno.EINVAL, "register memory with", "the endpoint has no protection domain (no QP was made)");
-        }
-        MemoryRegion mr = p.regMr(buf, access);
-        synchronized (regions) {
-            regions.removeIf(MemoryRegion::isClosed);
-            regions.add(mr);
-        }
-        return mr;
+        return verbs.regMr(pd(), buf, access);
     }
 
     // ------------------------------------------------------------------ posting
@@ -414,12 +378,7 @@ public final class Endpoint implements AutoCloseable {
      *     QP's errno when the queue is full (ENOMEM) or the QP is in the wrong state
      */
     public void postRecv(long wrId, MemorySegment buf, MemoryRegion mr) {
-        QueuePair q = requireQp();
-        int len = checkIn(buf, Objects.requireNonNull(mr, "mr"));
-        synchronized (recvWr) {
-            recvWr.clear().wrId(wrId).sge(buf.address(), len, mr.lkey());
-            q.postRecv(recvWr);
-        }
+        verbs.postRecv(wrId, buf, mr);
     }
 
     /**
@@ -433,13 +392,7 @@ public final class Endpoint implements AutoCloseable {
      *     QP's errno when the queue is full (ENOMEM) or the QP is in the wrong state
      */
     public void postSend(long wrId, MemorySegment buf, MemoryRegion mr, int flags) {
-        QueuePair q = requireQp();
-        int len = mr == null ? length(buf) : checkIn(buf, mr);
-        synchronized (sendWr) {
-            sendWr.clear().wrId(wrId).flags(flags).send();
-            gather(buf, mr, len);
-            q.postSend(sendWr);
-        }
+        verbs.postSend(wrId, buf, mr, flags);
     }
 
     /**
@@ -455,13 +408,7 @@ public final class Endpoint implements AutoCloseable {
      *     QP's errno when the queue is full (ENOMEM) or the QP is in the wrong state
      */
     public void postRead(long wrId, MemorySegment buf, MemoryRegion mr, int flags, long remoteAddr, int rkey) {
-        QueuePair q = requireQp();
-        int len = checkIn(buf, Objects.requireNonNull(mr, "mr"));
-        synchronized (sendWr) {
-            sendWr.clear().wrId(wrId).flags(flags).read(remoteAddr, rkey);
-            sendWr.sge(buf.address(), len, mr.lkey());
-            q.postSend(sendWr);
-        }
+        verbs.postRead(wrId, buf, mr, flags, remoteAddr, rkey);
     }
 
     /**
@@ -477,21 +424,7 @@ public final class Endpoint implements AutoCloseable {
      *     QP's errno when the queue is full (ENOMEM) or the QP is in the wrong state
      */
     public void postWrite(long wrId, MemorySegment buf, MemoryRegion mr, int flags, long remoteAddr, int rkey) {
-        QueuePair q = requireQp();
-        int len = mr == null ? length(buf) : checkIn(buf, mr);
-        synchronized (sendWr) {
-            sendWr.clear().wrId(wrId).flags(flags).write(remoteAddr, rkey);
-            gather(buf, mr, len);
-            q.postSend(sendWr);
-        }
-    }
-
-    private void gather(MemorySegment buf, MemoryRegion mr, int len) {
-        if (mr == null) {
-            sendWr.inlineData(buf);
-        } else {
-            sendWr.sge(buf.address(), len, mr.lkey());
-        }
+        verbs.postWrite(wrId, buf, mr, flags, remoteAddr, rkey);
     }
 
     // ------------------------------------------------------------------ completions
@@ -523,7 +456,7 @@ public final class Endpoint implements AutoCloseable {
      * @throws InterruptedException if interrupted while waiting
      */
     public boolean getSendComp(WorkCompletion wc, long timeout, TimeUnit unit) throws InterruptedException {
-        return getComp(send, wc, unit.toNanos(timeout));
+        return verbs.getComp(true, wc, unit.toNanos(timeout));
     }
 
     /**
@@ -551,60 +484,7 @@ public final class Endpoint implements AutoCloseable {
      * @throws InterruptedException if interrupted while waiting
      */
     public boolean getRecvComp(WorkCompletion wc, long timeout, TimeUnit unit) throws InterruptedException {
-        return getComp(recv, wc, unit.toNanos(timeout));
-    }
-
-    private boolean getComp(Side s, WorkCompletion wc, long ns) throws InterruptedException {
-        Objects.requireNonNull(wc, "wc");
-        CompletionQueue cq = s.cq;
-        String step = s == send ? "get send completion with" : "get receive completion with";
-        if (cq == null) {
-            throw err(closed.get() ? Errno.EBADF : Errno.EINVAL, step, closed.get() ? "the endpoint is closed" : "no QP");
-        }
-        long deadline = System.nanoTime() + Math.min(ns, Long.MAX_VALUE / 4);
-        s.lock.lockInterruptibly();
-        try {
-            CompletionChannel ch = cq.channel();
-            while (true) {
-                if (closed.get()) {
-                    throw err(Errno.EBADF, step, "the endpoint is closed");
-                }
-                if (cq.poll(s.slot, 1) == 1) {
-                    break;
-                }
-                long left = deadline - System.nanoTime();
-                if (ch == null) {
-                    // a CQ of the program's without a channel: nothing to wait on, so poll with backoff
-                    if (left <= 0 || cq.poll(s.slot, 1, s.idle, left) == 0) {
-                        if (Thread.interrupted()) {
-                            throw new InterruptedException();
-                        }
-                        return false;
-                    }
-                    break;
-                }
-                cq.reqNotify(false);
-                if (cq.poll(s.slot, 1) == 1) {
-                    break; // came between the first poll and the arming
-                }
-                if (left <= 0) {
-                    return false;
-                }
-                CompletionQueue got = ch.getEvent(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left + 999_999)));
-                if (got != null) {
-                    got.ackEvents(1);
-                }
-            }
-            wc.copyFrom(s.slot[0]);
-            return true;
-        } catch (IllegalStateException e) {
-            if (closed.get()) { // the CQ was destroyed under us by close()
-                throw err(Errno.EBADF, step, "the endpoint is closed");
-            }
-            throw e;
-        } finally {
-            s.lock.unlock();
-        }
+        return verbs.getComp(false, wc, unit.toNanos(timeout));
     }
 
     // ------------------------------------------------------------------ accessors
@@ -616,22 +496,23 @@ public final class Endpoint implements AutoCloseable {
 
     /** {@return the QP ({@code id->qp}), or null when the endpoint has none; it lives until {@link #close()}} */
     public QueuePair qp() {
-        return qp;
+        return verbs.qp;
     }
 
     /** {@return the protection domain ({@code id->pd}: the one given, or the endpoint's own), or null before a QP} */
     public ProtectionDomain pd() {
-        return pd != null ? pd : listenPd;
+        ProtectionDomain p = verbs.pd;
+        return p != null ? p : listenPd;
     }
 
     /** {@return the QP's send CQ ({@code id->send_cq}), or null} */
     public CompletionQueue sendCq() {
-        return send.cq;
+        return verbs.send.cq;
     }
 
     /** {@return the QP's receive CQ ({@code id->recv_cq}), or null} */
     public CompletionQueue recvCq() {
-        return recv.cq;
+        return verbs.recv.cq;
     }
 
     /** {@return the device context ({@code id->verbs}), or null while unbound} (the connection manager's: do not close it) */
@@ -723,24 +604,7 @@ public final class Endpoint implements AutoCloseable {
         }
         attempt(id::destroyQp, null); // fails only for a QP the program attached to multicast: the CQ says so
 
-        qp = null;
-        send.cq = null;
-        recv.cq = null;
-        first = attempt(ownSendCq, first);
-        first = attempt(ownRecvCq, first);
-        first = attempt(ownSendChannel, first); // wakes a thread in getSendComp (EBADF)
-        first = attempt(ownRecvChannel, first);
-        List<MemoryRegion> mrs;
-        synchronized (regions) {
-            mrs = new ArrayList<>(regions);
-            regions.clear();
-        }
-        for (int i = mrs.size() - 1; i >= 0; i--) {
-            first = attempt(mrs.get(i), first);
-        }
-        if (ownsPd) {
-            first = attempt(pd, first);
-        }
+        first = verbs.release(first);
         attempt(id::close, null);
         if (passive) {
             // requests that came and were not taken: reject them rather than leave them waiting
@@ -767,12 +631,12 @@ public final class Endpoint implements AutoCloseable {
     @Override
     public String toString() {
         return "Endpoint[" + (passive ? "passive " : "") + id.localAddress() + " -> " + id.remoteAddress()
-                + (qp != null ? ", qp 0x" + Integer.toHexString(qp.qpn()) : "") + "]";
+                + (verbs.qp != null ? ", qp 0x" + Integer.toHexString(verbs.qp.qpn()) : "") + "]";
     }
 
     // ------------------------------------------------------------------ inside
 
-    private static RuntimeException attempt(AutoCloseable c, RuntimeException first) {
+    static RuntimeException attempt(AutoCloseable c, RuntimeException first) {
         if (c == null) {
             return first;
         }
@@ -808,7 +672,7 @@ public final class Endpoint implements AutoCloseable {
      */
     public QueuePair createQp(ProtectionDomain given, QpInitAttr attr) {
         Objects.requireNonNull(attr, "attr");
-        if (qp != null || passive || closed.get()) {
+        if (verbs.qp != null || passive || closed.get()) {
             throw err(closed.get() ? Errno.EBADF : Errno.EINVAL, "create QP for", closed.get() ? "the endpoint is closed"
                     : passive ? "a passive endpoint makes its requests' QPs, not one of its own" : "the endpoint has a QP");
         }
@@ -816,28 +680,7 @@ public final class Endpoint implements AutoCloseable {
         if (ctx == null) {
             throw err(Errno.EINVAL, "create QP for", "the endpoint is not bound to a device yet");
         }
-        QpInitAttr a = copy(attr);
-        a.type = id.portSpace().qpType();
-        ProtectionDomain p = given;
-        if (p == null) {
-            p = ctx.allocPd();
-            ownsPd = true;
-        }
-        pd = p;
-        if (a.sendCq == null) {
-            ownSendChannel = ctx.createCompletionChannel();
-            ownSendCq = ctx.createCq(Math.max(1, a.cap.maxSendWr), ownSendChannel, 0);
-            a.sendCq = ownSendCq;
-        }
-        if (a.recvCq == null) {
-            ownRecvChannel = ctx.createCompletionChannel();
-            ownRecvCq = ctx.createCq(Math.max(1, a.cap.maxRecvWr), ownRecvChannel, 0);
-            a.recvCq = ownRecvCq;
-        }
-        qp = id.createQp(p, a);
-        send.cq = a.sendCq;
-        recv.cq = a.recvCq;
-        return qp;
+        return verbs.createQp(ctx, given, copy(attr));
     }
 
     private static QpInitAttr copy(QpInitAttr attr) {
@@ -888,29 +731,4 @@ public final class Endpoint implements AutoCloseable {
         }
     }
 
-    private QueuePair requireQp() {
-        QueuePair q = qp;
-        if (q == null) {
-            throw err(closed.get() ? Errno.EBADF : Errno.EINVAL, "post to", closed.get() ? "the endpoint is closed" : "no QP");
-        }
-        return q;
-    }
-
-    private int length(MemorySegment buf) {
-        long n = buf.byteSize();
-        if (n > Integer.MAX_VALUE) {
-            throw err(Errno.EINVAL, "post to", "a work request carries at most 2^31-1 bytes, got " + n);
-        }
-        return (int) n;
-    }
-
-    private int checkIn(MemorySegment buf, MemoryRegion mr) {
-        int len = length(buf);
-        long a = buf.address();
-        if (!buf.isNative() || a < mr.address() || a + len > mr.address() + mr.length()) {
-            throw err(Errno.EINVAL, "post to", "the buffer [0x" + Long.toHexString(a) + ", +" + len
-                    + ") is not inside the region [0x" + Long.toHexString(mr.address()) + ", +" + mr.length() + ")");
-        }
-        return len;
-    }
 }
