@@ -1,47 +1,27 @@
 // SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.cm;
 
-import static org.rdma4j.cm.CmQpAttrs.ahAttr;
-import static org.rdma4j.cm.CmQpAttrs.moveToRts;
 import static org.rdma4j.cm.CmQpAttrs.qpToError;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.EnumSet;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import org.rdma4j.cm.CmId.State;
-import org.rdma4j.cm.wire.CmDrep;
-import org.rdma4j.cm.wire.CmDreq;
-import org.rdma4j.cm.wire.CmMra;
 import org.rdma4j.cm.wire.CmRej;
-import org.rdma4j.cm.wire.CmRep;
-import org.rdma4j.cm.wire.CmReq;
-import org.rdma4j.cm.wire.CmRtu;
-import org.rdma4j.cm.wire.CmaHeader;
-import org.rdma4j.cm.wire.MadCheck;
-import org.rdma4j.cm.wire.MadHeader;
-import org.rdma4j.cm.wire.ServiceId;
 import org.rdma4j.cm.wire.SidrRep;
-import org.rdma4j.cm.wire.SidrReq;
-import org.rdma4j.verbs.Context;
-import org.rdma4j.verbs.Device;
 import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.Gid;
 import org.rdma4j.verbs.ProtectionDomain;
 import org.rdma4j.verbs.QpAttr;
 import org.rdma4j.verbs.QpInitAttr;
 import org.rdma4j.verbs.QpState;
-import org.rdma4j.verbs.QpType;
 import org.rdma4j.verbs.QueuePair;
-import org.rdma4j.verbs.Verbs;
 import org.rdma4j.verbs.VerbsException;
 import org.rdma4j.verbs.spi.GsiPort;
 

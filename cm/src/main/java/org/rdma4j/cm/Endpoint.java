@@ -62,26 +62,27 @@ public final class Endpoint implements AutoCloseable {
     private final CmEventChannel channel;
     private final CmId id;
     private final boolean passive;
-    private volatile long timeoutNs = DEFAULT_TIMEOUT.toNanos();
+    volatile long timeoutNs = DEFAULT_TIMEOUT.toNanos();
     private final AtomicBoolean closed = new AtomicBoolean();
 
     // what a passive endpoint makes each request's QP with (rdma_create_ep's qp_init_attr, kept)
-    private QpInitAttr listenAttr;
-    private ProtectionDomain listenPd;
+    QpInitAttr listenAttr;
+    ProtectionDomain listenPd;
 
     /** The QP, its CQs and channels, the PD and the regions, with rdma_verbs.h's calls on them. */
     private final EndpointVerbs verbs;
 
-    private volatile CmEvent lastEvent;
-    private CmEvent request;
+    /** The synchronous waits on the endpoint's channel, and the events they completed with. */
+    final EndpointEvents events;
     private volatile boolean connected;
     private volatile boolean disconnected;
 
-    private Endpoint(CmEventChannel channel, CmId id, boolean passive) {
+    Endpoint(CmEventChannel channel, CmId id, boolean passive) {
         this.channel = channel;
         this.id = id;
         this.passive = passive;
         this.verbs = new EndpointVerbs(id, closed);
+        this.events = new EndpointEvents(channel, id);
     }
 
     /**
@@ -119,38 +120,7 @@ public final class Endpoint implements AutoCloseable {
      */
     public static Endpoint create(AddrInfo res, ProtectionDomain pd, QpInitAttr attr, Duration timeout)
             throws InterruptedException {
-        Objects.requireNonNull(res, "res");
-        CmEventChannel ch = new CmEventChannel();
-        Endpoint ep = null;
-        boolean ok = false;
-        try {
-            CmId id = ch.createId(res.portSpace());
-            ep = new Endpoint(ch, id, res.passive());
-            ep.timeout(timeout);
-            if (res.passive()) {
-                id.bindAddr(res.source());
-                ep.listenPd = pd;
-                ep.listenAttr = attr == null ? null : copy(attr);
-            } else {
-                id.resolveAddr(res.source(), res.destination(), RESOLVE_TIMEOUT_MS);
-                ep.await(CmEventType.ADDR_RESOLVED, res.destination());
-                id.resolveRoute(RESOLVE_TIMEOUT_MS);
-                ep.await(CmEventType.ROUTE_RESOLVED, res.destination());
-                if (attr != null) {
-                    ep.createQp(pd, attr);
-                }
-            }
-            ok = true;
-            return ep;
-        } finally {
-            if (!ok) {
-                if (ep != null) {
-                    ep.closeQuietly();
-                } else {
-                    ch.close();
-                }
-            }
-        }
+        return EndpointCreate.create(res, pd, attr, timeout);
     }
 
     // ------------------------------------------------------------------ connection steps
@@ -197,42 +167,8 @@ public final class Endpoint implements AutoCloseable {
      */
     public Endpoint getRequest(long timeout, TimeUnit unit) throws InterruptedException {
         requirePassive("getRequest");
-        long deadline = System.nanoTime() + Math.min(unit.toNanos(timeout), Long.MAX_VALUE / 4);
-        CmEvent e;
-        while (true) {
-            e = channel.getEvent(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
-            if (e == null) {
-                return null;
-            }
-            e.ack();
-            if (e.type() == CmEventType.CONNECT_REQUEST && e.listenId() == id) {
-                break;
-            }
-            if (e.id() == id) {
-                lastEvent = e;
-                throw failure(e, CmEventType.CONNECT_REQUEST, null);
-            }
-            // not reached for a request's id: migrate moves its queued events to its endpoint's channel
-        }
-        CmId child = e.id();
-        CmEventChannel childChannel = new CmEventChannel();
-        migrate(child, childChannel);
-        Endpoint c = new Endpoint(childChannel, child, false);
-        c.timeoutNs = timeoutNs;
-        c.lastEvent = e;
-        c.request = e;
-        boolean ok = false;
-        try {
-            if (listenAttr != null) {
-                c.createQp(listenPd, listenAttr);
-            }
-            ok = true;
-            return c;
-        } finally {
-            if (!ok) {
-                c.closeQuietly();
-            }
-        }
+        CmEvent e = events.nextRequest(unit.toNanos(timeout));
+        return e == null ? null : EndpointCreate.forRequest(e, timeoutNs, listenPd, listenAttr);
     }
 
     /**
@@ -251,7 +187,7 @@ public final class Endpoint implements AutoCloseable {
             throw err(Errno.EINVAL, "connect from", "a passive endpoint listens, it does not connect");
         }
         id.connect(param == null ? new ConnParam() : param);
-        await(CmEventType.ESTABLISHED, null);
+        events.await(timeoutNs, CmEventType.ESTABLISHED, null);
         connected = true;
     }
 
@@ -268,7 +204,7 @@ public final class Endpoint implements AutoCloseable {
      */
     public void accept(ConnParam param) throws InterruptedException {
         id.accept(param == null ? new ConnParam() : param);
-        await(CmEventType.ESTABLISHED, null);
+        events.await(timeoutNs, CmEventType.ESTABLISHED, null);
         connected = true;
     }
 
@@ -298,18 +234,7 @@ public final class Endpoint implements AutoCloseable {
         }
         disconnected = true;
         id.disconnect();
-        long deadline = System.nanoTime() + timeoutNs;
-        while (true) {
-            CmEvent e = channel.getEvent(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
-            if (e == null) {
-                throw CmWords.timedOut(id, CmEventType.DISCONNECTED, false, null, timeoutNs);
-            }
-            e.ack();
-            lastEvent = e;
-            if (e.type() == CmEventType.DISCONNECTED || e.type() == CmEventType.DEVICE_REMOVAL) {
-                return; // the connection is down, whether the peer answered (status 0) or not
-            }
-        }
+        events.awaitDisconnected(timeoutNs);
     }
 
     // ------------------------------------------------------------------ memory
@@ -440,9 +365,7 @@ public final class Endpoint implements AutoCloseable {
      * @throws InterruptedException if interrupted while waiting
      */
     public void getSendComp(WorkCompletion wc) throws InterruptedException {
-        if (!getSendComp(wc, timeoutNs, TimeUnit.NANOSECONDS)) {
-            throw err(Errno.ETIMEDOUT, "get send completion with", "none within " + CmWords.duration(timeoutNs));
-        }
+        verbs.getComp(true, wc, timeoutNs);
     }
 
     /**
@@ -456,7 +379,7 @@ public final class Endpoint implements AutoCloseable {
      * @throws InterruptedException if interrupted while waiting
      */
     public boolean getSendComp(WorkCompletion wc, long timeout, TimeUnit unit) throws InterruptedException {
-        return verbs.getComp(true, wc, unit.toNanos(timeout));
+        return verbs.getComp(true, wc, timeout, unit);
     }
 
     /**
@@ -468,9 +391,7 @@ public final class Endpoint implements AutoCloseable {
      * @throws InterruptedException if interrupted while waiting
      */
     public void getRecvComp(WorkCompletion wc) throws InterruptedException {
-        if (!getRecvComp(wc, timeoutNs, TimeUnit.NANOSECONDS)) {
-            throw err(Errno.ETIMEDOUT, "get receive completion with", "none within " + CmWords.duration(timeoutNs));
-        }
+        verbs.getComp(false, wc, timeoutNs);
     }
 
     /**
@@ -484,7 +405,7 @@ public final class Endpoint implements AutoCloseable {
      * @throws InterruptedException if interrupted while waiting
      */
     public boolean getRecvComp(WorkCompletion wc, long timeout, TimeUnit unit) throws InterruptedException {
-        return verbs.getComp(false, wc, unit.toNanos(timeout));
+        return verbs.getComp(false, wc, timeout, unit);
     }
 
     // ------------------------------------------------------------------ accessors
@@ -527,7 +448,7 @@ public final class Endpoint implements AutoCloseable {
      * REJECTED with the reason as status). Null before any.
      */
     public CmEvent lastEvent() {
-        return lastEvent;
+        return events.lastEvent;
     }
 
     /**
@@ -535,7 +456,7 @@ public final class Endpoint implements AutoCloseable {
      * data and connection parameters (also after {@link #accept}); else null}
      */
     public CmEvent connectRequest() {
-        return request;
+        return events.request;
     }
 
     /** {@return whether connect or accept completed and disconnect was not called} */
@@ -600,27 +521,14 @@ public final class Endpoint implements AutoCloseable {
         }
         RuntimeException first = null;
         if (connected && !disconnected) {
-            attempt(id::disconnect, null); // DREQ out, QP to ERROR: the peer learns now
+            EndpointVerbs.attempt(id::disconnect, null); // DREQ out, QP to ERROR: the peer learns now
         }
-        attempt(id::destroyQp, null); // fails only for a QP the program attached to multicast: the CQ says so
+        EndpointVerbs.attempt(id::destroyQp, null); // fails only for a QP the program attached to multicast: the CQ says so
 
         first = verbs.release(first);
-        attempt(id::close, null);
+        EndpointVerbs.attempt(id::close, null);
         if (passive) {
-            // requests that came and were not taken: reject them rather than leave them waiting
-            try {
-                CmEvent e;
-                while ((e = channel.getEvent(0, TimeUnit.NANOSECONDS)) != null) {
-                    e.ack();
-                    if (e.type() == CmEventType.CONNECT_REQUEST && e.id() != id) {
-                        e.id().close();
-                    }
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } catch (RuntimeException e) {
-                // another thread took them, or the channel is closing
-            }
+            events.rejectUntaken();
         }
         channel.close(); // wakes a thread in getRequest, connect, accept or disconnect (EBADF)
         if (first != null) {
@@ -636,23 +544,7 @@ public final class Endpoint implements AutoCloseable {
 
     // ------------------------------------------------------------------ inside
 
-    static RuntimeException attempt(AutoCloseable c, RuntimeException first) {
-        if (c == null) {
-            return first;
-        }
-        try {
-            c.close();
-        } catch (RuntimeException e) {
-            if (first == null) {
-                return e;
-            }
-        } catch (Exception e) {
-            throw new AssertionError(e);
-        }
-        return first;
-    }
-
-    private void closeQuietly() {
+    void closeQuietly() {
         try {
             close();
         } catch (RuntimeException e) {
@@ -671,53 +563,7 @@ public final class Endpoint implements AutoCloseable {
      * @throws VerbsException EINVAL when the endpoint has a QP already, is passive, or is not bound to a device
      */
     public QueuePair createQp(ProtectionDomain given, QpInitAttr attr) {
-        Objects.requireNonNull(attr, "attr");
-        if (verbs.qp != null || passive || closed.get()) {
-            throw err(closed.get() ? Errno.EBADF : Errno.EINVAL, "create QP for", closed.get() ? "the endpoint is closed"
-                    : passive ? "a passive endpoint makes its requests' QPs, not one of its own" : "the endpoint has a QP");
-        }
-        Context ctx = id.context();
-        if (ctx == null) {
-            throw err(Errno.EINVAL, "create QP for", "the endpoint is not bound to a device yet");
-        }
-        return verbs.createQp(ctx, given, copy(attr));
-    }
-
-    private static QpInitAttr copy(QpInitAttr attr) {
-        QpInitAttr a = new QpInitAttr(attr.type, attr.sendCq, attr.recvCq);
-        a.cap = attr.cap == null ? new QpInitAttr().cap : attr.cap.copy();
-        a.srq = attr.srq;
-        a.sqSigAll = attr.sqSigAll;
-        return a;
-    }
-
-    /**
-     * rdma_migrate_id for a request's id: its events, those already queued included, go to its
-     * endpoint's own channel, as librdmacm does for synchronous ids.
-     */
-    private static void migrate(CmId child, CmEventChannel to) {
-        child.migrate(to);
-    }
-
-    /**
-     * Waits for {@code want} (from {@code peer}, or the id's peer when null); any other outcome throws
-     * with the errno librdmacm's ucma_complete sets, worded by {@link CmWords}.
-     */
-    private CmEvent await(CmEventType want, InetSocketAddress peer) throws InterruptedException {
-        CmEvent e = channel.getEvent(timeoutNs, TimeUnit.NANOSECONDS);
-        if (e == null) {
-            throw CmWords.timedOut(id, want, request != null, peer, timeoutNs);
-        }
-        e.ack();
-        lastEvent = e;
-        if (e.type() == want && e.status() == 0) {
-            return e;
-        }
-        throw failure(e, want, peer);
-    }
-
-    private VerbsException failure(CmEvent e, CmEventType want, InetSocketAddress peer) {
-        return CmWords.failure(e, want, request != null, peer);
+        return verbs.createQp(passive, given, Objects.requireNonNull(attr, "attr"));
     }
 
     /** The error of {@code step} on this endpoint: errno, the step, its peer (or local address), what. */

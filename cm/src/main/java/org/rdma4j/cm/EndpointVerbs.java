@@ -57,8 +57,20 @@ final class EndpointVerbs {
         this.closed = closed;
     }
 
-    /** The QP in INIT on {@code ctx} ({@code a} is the endpoint's copy), a PD when none given, a CQ and channel per side it names none for. */
-    QueuePair createQp(Context ctx, ProtectionDomain given, QpInitAttr a) {
+    /**
+     * {@link Endpoint#createQp}: the QP in INIT on the id's device (from a copy of {@code attr}), a PD when
+     * none is given, a CQ and channel for each side {@code attr} names none for.
+     */
+    QueuePair createQp(boolean passive, ProtectionDomain given, QpInitAttr attr) {
+        if (qp != null || passive || closed.get()) {
+            throw err(closed.get() ? Errno.EBADF : Errno.EINVAL, "create QP for", closed.get() ? "the endpoint is closed"
+                    : passive ? "a passive endpoint makes its requests' QPs, not one of its own" : "the endpoint has a QP");
+        }
+        Context ctx = id.context();
+        if (ctx == null) {
+            throw err(Errno.EINVAL, "create QP for", "the endpoint is not bound to a device yet");
+        }
+        QpInitAttr a = copy(attr);
         a.type = id.portSpace().qpType();
         ProtectionDomain p = given;
         if (p == null) {
@@ -142,8 +154,17 @@ final class EndpointVerbs {
         }
     }
 
+    /** rdma_get_send_comp / rdma_get_recv_comp: the next completion into {@code wc}, ETIMEDOUT past {@code timeoutNs}. */
+    void getComp(boolean send, WorkCompletion wc, long timeoutNs) throws InterruptedException {
+        if (!getComp(send, wc, timeoutNs, TimeUnit.NANOSECONDS)) {
+            throw err(Errno.ETIMEDOUT, send ? "get send completion with" : "get receive completion with",
+                    "none within " + CmWords.duration(timeoutNs));
+        }
+    }
+
     /** The next completion of the send ({@code send}) or receive CQ into {@code wc}, waiting at most {@code ns}. */
-    boolean getComp(boolean send, WorkCompletion wc, long ns) throws InterruptedException {
+    boolean getComp(boolean send, WorkCompletion wc, long timeout, TimeUnit unit) throws InterruptedException {
+        long ns = unit.toNanos(timeout);
         Objects.requireNonNull(wc, "wc");
         Side s = send ? this.send : recv;
         CompletionQueue cq = s.cq;
@@ -205,20 +226,20 @@ final class EndpointVerbs {
         qp = null;
         send.cq = null;
         recv.cq = null;
-        first = Endpoint.attempt(ownSendCq, first);
-        first = Endpoint.attempt(ownRecvCq, first);
-        first = Endpoint.attempt(ownSendChannel, first); // wakes a thread in getSendComp (EBADF)
-        first = Endpoint.attempt(ownRecvChannel, first);
+        first = attempt(ownSendCq, first);
+        first = attempt(ownRecvCq, first);
+        first = attempt(ownSendChannel, first); // wakes a thread in getSendComp (EBADF)
+        first = attempt(ownRecvChannel, first);
         List<MemoryRegion> mrs;
         synchronized (regions) {
             mrs = new ArrayList<>(regions);
             regions.clear();
         }
         for (int i = mrs.size() - 1; i >= 0; i--) {
-            first = Endpoint.attempt(mrs.get(i), first);
+            first = attempt(mrs.get(i), first);
         }
         if (ownsPd) {
-            first = Endpoint.attempt(pd, first);
+            first = attempt(pd, first);
         }
         return first;
     }
@@ -252,5 +273,30 @@ final class EndpointVerbs {
                     + ") is not inside the region [0x" + Long.toHexString(mr.address()) + ", +" + mr.length() + ")");
         }
         return len;
+    }
+
+    static RuntimeException attempt(AutoCloseable c, RuntimeException first) {
+        if (c == null) {
+            return first;
+        }
+        try {
+            c.close();
+        } catch (RuntimeException e) {
+            if (first == null) {
+                return e;
+            }
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+        return first;
+    }
+
+    /** {@return a copy of {@code attr} (its capabilities copied too) the endpoint may change} */
+    static QpInitAttr copy(QpInitAttr attr) {
+        QpInitAttr a = new QpInitAttr(attr.type, attr.sendCq, attr.recvCq);
+        a.cap = attr.cap == null ? new QpInitAttr().cap : attr.cap.copy();
+        a.srq = attr.srq;
+        a.sqSigAll = attr.sqSigAll;
+        return a;
     }
 }
