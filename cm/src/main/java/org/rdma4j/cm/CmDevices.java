@@ -148,6 +148,6 @@ final class CmDevices {
         id.portNum = m.portNum();
         id.gidIndex = m.gidIndex();
         id.sgid = m.gid();
-        id.caGuid = m.device().guid();
+        id.conn.caGuid = m.device().guid();
     }
 }

@@ -88,30 +88,8 @@ public final class CmId implements AutoCloseable {
     int ackTimeout = DEFAULT_ACK_TIMEOUT;
     int minRnrTimer = 12;
 
-    int localCommId;
-    int remoteCommId;
-    long caGuid;
-    long remoteCaGuid;
-    long tid;
-    int remoteQpn;
-    int remotePsn;
-    int localPsn;
-    int localQpn;
-    int pathMtu;
-    int responderResources;
-    int initiatorDepth;
-    int retryCount;
-    int rnrRetryCount;
-    int remoteAckTimeout;
-    int peerResponseTimeout;
-    int peerMaxCmRetries;
-    byte[] lastMad;
-    int retriesLeft;
-    long timerGen;
-    /** The request in lastMad holds one of its agent's flow slots to dgid / waits for one (CmEngine.sendRequest). */
-    boolean holdsSlot;
-    boolean deferred;
-    long requestDelayNs;
+    /** The connection's protocol state: communication IDs, PSNs, QPNs, the peer's values, retransmission. */
+    final CmConnection conn = new CmConnection();
     /** The groups the id has joined (CmMulticast). */
     final java.util.List<CmMulticast.Join> joins = new java.util.ArrayList<>();
 

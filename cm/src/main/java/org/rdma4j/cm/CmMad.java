@@ -22,13 +22,13 @@ final class CmMad {
     }
 
     static void schedule(CmId id, long delayNs) {
-        id.timerGen++;
-        id.agent.timers.add(new CmAgent.Timer(System.nanoTime() + delayNs, id, id.timerGen));
+        id.conn.timerGen++;
+        id.agent.timers.add(new CmAgent.Timer(System.nanoTime() + delayNs, id, id.conn.timerGen));
     }
 
     /** Stops the id's timer: its request was answered or is given up, so its flow slot goes too. */
     static void cancelTimer(CmId id) {
-        id.timerGen++;
+        id.conn.timerGen++;
         releaseSlot(id);
     }
 
@@ -42,21 +42,21 @@ final class CmMad {
      */
     static void sendRequest(CmId id, long delayNs) {
         CmAgent a = id.agent;
-        id.lastMad = a.tx.asSlice(0, GsiPort.MAD_SIZE).toArray(ValueLayout.JAVA_BYTE);
-        id.requestDelayNs = delayNs;
-        if (id.deferred) {
+        id.conn.lastMad = a.tx.asSlice(0, GsiPort.MAD_SIZE).toArray(ValueLayout.JAVA_BYTE);
+        id.conn.requestDelayNs = delayNs;
+        if (id.conn.deferred) {
             return; // still waiting for a slot: the newer request goes out in its place
         }
-        if (!id.holdsSlot) {
+        if (!id.conn.holdsSlot) {
             CmAgent.Flow f = a.flows.computeIfAbsent(id.dgid, k -> new CmAgent.Flow());
             if (f.inFlight >= CmAgent.WINDOW) {
-                id.deferred = true;
+                id.conn.deferred = true;
                 f.waiting.add(id);
                 a.deferred++;
                 return;
             }
             f.inFlight++;
-            id.holdsSlot = true;
+            id.conn.holdsSlot = true;
         }
         a.send(id.dgid);
         schedule(id, delayNs);
@@ -65,27 +65,27 @@ final class CmMad {
     /** The id's request is answered or gone: its slot goes to the next request waiting for this peer. */
     static void releaseSlot(CmId id) {
         CmAgent a = id.agent;
-        if (a == null || (!id.holdsSlot && !id.deferred)) {
+        if (a == null || (!id.conn.holdsSlot && !id.conn.deferred)) {
             return;
         }
         CmAgent.Flow f = a.flows.get(id.dgid);
-        if (id.deferred) {
-            id.deferred = false;
+        if (id.conn.deferred) {
+            id.conn.deferred = false;
             if (f != null) {
                 f.waiting.remove(id);
             }
         } else {
-            id.holdsSlot = false;
+            id.conn.holdsSlot = false;
             if (f != null) {
                 f.inFlight--;
                 CmId next;
                 while (f.inFlight < CmAgent.WINDOW && (next = f.waiting.poll()) != null) {
-                    next.deferred = false;
-                    next.holdsSlot = true;
+                    next.conn.deferred = false;
+                    next.conn.holdsSlot = true;
                     f.inFlight++;
-                    MemorySegment.copy(next.lastMad, 0, a.txQueued, ValueLayout.JAVA_BYTE, 0, GsiPort.MAD_SIZE);
+                    MemorySegment.copy(next.conn.lastMad, 0, a.txQueued, ValueLayout.JAVA_BYTE, 0, GsiPort.MAD_SIZE);
                     a.send(a.txQueued, next.dgid);
-                    schedule(next, next.requestDelayNs);
+                    schedule(next, next.conn.requestDelayNs);
                 }
             }
         }
@@ -95,12 +95,12 @@ final class CmMad {
     }
 
     static void sendAndRemember(CmId id) {
-        id.lastMad = id.agent.tx.asSlice(0, GsiPort.MAD_SIZE).toArray(ValueLayout.JAVA_BYTE);
+        id.conn.lastMad = id.agent.tx.asSlice(0, GsiPort.MAD_SIZE).toArray(ValueLayout.JAVA_BYTE);
         id.agent.send(id.dgid);
     }
 
     static void resend(CmId id) {
-        MemorySegment.copy(id.lastMad, 0, id.agent.tx, ValueLayout.JAVA_BYTE, 0, GsiPort.MAD_SIZE);
+        MemorySegment.copy(id.conn.lastMad, 0, id.agent.tx, ValueLayout.JAVA_BYTE, 0, GsiPort.MAD_SIZE);
         id.agent.send(id.dgid);
     }
 
@@ -109,7 +109,7 @@ final class CmMad {
      * with its timer armed again for {@code delayNs}; false when none are left.
      */
     static boolean retry(CmId id, long delayNs) {
-        if (id.retriesLeft-- > 0) {
+        if (id.conn.retriesLeft-- > 0) {
             resend(id);
             schedule(id, delayNs);
             return true;
@@ -129,7 +129,7 @@ final class CmMad {
         CmAgent.Timer t;
         while ((t = a.timers.peek()) != null && t.deadlineNs() - now <= 0) {
             a.timers.poll();
-            if (t.gen() == t.id().timerGen) {
+            if (t.gen() == t.id().conn.timerGen) {
                 try {
                     fire.accept(t.id());
                 } catch (RuntimeException e) {

@@ -54,24 +54,24 @@ final class CmProtocol {
 
     /** The REQ of rdma_connect on an RC id (checked by the engine), with its timer: REQ_SENT. */
     void sendReq(CmId id, ConnParam p, int qpn) {
-        id.localQpn = qpn; // id.localPsn was chosen when the REQ came (initQpAttr may have used it)
-        id.responderResources = p.responderResources();
-        id.initiatorDepth = p.initiatorDepth();
-        id.retryCount = p.retryCount();
-        id.rnrRetryCount = p.rnrRetryCount();
-        id.pathMtu = id.context.queryPort(id.portNum).activeMtu().value();
-        id.localCommId = engine.auth.newLocalId(id);
-        id.tid = newTid(id);
+        id.conn.localQpn = qpn; // id.conn.localPsn was chosen when the REQ came (initQpAttr may have used it)
+        id.conn.responderResources = p.responderResources();
+        id.conn.initiatorDepth = p.initiatorDepth();
+        id.conn.retryCount = p.retryCount();
+        id.conn.rnrRetryCount = p.rnrRetryCount();
+        id.conn.pathMtu = id.context.queryPort(id.portNum).activeMtu().value();
+        id.conn.localCommId = engine.auth.newLocalId(id);
+        id.conn.tid = newTid(id);
         MemorySegment m = id.agent.tx;
-        req.wrap(m).clearAndInit(id.tid);
+        req.wrap(m).clearAndInit(id.conn.tid);
         byte[] lg = id.sgid.bytes();
         byte[] rg = id.dgid.bytes();
-        req.localCommId(id.localCommId).serviceId(id.ps.serviceId(id.remote.getPort())).localCaGuid(id.caGuid)
+        req.localCommId(id.conn.localCommId).serviceId(id.ps.serviceId(id.remote.getPort())).localCaGuid(id.conn.caGuid)
                 .localQkey(0).localQpn(qpn).responderResources(p.responderResources())
                 .initiatorDepth(p.initiatorDepth()).remoteCmResponseTimeout(id.responseTimeout)
-                .transportServiceType(CmReq.TRANSPORT_RC).flowControl(p.flowControl()).startingPsn(id.localPsn)
+                .transportServiceType(CmReq.TRANSPORT_RC).flowControl(p.flowControl()).startingPsn(id.conn.localPsn)
                 .localCmResponseTimeout(id.responseTimeout).retryCount(p.retryCount()).pkey(0xFFFF)
-                .pathMtu(id.pathMtu).rnrRetryCount(p.rnrRetryCount()).maxCmRetries(id.maxCmRetries)
+                .pathMtu(id.conn.pathMtu).rnrRetryCount(p.rnrRetryCount()).maxCmRetries(id.maxCmRetries)
                 .srq(p.srq()).primaryLocalLid(0xFFFF).primaryRemoteLid(0xFFFF).primaryLocalGidSet(lg)
                 .primaryRemoteGidSet(rg).primaryHopLimit(CmQpAttrs.HOP_LIMIT).primaryLocalAckTimeout(id.ackTimeout);
         byte[] user = p.rawPrivateData();
@@ -80,30 +80,30 @@ final class CmProtocol {
         MemorySegment.copy(user, 0, m, ValueLayout.JAVA_BYTE, CmReq.PRIVATE_DATA_OFFSET + CmaHeader.LENGTH,
                 user.length);
         id.state = State.REQ_SENT;
-        id.retriesLeft = id.maxCmRetries;
+        id.conn.retriesLeft = id.maxCmRetries;
         CmMad.sendRequest(id, CmMad.cmTimeNs(id.responseTimeout) + CmMad.cmTimeNs(id.ackTimeout));
     }
 
     /** The REP of rdma_accept on an RC id (checked by the engine), the QP moved to RTS first: REP_SENT. */
     void sendRep(CmId id, ConnParam p, int qpn) {
-        id.localQpn = qpn; // id.localPsn was chosen when the REQ came (initQpAttr may have used it)
-        id.responderResources = p.responderResources();
-        id.initiatorDepth = p.initiatorDepth();
+        id.conn.localQpn = qpn; // id.conn.localPsn was chosen when the REQ came (initQpAttr may have used it)
+        id.conn.responderResources = p.responderResources();
+        id.conn.initiatorDepth = p.initiatorDepth();
         if (id.qp != null) {
             // the passive side's RTS uses the retry counts the REQ asked for (cm.c does the same)
-            moveToRts(id, id.remoteAckTimeout != 0 ? id.remoteAckTimeout : id.ackTimeout);
+            moveToRts(id, id.conn.remoteAckTimeout != 0 ? id.conn.remoteAckTimeout : id.ackTimeout);
         }
         MemorySegment m = id.agent.tx;
-        rep.wrap(m).clearAndInit(id.tid);
-        rep.localCommId(id.localCommId).remoteCommId(id.remoteCommId).localQkey(0).localQpn(qpn)
-                .startingPsn(id.localPsn).responderResources(p.responderResources())
+        rep.wrap(m).clearAndInit(id.conn.tid);
+        rep.localCommId(id.conn.localCommId).remoteCommId(id.conn.remoteCommId).localQkey(0).localQpn(qpn)
+                .startingPsn(id.conn.localPsn).responderResources(p.responderResources())
                 .initiatorDepth(p.initiatorDepth()).flowControl(p.flowControl()).rnrRetryCount(p.rnrRetryCount())
-                .srq(p.srq()).localCaGuid(id.caGuid);
+                .srq(p.srq()).localCaGuid(id.conn.caGuid);
         byte[] user = p.rawPrivateData();
         rep.setPrivateData(user, 0, user.length);
         id.state = State.REP_SENT;
-        id.retriesLeft = id.peerMaxCmRetries;
-        CmMad.sendRequest(id, CmMad.cmTimeNs(id.peerResponseTimeout) + CmMad.cmTimeNs(id.ackTimeout));
+        id.conn.retriesLeft = id.conn.peerMaxCmRetries;
+        CmMad.sendRequest(id, CmMad.cmTimeNs(id.conn.peerResponseTimeout) + CmMad.cmTimeNs(id.ackTimeout));
     }
 
     /**
@@ -120,7 +120,7 @@ final class CmProtocol {
                 }
             }
             case REQ_SENT -> {
-                if (!id.deferred) { // a REQ still waiting for its slot never reached the peer
+                if (!id.conn.deferred) { // a REQ still waiting for its slot never reached the peer
                     sendRej(id, CmRej.REASON_TIMEOUT, CmRej.MSG_REQ, new byte[0], guidAri(id));
                 }
                 qpToError(id);
@@ -145,20 +145,20 @@ final class CmProtocol {
     }
 
     static long newTid(CmId id) {
-        return (long) id.localCommId << 32 | ThreadLocalRandom.current().nextInt() & 0xFFFF_FFFFL;
+        return (long) id.conn.localCommId << 32 | ThreadLocalRandom.current().nextInt() & 0xFFFF_FFFFL;
     }
 
     /** An MRA for the peer's REQ or REP ({@code what}): the program has not answered yet. */
     void sendMra(CmId c, int what) {
-        mra.wrap(c.agent.tx).clearAndInit(c.tid);
-        mra.localCommId(c.localCommId).remoteCommId(c.remoteCommId).messageMraed(what)
+        mra.wrap(c.agent.tx).clearAndInit(c.conn.tid);
+        mra.localCommId(c.conn.localCommId).remoteCommId(c.conn.remoteCommId).messageMraed(what)
                 .serviceTimeout(Math.min(31, c.responseTimeout + 4));
         c.agent.send(c.dgid);
     }
 
     void sendRtu(CmId id) {
         rtu.wrap(id.agent.tx).clearAndInit(newTid(id));
-        rtu.localCommId(id.localCommId).remoteCommId(id.remoteCommId);
+        rtu.localCommId(id.conn.localCommId).remoteCommId(id.conn.remoteCommId);
         CmMad.sendAndRemember(id); // kept: a duplicate REP (our RTU was lost) is answered with it
     }
 
@@ -167,8 +167,8 @@ final class CmProtocol {
     }
 
     void sendRej(CmId id, int reason, int msg, byte[] pd, byte[] ari) {
-        rej.wrap(id.agent.tx).clearAndInit(id.tid);
-        rej.localCommId(id.localCommId).remoteCommId(id.remoteCommId).messageRejected(msg).reason(reason);
+        rej.wrap(id.agent.tx).clearAndInit(id.conn.tid);
+        rej.localCommId(id.conn.localCommId).remoteCommId(id.conn.remoteCommId).messageRejected(msg).reason(reason);
         if (ari != null) {
             rej.ari(ari, ari.length);
         }
@@ -177,18 +177,18 @@ final class CmProtocol {
     }
 
     static byte[] guidAri(CmId id) {
-        return java.nio.ByteBuffer.allocate(8).putLong(id.caGuid).array(); // a timeout REJ's ARI: our CA GUID
+        return java.nio.ByteBuffer.allocate(8).putLong(id.conn.caGuid).array(); // a timeout REJ's ARI: our CA GUID
     }
 
     void buildDreq(CmId id) {
         dreq.wrap(id.agent.tx).clearAndInit(newTid(id));
-        dreq.localCommId(id.localCommId).remoteCommId(id.remoteCommId).remoteQpn(id.remoteQpn);
+        dreq.localCommId(id.conn.localCommId).remoteCommId(id.conn.remoteCommId).remoteQpn(id.conn.remoteQpn);
     }
 
     /** rdma_disconnect (or destroy) after the peer's DREQ: the QP to ERROR, then the DREP (cma.c, cm.c). */
     void answerDreq(CmId id, boolean timewait) {
         qpToError(id);
-        sendDrep(id.agent, id.dgid, id.localCommId, id.remoteCommId, id.tid);
+        sendDrep(id.agent, id.dgid, id.conn.localCommId, id.conn.remoteCommId, id.conn.tid);
         if (timewait) {
             id.state = State.TIMEWAIT; // DISCONNECTED came with the DREQ; TIMEWAIT_EXIT follows
             CmMad.schedule(id, CmMad.cmTimeNs(id.ackTimeout));
@@ -199,7 +199,7 @@ final class CmProtocol {
         qpToError(id);
         buildDreq(id);
         id.state = State.DREQ_SENT;
-        id.retriesLeft = id.maxCmRetries;
+        id.conn.retriesLeft = id.maxCmRetries;
         CmMad.sendRequest(id, CmMad.cmTimeNs(id.responseTimeout) + CmMad.cmTimeNs(id.ackTimeout));
     }
 
@@ -220,7 +220,7 @@ final class CmProtocol {
             case REQ_SENT, REP_SENT -> {
                 if (!CmMad.retry(id, id.state == State.REQ_SENT
                         ? CmMad.cmTimeNs(id.responseTimeout) + CmMad.cmTimeNs(id.ackTimeout)
-                        : CmMad.cmTimeNs(id.peerResponseTimeout) + CmMad.cmTimeNs(id.ackTimeout))) {
+                        : CmMad.cmTimeNs(id.conn.peerResponseTimeout) + CmMad.cmTimeNs(id.ackTimeout))) {
                     qpToError(id);
                     if (id.state == State.REP_SENT) {
                         sendRej(id, CmRej.REASON_TIMEOUT, CmRej.MSG_OTHER, new byte[0], guidAri(id));
@@ -333,23 +333,23 @@ final class CmProtocol {
         c.portNum = a.portNum;
         c.gidIndex = gidIndex;
         c.sgid = gidIndex == a.gidIndex ? a.gsi.localGid() : a.context.queryGid(a.portNum, gidIndex);
-        c.caGuid = dev.guid();
+        c.conn.caGuid = dev.guid();
         c.dgid = from.gid;
-        c.localCommId = engine.auth.newLocalId(c);
-        c.remoteCommId = req.localCommId();
-        c.remoteCaGuid = req.localCaGuid();
-        c.tid = tid;
-        c.remoteQpn = req.localQpn();
-        c.remotePsn = req.startingPsn();
-        c.localPsn = ThreadLocalRandom.current().nextInt() & 0xFFFFFF; // ours, sent in the REP
-        c.pathMtu = Math.min(req.pathMtu(), a.context.queryPort(a.portNum).activeMtu().value());
-        c.responderResources = req.initiatorDepth();
-        c.initiatorDepth = req.responderResources();
-        c.retryCount = req.retryCount();
-        c.rnrRetryCount = req.rnrRetryCount();
-        c.remoteAckTimeout = req.primaryLocalAckTimeout();
-        c.peerResponseTimeout = req.localCmResponseTimeout();
-        c.peerMaxCmRetries = req.maxCmRetries();
+        c.conn.localCommId = engine.auth.newLocalId(c);
+        c.conn.remoteCommId = req.localCommId();
+        c.conn.remoteCaGuid = req.localCaGuid();
+        c.conn.tid = tid;
+        c.conn.remoteQpn = req.localQpn();
+        c.conn.remotePsn = req.startingPsn();
+        c.conn.localPsn = ThreadLocalRandom.current().nextInt() & 0xFFFFFF; // ours, sent in the REP
+        c.conn.pathMtu = Math.min(req.pathMtu(), a.context.queryPort(a.portNum).activeMtu().value());
+        c.conn.responderResources = req.initiatorDepth();
+        c.conn.initiatorDepth = req.responderResources();
+        c.conn.retryCount = req.retryCount();
+        c.conn.rnrRetryCount = req.rnrRetryCount();
+        c.conn.remoteAckTimeout = req.primaryLocalAckTimeout();
+        c.conn.peerResponseTimeout = req.localCmResponseTimeout();
+        c.conn.peerMaxCmRetries = req.maxCmRetries();
         c.listener = l;
         engine.auth.indexRemote(c);
         byte[] pd;
@@ -390,7 +390,7 @@ final class CmProtocol {
             return;
         }
         if (id.state == State.REQ_SENT && mra.messageMraed() == CmMra.MSG_REQ) {
-            id.remoteCommId = mra.localCommId();
+            id.conn.remoteCommId = mra.localCommId();
             CmMad.releaseSlot(id); // the peer's agent has taken the REQ
             CmMad.schedule(id, CmMad.cmTimeNs(mra.serviceTimeout()) + CmMad.cmTimeNs(id.ackTimeout));
         } else if (id.state == State.REP_SENT && mra.messageMraed() == CmMra.MSG_REP) {
@@ -420,13 +420,13 @@ final class CmProtocol {
             return;
         }
         CmMad.cancelTimer(id);
-        id.remoteCommId = rep.localCommId();
-        id.remoteCaGuid = rep.localCaGuid();
-        id.remoteQpn = rep.localQpn();
-        id.remotePsn = rep.startingPsn();
-        id.responderResources = rep.initiatorDepth();
-        id.initiatorDepth = rep.responderResources();
-        id.rnrRetryCount = rep.rnrRetryCount();
+        id.conn.remoteCommId = rep.localCommId();
+        id.conn.remoteCaGuid = rep.localCaGuid();
+        id.conn.remoteQpn = rep.localQpn();
+        id.conn.remotePsn = rep.startingPsn();
+        id.conn.responderResources = rep.initiatorDepth();
+        id.conn.initiatorDepth = rep.responderResources();
+        id.conn.rnrRetryCount = rep.rnrRetryCount();
         engine.auth.indexRemote(id);
         byte[] pd = rep.privateData();
         ConnParam param = new ConnParam().responderResources(rep.responderResources())
@@ -506,16 +506,16 @@ final class CmProtocol {
                 // as cm.c and cma.c: DISCONNECTED now; the QP stays as it is and the DREP goes when the
                 // program calls disconnect or destroys the id
                 CmMad.cancelTimer(id);
-                id.tid = tid;
+                id.conn.tid = tid;
                 id.state = State.DREQ_RCVD;
                 engine.post(id, CmEventType.DISCONNECTED, 0, null, dreq.privateData(), null);
             }
             case DREQ_SENT -> { // both sides asked: the program has already called disconnect
                 CmMad.cancelTimer(id);
-                sendDrep(a, id.dgid, id.localCommId, id.remoteCommId, tid);
+                sendDrep(a, id.dgid, id.conn.localCommId, id.conn.remoteCommId, tid);
                 enterTimewait(id, 0, dreq.privateData());
             }
-            case TIMEWAIT -> sendDrep(a, id.dgid, id.localCommId, id.remoteCommId, tid);
+            case TIMEWAIT -> sendDrep(a, id.dgid, id.conn.localCommId, id.conn.remoteCommId, tid);
             case DREQ_RCVD -> { // a repeated DREQ: the program has not answered yet
             }
             default -> engine.auth.drop(a, MadHeader.ATTR_DREQ);

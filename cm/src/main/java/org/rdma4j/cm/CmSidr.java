@@ -32,24 +32,24 @@ final class CmSidr {
 
     void connect(CmId id, ConnParam p) {
         p.checkPrivateData(ConnParam.MAX_SIDR_REQ_PRIVATE_DATA, CmWords.where("connect (UD) to", id.remote, id.local));
-        id.localCommId = engine.auth.newLocalId(id);
-        id.tid = CmProtocol.newTid(id);
+        id.conn.localCommId = engine.auth.newLocalId(id);
+        id.conn.tid = CmProtocol.newTid(id);
         MemorySegment m = id.agent.tx;
-        sidrReq.wrap(m).clearAndInit(id.tid);
-        sidrReq.requestId(id.localCommId).pkey(0xFFFF).serviceId(id.ps.serviceId(id.remote.getPort()));
+        sidrReq.wrap(m).clearAndInit(id.conn.tid);
+        sidrReq.requestId(id.conn.localCommId).pkey(0xFFFF).serviceId(id.ps.serviceId(id.remote.getPort()));
         CmaHeader.write(m, SidrReq.PRIVATE_DATA_OFFSET, id.local.getAddress(), id.local.getPort(),
                 id.remote.getAddress());
         byte[] user = p.rawPrivateData();
         MemorySegment.copy(user, 0, m, ValueLayout.JAVA_BYTE, SidrReq.PRIVATE_DATA_OFFSET + CmaHeader.LENGTH,
                 user.length);
         id.state = State.REQ_SENT;
-        id.retriesLeft = id.maxCmRetries;
+        id.conn.retriesLeft = id.maxCmRetries;
         CmMad.sendRequest(id, CmMad.cmTimeNs(id.responseTimeout) + CmMad.cmTimeNs(id.ackTimeout));
     }
 
     void sendRep(CmId id, int status, byte[] pd, int qpn) {
-        sidrRep.wrap(id.agent.tx).clearAndInit(id.tid);
-        sidrRep.requestId(id.remoteCommId).status(status).qpn(qpn).serviceId(id.ps.serviceId(id.local.getPort()))
+        sidrRep.wrap(id.agent.tx).clearAndInit(id.conn.tid);
+        sidrRep.requestId(id.conn.remoteCommId).status(status).qpn(qpn).serviceId(id.ps.serviceId(id.local.getPort()))
                 .qkey(CmId.UDP_QKEY).setPrivateData(pd, 0, pd.length);
         CmMad.sendAndRemember(id); // a repeated SIDR_REQ gets the same answer
     }
@@ -59,7 +59,7 @@ final class CmSidr {
         long tid = MadHeader.transactionId(mad);
         CmId dup = engine.auth.byRemote(from.gid, sidrReq.requestId());
         if (dup != null) {
-            if (dup.state != State.REQ_RCVD && dup.lastMad != null) {
+            if (dup.state != State.REQ_RCVD && dup.conn.lastMad != null) {
                 CmMad.resend(dup);
             }
             return;
@@ -87,10 +87,10 @@ final class CmSidr {
         c.portNum = a.portNum;
         c.gidIndex = a.gidIndex;
         c.sgid = a.context.queryGid(a.portNum, a.gidIndex);
-        c.caGuid = dev.guid();
+        c.conn.caGuid = dev.guid();
         c.dgid = from.gid;
-        c.remoteCommId = sidrReq.requestId();
-        c.tid = tid;
+        c.conn.remoteCommId = sidrReq.requestId();
+        c.conn.tid = tid;
         c.listener = l;
         InetAddress srcAddr = CmaHeader.srcAddress(mad, SidrReq.PRIVATE_DATA_OFFSET);
         int srcPort = CmaHeader.port(mad, SidrReq.PRIVATE_DATA_OFFSET);
@@ -125,12 +125,12 @@ final class CmSidr {
             engine.ended(id);
             return;
         }
-        id.remoteQpn = sidrRep.qpn();
+        id.conn.remoteQpn = sidrRep.qpn();
         engine.unindex(id); // resolved: nothing more comes for this request
         id.state = State.ESTABLISHED;
         if (!id.userClosed) {
             id.channel.post(new CmEvent(id.channel, CmEventType.ESTABLISHED, 0, id, null, pd,
-                    new ConnParam().qpNum(id.remoteQpn), ahAttr(id), sidrRep.qkey()));
+                    new ConnParam().qpNum(id.conn.remoteQpn), ahAttr(id), sidrRep.qkey()));
         }
     }
 }

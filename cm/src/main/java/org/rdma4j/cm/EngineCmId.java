@@ -146,6 +146,6 @@ final class EngineCmId implements CmBackend {
 
     @Override
     public String describe(CmId id) {
-        return "CmId[" + id.ps + ", comm id 0x" + Integer.toHexString(id.localCommId) + "]";
+        return "CmId[" + id.ps + ", comm id 0x" + Integer.toHexString(id.conn.localCommId) + "]";
     }
 }
