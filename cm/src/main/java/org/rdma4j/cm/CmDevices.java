@@ -150,4 +150,14 @@ final class CmDevices {
         id.sgid = m.gid();
         id.conn.caGuid = m.device().guid();
     }
+
+    /** A received request's new id on the port the request came to: that agent and the device's context, counted. */
+    void attachRequest(CmId c, CmAgent a, Device dev) {
+        c.agent = a;
+        a.refs++;
+        a.members.add(c);
+        c.context = acquireContext(dev);
+        c.deviceName = a.deviceName;
+        c.portNum = a.portNum;
+    }
 }

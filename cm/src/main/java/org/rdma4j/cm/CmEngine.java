@@ -26,12 +26,15 @@ import org.rdma4j.verbs.VerbsException;
 import org.rdma4j.verbs.spi.GsiPort;
 
 /**
- * The IB CM protocol engine behind every {@link CmId}: the active and passive connection state machines
- * (IBTA vol. 1 ch. 12, as the kernel's cm.c runs them), the listener table, the per-port
- * {@link CmAgent}s and the shared device contexts; {@link CmMessageAuth} decides which connection, if
- * any, a received message may change. One lock guards all of it: API calls and the agents'
- * receive threads take it, and nothing under it blocks (sends are UD datagrams, QP modifies are local).
- * Lock order: engine, then an event channel's lock.
+ * The Java connection manager behind every {@link CmId} its own CM does not serve, as cma.c sits over
+ * cm.c: rdma_cm's calls (bind, resolve, listen, connect, accept, reject, disconnect, destroy, ...) with
+ * their checks, the events they post, and what a lost port does to its ids. Beside it, one job each:
+ * {@link CmPorts} (ids by port space and port, the listener lookup), {@link CmDevices} (shared device
+ * contexts and the per-port {@link CmAgent}s), {@link CmProtocol} (the IB CM protocol, IBTA vol. 1
+ * ch. 12, as cm.c runs it), {@link CmSidr} (SIDR), {@link CmMad} (send window, retries, timers, as
+ * mad.c), {@link CmMessageAuth} (which connection, if any, a received message may change). One lock
+ * guards all of it: API calls and the agents' receive threads take it, and nothing under it blocks
+ * (sends are UD datagrams, QP modifies are local). Lock order: engine, then an event channel's lock.
  */
 final class CmEngine {
     static final CmEngine INSTANCE = new CmEngine();

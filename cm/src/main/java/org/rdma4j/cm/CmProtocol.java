@@ -325,12 +325,7 @@ final class CmProtocol {
                 // keep the agent's GID
             }
         }
-        c.agent = a;
-        a.refs++;
-        a.members.add(c);
-        c.context = engine.devices.acquireContext(dev);
-        c.deviceName = a.deviceName;
-        c.portNum = a.portNum;
+        engine.devices.attachRequest(c, a, dev);
         c.gidIndex = gidIndex;
         c.sgid = gidIndex == a.gidIndex ? a.gsi.localGid() : a.context.queryGid(a.portNum, gidIndex);
         c.conn.caGuid = dev.guid();

@@ -79,12 +79,7 @@ final class CmSidr {
         c.maxCmRetries = l.maxCmRetries;
         c.ackTimeout = l.ackTimeout;
         Device dev = a.context.device(); // not Verbs.device: a provider lookup per MAD, under the lock
-        c.agent = a;
-        a.refs++;
-        a.members.add(c);
-        c.context = engine.devices.acquireContext(dev);
-        c.deviceName = a.deviceName;
-        c.portNum = a.portNum;
+        engine.devices.attachRequest(c, a, dev);
         c.gidIndex = a.gidIndex;
         c.sgid = a.context.queryGid(a.portNum, a.gidIndex);
         c.conn.caGuid = dev.guid();
