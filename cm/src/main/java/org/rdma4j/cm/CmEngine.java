@@ -1,92 +1,60 @@
 // SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.cm;
 
-import static org.rdma4j.cm.CmQpAttrs.ahAttr;
-import static org.rdma4j.cm.CmQpAttrs.moveToRts;
 import static org.rdma4j.cm.CmQpAttrs.qpToError;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.EnumSet;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import org.rdma4j.cm.CmId.State;
-import org.rdma4j.cm.wire.CmDrep;
-import org.rdma4j.cm.wire.CmDreq;
-import org.rdma4j.cm.wire.CmMra;
 import org.rdma4j.cm.wire.CmRej;
-import org.rdma4j.cm.wire.CmRep;
-import org.rdma4j.cm.wire.CmReq;
-import org.rdma4j.cm.wire.CmRtu;
-import org.rdma4j.cm.wire.CmaHeader;
-import org.rdma4j.cm.wire.MadCheck;
-import org.rdma4j.cm.wire.MadHeader;
-import org.rdma4j.cm.wire.ServiceId;
 import org.rdma4j.cm.wire.SidrRep;
-import org.rdma4j.cm.wire.SidrReq;
-import org.rdma4j.verbs.Context;
-import org.rdma4j.verbs.Device;
 import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.Gid;
 import org.rdma4j.verbs.ProtectionDomain;
 import org.rdma4j.verbs.QpAttr;
 import org.rdma4j.verbs.QpInitAttr;
 import org.rdma4j.verbs.QpState;
-import org.rdma4j.verbs.QpType;
 import org.rdma4j.verbs.QueuePair;
-import org.rdma4j.verbs.Verbs;
 import org.rdma4j.verbs.VerbsException;
 import org.rdma4j.verbs.spi.GsiPort;
 
 /**
- * The IB CM protocol engine behind every {@link CmId}: the active and passive connection state machines
- * (IBTA vol. 1 ch. 12, as the kernel's cm.c runs them), the listener table, the per-port
- * {@link CmAgent}s and the shared device contexts; {@link CmMessageAuth} decides which connection, if
- * any, a received message may change. One lock guards all of it: API calls and the agents'
- * receive threads take it, and nothing under it blocks (sends are UD datagrams, QP modifies are local).
- * Lock order: engine, then an event channel's lock.
+ * The Java connection manager behind every {@link CmId} its own CM does not serve, as cma.c sits over
+ * cm.c: rdma_cm's calls (bind, resolve, listen, connect, accept, reject, disconnect, destroy, ...) with
+ * their checks, the events they post, and what a lost port does to its ids. Beside it, one job each:
+ * {@link CmPorts} (ids by port space and port, the listener lookup), {@link CmDevices} (shared device
+ * contexts and the per-port {@link CmAgent}s), {@link CmProtocol} (the IB CM protocol, IBTA vol. 1
+ * ch. 12, as cm.c runs it), {@link CmSidr} (SIDR), {@link CmMad} (send window, retries, timers, as
+ * mad.c), {@link CmMessageAuth} (which connection, if any, a received message may change). One lock
+ * guards all of it: API calls and the agents' receive threads take it, and nothing under it blocks
+ * (sends are UD datagrams, QP modifies are local). Lock order: engine, then an event channel's lock.
  */
 final class CmEngine {
     static final CmEngine INSTANCE = new CmEngine();
 
     private static final int DEFAULT_BACKLOG = 1024;
-    private static final int EPHEMERAL_LOW = 32768;
-    private static final int EPHEMERAL_HIGH = 60999;
-
-    private static final class DeviceRef {
-        final Context ctx;
-        int refs;
-
-        DeviceRef(Context ctx) {
-            this.ctx = ctx;
-        }
-    }
 
     final ReentrantLock lock = new ReentrantLock();
     volatile GsiOpener opener = GsiOpener.PROVIDER;
 
     /** Finds the connection a received message speaks for, and drops and counts the rest. */
     final CmMessageAuth auth = new CmMessageAuth();
-    private final Map<Long, List<CmId>> ports = new HashMap<>();
-    private final Map<String, CmAgent> agents = new HashMap<>();
-    private final Map<String, DeviceRef> contexts = new HashMap<>();
-    private int nextPort = EPHEMERAL_LOW + ThreadLocalRandom.current().nextInt(EPHEMERAL_HIGH - EPHEMERAL_LOW);
+    /** The ids by port space and port (cma.c's bind lists). */
+    final CmPorts ports = new CmPorts();
+    /** The device contexts and per-port agents the ids share. */
+    final CmDevices devices = new CmDevices(this);
 
-    private final CmReq req = new CmReq();
-    private final CmRep rep = new CmRep();
-    private final CmRtu rtu = new CmRtu();
-    private final CmRej rej = new CmRej();
-    private final CmMra mra = new CmMra();
-    private final CmDreq dreq = new CmDreq();
-    private final CmDrep drep = new CmDrep();
-    private final SidrReq sidrReq = new SidrReq();
-    private final SidrRep sidrRep = new SidrRep();
+    /** The IB CM protocol: its messages, their handlers and timeouts (cm.c). */
+    private final CmProtocol cm = new CmProtocol(this);
+    /** Service id resolution for UD ids (SIDR, cm.c's sidr handlers). */
+    final CmSidr sidr = new CmSidr(this);
 
     private CmEngine() {
     }
@@ -100,185 +68,47 @@ final class CmEngine {
         }
     }
 
-    /**
-     * {@return agent counters for tests and tools: malformed, unmatched, send errors, requests that waited
-     * for a flow slot, turns with MADs, MADs taken in them}
-     */
-    long[] agentCounters(String deviceName, int portNum) {
-        return read(() -> {
-            CmAgent a = agents.get(deviceName + "/" + portNum);
-            return a == null ? null : new long[] {a.malformed, a.unmatched, a.sendErrors, a.deferred, a.turns, a.taken};
-        });
-    }
-
     /** {@return how many connections the protocol tables hold (a test checks that none leak)} */
     int connectionCount() {
         return read(auth::size);
     }
 
-    /** {@return how many agents are open (a test checks that they go with their last id)} */
-    int agentCount() {
-        return read(agents::size);
-    }
-
-    // ---------------------------------------------------------------- device contexts and agents
-
-    /** The devices address resolution scans, and when they were listed (guarded by lock). */
-    private List<Device> deviceList = List.of();
-    private long deviceListNs;
-
-    /**
-     * The devices to resolve addresses on, those the engine has open first. {@link Verbs#devices()}
-     * asks every provider (a service lookup, libibverbs' device list) and costs milliseconds, under
-     * the engine's lock, so the list is kept for a second; {@code fresh} lists them again (a lookup that
-     * found nothing in the kept list tries once more with a fresh one: a device made just now is found).
-     */
-    List<Device> devicesForResolve(boolean fresh) {
-        lock.lock();
-        try {
-            long now = System.nanoTime();
-            if (fresh || deviceList.isEmpty() || now - deviceListNs > 1_000_000_000L) {
-                deviceList = List.copyOf(Verbs.devices());
-                deviceListNs = now;
-            }
-            List<Device> open = new ArrayList<>(deviceList.size());
-            List<Device> rest = new ArrayList<>();
-            for (Device d : deviceList) {
-                (contexts.containsKey(d.name()) ? open : rest).add(d);
-            }
-            open.addAll(rest);
-            return open;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    Context acquireContext(Device d) {
-        lock.lock();
-        try {
-            DeviceRef r = contexts.get(d.name());
-            if (r == null) {
-                r = new DeviceRef(d.open());
-                contexts.put(d.name(), r);
-            }
-            r.refs++;
-            return r.ctx;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    void releaseContext(String name) {
-        lock.lock();
-        try {
-            DeviceRef r = contexts.get(name);
-            if (r != null && --r.refs <= 0) {
-                try {
-                    r.ctx.close();
-                    contexts.remove(name);
-                } catch (RuntimeException e) {
-                    r.refs = 0; // still in use (the program's PDs, CQs, QPs): kept open, tried again later
-                }
-            }
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    private CmAgent acquireAgent(Device d, int portNum, int gidIndex) {
-        String key = d.name() + "/" + portNum;
-        CmAgent a = agents.get(key);
-        if (a == null) {
-            Context ctx = acquireContext(d);
-            GsiPort gsi;
-            try {
-                gsi = opener.open(ctx, portNum, gidIndex);
-            } catch (RuntimeException e) {
-                releaseContext(d.name());
-                throw e;
-            }
-            a = new CmAgent(this, key, d.name(), ctx, gsi, portNum, gidIndex);
-            agents.put(key, a);
-            a.start();
-        }
-        a.refs++;
-        return a;
-    }
-
-    private void releaseAgent(CmAgent a) {
-        if (--a.refs <= 0 && agents.remove(a.key, a)) {
-            a.close();
-            releaseContext(a.deviceName);
-        }
-    }
-
-    /** Binds {@code id} to a device port: its context, GID and agent. */
-    private void attach(CmId id, DeviceMatch m) {
-        CmAgent a = acquireAgent(m.device(), m.portNum(), m.gidIndex());
-        id.agent = a;
-        a.members.add(id);
-        id.context = acquireContext(m.device());
-        id.deviceName = m.device().name();
-        id.portNum = m.portNum();
-        id.gidIndex = m.gidIndex();
-        id.sgid = m.gid();
-        id.caGuid = m.device().guid();
-    }
-
-    // ---------------------------------------------------------------- ports
-
-    private static long portKey(PortSpace ps, int port) {
-        return (long) ps.value() << 16 | port;
-    }
-
-    private void bindPort(CmId id, InetAddress addr, int port) {
-        if (port == 0) {
-            for (int i = 0; i <= EPHEMERAL_HIGH - EPHEMERAL_LOW; i++) {
-                int p = nextPort++;
-                if (nextPort > EPHEMERAL_HIGH) {
-                    nextPort = EPHEMERAL_LOW;
-                }
-                if (!ports.containsKey(portKey(id.ps, p))) {
-                    port = p;
-                    break;
-                }
-            }
-            if (port == 0) {
-                throw CmWords.portInUse(addr, 0, id.ps, null);
-            }
-        } else {
-            for (CmId other : ports.getOrDefault(portKey(id.ps, port), List.of())) {
-                InetAddress o = other.local.getAddress();
-                if (DeviceMatch.isWildcard(o) || DeviceMatch.isWildcard(addr) || o.equals(addr)) {
-                    throw CmWords.portInUse(addr, port, id.ps, other.local);
-                }
-            }
-        }
-        ports.computeIfAbsent(portKey(id.ps, port), k -> new ArrayList<>()).add(id);
-        id.ownsPortBinding = true;
-        id.local = new InetSocketAddress(addr, port);
-    }
-
-    private void unbindPort(CmId id) {
-        if (id.ownsPortBinding) {
-            id.ownsPortBinding = false;
-            long key = portKey(id.ps, id.local.getPort());
-            List<CmId> l = ports.get(key);
-            if (l != null) {
-                l.remove(id);
-                if (l.isEmpty()) {
-                    ports.remove(key);
-                }
-            }
-        }
-    }
-
     // ---------------------------------------------------------------- the API
 
-    private static void checkOpen(CmId id, String step) {
-        if (id.userClosed) {
-            throw CmWords.closed(id, step);
+    /**
+     * The opening every rdma_cm call on {@code id} shares: the engine's lock, EBADF once the id is closed
+     * ({@link CmWords#closed}), and, with {@code in}, EINVAL unless the id is in one of those states
+     * ({@link CmWords#wrongState}); then {@code body}, under the lock.
+     */
+    private <T> T call(CmId id, String step, EnumSet<State> in, Supplier<T> body) {
+        lock.lock();
+        try {
+            if (id.userClosed) {
+                throw CmWords.closed(id, step);
+            }
+            if (in != null && !in.contains(id.state)) {
+                throw CmWords.wrongState(id, step);
+            }
+            return body.get();
+        } finally {
+            lock.unlock();
         }
+    }
+
+    /** As {@link #call}, for a call that returns nothing. */
+    private void run(CmId id, String step, EnumSet<State> in, Runnable body) {
+        call(id, step, in, () -> {
+            body.run();
+            return null;
+        });
+    }
+
+    /** {@code body} under the engine's lock (a call with no opening checks: safe once closed too). */
+    private void run(Runnable body) {
+        read(() -> {
+            body.run();
+            return null;
+        });
     }
 
     private static VerbsException wrongState(CmId id, String step) {
@@ -289,27 +119,18 @@ final class CmEngine {
         if (value < 0 || value > max) {
             throw CmWords.error(Errno.EINVAL, "set an option of", id, "the value must be 0.." + max + ", got " + value);
         }
-        lock.lock();
-        try {
-            checkOpen(id, "set an option of");
+        run(id, "set an option of", null, () -> {
             switch (which) {
                 case 0 -> id.responseTimeout = value;
                 case 1 -> id.maxCmRetries = value;
                 case 2 -> id.ackTimeout = value;
                 default -> id.minRnrTimer = value;
             }
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     void bindAddr(CmId id, InetSocketAddress addr) {
-        lock.lock();
-        try {
-            checkOpen(id, "bind to");
-            if (id.state != State.IDLE) {
-                throw wrongState(id, "bind to");
-            }
+        run(id, "bind to", EnumSet.of(State.IDLE), () -> {
             InetAddress a = addr.getAddress();
             if (addr.isUnresolved() || a == null) {
                 throw CmWords.error(Errno.EINVAL, "bind to", null, addr, "the address is unresolved");
@@ -321,25 +142,21 @@ final class CmEngine {
                     throw CmWords.noDevice("bind to", addr);
                 }
             }
-            bindPort(id, a, addr.getPort());
+            ports.bind(id, a, addr.getPort());
             if (m != null) {
                 try {
-                    attach(id, m);
+                    devices.attach(id, m);
                 } catch (RuntimeException e) {
-                    unbindPort(id);
+                    ports.unbind(id);
                     throw e instanceof VerbsException v ? CmWords.naming(v, "bind to", addr) : e;
                 }
             }
             id.state = State.ADDR_BOUND;
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     void resolveAddr(CmId id, InetSocketAddress src, InetSocketAddress dst, int timeoutMs) {
-        lock.lock();
-        try {
-            checkOpen(id, "resolve address of");
+        run(id, "resolve address of", null, () -> {
             if (dst.isUnresolved() || timeoutMs < 0) {
                 throw CmWords.error(Errno.EINVAL, "resolve address of", dst, null, "unresolved, or timeout < 0: " + timeoutMs);
             }
@@ -358,7 +175,7 @@ final class CmEngine {
                     return;
                 }
                 try {
-                    attach(id, m);
+                    devices.attach(id, m);
                 } catch (VerbsException e) {
                     new SourceRoute(null, e.errno(), "the device of the route cannot carry it: " + e.getMessage()).postError(id);
                     return;
@@ -368,7 +185,7 @@ final class CmEngine {
                 return;
             }
             if (!id.ownsPortBinding) {
-                bindPort(id, id.sgid.toInetAddress(), 0);
+                ports.bind(id, id.sgid.toInetAddress(), 0);
             } else if (DeviceMatch.isWildcard(id.local.getAddress())) {
                 id.local = new InetSocketAddress(id.sgid.toInetAddress(), id.local.getPort());
             }
@@ -376,18 +193,11 @@ final class CmEngine {
             id.dgid = Gid.of(to);
             id.state = State.ADDR_RESOLVED;
             post(id, CmEventType.ADDR_RESOLVED, 0, null, null, null);
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     void resolveRoute(CmId id, int timeoutMs) {
-        lock.lock();
-        try {
-            checkOpen(id, "resolve route to");
-            if (id.state != State.ADDR_RESOLVED && id.state != State.ROUTE_RESOLVED) {
-                throw wrongState(id, "resolve route to");
-            }
+        run(id, "resolve route to", EnumSet.of(State.ADDR_RESOLVED, State.ROUTE_RESOLVED), () -> {
             // RoCE: the path is the GID pair; the port must still be up
             if (id.context.queryPort(id.portNum).state() != org.rdma4j.verbs.PortState.ACTIVE) {
                 post(id, CmEventType.ROUTE_ERROR, -Errno.ENODEV, null, null, null);
@@ -395,17 +205,13 @@ final class CmEngine {
             }
             id.state = State.ROUTE_RESOLVED;
             post(id, CmEventType.ROUTE_RESOLVED, 0, null, null, null);
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     void listen(CmId id, int backlog) {
-        lock.lock();
-        try {
-            checkOpen(id, "listen on");
+        run(id, "listen on", null, () -> {
             if (id.state == State.IDLE) {
-                bindPort(id, new InetSocketAddress(0).getAddress(), 0);
+                ports.bind(id, new InetSocketAddress(0).getAddress(), 0);
                 id.state = State.ADDR_BOUND;
             }
             if (id.state != State.ADDR_BOUND) {
@@ -415,7 +221,7 @@ final class CmEngine {
                 List<CmAgent> opened = new ArrayList<>();
                 for (DeviceMatch m : DeviceMatch.all(this)) {
                     try {
-                        CmAgent a = acquireAgent(m.device(), m.portNum(), m.gidIndex());
+                        CmAgent a = devices.acquireAgent(m.device(), m.portNum(), m.gidIndex());
                         a.members.add(id);
                         opened.add(a);
                     } catch (RuntimeException e) {
@@ -429,15 +235,11 @@ final class CmEngine {
             }
             id.backlog = backlog <= 0 ? DEFAULT_BACKLOG : backlog;
             id.state = State.LISTEN;
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     QueuePair createQp(CmId id, ProtectionDomain pd, QpInitAttr attr) {
-        lock.lock();
-        try {
-            checkOpen(id, "create QP for");
+        return call(id, "create QP for", null, () -> {
             if (id.context == null || id.state == State.LISTEN) {
                 throw CmWords.error(Errno.EINVAL, "create QP for", id, "the id is not bound to a device yet (resolve it first)");
             }
@@ -467,52 +269,36 @@ final class CmEngine {
             }
             id.qp = qp;
             return qp;
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     void joinMulticast(CmId id, InetAddress group, MulticastJoinFlag flag, Object context) {
-        lock.lock();
-        try {
+        run(() -> {
             CmMulticast.join(this, id, group, flag, context);
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     void leaveMulticast(CmId id, InetAddress group) {
-        lock.lock();
-        try {
+        run(() -> {
             CmMulticast.leave(id, group);
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     void destroyQp(CmId id) {
-        lock.lock();
-        try {
+        run(() -> {
             CmMulticast.leaveAll(id); // an attached QP cannot be destroyed
             QueuePair qp = id.qp;
             if (qp != null) {
                 qp.close();
                 id.qp = null;
             }
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     void connect(CmId id, ConnParam p) {
-        lock.lock();
-        try {
-            checkOpen(id, "connect to");
-            if (id.state != State.ROUTE_RESOLVED) {
-                throw wrongState(id, "connect to");
-            }
+        run(id, "connect to", EnumSet.of(State.ROUTE_RESOLVED), () -> {
             if (id.ps == PortSpace.UDP) {
-                connectUd(id, p);
+                sidr.connect(id, p);
                 return;
             }
             p.checkPrivateData(ConnParam.MAX_REQ_PRIVATE_DATA, CmWords.where("connect to", id.remote, id.local));
@@ -520,53 +306,19 @@ final class CmEngine {
             if (qpn == 0) {
                 throw CmWords.error(Errno.EINVAL, "connect to", id, "needs the id's QP or ConnParam.qpNum");
             }
-            id.localQpn = qpn; // id.localPsn was chosen when the REQ came (initQpAttr may have used it)
-            id.responderResources = p.responderResources();
-            id.initiatorDepth = p.initiatorDepth();
-            id.retryCount = p.retryCount();
-            id.rnrRetryCount = p.rnrRetryCount();
-            id.pathMtu = id.context.queryPort(id.portNum).activeMtu().value();
-            id.localCommId = auth.newLocalId(id);
-            id.tid = newTid(id);
-            MemorySegment m = id.agent.tx;
-            req.wrap(m).clearAndInit(id.tid);
-            byte[] lg = id.sgid.bytes();
-            byte[] rg = id.dgid.bytes();
-            req.localCommId(id.localCommId).serviceId(id.ps.serviceId(id.remote.getPort())).localCaGuid(id.caGuid)
-                    .localQkey(0).localQpn(qpn).responderResources(p.responderResources())
-                    .initiatorDepth(p.initiatorDepth()).remoteCmResponseTimeout(id.responseTimeout)
-                    .transportServiceType(CmReq.TRANSPORT_RC).flowControl(p.flowControl()).startingPsn(id.localPsn)
-                    .localCmResponseTimeout(id.responseTimeout).retryCount(p.retryCount()).pkey(0xFFFF)
-                    .pathMtu(id.pathMtu).rnrRetryCount(p.rnrRetryCount()).maxCmRetries(id.maxCmRetries)
-                    .srq(p.srq()).primaryLocalLid(0xFFFF).primaryRemoteLid(0xFFFF).primaryLocalGidSet(lg)
-                    .primaryRemoteGidSet(rg).primaryHopLimit(CmQpAttrs.HOP_LIMIT).primaryLocalAckTimeout(id.ackTimeout);
-            byte[] user = p.rawPrivateData();
-            CmaHeader.write(m, CmReq.PRIVATE_DATA_OFFSET, id.local.getAddress(), id.local.getPort(),
-                    id.remote.getAddress());
-            MemorySegment.copy(user, 0, m, ValueLayout.JAVA_BYTE, CmReq.PRIVATE_DATA_OFFSET + CmaHeader.LENGTH,
-                    user.length);
-            id.state = State.REQ_SENT;
-            id.retriesLeft = id.maxCmRetries;
-            sendRequest(id, cmTimeNs(id.responseTimeout) + cmTimeNs(id.ackTimeout));
-        } finally {
-            lock.unlock();
-        }
+            cm.sendReq(id, p, qpn);
+        });
     }
 
     void accept(CmId id, ConnParam p) {
-        lock.lock();
-        try {
-            checkOpen(id, "accept from");
-            if (id.state != State.REQ_RCVD) {
-                throw wrongState(id, "accept from");
-            }
+        run(id, "accept from", EnumSet.of(State.REQ_RCVD), () -> {
             if (id.ps == PortSpace.UDP) {
                 p.checkPrivateData(ConnParam.MAX_SIDR_REP_PRIVATE_DATA, CmWords.where("accept (UD) from", id.remote, id.local));
                 int qpn = id.qp != null ? id.qp.qpn() : p.qpNum();
                 if (qpn == 0) {
                     throw CmWords.error(Errno.EINVAL, "accept from", id, "needs the id's QP or ConnParam.qpNum");
                 }
-                sendSidrRep(id, SidrRep.STATUS_SUCCESS, p.rawPrivateData(), qpn);
+                sidr.sendRep(id, SidrRep.STATUS_SUCCESS, p.rawPrivateData(), qpn);
                 id.state = State.ESTABLISHED;
                 return;
             }
@@ -575,36 +327,12 @@ final class CmEngine {
             if (qpn == 0) {
                 throw CmWords.error(Errno.EINVAL, "accept from", id, "needs the id's QP or ConnParam.qpNum");
             }
-            id.localQpn = qpn; // id.localPsn was chosen when the REQ came (initQpAttr may have used it)
-            id.responderResources = p.responderResources();
-            id.initiatorDepth = p.initiatorDepth();
-            if (id.qp != null) {
-                // the passive side's RTS uses the retry counts the REQ asked for (cm.c does the same)
-                moveToRts(id, id.remoteAckTimeout != 0 ? id.remoteAckTimeout : id.ackTimeout);
-            }
-            MemorySegment m = id.agent.tx;
-            rep.wrap(m).clearAndInit(id.tid);
-            rep.localCommId(id.localCommId).remoteCommId(id.remoteCommId).localQkey(0).localQpn(qpn)
-                    .startingPsn(id.localPsn).responderResources(p.responderResources())
-                    .initiatorDepth(p.initiatorDepth()).flowControl(p.flowControl()).rnrRetryCount(p.rnrRetryCount())
-                    .srq(p.srq()).localCaGuid(id.caGuid);
-            byte[] user = p.rawPrivateData();
-            rep.setPrivateData(user, 0, user.length);
-            id.state = State.REP_SENT;
-            id.retriesLeft = id.peerMaxCmRetries;
-            sendRequest(id, cmTimeNs(id.peerResponseTimeout) + cmTimeNs(id.ackTimeout));
-        } finally {
-            lock.unlock();
-        }
+            cm.sendRep(id, p, qpn);
+        });
     }
 
     void reject(CmId id, byte[] pd) {
-        lock.lock();
-        try {
-            checkOpen(id, "reject");
-            if (id.state != State.REQ_RCVD) {
-                throw wrongState(id, "reject");
-            }
+        run(id, "reject", EnumSet.of(State.REQ_RCVD), () -> {
             if (pd.length > ConnParam.MAX_REJ_PRIVATE_DATA) {
                 throw CmWords.error(Errno.EINVAL, "reject", id, "a REJ carries at most " + ConnParam.MAX_REJ_PRIVATE_DATA
                         + " bytes of private data, got " + pd.length);
@@ -614,105 +342,57 @@ final class CmEngine {
                     throw CmWords.error(Errno.EINVAL, "reject", id, "a UD reject carries at most "
                             + ConnParam.MAX_SIDR_REP_PRIVATE_DATA + " bytes of private data");
                 }
-                sendSidrRep(id, SidrRep.STATUS_REJECT, pd, 0);
+                sidr.sendRep(id, SidrRep.STATUS_REJECT, pd, 0);
                 id.state = State.DONE; // stays indexed: a repeated SIDR_REQ gets the same answer
                 return;
             }
-            sendRej(id, CmRej.REASON_CONSUMER_DEFINED, CmRej.MSG_REQ, pd);
+            cm.sendRej(id, CmRej.REASON_CONSUMER_DEFINED, CmRej.MSG_REQ, pd);
             id.state = State.DONE;
             unindex(id);
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     void establish(CmId id) {
-        lock.lock();
-        try {
-            checkOpen(id, "establish with");
-            if (id.state != State.REP_RCVD) {
-                throw wrongState(id, "establish with");
-            }
-            sendRtu(id);
+        run(id, "establish with", EnumSet.of(State.REP_RCVD), () -> {
+            cm.sendRtu(id);
             id.state = State.ESTABLISHED;
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     void disconnect(CmId id) {
-        lock.lock();
-        try {
-            checkOpen(id, "disconnect from");
+        run(id, "disconnect from", null, () -> {
             if (id.ps == PortSpace.UDP) {
                 return; // a UD id has no connection to take down
             }
             switch (id.state) {
-                case ESTABLISHED, REP_SENT, REP_RCVD -> startDisconnect(id);
-                case DREQ_RCVD -> answerDreq(id, true);
+                case ESTABLISHED, REP_SENT, REP_RCVD -> cm.startDisconnect(id);
+                case DREQ_RCVD -> cm.answerDreq(id, true);
                 case DREQ_SENT, TIMEWAIT, DONE -> {
                     // already disconnected or disconnecting
                 }
                 default -> throw wrongState(id, "disconnect from");
             }
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     void destroy(CmId id) {
-        lock.lock();
-        try {
+        run(() -> {
             if (id.userClosed) {
                 return;
             }
             CmMulticast.leaveAll(id);
             id.userClosed = true;
-            switch (id.ps == PortSpace.UDP && id.state != State.REQ_RCVD ? State.IDLE : id.state) {
-                case REQ_RCVD -> {
-                    if (id.ps == PortSpace.UDP) {
-                        sendSidrRep(id, SidrRep.STATUS_REJECT, new byte[0], 0);
-                    } else {
-                        sendRej(id, CmRej.REASON_CONSUMER_DEFINED, CmRej.MSG_REQ, new byte[0]);
-                    }
-                }
-                case REQ_SENT -> {
-                    if (!id.deferred) { // a REQ still waiting for its slot never reached the peer
-                        sendRej(id, CmRej.REASON_TIMEOUT, CmRej.MSG_REQ, new byte[0], guidAri(id));
-                    }
-                    qpToError(id);
-                }
-                case REP_RCVD -> {
-                    sendRej(id, CmRej.REASON_CONSUMER_DEFINED, CmRej.MSG_REP, new byte[0]);
-                    qpToError(id);
-                }
-                case REP_SENT -> {
-                    sendRej(id, CmRej.REASON_CONSUMER_DEFINED, CmRej.MSG_OTHER, new byte[0]);
-                    qpToError(id);
-                }
-                case ESTABLISHED -> { // as cm_destroy_id: one DREQ, no retries, and the id goes at once
-                    qpToError(id);
-                    buildDreq(id);
-                    id.agent.send(id.dgid);
-                }
-                case DREQ_RCVD -> answerDreq(id, false);
-                default -> {
-                }
-            }
+            cm.destroying(id);
             // nothing lingers: a destroyed id holds no device, whatever state it ended in (a late DREQ
             // for it is answered as for an unknown id)
             id.state = State.DESTROYED;
             unindex(id);
             release(id);
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     void migrate(CmId id, CmEventChannel to) {
-        lock.lock();
-        try {
-            checkOpen(id, "migrate");
+        run(id, "migrate", null, () -> {
             if (to.isClosed()) {
                 throw CmWords.error(Errno.EBADF, "migrate", id, "the event channel to migrate to is closed");
             }
@@ -722,175 +402,19 @@ final class CmEngine {
             }
             id.channel = to; // provider events post under this lock too: none slips past the move
             from.moveEventsOf(id, to);
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     void connectRequestTaken(CmId listener) {
         if (listener == null) {
             return;
         }
-        lock.lock();
-        try {
+        run(() -> {
             listener.pendingRequests--;
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     // ---------------------------------------------------------------- state machine helpers
-
-    private static long newTid(CmId id) {
-        return (long) id.localCommId << 32 | ThreadLocalRandom.current().nextInt() & 0xFFFF_FFFFL;
-    }
-
-    /** 4.096 us * 2^t, the IB timeout encoding. */
-    static long cmTimeNs(int t) {
-        return 4096L << Math.min(t, 31);
-    }
-
-    private void schedule(CmId id, long delayNs) {
-        id.timerGen++;
-        id.agent.timers.add(new CmAgent.Timer(System.nanoTime() + delayNs, id, id.timerGen));
-    }
-
-    /** Stops the id's timer: its request was answered or is given up, so its flow slot goes too. */
-    private void cancelTimer(CmId id) {
-        id.timerGen++;
-        releaseSlot(id);
-    }
-
-    /**
-     * Sends the request just built in the agent's tx buffer (REQ, REP, DREQ, SIDR_REQ) and arms its
-     * timer, if fewer than {@link CmAgent#WINDOW} requests of this port to the same peer are unanswered;
-     * otherwise it waits, without a timer, until an answer frees a slot. A peer's QP1 queue is finite
-     * (the soft device's holds 256 MADs, ib_mad posts 512 receives) and a burst beyond it is dropped and
-     * recovered only by the CM's retransmission seconds later; this keeps one port's burst to one peer
-     * within the window however fast the program connects, accepts or disconnects.
-     */
-    private void sendRequest(CmId id, long delayNs) {
-        CmAgent a = id.agent;
-        id.lastMad = a.tx.asSlice(0, GsiPort.MAD_SIZE).toArray(ValueLayout.JAVA_BYTE);
-        id.requestDelayNs = delayNs;
-        if (id.deferred) {
-            return; // still waiting for a slot: the newer request goes out in its place
-        }
-        if (!id.holdsSlot) {
-            CmAgent.Flow f = a.flows.computeIfAbsent(id.dgid, k -> new CmAgent.Flow());
-            if (f.inFlight >= CmAgent.WINDOW) {
-                id.deferred = true;
-                f.waiting.add(id);
-                a.deferred++;
-                return;
-            }
-            f.inFlight++;
-            id.holdsSlot = true;
-        }
-        a.send(id.dgid);
-        schedule(id, delayNs);
-    }
-
-    /** The id's request is answered or gone: its slot goes to the next request waiting for this peer. */
-    private void releaseSlot(CmId id) {
-        CmAgent a = id.agent;
-        if (a == null || (!id.holdsSlot && !id.deferred)) {
-            return;
-        }
-        CmAgent.Flow f = a.flows.get(id.dgid);
-        if (id.deferred) {
-            id.deferred = false;
-            if (f != null) {
-                f.waiting.remove(id);
-            }
-        } else {
-            id.holdsSlot = false;
-            if (f != null) {
-                f.inFlight--;
-                CmId next;
-                while (f.inFlight < CmAgent.WINDOW && (next = f.waiting.poll()) != null) {
-                    next.deferred = false;
-                    next.holdsSlot = true;
-                    f.inFlight++;
-                    MemorySegment.copy(next.lastMad, 0, a.txQueued, ValueLayout.JAVA_BYTE, 0, GsiPort.MAD_SIZE);
-                    a.send(a.txQueued, next.dgid);
-                    schedule(next, next.requestDelayNs);
-                }
-            }
-        }
-        if (f != null && f.inFlight == 0 && f.waiting.isEmpty()) {
-            a.flows.remove(id.dgid);
-        }
-    }
-
-    private void sendAndRemember(CmId id) {
-        id.lastMad = id.agent.tx.asSlice(0, GsiPort.MAD_SIZE).toArray(ValueLayout.JAVA_BYTE);
-        id.agent.send(id.dgid);
-    }
-
-    private void resend(CmId id) {
-        MemorySegment.copy(id.lastMad, 0, id.agent.tx, ValueLayout.JAVA_BYTE, 0, GsiPort.MAD_SIZE);
-        id.agent.send(id.dgid);
-    }
-
-    private void sendRtu(CmId id) {
-        rtu.wrap(id.agent.tx).clearAndInit(newTid(id));
-        rtu.localCommId(id.localCommId).remoteCommId(id.remoteCommId);
-        sendAndRemember(id); // kept: a duplicate REP (our RTU was lost) is answered with it
-    }
-
-    private void sendRej(CmId id, int reason, int msg, byte[] pd) {
-        sendRej(id, reason, msg, pd, null);
-    }
-
-    private void sendRej(CmId id, int reason, int msg, byte[] pd, byte[] ari) {
-        rej.wrap(id.agent.tx).clearAndInit(id.tid);
-        rej.localCommId(id.localCommId).remoteCommId(id.remoteCommId).messageRejected(msg).reason(reason);
-        if (ari != null) {
-            rej.ari(ari, ari.length);
-        }
-        rej.setPrivateData(pd, 0, pd.length);
-        id.agent.send(id.dgid);
-    }
-
-    private static byte[] guidAri(CmId id) {
-        return java.nio.ByteBuffer.allocate(8).putLong(id.caGuid).array(); // a timeout REJ's ARI: our CA GUID
-    }
-
-    private void buildDreq(CmId id) {
-        dreq.wrap(id.agent.tx).clearAndInit(newTid(id));
-        dreq.localCommId(id.localCommId).remoteCommId(id.remoteCommId).remoteQpn(id.remoteQpn);
-    }
-
-    /** rdma_disconnect (or destroy) after the peer's DREQ: the QP to ERROR, then the DREP (cma.c, cm.c). */
-    private void answerDreq(CmId id, boolean timewait) {
-        qpToError(id);
-        sendDrep(id.agent, id.dgid, id.localCommId, id.remoteCommId, id.tid);
-        if (timewait) {
-            id.state = State.TIMEWAIT; // DISCONNECTED came with the DREQ; TIMEWAIT_EXIT follows
-            schedule(id, cmTimeNs(id.ackTimeout));
-        }
-    }
-
-    private void startDisconnect(CmId id) {
-        qpToError(id);
-        buildDreq(id);
-        id.state = State.DREQ_SENT;
-        id.retriesLeft = id.maxCmRetries;
-        sendRequest(id, cmTimeNs(id.responseTimeout) + cmTimeNs(id.ackTimeout));
-    }
-
-    private void sendDrep(CmAgent a, Gid to, int localCommId, int remoteCommId, long tid) {
-        drep.wrap(a.tx).clearAndInit(tid);
-        drep.localCommId(localCommId).remoteCommId(remoteCommId);
-        a.send(to);
-    }
-
-    private void enterTimewait(CmId id, int status, byte[] pd) {
-        id.state = State.TIMEWAIT;
-        post(id, CmEventType.DISCONNECTED, status, null, pd, null);
-        schedule(id, cmTimeNs(id.ackTimeout));
-    }
 
     /**
      * rdma_init_qp_attr: the attributes that move a QP the program created itself (not through
@@ -900,19 +424,15 @@ final class CmEngine {
      * active id after CONNECT_RESPONSE or later). EINVAL in any other state.
      */
     QpAttr initQpAttr(CmId id, QpState state) {
-        lock.lock();
-        try {
-            checkOpen(id, "init QP attributes for");
+        return call(id, "init QP attributes for", null, () -> {
             if (id.context == null || id.state == State.LISTEN) {
                 throw CmWords.error(Errno.EINVAL, "init QP attributes for", id, "the id is not bound to a device yet (resolve it first)");
             }
             return CmQpAttrs.initQpAttr(id, state);
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
-    private void post(CmId id, CmEventType type, int status, CmId listenId, byte[] pd, ConnParam param) {
+    void post(CmId id, CmEventType type, int status, CmId listenId, byte[] pd, ConnParam param) {
         if (id.userClosed) {
             return;
         }
@@ -920,32 +440,32 @@ final class CmEngine {
     }
 
     /** Takes an id out of the protocol tables (no more MADs or timers reach it). */
-    private void unindex(CmId id) {
-        cancelTimer(id);
+    void unindex(CmId id) {
+        CmMad.cancelTimer(id);
         auth.unindex(id);
     }
 
     /** Gives back what a closed id held: its port, agents and device context. */
     private void release(CmId id) {
-        unbindPort(id);
+        ports.unbind(id);
         if (id.agent != null) {
             id.agent.members.remove(id);
-            releaseAgent(id.agent);
+            devices.releaseAgent(id.agent);
             id.agent = null;
         }
         for (CmAgent a : id.listenAgents) {
             a.members.remove(id);
-            releaseAgent(a);
+            devices.releaseAgent(a);
         }
         id.listenAgents = List.of();
         if (id.deviceName != null) {
-            releaseContext(id.deviceName);
+            devices.releaseContext(id.deviceName);
             id.deviceName = null;
         }
     }
 
     /** A connection that ended on its own (rejected, unreachable, time wait over). */
-    private void ended(CmId id) {
+    void ended(CmId id) {
         unindex(id);
         if (id.userClosed) {
             id.state = State.DESTROYED;
@@ -969,8 +489,8 @@ final class CmEngine {
                 return;
             }
             a.closing = true;
-            if (agents.remove(a.key, a)) {
-                releaseContext(a.deviceName);
+            if (devices.agents.remove(a.key, a)) {
+                devices.releaseContext(a.deviceName);
             }
             for (CmId id : new ArrayList<>(a.members)) {
                 if (id.agent == null && id.listenAgents.contains(a)) {
@@ -1002,8 +522,7 @@ final class CmEngine {
     long timerWait(CmAgent a, long maxNs) {
         lock.lock();
         try {
-            CmAgent.Timer t = a.timers.peek();
-            return t == null ? maxNs : Math.max(0, Math.min(maxNs, t.deadlineNs() - System.nanoTime()));
+            return CmMad.timerWait(a, maxNs);
         } finally {
             lock.unlock();
         }
@@ -1021,7 +540,7 @@ final class CmEngine {
                 int n = 0;
                 do {
                     try {
-                        dispatch(a, mad, from);
+                        cm.dispatch(a, mad, from);
                     } catch (RuntimeException e) {
                         a.malformed++; // whatever a MAD does, it must not take the agent down
                     }
@@ -1029,479 +548,10 @@ final class CmEngine {
                 a.turns++;
                 a.taken += n;
             }
-            long now = System.nanoTime();
-            CmAgent.Timer t;
-            while ((t = a.timers.peek()) != null && t.deadlineNs() - now <= 0) {
-                a.timers.poll();
-                if (t.gen() == t.id().timerGen) {
-                    try {
-                        fire(t.id());
-                    } catch (RuntimeException e) {
-                        a.sendErrors++;
-                    }
-                }
-            }
+            CmMad.fireDue(a, cm.timeout);
         } finally {
             lock.unlock();
         }
     }
 
-    private void fire(CmId id) {
-        switch (id.state) {
-            case REQ_SENT, REP_SENT -> {
-                if (id.retriesLeft-- > 0) {
-                    resend(id);
-                    schedule(id, id.state == State.REQ_SENT
-                            ? cmTimeNs(id.responseTimeout) + cmTimeNs(id.ackTimeout)
-                            : cmTimeNs(id.peerResponseTimeout) + cmTimeNs(id.ackTimeout));
-                } else {
-                    qpToError(id);
-                    if (id.state == State.REP_SENT) {
-                        sendRej(id, CmRej.REASON_TIMEOUT, CmRej.MSG_OTHER, new byte[0], guidAri(id));
-                    }
-                    post(id, CmEventType.UNREACHABLE, -Errno.ETIMEDOUT, null, null, null);
-                    ended(id);
-                }
-            }
-            case DREQ_SENT -> {
-                if (id.retriesLeft-- > 0) {
-                    resend(id);
-                    schedule(id, cmTimeNs(id.responseTimeout) + cmTimeNs(id.ackTimeout));
-                } else {
-                    releaseSlot(id);
-                    enterTimewait(id, -Errno.ETIMEDOUT, null);
-                }
-            }
-            case TIMEWAIT -> {
-                post(id, CmEventType.TIMEWAIT_EXIT, 0, null, null, null);
-                ended(id);
-            }
-            default -> {
-            }
-        }
-    }
-
-    private void dispatch(CmAgent a, MemorySegment mad, GsiPort.Source from) {
-        int attr = MadCheck.check(mad, GsiPort.MAD_SIZE);
-        int named = MadHeader.attributeId(mad);
-        if (attr == MadCheck.BAD_ATTRIBUTE && (named == MadHeader.ATTR_LAP || named == MadHeader.ATTR_APR)) {
-            auth.drop(a, named); // alternate paths are not offered: a LAP or APR changes nothing
-            return;
-        }
-        if (attr < 0) {
-            a.malformed++;
-            return;
-        }
-        switch (attr) {
-            case MadHeader.ATTR_REQ -> onReq(a, mad, from);
-            case MadHeader.ATTR_REP -> onRep(a, mad, from);
-            case MadHeader.ATTR_RTU -> onRtu(a, mad, from);
-            case MadHeader.ATTR_MRA -> onMra(a, mad, from);
-            case MadHeader.ATTR_REJ -> onRej(a, mad, from);
-            case MadHeader.ATTR_DREQ -> onDreq(a, mad, from);
-            case MadHeader.ATTR_DREP -> onDrep(a, mad, from);
-            case MadHeader.ATTR_SIDR_REQ -> onSidrReq(a, mad, from);
-            case MadHeader.ATTR_SIDR_REP -> onSidrRep(a, mad, from);
-            default -> auth.drop(a, attr);
-        }
-    }
-
-    private CmId findListener(int ps, int port, InetAddress dst) {
-        CmId wildcard = null;
-        for (PortSpace s : PortSpace.values()) {
-            if (s.value() != ps) {
-                continue;
-            }
-            for (CmId l : ports.getOrDefault(portKey(s, port), List.of())) {
-                if (l.state != State.LISTEN) {
-                    continue;
-                }
-                InetAddress la = l.local.getAddress();
-                if (DeviceMatch.isWildcard(la)) {
-                    wildcard = l;
-                } else if (la.equals(dst)) {
-                    return l;
-                }
-            }
-        }
-        return wildcard;
-    }
-
-    private void issueRej(CmAgent a, Gid to, long tid, int theirCommId, int reason) {
-        rej.wrap(a.tx).clearAndInit(tid);
-        rej.localCommId(0).remoteCommId(theirCommId).messageRejected(CmRej.MSG_REQ).reason(reason);
-        a.send(to);
-    }
-
-    private void onReq(CmAgent a, MemorySegment mad, GsiPort.Source from) {
-        req.wrap(mad);
-        long tid = MadHeader.transactionId(mad);
-        CmId dup = auth.byRemote(from.gid, req.localCommId());
-        if (dup != null) {
-            switch (dup.state) {
-                case REQ_RCVD -> sendMra(dup, CmMra.MSG_REQ); // still deciding: say so again
-                case REP_SENT -> resend(dup);  // our REP may be what was lost
-                default -> {
-                }
-            }
-            return;
-        }
-        long sid = req.serviceId();
-        int ps = ServiceId.portSpace(sid);
-        boolean hdr = ServiceId.carriesCmaHeader(sid);
-        InetAddress dstAddr = hdr ? CmaHeader.dstAddress(mad, CmReq.PRIVATE_DATA_OFFSET) : null;
-        CmId l = req.transportServiceType() == CmReq.TRANSPORT_RC
-                ? findListener(ps, ServiceId.port(sid), dstAddr) : null;
-        if (l == null) {
-            issueRej(a, from.gid, tid, req.localCommId(), CmRej.REASON_INVALID_SERVICE_ID);
-            return;
-        }
-        if (l.pendingRequests >= l.backlog) {
-            issueRej(a, from.gid, tid, req.localCommId(), CmRej.REASON_CONSUMER_DEFINED);
-            return;
-        }
-        CmId c = CmId.child(l);
-        c.responseTimeout = l.responseTimeout;
-        c.maxCmRetries = l.maxCmRetries;
-        c.ackTimeout = l.ackTimeout;
-        c.minRnrTimer = l.minRnrTimer;
-        Device dev = a.context.device(); // not Verbs.device: a provider lookup per MAD, under the lock
-        byte[] rg = new byte[16];
-        req.primaryRemoteGid(rg);
-        Gid ourGid = Gid.of(rg);
-        int gidIndex = a.gidIndex;
-        if (!ourGid.equals(a.gsi.localGid())) { // the agent's own GID is the common case: no search
-            try {
-                int n = a.context.queryPort(a.portNum).gidTblLen();
-                for (int i = 0; i < n; i++) {
-                    if (ourGid.equals(a.context.queryGid(a.portNum, i))) {
-                        gidIndex = i;
-                        break;
-                    }
-                }
-            } catch (RuntimeException e) {
-                // keep the agent's GID
-            }
-        }
-        c.agent = a;
-        a.refs++;
-        a.members.add(c);
-        c.context = acquireContext(dev);
-        c.deviceName = a.deviceName;
-        c.portNum = a.portNum;
-        c.gidIndex = gidIndex;
-        c.sgid = gidIndex == a.gidIndex ? a.gsi.localGid() : a.context.queryGid(a.portNum, gidIndex);
-        c.caGuid = dev.guid();
-        c.dgid = from.gid;
-        c.localCommId = auth.newLocalId(c);
-        c.remoteCommId = req.localCommId();
-        c.remoteCaGuid = req.localCaGuid();
-        c.tid = tid;
-        c.remoteQpn = req.localQpn();
-        c.remotePsn = req.startingPsn();
-        c.localPsn = ThreadLocalRandom.current().nextInt() & 0xFFFFFF; // ours, sent in the REP
-        c.pathMtu = Math.min(req.pathMtu(), a.context.queryPort(a.portNum).activeMtu().value());
-        c.responderResources = req.initiatorDepth();
-        c.initiatorDepth = req.responderResources();
-        c.retryCount = req.retryCount();
-        c.rnrRetryCount = req.rnrRetryCount();
-        c.remoteAckTimeout = req.primaryLocalAckTimeout();
-        c.peerResponseTimeout = req.localCmResponseTimeout();
-        c.peerMaxCmRetries = req.maxCmRetries();
-        c.listener = l;
-        auth.indexRemote(c);
-        byte[] pd;
-        if (hdr) {
-            InetAddress srcAddr = CmaHeader.srcAddress(mad, CmReq.PRIVATE_DATA_OFFSET);
-            c.local = new InetSocketAddress(dstAddr, ServiceId.port(sid));
-            c.remote = new InetSocketAddress(srcAddr, CmaHeader.port(mad, CmReq.PRIVATE_DATA_OFFSET));
-            pd = new byte[CmaHeader.REQ_USER_DATA_LENGTH];
-            MemorySegment.copy(mad, ValueLayout.JAVA_BYTE, CmReq.PRIVATE_DATA_OFFSET + CmaHeader.LENGTH, pd, 0,
-                    pd.length);
-        } else {
-            c.local = new InetSocketAddress(c.sgid.toInetAddress(), ServiceId.port(sid));
-            c.remote = new InetSocketAddress(from.gid.toInetAddress(), 0);
-            pd = req.privateData();
-        }
-        ConnParam param = new ConnParam().responderResources(req.responderResources())
-                .initiatorDepth(req.initiatorDepth()).retryCount(req.retryCount())
-                .rnrRetryCount(req.rnrRetryCount()).srq(req.srq()).flowControl(req.flowControl())
-                .qpNum(req.localQpn());
-        c.state = State.REQ_RCVD;
-        l.pendingRequests++;
-        if (!c.channel.post(new CmEvent(c.channel, CmEventType.CONNECT_REQUEST, 0, c, l, pd, param))) {
-            l.pendingRequests--;
-            sendRej(c, CmRej.REASON_CONSUMER_DEFINED, CmRej.MSG_REQ, new byte[0]);
-            c.userClosed = true;
-            ended(c);
-            return;
-        }
-        sendMra(c, CmMra.MSG_REQ);
-    }
-
-    /** An MRA for the peer's REQ or REP ({@code what}): the program has not answered yet. */
-    private void sendMra(CmId c, int what) {
-        mra.wrap(c.agent.tx).clearAndInit(c.tid);
-        mra.localCommId(c.localCommId).remoteCommId(c.remoteCommId).messageMraed(what)
-                .serviceTimeout(Math.min(31, c.responseTimeout + 4));
-        c.agent.send(c.dgid);
-    }
-
-    private void onMra(CmAgent a, MemorySegment mad, GsiPort.Source from) {
-        mra.wrap(mad);
-        CmId id = mra.messageMraed() == CmMra.MSG_REQ
-                ? auth.forLocal(a, from.gid, MadHeader.ATTR_MRA, mra.remoteCommId(), mra.localCommId())
-                : auth.forBoth(a, from.gid, MadHeader.ATTR_MRA, mra.remoteCommId(), mra.localCommId());
-        if (id == null) {
-            return;
-        }
-        if (id.state == State.REQ_SENT && mra.messageMraed() == CmMra.MSG_REQ) {
-            id.remoteCommId = mra.localCommId();
-            releaseSlot(id); // the peer's agent has taken the REQ
-            schedule(id, cmTimeNs(mra.serviceTimeout()) + cmTimeNs(id.ackTimeout));
-        } else if (id.state == State.REP_SENT && mra.messageMraed() == CmMra.MSG_REP) {
-            // the slot stays until the RTU: it bounds the RTUs the peer's program can send at once
-            schedule(id, cmTimeNs(mra.serviceTimeout()) + cmTimeNs(id.ackTimeout));
-        } else {
-            auth.drop(a, MadHeader.ATTR_MRA); // nothing waits for it: stale or forged
-        }
-    }
-
-    private void onRep(CmAgent a, MemorySegment mad, GsiPort.Source from) {
-        rep.wrap(mad);
-        CmId id = auth.forLocal(a, from.gid, MadHeader.ATTR_REP, rep.remoteCommId(), rep.localCommId());
-        if (id == null) {
-            return;
-        }
-        if (id.state == State.ESTABLISHED && id.listener == null) {
-            resend(id); // a duplicate REP: our RTU was lost
-            return;
-        }
-        if (id.state == State.REP_RCVD) {
-            sendMra(id, CmMra.MSG_REP); // a duplicate REP: the program has not established yet; wait longer (cma.c too)
-            return;
-        }
-        if (id.state != State.REQ_SENT) {
-            auth.drop(a, MadHeader.ATTR_REP);
-            return;
-        }
-        cancelTimer(id);
-        id.remoteCommId = rep.localCommId();
-        id.remoteCaGuid = rep.localCaGuid();
-        id.remoteQpn = rep.localQpn();
-        id.remotePsn = rep.startingPsn();
-        id.responderResources = rep.initiatorDepth();
-        id.initiatorDepth = rep.responderResources();
-        id.rnrRetryCount = rep.rnrRetryCount();
-        auth.indexRemote(id);
-        byte[] pd = rep.privateData();
-        ConnParam param = new ConnParam().responderResources(rep.responderResources())
-                .initiatorDepth(rep.initiatorDepth()).rnrRetryCount(rep.rnrRetryCount()).srq(rep.srq())
-                .flowControl(rep.flowControl()).qpNum(rep.localQpn());
-        if (id.qp == null) {
-            id.state = State.REP_RCVD;
-            post(id, CmEventType.CONNECT_RESPONSE, 0, null, pd, param);
-            return;
-        }
-        try {
-            moveToRts(id, id.ackTimeout);
-        } catch (RuntimeException e) {
-            int errno = e instanceof VerbsException v ? v.errno() : Errno.EINVAL;
-            sendRej(id, CmRej.REASON_CONSUMER_DEFINED, CmRej.MSG_REP, new byte[0]);
-            qpToError(id);
-            post(id, CmEventType.CONNECT_ERROR, -errno, null, null, null);
-            ended(id);
-            return;
-        }
-        sendRtu(id);
-        id.state = State.ESTABLISHED;
-        post(id, CmEventType.ESTABLISHED, 0, null, pd, param);
-    }
-
-    private void onRtu(CmAgent a, MemorySegment mad, GsiPort.Source from) {
-        rtu.wrap(mad);
-        CmId id = auth.forBoth(a, from.gid, MadHeader.ATTR_RTU, rtu.remoteCommId(), rtu.localCommId());
-        if (id != null && id.state == State.REP_SENT) {
-            cancelTimer(id);
-            id.state = State.ESTABLISHED;
-            post(id, CmEventType.ESTABLISHED, 0, null, rtu.privateData(), null);
-        } else if (id != null) {
-            auth.drop(a, MadHeader.ATTR_RTU);
-        }
-    }
-
-    private void onRej(CmAgent a, MemorySegment mad, GsiPort.Source from) {
-        rej.wrap(mad);
-        CmId id = auth.forRej(a, from.gid, rej);
-        if (id == null) {
-            return;
-        }
-        switch (id.state) {
-            case REQ_SENT, REP_RCVD, REQ_RCVD, REP_SENT -> {
-                qpToError(id);
-                post(id, CmEventType.REJECTED, rej.reason(), null, rej.privateData(), null);
-                ended(id);
-            }
-            case ESTABLISHED, DREQ_SENT, DREQ_RCVD -> {
-                // the peer dropped a connection we count as up (it was destroyed before our RTU came,
-                // say): as cm.c, report the REJ and go through time wait
-                cancelTimer(id);
-                qpToError(id);
-                post(id, CmEventType.REJECTED, rej.reason(), null, rej.privateData(), null);
-                id.state = State.TIMEWAIT;
-                schedule(id, cmTimeNs(id.ackTimeout));
-            }
-            default -> auth.drop(a, MadHeader.ATTR_REJ);
-        }
-    }
-
-    private void onDreq(CmAgent a, MemorySegment mad, GsiPort.Source from) {
-        dreq.wrap(mad);
-        long tid = MadHeader.transactionId(mad);
-        CmId id = auth.forBoth(a, from.gid, MadHeader.ATTR_DREQ, dreq.remoteCommId(), dreq.localCommId());
-        if (id == null) {
-            // unknown or long gone: answer so that the peer stops asking (cm.c does the same); nothing changes
-            sendDrep(a, from.gid, dreq.remoteCommId(), dreq.localCommId(), tid);
-            return;
-        }
-        if (!auth.qpnMatches(a, id, dreq.remoteQpn())) {
-            return;
-        }
-        switch (id.state) {
-            case ESTABLISHED, REP_SENT, REP_RCVD -> {
-                // as cm.c and cma.c: DISCONNECTED now; the QP stays as it is and the DREP goes when the
-                // program calls disconnect or destroys the id
-                cancelTimer(id);
-                id.tid = tid;
-                id.state = State.DREQ_RCVD;
-                post(id, CmEventType.DISCONNECTED, 0, null, dreq.privateData(), null);
-            }
-            case DREQ_SENT -> { // both sides asked: the program has already called disconnect
-                cancelTimer(id);
-                sendDrep(a, id.dgid, id.localCommId, id.remoteCommId, tid);
-                enterTimewait(id, 0, dreq.privateData());
-            }
-            case TIMEWAIT -> sendDrep(a, id.dgid, id.localCommId, id.remoteCommId, tid);
-            case DREQ_RCVD -> { // a repeated DREQ: the program has not answered yet
-            }
-            default -> auth.drop(a, MadHeader.ATTR_DREQ);
-        }
-    }
-
-    private void onDrep(CmAgent a, MemorySegment mad, GsiPort.Source from) {
-        drep.wrap(mad);
-        CmId id = auth.forBoth(a, from.gid, MadHeader.ATTR_DREP, drep.remoteCommId(), drep.localCommId());
-        if (id != null && id.state == State.DREQ_SENT) {
-            cancelTimer(id);
-            enterTimewait(id, 0, drep.privateData());
-        } else if (id != null) {
-            auth.drop(a, MadHeader.ATTR_DREP);
-        }
-    }
-
-    // ---------------------------------------------------------------- UD ids: service id resolution (SIDR)
-
-    private void connectUd(CmId id, ConnParam p) {
-        p.checkPrivateData(ConnParam.MAX_SIDR_REQ_PRIVATE_DATA, CmWords.where("connect (UD) to", id.remote, id.local));
-        id.localCommId = auth.newLocalId(id);
-        id.tid = newTid(id);
-        MemorySegment m = id.agent.tx;
-        sidrReq.wrap(m).clearAndInit(id.tid);
-        sidrReq.requestId(id.localCommId).pkey(0xFFFF).serviceId(id.ps.serviceId(id.remote.getPort()));
-        CmaHeader.write(m, SidrReq.PRIVATE_DATA_OFFSET, id.local.getAddress(), id.local.getPort(),
-                id.remote.getAddress());
-        byte[] user = p.rawPrivateData();
-        MemorySegment.copy(user, 0, m, ValueLayout.JAVA_BYTE, SidrReq.PRIVATE_DATA_OFFSET + CmaHeader.LENGTH,
-                user.length);
-        id.state = State.REQ_SENT;
-        id.retriesLeft = id.maxCmRetries;
-        sendRequest(id, cmTimeNs(id.responseTimeout) + cmTimeNs(id.ackTimeout));
-    }
-
-    private void sendSidrRep(CmId id, int status, byte[] pd, int qpn) {
-        sidrRep.wrap(id.agent.tx).clearAndInit(id.tid);
-        sidrRep.requestId(id.remoteCommId).status(status).qpn(qpn).serviceId(id.ps.serviceId(id.local.getPort()))
-                .qkey(CmId.UDP_QKEY).setPrivateData(pd, 0, pd.length);
-        sendAndRemember(id); // a repeated SIDR_REQ gets the same answer
-    }
-
-    private void onSidrReq(CmAgent a, MemorySegment mad, GsiPort.Source from) {
-        sidrReq.wrap(mad);
-        long tid = MadHeader.transactionId(mad);
-        CmId dup = auth.byRemote(from.gid, sidrReq.requestId());
-        if (dup != null) {
-            if (dup.state != State.REQ_RCVD && dup.lastMad != null) {
-                resend(dup);
-            }
-            return;
-        }
-        long sid = sidrReq.serviceId();
-        InetAddress dstAddr = CmaHeader.dstAddress(mad, SidrReq.PRIVATE_DATA_OFFSET);
-        CmId l = findListener(ServiceId.portSpace(sid), ServiceId.port(sid), dstAddr);
-        if (l == null || l.ps != PortSpace.UDP || l.pendingRequests >= l.backlog) {
-            sidrRep.wrap(a.tx).clearAndInit(tid);
-            sidrRep.requestId(sidrReq.requestId()).serviceId(sid)
-                    .status(l == null || l.ps != PortSpace.UDP ? SidrRep.STATUS_UNSUPPORTED : SidrRep.STATUS_REJECT);
-            a.send(from.gid);
-            return;
-        }
-        CmId c = CmId.child(l);
-        c.responseTimeout = l.responseTimeout;
-        c.maxCmRetries = l.maxCmRetries;
-        c.ackTimeout = l.ackTimeout;
-        Device dev = a.context.device(); // not Verbs.device: a provider lookup per MAD, under the lock
-        c.agent = a;
-        a.refs++;
-        a.members.add(c);
-        c.context = acquireContext(dev);
-        c.deviceName = a.deviceName;
-        c.portNum = a.portNum;
-        c.gidIndex = a.gidIndex;
-        c.sgid = a.context.queryGid(a.portNum, a.gidIndex);
-        c.caGuid = dev.guid();
-        c.dgid = from.gid;
-        c.remoteCommId = sidrReq.requestId();
-        c.tid = tid;
-        c.listener = l;
-        InetAddress srcAddr = CmaHeader.srcAddress(mad, SidrReq.PRIVATE_DATA_OFFSET);
-        int srcPort = CmaHeader.port(mad, SidrReq.PRIVATE_DATA_OFFSET);
-        c.local = new InetSocketAddress(dstAddr != null ? dstAddr : c.sgid.toInetAddress(), ServiceId.port(sid));
-        c.remote = new InetSocketAddress(srcAddr != null ? srcAddr : from.gid.toInetAddress(), srcPort);
-        auth.indexRemote(c);
-        byte[] pd = new byte[CmaHeader.SIDR_REQ_USER_DATA_LENGTH];
-        MemorySegment.copy(mad, ValueLayout.JAVA_BYTE, SidrReq.PRIVATE_DATA_OFFSET + CmaHeader.LENGTH, pd, 0, pd.length);
-        c.state = State.REQ_RCVD;
-        l.pendingRequests++;
-        if (!c.channel.post(new CmEvent(c.channel, CmEventType.CONNECT_REQUEST, 0, c, l, pd, null, ahAttr(c), 0))) {
-            l.pendingRequests--;
-            sendSidrRep(c, SidrRep.STATUS_REJECT, new byte[0], 0);
-            c.userClosed = true;
-            ended(c);
-        }
-    }
-
-    private void onSidrRep(CmAgent a, MemorySegment mad, GsiPort.Source from) {
-        sidrRep.wrap(mad);
-        CmId id = auth.forLocal(a, from.gid, MadHeader.ATTR_SIDR_REP, sidrRep.requestId(), 0);
-        if (id != null && (id.state != State.REQ_SENT || id.ps != PortSpace.UDP)) {
-            auth.drop(a, MadHeader.ATTR_SIDR_REP);
-        }
-        if (id == null || id.state != State.REQ_SENT || id.ps != PortSpace.UDP) {
-            return;
-        }
-        cancelTimer(id);
-        byte[] pd = sidrRep.privateData();
-        if (sidrRep.status() != SidrRep.STATUS_SUCCESS) {
-            post(id, CmEventType.UNREACHABLE, sidrRep.status(), null, pd, null);
-            ended(id);
-            return;
-        }
-        id.remoteQpn = sidrRep.qpn();
-        unindex(id); // resolved: nothing more comes for this request
-        id.state = State.ESTABLISHED;
-        if (!id.userClosed) {
-            id.channel.post(new CmEvent(id.channel, CmEventType.ESTABLISHED, 0, id, null, pd,
-                    new ConnParam().qpNum(id.remoteQpn), ahAttr(id), sidrRep.qkey()));
-        }
-    }
 }

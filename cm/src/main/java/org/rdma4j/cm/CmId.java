@@ -88,30 +88,8 @@ public final class CmId implements AutoCloseable {
     int ackTimeout = DEFAULT_ACK_TIMEOUT;
     int minRnrTimer = 12;
 
-    int localCommId;
-    int remoteCommId;
-    long caGuid;
-    long remoteCaGuid;
-    long tid;
-    int remoteQpn;
-    int remotePsn;
-    int localPsn;
-    int localQpn;
-    int pathMtu;
-    int responderResources;
-    int initiatorDepth;
-    int retryCount;
-    int rnrRetryCount;
-    int remoteAckTimeout;
-    int peerResponseTimeout;
-    int peerMaxCmRetries;
-    byte[] lastMad;
-    int retriesLeft;
-    long timerGen;
-    /** The request in lastMad holds one of its agent's flow slots to dgid / waits for one (CmEngine.sendRequest). */
-    boolean holdsSlot;
-    boolean deferred;
-    long requestDelayNs;
+    /** The connection's protocol state: communication IDs, PSNs, QPNs, the peer's values, retransmission. */
+    final CmConnection conn = new CmConnection();
     /** The groups the id has joined (CmMulticast). */
     final java.util.List<CmMulticast.Join> joins = new java.util.ArrayList<>();
 
@@ -145,6 +123,12 @@ public final class CmId implements AutoCloseable {
         return new CmId(listener.channel, listener.ps);
     }
 
+    /** {@return where the id's calls go: the device's own CM once it has taken the id, else the Java CM} */
+    CmBackend backend() {
+        ProviderCmId p = provider;
+        return p != null ? p : EngineCmId.INSTANCE;
+    }
+
     /**
      * Binds a source address (rdma_bind_addr): a wildcard address binds only the port; a specific one
      * also the device that owns it (EADDRNOTAVAIL if none). Port 0 picks a free port when needed.
@@ -156,9 +140,7 @@ public final class CmId implements AutoCloseable {
      */
     public void bindAddr(InetSocketAddress addr) {
         Objects.requireNonNull(addr, "addr");
-        if (!ProviderCmId.bindAddr(this, addr)) {
-            CmEngine.INSTANCE.bindAddr(this, addr);
-        }
+        backend().bindAddr(this, addr);
     }
 
     /**
@@ -179,9 +161,7 @@ public final class CmId implements AutoCloseable {
     public void resolveAddr
 (InetSocketAddress src, InetSocketAddress dst, int timeoutMs) {
         Objects.requireNonNull(dst, "dst");
-        if (!ProviderCmId.resolveAddr(this, src, dst, timeoutMs)) {
-            CmEngine.INSTANCE.resolveAddr(this, src, dst, timeoutMs);
-        }
+        backend().resolveAddr(this, src, dst, timeoutMs);
     }
 
     /**
@@ -193,12 +173,7 @@ public final class CmId implements AutoCloseable {
      *     down comes as ROUTE_ERROR, -ENODEV)
      */
     public void resolveRoute(int timeoutMs) {
-        ProviderCmId p = provider;
-        if (p != null) {
-            p.providerId().resolveRoute(timeoutMs);
-            return;
-        }
-        CmEngine.INSTANCE.resolveRoute(this, timeoutMs);
+        backend().resolveRoute(this, timeoutMs);
     }
 
     /**
@@ -210,12 +185,7 @@ public final class CmId implements AutoCloseable {
      *     take connections (no QP1 and no connection manager of its own); EBADF once closed
      */
     public void listen(int backlog) {
-        ProviderCmId p = provider;
-        if (p != null) {
-            p.listen(backlog);
-            return;
-        }
-        ProviderCmId.listenEverywhere(this, backlog);
+        backend().listen(this, backlog);
     }
 
     /**
@@ -232,8 +202,7 @@ public final class CmId implements AutoCloseable {
     public QueuePair createQp(ProtectionDomain pd, QpInitAttr attr) {
         Objects.requireNonNull(pd, "pd");
         Objects.requireNonNull(attr, "attr");
-        ProviderCmId p = provider;
-        return p != null ? p.createQp(pd, attr) : CmEngine.INSTANCE.createQp(this, pd, attr);
+        return backend().createQp(this, pd, attr);
     }
 
     /**
@@ -243,12 +212,7 @@ public final class CmId implements AutoCloseable {
      * @throws org.rdma4j.verbs.VerbsException the provider's errno when the QP cannot be destroyed
      */
     public void destroyQp() {
-        ProviderCmId p = provider;
-        if (p != null) {
-            p.destroyQp();
-            return;
-        }
-        CmEngine.INSTANCE.destroyQp(this);
+        backend().destroyQp(this);
     }
 
     /**
@@ -261,12 +225,7 @@ public final class CmId implements AutoCloseable {
      */
     public void connect(ConnParam param) {
         Objects.requireNonNull(param, "param");
-        ProviderCmId p = provider;
-        if (p != null) {
-            p.connect(param);
-        } else {
-            CmEngine.INSTANCE.connect(this, param);
-        }
+        backend().connect(this, param);
         CmLog.connecting(this);
     }
 
@@ -281,12 +240,7 @@ public final class CmId implements AutoCloseable {
      */
     public void accept(ConnParam param) {
         Objects.requireNonNull(param, "param");
-        ProviderCmId p = provider;
-        if (p != null) {
-            p.accept(param);
-        } else {
-            CmEngine.INSTANCE.accept(this, param);
-        }
+        backend().accept(this, param);
         CmLog.answering(this, true);
     }
 
@@ -299,12 +253,7 @@ public final class CmId implements AutoCloseable {
      *     with too much private data; EBADF once closed
      */
     public void reject(byte[] privateData) {
-        ProviderCmId p = provider;
-        if (p != null) {
-            p.reject(privateData == null ? new byte[0] : privateData.clone());
-        } else {
-            CmEngine.INSTANCE.reject(this, privateData == null ? new byte[0] : privateData.clone());
-        }
+        backend().reject(this, privateData == null ? new byte[0] : privateData.clone());
         CmLog.answering(this, false);
     }
 
@@ -324,11 +273,7 @@ public final class CmId implements AutoCloseable {
      */
     public QpAttr initQpAttr(QpState state) {
         Objects.requireNonNull(state, "state");
-        ProviderCmId p = provider;
-        if (p != null) {
-            return p.providerId().initQpAttr(state);
-        }
-        return CmEngine.INSTANCE.initQpAttr(this, state);
+        return backend().initQpAttr(this, state);
     }
 
     /**
@@ -338,12 +283,7 @@ public final class CmId implements AutoCloseable {
      *     EBADF once closed
      */
     public void establish() {
-        ProviderCmId p = provider;
-        if (p != null) {
-            p.providerId().establish();
-            return;
-        }
-        CmEngine.INSTANCE.establish(this);
+        backend().establish(this);
     }
 
     /**
@@ -358,12 +298,7 @@ public final class CmId implements AutoCloseable {
      *     EBADF once closed
      */
     public void disconnect() {
-        ProviderCmId p = provider;
-        if (p != null) {
-            p.providerId().disconnect();
-            return;
-        }
-        CmEngine.INSTANCE.disconnect(this);
+        backend().disconnect(this);
     }
 
     /**
@@ -411,12 +346,7 @@ public final class CmId implements AutoCloseable {
     public void joinMulticast(java.net.InetAddress group, MulticastJoinFlag flag, Object context) {
         Objects.requireNonNull(group, "group");
         Objects.requireNonNull(flag, "flag");
-        ProviderCmId p = provider;
-        if (p != null) {
-            p.joinMulticast(group, flag, context);
-            return;
-        }
-        CmEngine.INSTANCE.joinMulticast(this, group, flag, context);
+        backend().joinMulticast(this, group, flag, context);
     }
 
     /**
@@ -442,12 +372,7 @@ public final class CmId implements AutoCloseable {
      */
     public void leaveMulticast(java.net.InetAddress group) {
         Objects.requireNonNull(group, "group");
-        ProviderCmId p = provider;
-        if (p != null) {
-            p.providerId().leaveMulticast(group);
-            return;
-        }
-        CmEngine.INSTANCE.leaveMulticast(this, group);
+        backend().leaveMulticast(this, group);
     }
 
     /**
@@ -483,10 +408,7 @@ public final class CmId implements AutoCloseable {
      */
     public void setAckTimeout(int exponent) {
         CmEngine.INSTANCE.setOption(this, 2, exponent, 31);
-        ProviderCmId p = provider;
-        if (p != null) {
-            p.providerId().setAckTimeout(exponent);
-        }
+        backend().setAckTimeout(this, exponent);
     }
 
     /**
@@ -505,20 +427,17 @@ public final class CmId implements AutoCloseable {
      * close it.
      */
     public Context context() {
-        ProviderCmId p = provider;
-        return p != null ? p.providerId().context() : CmEngine.INSTANCE.read(() -> context);
+        return backend().context(this);
     }
 
     /** {@return the port number on the device ({@code id->port_num}), 0 while unbound} */
     public int portNum() {
-        ProviderCmId p = provider;
-        return p != null ? p.providerId().portNum() : CmEngine.INSTANCE.read(() -> portNum);
+        return backend().portNum(this);
     }
 
     /** {@return the id's QP ({@code id->qp}), or null} */
     public QueuePair qp() {
-        ProviderCmId p = provider;
-        return p != null ? p.qp() : CmEngine.INSTANCE.read(() -> qp);
+        return backend().qp(this);
     }
 
     /**
@@ -546,26 +465,22 @@ public final class CmId implements AutoCloseable {
 
     /** {@return the local address and port ({@code rdma_get_local_addr}, {@code rdma_get_src_port}), or null} */
     public InetSocketAddress localAddress() {
-        ProviderCmId p = provider;
-        return p != null ? p.providerId().localAddress() : CmEngine.INSTANCE.read(() -> local);
+        return backend().localAddress(this);
     }
 
     /** {@return the peer's address and port ({@code rdma_get_peer_addr}, {@code rdma_get_dst_port}), or null} */
     public InetSocketAddress remoteAddress() {
-        ProviderCmId p = provider;
-        return p != null ? p.providerId().remoteAddress() : CmEngine.INSTANCE.read(() -> remote);
+        return backend().remoteAddress(this);
     }
 
     /** {@return the source GID ({@code id->route.addr.addr.ibaddr.sgid}), or null while unresolved} */
     public Gid sourceGid() {
-        ProviderCmId p = provider;
-        return p != null ? p.providerId().sourceGid() : CmEngine.INSTANCE.read(() -> sgid);
+        return backend().sourceGid(this);
     }
 
     /** {@return the destination GID ({@code id->route.addr.addr.ibaddr.dgid}), or null} */
     public Gid destinationGid() {
-        ProviderCmId p = provider;
-        return p != null ? p.providerId().destinationGid() : CmEngine.INSTANCE.read(() -> dgid);
+        return backend().destinationGid(this);
     }
 
     /**
@@ -593,18 +508,11 @@ public final class CmId implements AutoCloseable {
     @Override
     public void close() {
         CmEngine.INSTANCE.destroy(this);
-        ProviderCmId p = provider;
-        if (p != null) {
-            p.close();
-        }
+        backend().closed(this);
     }
 
     @Override
     public String toString() {
-        ProviderCmId p = provider;
-        if (p != null) {
-            return "CmId[" + ps + ", " + p.providerId() + "]";
-        }
-        return "CmId[" + ps + ", comm id 0x" + Integer.toHexString(localCommId) + "]";
+        return backend().describe(this);
     }
 }

@@ -53,7 +53,7 @@ final class CmMessageAuth {
 
     /** Indexes {@code id} by its peer's GID and communication ID (repeated REQs and SIDR_REQs find it). */
     void indexRemote(CmId id) {
-        byRemote.put(new RemoteKey(id.dgid, id.remoteCommId), id);
+        byRemote.put(new RemoteKey(id.dgid, id.conn.remoteCommId), id);
     }
 
     /** {@return the id the peer {@code gid} made with its communication ID {@code theirId}, or null} */
@@ -62,11 +62,11 @@ final class CmMessageAuth {
     }
 
     void unindex(CmId id) {
-        if (id.localCommId != 0 && byLocal.get(id.localCommId) == id) {
-            byLocal.remove(id.localCommId);
+        if (id.conn.localCommId != 0 && byLocal.get(id.conn.localCommId) == id) {
+            byLocal.remove(id.conn.localCommId);
         }
         if (id.dgid != null) {
-            byRemote.remove(new RemoteKey(id.dgid, id.remoteCommId), id);
+            byRemote.remove(new RemoteKey(id.dgid, id.conn.remoteCommId), id);
         }
     }
 
@@ -81,7 +81,7 @@ final class CmMessageAuth {
     CmId forLocal(CmAgent a, Gid from, int attr, int ourId, int theirId) {
         CmId id = byLocal.get(ourId);
         if (id == null || id.agent != a || !from.equals(id.dgid)
-                || (id.remoteCommId != 0 && theirId != 0 && theirId != id.remoteCommId)) {
+                || (id.conn.remoteCommId != 0 && theirId != 0 && theirId != id.conn.remoteCommId)) {
             return drop(a, attr);
         }
         return id;
@@ -90,7 +90,7 @@ final class CmMessageAuth {
     /** A message of an established exchange (RTU, DREQ, DREP, MRA of a REP, REJ of a REP): both IDs and the GID. */
     CmId forBoth(CmAgent a, Gid from, int attr, int ourId, int theirId) {
         CmId id = byLocal.get(ourId);
-        if (id == null || id.agent != a || !from.equals(id.dgid) || id.remoteCommId != theirId || theirId == 0) {
+        if (id == null || id.agent != a || !from.equals(id.dgid) || id.conn.remoteCommId != theirId || theirId == 0) {
             return drop(a, attr);
         }
         return id;
@@ -105,7 +105,7 @@ final class CmMessageAuth {
             byte[] ari = new byte[CmRej.ARI_LENGTH];
             rej.ari(ari);
             long guid = java.nio.ByteBuffer.wrap(ari).getLong();
-            if (id == null || id.agent != a || guid != id.remoteCaGuid || (ourId != 0 && ourId != id.localCommId)) {
+            if (id == null || id.agent != a || guid != id.conn.remoteCaGuid || (ourId != 0 && ourId != id.conn.localCommId)) {
                 return drop(a, MadHeader.ATTR_REJ);
             }
             return id;
@@ -119,7 +119,7 @@ final class CmMessageAuth {
 
     /** {@return whether the QPN a DREQ names is {@code id}'s own; if not, the DREQ is dropped and counted} */
     boolean qpnMatches(CmAgent a, CmId id, int qpn) {
-        if (qpn == (id.localQpn & 0xFFFFFF)) {
+        if (qpn == (id.conn.localQpn & 0xFFFFFF)) {
             return true;
         }
         drop(a, MadHeader.ATTR_DREQ);

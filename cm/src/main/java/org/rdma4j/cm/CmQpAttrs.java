@@ -47,18 +47,18 @@ final class CmQpAttrs {
 
     /** What the peer may do to the QP: WRITE always, READ and atomics when it may have requests outstanding. */
     static int remoteAccess(CmId id) {
-        return Access.REMOTE_WRITE | (id.responderResources > 0 ? Access.REMOTE_READ | Access.REMOTE_ATOMIC : 0);
+        return Access.REMOTE_WRITE | (id.conn.responderResources > 0 ? Access.REMOTE_READ | Access.REMOTE_ATOMIC : 0);
     }
 
     /** INIT to RTR with the connection's values: the peer's address, QPN and send PSN (= our receive PSN). */
     static QpAttr rtrAttr(CmId id) {
-        return new QpAttr().state(QpState.RTR).ahAttr(ahAttr(id)).pathMtu(Mtu.ofValue(id.pathMtu)).destQpNum(id.remoteQpn)
-                .rqPsn(id.localPsn).maxDestRdAtomic(id.responderResources).minRnrTimer(id.minRnrTimer);
+        return new QpAttr().state(QpState.RTR).ahAttr(ahAttr(id)).pathMtu(Mtu.ofValue(id.conn.pathMtu)).destQpNum(id.conn.remoteQpn)
+                .rqPsn(id.conn.localPsn).maxDestRdAtomic(id.conn.responderResources).minRnrTimer(id.minRnrTimer);
     }
 
     static QpAttr rtsAttr(CmId id, int ackTimeout) {
-        return new QpAttr().state(QpState.RTS).sqPsn(id.remotePsn).timeout(ackTimeout).retryCnt(id.retryCount)
-                .rnrRetry(id.rnrRetryCount).maxRdAtomic(id.initiatorDepth);
+        return new QpAttr().state(QpState.RTS).sqPsn(id.conn.remotePsn).timeout(ackTimeout).retryCnt(id.conn.retryCount)
+                .rnrRetry(id.conn.rnrRetryCount).maxRdAtomic(id.conn.initiatorDepth);
     }
 
     /** The address vector that reaches the id's peer (a UD id's, given with its events). */
@@ -89,13 +89,13 @@ final class CmQpAttrs {
             }
             case RTS -> {
                 if (ud) {
-                    yield new QpAttr().state(QpState.RTS).sqPsn(id.localPsn);
+                    yield new QpAttr().state(QpState.RTS).sqPsn(id.conn.localPsn);
                 }
                 if (!known) {
                     throw CmWords.error(Errno.EINVAL, "init QP attributes (RTS) for", id, "not possible in state " + id.state);
                 }
                 // the passive side uses the ACK timeout the REQ asked for, as accept does
-                yield rtsAttr(id, id.listener != null && id.remoteAckTimeout != 0 ? id.remoteAckTimeout : id.ackTimeout);
+                yield rtsAttr(id, id.listener != null && id.conn.remoteAckTimeout != 0 ? id.conn.remoteAckTimeout : id.ackTimeout);
             }
             default -> throw CmWords.error(Errno.EINVAL, "init QP attributes for", id, "rdma_init_qp_attr gives INIT, RTR or RTS, not "
                     + state);

@@ -240,7 +240,7 @@ final class CmWords {
         int rt = CmEngine.INSTANCE.read(() -> id.responseTimeout);
         int max = CmEngine.INSTANCE.read(() -> id.maxCmRetries);
         int ack = CmEngine.INSTANCE.read(() -> id.ackTimeout);
-        long each = CmEngine.cmTimeNs(rt) + CmEngine.cmTimeNs(ack);
+        long each = CmMad.cmTimeNs(rt) + CmMad.cmTimeNs(ack);
         return "in " + (max + 1) + " tries " + duration(each) + " apart (about " + duration((max + 1) * each)
                 + "; response timeout " + rt + ", " + max + (max == 1 ? " retry)" : " retries)");
     }

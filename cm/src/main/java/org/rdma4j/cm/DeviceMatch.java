@@ -34,13 +34,13 @@ record DeviceMatch(Device device, int portNum, int gidIndex, Gid gid) {
         boolean v4 = (src != null ? src : dst) instanceof Inet4Address;
         DeviceMatch best = null;
         int bestScore = -1;
-        for (Device d : engine.devicesForResolve(fresh)) {
+        for (Device d : engine.devices.devicesForResolve(fresh)) {
             if (bestScore >= 1000) {
                 break; // the exact source address: nothing scores higher
             }
             Context ctx;
             try {
-                ctx = engine.acquireContext(d);
+                ctx = engine.devices.acquireContext(d);
             } catch (RuntimeException e) {
                 continue; // a device we cannot open cannot carry the connection
             }
@@ -81,7 +81,7 @@ record DeviceMatch(Device device, int portNum, int gidIndex, Gid gid) {
             } catch (RuntimeException e) {
                 // a device that fails its queries is skipped
             } finally {
-                engine.releaseContext(d.name());
+                engine.devices.releaseContext(d.name());
             }
         }
         return best;
@@ -92,7 +92,7 @@ record DeviceMatch(Device device, int portNum, int gidIndex, Gid gid) {
      * it), or null. Its transport name comes from the provider (ibv_devinfo's "iWARP (1)").
      */
     static Device iwarp(CmEngine engine) {
-        for (Device d : engine.devicesForResolve(false)) {
+        for (Device d : engine.devices.devicesForResolve(false)) {
             if (d.transportName().startsWith("iWARP")) {
                 return d;
             }
@@ -103,10 +103,10 @@ record DeviceMatch(Device device, int portNum, int gidIndex, Gid gid) {
     /** Every active port of every device with a routable GID: where a wildcard listener listens. */
     static java.util.List<DeviceMatch> all(CmEngine engine) {
         java.util.List<DeviceMatch> out = new java.util.ArrayList<>();
-        for (Device d : engine.devicesForResolve(true)) {
+        for (Device d : engine.devices.devicesForResolve(true)) {
             Context ctx;
             try {
-                ctx = engine.acquireContext(d);
+                ctx = engine.devices.acquireContext(d);
             } catch (RuntimeException e) {
                 continue;
             }
@@ -128,7 +128,7 @@ record DeviceMatch(Device device, int portNum, int gidIndex, Gid gid) {
             } catch (RuntimeException e) {
                 // skipped
             } finally {
-                engine.releaseContext(d.name());
+                engine.devices.releaseContext(d.name());
             }
         }
         return out;

@@ -4,24 +4,17 @@ package org.rdma4j.cm;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.ReentrantLock;
 import org.rdma4j.verbs.Access;
-import org.rdma4j.verbs.CompletionChannel;
 import org.rdma4j.verbs.CompletionQueue;
 import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.Errno;
-import org.rdma4j.verbs.IdleStrategy;
 import org.rdma4j.verbs.MemoryRegion;
 import org.rdma4j.verbs.ProtectionDomain;
 import org.rdma4j.verbs.QpInitAttr;
 import org.rdma4j.verbs.QueuePair;
-import org.rdma4j.verbs.RecvWorkRequest;
-import org.rdma4j.verbs.SendWorkRequest;
 import org.rdma4j.verbs.VerbsException;
 import org.rdma4j.verbs.WorkCompletion;
 
@@ -69,43 +62,27 @@ public final class Endpoint implements AutoCloseable {
     private final CmEventChannel channel;
     private final CmId id;
     private final boolean passive;
-    private volatile long timeoutNs = DEFAULT_TIMEOUT.toNanos();
+    volatile long timeoutNs = DEFAULT_TIMEOUT.toNanos();
     private final AtomicBoolean closed = new AtomicBoolean();
-    private final List<MemoryRegion> regions = new ArrayList<>();
 
     // what a passive endpoint makes each request's QP with (rdma_create_ep's qp_init_attr, kept)
-    private QpInitAttr listenAttr;
-    private ProtectionDomain listenPd;
+    QpInitAttr listenAttr;
+    ProtectionDomain listenPd;
 
-    private volatile ProtectionDomain pd;
-    private boolean ownsPd;
-    private volatile QueuePair qp;
-    private CompletionQueue ownSendCq;
-    private CompletionQueue ownRecvCq;
-    private CompletionChannel ownSendChannel;
-    private CompletionChannel ownRecvChannel;
-    private final Side send = new Side();
-    private final Side recv = new Side();
-    private final SendWorkRequest sendWr = new SendWorkRequest();
-    private final RecvWorkRequest recvWr = new RecvWorkRequest();
+    /** The QP, its CQs and channels, the PD and the regions, with rdma_verbs.h's calls on them. */
+    private final EndpointVerbs verbs;
 
-    private volatile CmEvent lastEvent;
-    private CmEvent request;
+    /** The synchronous waits on the endpoint's channel, and the events they completed with. */
+    final EndpointEvents events;
     private volatile boolean connected;
     private volatile boolean disconnected;
 
-    /** One completion queue and how to wait on it. */
-    private static final class Side {
-        final ReentrantLock lock = new ReentrantLock();
-        final WorkCompletion[] slot = WorkCompletion.array(1);
-        final IdleStrategy idle = IdleStrategy.backoff();
-        volatile CompletionQueue cq;
-    }
-
-    private Endpoint(CmEventChannel channel, CmId id, boolean passive) {
+    Endpoint(CmEventChannel channel, CmId id, boolean passive) {
         this.channel = channel;
         this.id = id;
         this.passive = passive;
+        this.verbs = new EndpointVerbs(id, closed);
+        this.events = new EndpointEvents(channel, id);
     }
 
     /**
@@ -143,38 +120,7 @@ public final class Endpoint implements AutoCloseable {
      */
     public static Endpoint create(AddrInfo res, ProtectionDomain pd, QpInitAttr attr, Duration timeout)
             throws InterruptedException {
-        Objects.requireNonNull(res, "res");
-        CmEventChannel ch = new CmEventChannel();
-        Endpoint ep = null;
-        boolean ok = false;
-        try {
-            CmId id = ch.createId(res.portSpace());
-            ep = new Endpoint(ch, id, res.passive());
-            ep.timeout(timeout);
-            if (res.passive()) {
-                id.bindAddr(res.source());
-                ep.listenPd = pd;
-                ep.listenAttr = attr == null ? null : copy(attr);
-            } else {
-                id.resolveAddr(res.source(), res.destination(), RESOLVE_TIMEOUT_MS);
-                ep.await(CmEventType.ADDR_RESOLVED, res.destination());
-                id.resolveRoute(RESOLVE_TIMEOUT_MS);
-                ep.await(CmEventType.ROUTE_RESOLVED, res.destination());
-                if (attr != null) {
-                    ep.createQp(pd, attr);
-                }
-            }
-            ok = true;
-            return ep;
-        } finally {
-            if (!ok) {
-                if (ep != null) {
-                    ep.closeQuietly();
-                } else {
-                    ch.close();
-                }
-            }
-        }
+        return EndpointCreate.create(res, pd, attr, timeout);
     }
 
     // ------------------------------------------------------------------ connection steps
@@ -221,42 +167,8 @@ public final class Endpoint implements AutoCloseable {
      */
     public Endpoint getRequest(long timeout, TimeUnit unit) throws InterruptedException {
         requirePassive("getRequest");
-        long deadline = System.nanoTime() + Math.min(unit.toNanos(timeout), Long.MAX_VALUE / 4);
-        CmEvent e;
-        while (true) {
-            e = channel.getEvent(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
-            if (e == null) {
-                return null;
-            }
-            e.ack();
-            if (e.type() == CmEventType.CONNECT_REQUEST && e.listenId() == id) {
-                break;
-            }
-            if (e.id() == id) {
-                lastEvent = e;
-                throw failure(e, CmEventType.CONNECT_REQUEST, null);
-            }
-            // not reached for a request's id: migrate moves its queued events to its endpoint's channel
-        }
-        CmId child = e.id();
-        CmEventChannel childChannel = new CmEventChannel();
-        migrate(child, childChannel);
-        Endpoint c = new Endpoint(childChannel, child, false);
-        c.timeoutNs = timeoutNs;
-        c.lastEvent = e;
-        c.request = e;
-        boolean ok = false;
-        try {
-            if (listenAttr != null) {
-                c.createQp(listenPd, listenAttr);
-            }
-            ok = true;
-            return c;
-        } finally {
-            if (!ok) {
-                c.closeQuietly();
-            }
-        }
+        CmEvent e = events.nextRequest(unit.toNanos(timeout));
+        return e == null ? null : EndpointCreate.forRequest(e, timeoutNs, listenPd, listenAttr);
     }
 
     /**
@@ -275,7 +187,7 @@ public final class Endpoint implements AutoCloseable {
             throw err(Errno.EINVAL, "connect from", "a passive endpoint listens, it does not connect");
         }
         id.connect(param == null ? new ConnParam() : param);
-        await(CmEventType.ESTABLISHED, null);
+        events.await(timeoutNs, CmEventType.ESTABLISHED, null);
         connected = true;
     }
 
@@ -292,7 +204,7 @@ public final class Endpoint implements AutoCloseable {
      */
     public void accept(ConnParam param) throws InterruptedException {
         id.accept(param == null ? new ConnParam() : param);
-        await(CmEventType.ESTABLISHED, null);
+        events.await(timeoutNs, CmEventType.ESTABLISHED, null);
         connected = true;
     }
 
@@ -322,18 +234,7 @@ public final class Endpoint implements AutoCloseable {
         }
         disconnected = true;
         id.disconnect();
-        long deadline = System.nanoTime() + timeoutNs;
-        while (true) {
-            CmEvent e = channel.getEvent(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
-            if (e == null) {
-                throw CmWords.timedOut(id, CmEventType.DISCONNECTED, false, null, timeoutNs);
-            }
-            e.ack();
-            lastEvent = e;
-            if (e.type() == CmEventType.DISCONNECTED || e.type() == CmEventType.DEVICE_REMOVAL) {
-                return; // the connection is down, whether the peer answered (status 0) or not
-            }
-        }
+        events.awaitDisconnected(timeoutNs);
     }
 
     // ------------------------------------------------------------------ memory
@@ -387,19 +288,7 @@ public final class Endpoint implements AutoCloseable {
      *     provider's errno when the registration fails (ENOMEM past its limits)
      */
     public MemoryRegion regMr(MemorySegment buf, int access) {
-        ProtectionDomain p = pd;
-        if (p == null) {
-            p = listenPd;
-        }
-        if (p == null) {
-            throw err(Errno.EINVAL, "register memory with", "the endpoint has no protection domain (no QP was made)");
-        }
-        MemoryRegion mr = p.regMr(buf, access);
-        synchronized (regions) {
-            regions.removeIf(MemoryRegion::isClosed);
-            regions.add(mr);
-        }
-        return mr;
+        return verbs.regMr(pd(), buf, access);
     }
 
     // ------------------------------------------------------------------ posting
@@ -414,12 +303,7 @@ public final class Endpoint implements AutoCloseable {
      *     QP's errno when the queue is full (ENOMEM) or the QP is in the wrong state
      */
     public void postRecv(long wrId, MemorySegment buf, MemoryRegion mr) {
-        QueuePair q = requireQp();
-        int len = checkIn(buf, Objects.requireNonNull(mr, "mr"));
-        synchronized (recvWr) {
-            recvWr.clear().wrId(wrId).sge(buf.address(), len, mr.lkey());
-            q.postRecv(recvWr);
-        }
+        verbs.postRecv(wrId, buf, mr);
     }
 
     /**
@@ -433,13 +317,7 @@ public final class Endpoint implements AutoCloseable {
      *     QP's errno when the queue is full (ENOMEM) or the QP is in the wrong state
      */
     public void postSend(long wrId, MemorySegment buf, MemoryRegion mr, int flags) {
-        QueuePair q = requireQp();
-        int len = mr == null ? length(buf) : checkIn(buf, mr);
-        synchronized (sendWr) {
-            sendWr.clear().wrId(wrId).flags(flags).send();
-            gather(buf, mr, len);
-            q.postSend(sendWr);
-        }
+        verbs.postSend(wrId, buf, mr, flags);
     }
 
     /**
@@ -455,13 +333,7 @@ public final class Endpoint implements AutoCloseable {
      *     QP's errno when the queue is full (ENOMEM) or the QP is in the wrong state
      */
     public void postRead(long wrId, MemorySegment buf, MemoryRegion mr, int flags, long remoteAddr, int rkey) {
-        QueuePair q = requireQp();
-        int len = checkIn(buf, Objects.requireNonNull(mr, "mr"));
-        synchronized (sendWr) {
-            sendWr.clear().wrId(wrId).flags(flags).read(remoteAddr, rkey);
-            sendWr.sge(buf.address(), len, mr.lkey());
-            q.postSend(sendWr);
-        }
+        verbs.postRead(wrId, buf, mr, flags, remoteAddr, rkey);
     }
 
     /**
@@ -477,21 +349,7 @@ public final class Endpoint implements AutoCloseable {
      *     QP's errno when the queue is full (ENOMEM) or the QP is in the wrong state
      */
     public void postWrite(long wrId, MemorySegment buf, MemoryRegion mr, int flags, long remoteAddr, int rkey) {
-        QueuePair q = requireQp();
-        int len = mr == null ? length(buf) : checkIn(buf, mr);
-        synchronized (sendWr) {
-            sendWr.clear().wrId(wrId).flags(flags).write(remoteAddr, rkey);
-            gather(buf, mr, len);
-            q.postSend(sendWr);
-        }
-    }
-
-    private void gather(MemorySegment buf, MemoryRegion mr, int len) {
-        if (mr == null) {
-            sendWr.inlineData(buf);
-        } else {
-            sendWr.sge(buf.address(), len, mr.lkey());
-        }
+        verbs.postWrite(wrId, buf, mr, flags, remoteAddr, rkey);
     }
 
     // ------------------------------------------------------------------ completions
@@ -507,9 +365,7 @@ public final class Endpoint implements AutoCloseable {
      * @throws InterruptedException if interrupted while waiting
      */
     public void getSendComp(WorkCompletion wc) throws InterruptedException {
-        if (!getSendComp(wc, timeoutNs, TimeUnit.NANOSECONDS)) {
-            throw err(Errno.ETIMEDOUT, "get send completion with", "none within " + CmWords.duration(timeoutNs));
-        }
+        verbs.getComp(true, wc, timeoutNs);
     }
 
     /**
@@ -523,7 +379,7 @@ public final class Endpoint implements AutoCloseable {
      * @throws InterruptedException if interrupted while waiting
      */
     public boolean getSendComp(WorkCompletion wc, long timeout, TimeUnit unit) throws InterruptedException {
-        return getComp(send, wc, unit.toNanos(timeout));
+        return verbs.getComp(true, wc, timeout, unit);
     }
 
     /**
@@ -535,9 +391,7 @@ public final class Endpoint implements AutoCloseable {
      * @throws InterruptedException if interrupted while waiting
      */
     public void getRecvComp(WorkCompletion wc) throws InterruptedException {
-        if (!getRecvComp(wc, timeoutNs, TimeUnit.NANOSECONDS)) {
-            throw err(Errno.ETIMEDOUT, "get receive completion with", "none within " + CmWords.duration(timeoutNs));
-        }
+        verbs.getComp(false, wc, timeoutNs);
     }
 
     /**
@@ -551,60 +405,7 @@ public final class Endpoint implements AutoCloseable {
      * @throws InterruptedException if interrupted while waiting
      */
     public boolean getRecvComp(WorkCompletion wc, long timeout, TimeUnit unit) throws InterruptedException {
-        return getComp(recv, wc, unit.toNanos(timeout));
-    }
-
-    private boolean getComp(Side s, WorkCompletion wc, long ns) throws InterruptedException {
-        Objects.requireNonNull(wc, "wc");
-        CompletionQueue cq = s.cq;
-        String step = s == send ? "get send completion with" : "get receive completion with";
-        if (cq == null) {
-            throw err(closed.get() ? Errno.EBADF : Errno.EINVAL, step, closed.get() ? "the endpoint is closed" : "no QP");
-        }
-        long deadline = System.nanoTime() + Math.min(ns, Long.MAX_VALUE / 4);
-        s.lock.lockInterruptibly();
-        try {
-            CompletionChannel ch = cq.channel();
-            while (true) {
-                if (closed.get()) {
-                    throw err(Errno.EBADF, step, "the endpoint is closed");
-                }
-                if (cq.poll(s.slot, 1) == 1) {
-                    break;
-                }
-                long left = deadline - System.nanoTime();
-                if (ch == null) {
-                    // a CQ of the program's without a channel: nothing to wait on, so poll with backoff
-                    if (left <= 0 || cq.poll(s.slot, 1, s.idle, left) == 0) {
-                        if (Thread.interrupted()) {
-                            throw new InterruptedException();
-                        }
-                        return false;
-                    }
-                    break;
-                }
-                cq.reqNotify(false);
-                if (cq.poll(s.slot, 1) == 1) {
-                    break; // came between the first poll and the arming
-                }
-                if (left <= 0) {
-                    return false;
-                }
-                CompletionQueue got = ch.getEvent(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left + 999_999)));
-                if (got != null) {
-                    got.ackEvents(1);
-                }
-            }
-            wc.copyFrom(s.slot[0]);
-            return true;
-        } catch (IllegalStateException e) {
-            if (closed.get()) { // the CQ was destroyed under us by close()
-                throw err(Errno.EBADF, step, "the endpoint is closed");
-            }
-            throw e;
-        } finally {
-            s.lock.unlock();
-        }
+        return verbs.getComp(false, wc, timeout, unit);
     }
 
     // ------------------------------------------------------------------ accessors
@@ -616,22 +417,23 @@ public final class Endpoint implements AutoCloseable {
 
     /** {@return the QP ({@code id->qp}), or null when the endpoint has none; it lives until {@link #close()}} */
     public QueuePair qp() {
-        return qp;
+        return verbs.qp;
     }
 
     /** {@return the protection domain ({@code id->pd}: the one given, or the endpoint's own), or null before a QP} */
     public ProtectionDomain pd() {
-        return pd != null ? pd : listenPd;
+        ProtectionDomain p = verbs.pd;
+        return p != null ? p : listenPd;
     }
 
     /** {@return the QP's send CQ ({@code id->send_cq}), or null} */
     public CompletionQueue sendCq() {
-        return send.cq;
+        return verbs.send.cq;
     }
 
     /** {@return the QP's receive CQ ({@code id->recv_cq}), or null} */
     public CompletionQueue recvCq() {
-        return recv.cq;
+        return verbs.recv.cq;
     }
 
     /** {@return the device context ({@code id->verbs}), or null while unbound} (the connection manager's: do not close it) */
@@ -646,7 +448,7 @@ public final class Endpoint implements AutoCloseable {
      * REJECTED with the reason as status). Null before any.
      */
     public CmEvent lastEvent() {
-        return lastEvent;
+        return events.lastEvent;
     }
 
     /**
@@ -654,7 +456,7 @@ public final class Endpoint implements AutoCloseable {
      * data and connection parameters (also after {@link #accept}); else null}
      */
     public CmEvent connectRequest() {
-        return request;
+        return events.request;
     }
 
     /** {@return whether connect or accept completed and disconnect was not called} */
@@ -719,44 +521,14 @@ public final class Endpoint implements AutoCloseable {
         }
         RuntimeException first = null;
         if (connected && !disconnected) {
-            attempt(id::disconnect, null); // DREQ out, QP to ERROR: the peer learns now
+            EndpointVerbs.attempt(id::disconnect, null); // DREQ out, QP to ERROR: the peer learns now
         }
-        attempt(id::destroyQp, null); // fails only for a QP the program attached to multicast: the CQ says so
+        EndpointVerbs.attempt(id::destroyQp, null); // fails only for a QP the program attached to multicast: the CQ says so
 
-        qp = null;
-        send.cq = null;
-        recv.cq = null;
-        first = attempt(ownSendCq, first);
-        first = attempt(ownRecvCq, first);
-        first = attempt(ownSendChannel, first); // wakes a thread in getSendComp (EBADF)
-        first = attempt(ownRecvChannel, first);
-        List<MemoryRegion> mrs;
-        synchronized (regions) {
-            mrs = new ArrayList<>(regions);
-            regions.clear();
-        }
-        for (int i = mrs.size() - 1; i >= 0; i--) {
-            first = attempt(mrs.get(i), first);
-        }
-        if (ownsPd) {
-            first = attempt(pd, first);
-        }
-        attempt(id::close, null);
+        first = verbs.release(first);
+        EndpointVerbs.attempt(id::close, null);
         if (passive) {
-            // requests that came and were not taken: reject them rather than leave them waiting
-            try {
-                CmEvent e;
-                while ((e = channel.getEvent(0, TimeUnit.NANOSECONDS)) != null) {
-                    e.ack();
-                    if (e.type() == CmEventType.CONNECT_REQUEST && e.id() != id) {
-                        e.id().close();
-                    }
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } catch (RuntimeException e) {
-                // another thread took them, or the channel is closing
-            }
+            events.rejectUntaken();
         }
         channel.close(); // wakes a thread in getRequest, connect, accept or disconnect (EBADF)
         if (first != null) {
@@ -767,28 +539,12 @@ public final class Endpoint implements AutoCloseable {
     @Override
     public String toString() {
         return "Endpoint[" + (passive ? "passive " : "") + id.localAddress() + " -> " + id.remoteAddress()
-                + (qp != null ? ", qp 0x" + Integer.toHexString(qp.qpn()) : "") + "]";
+                + (verbs.qp != null ? ", qp 0x" + Integer.toHexString(verbs.qp.qpn()) : "") + "]";
     }
 
     // ------------------------------------------------------------------ inside
 
-    private static RuntimeException attempt(AutoCloseable c, RuntimeException first) {
-        if (c == null) {
-            return first;
-        }
-        try {
-            c.close();
-        } catch (RuntimeException e) {
-            if (first == null) {
-                return e;
-            }
-        } catch (Exception e) {
-            throw new AssertionError(e);
-        }
-        return first;
-    }
-
-    private void closeQuietly() {
+    void closeQuietly() {
         try {
             close();
         } catch (RuntimeException e) {
@@ -807,74 +563,7 @@ public final class Endpoint implements AutoCloseable {
      * @throws VerbsException EINVAL when the endpoint has a QP already, is passive, or is not bound to a device
      */
     public QueuePair createQp(ProtectionDomain given, QpInitAttr attr) {
-        Objects.requireNonNull(attr, "attr");
-        if (qp != null || passive || closed.get()) {
-            throw err(closed.get() ? Errno.EBADF : Errno.EINVAL, "create QP for", closed.get() ? "the endpoint is closed"
-                    : passive ? "a passive endpoint makes its requests' QPs, not one of its own" : "the endpoint has a QP");
-        }
-        Context ctx = id.context();
-        if (ctx == null) {
-            throw err(Errno.EINVAL, "create QP for", "the endpoint is not bound to a device yet");
-        }
-        QpInitAttr a = copy(attr);
-        a.type = id.portSpace().qpType();
-        ProtectionDomain p = given;
-        if (p == null) {
-            p = ctx.allocPd();
-            ownsPd = true;
-        }
-        pd = p;
-        if (a.sendCq == null) {
-            ownSendChannel = ctx.createCompletionChannel();
-            ownSendCq = ctx.createCq(Math.max(1, a.cap.maxSendWr), ownSendChannel, 0);
-            a.sendCq = ownSendCq;
-        }
-        if (a.recvCq == null) {
-            ownRecvChannel = ctx.createCompletionChannel();
-            ownRecvCq = ctx.createCq(Math.max(1, a.cap.maxRecvWr), ownRecvChannel, 0);
-            a.recvCq = ownRecvCq;
-        }
-        qp = id.createQp(p, a);
-        send.cq = a.sendCq;
-        recv.cq = a.recvCq;
-        return qp;
-    }
-
-    private static QpInitAttr copy(QpInitAttr attr) {
-        QpInitAttr a = new QpInitAttr(attr.type, attr.sendCq, attr.recvCq);
-        a.cap = attr.cap == null ? new QpInitAttr().cap : attr.cap.copy();
-        a.srq = attr.srq;
-        a.sqSigAll = attr.sqSigAll;
-        return a;
-    }
-
-    /**
-     * rdma_migrate_id for a request's id: its events, those already queued included, go to its
-     * endpoint's own channel, as librdmacm does for synchronous ids.
-     */
-    private static void migrate(CmId child, CmEventChannel to) {
-        child.migrate(to);
-    }
-
-    /**
-     * Waits for {@code want} (from {@code peer}, or the id's peer when null); any other outcome throws
-     * with the errno librdmacm's ucma_complete sets, worded by {@link CmWords}.
-     */
-    private CmEvent await(CmEventType want, InetSocketAddress peer) throws InterruptedException {
-        CmEvent e = channel.getEvent(timeoutNs, TimeUnit.NANOSECONDS);
-        if (e == null) {
-            throw CmWords.timedOut(id, want, request != null, peer, timeoutNs);
-        }
-        e.ack();
-        lastEvent = e;
-        if (e.type() == want && e.status() == 0) {
-            return e;
-        }
-        throw failure(e, want, peer);
-    }
-
-    private VerbsException failure(CmEvent e, CmEventType want, InetSocketAddress peer) {
-        return CmWords.failure(e, want, request != null, peer);
+        return verbs.createQp(passive, given, Objects.requireNonNull(attr, "attr"));
     }
 
     /** The error of {@code step} on this endpoint: errno, the step, its peer (or local address), what. */
@@ -888,29 +577,4 @@ public final class Endpoint implements AutoCloseable {
         }
     }
 
-    private QueuePair requireQp() {
-        QueuePair q = qp;
-        if (q == null) {
-            throw err(closed.get() ? Errno.EBADF : Errno.EINVAL, "post to", closed.get() ? "the endpoint is closed" : "no QP");
-        }
-        return q;
-    }
-
-    private int length(MemorySegment buf) {
-        long n = buf.byteSize();
-        if (n > Integer.MAX_VALUE) {
-            throw err(Errno.EINVAL, "post to", "a work request carries at most 2^31-1 bytes, got " + n);
-        }
-        return (int) n;
-    }
-
-    private int checkIn(MemorySegment buf, MemoryRegion mr) {
-        int len = length(buf);
-        long a = buf.address();
-        if (!buf.isNative() || a < mr.address() || a + len > mr.address() + mr.length()) {
-            throw err(Errno.EINVAL, "post to", "the buffer [0x" + Long.toHexString(a) + ", +" + len
-                    + ") is not inside the region [0x" + Long.toHexString(mr.address()) + ", +" + mr.length() + ")");
-        }
-        return len;
-    }
 }

@@ -8,7 +8,9 @@ import org.rdma4j.verbs.Device;
 import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.Gid;
 import org.rdma4j.verbs.ProtectionDomain;
+import org.rdma4j.verbs.QpAttr;
 import org.rdma4j.verbs.QpInitAttr;
+import org.rdma4j.verbs.QpState;
 import org.rdma4j.verbs.QueuePair;
 import org.rdma4j.verbs.VerbsException;
 import org.rdma4j.verbs.spi.CmProvider;
@@ -21,7 +23,7 @@ import org.rdma4j.verbs.spi.GsiPort;
  * bind or an address resolution of an unbound id lands on such a device; from then on the id never
  * touches the engine's tables. Thread safe (the provider's id is).
  */
-final class ProviderCmId implements CmProvider.Listener {
+final class ProviderCmId implements CmBackend, CmProvider.Listener {
     private final CmId owner;
     private volatile CmProvider.Id id;
     private volatile QueuePair qp;
@@ -40,7 +42,7 @@ final class ProviderCmId implements CmProvider.Listener {
      * Binds through the provider when the id already uses one, or when it is unbound and {@code addr}
      * is an address of a device with a connection manager of its own; false (nothing done) otherwise.
      */
-    static boolean bindAddr(CmId owner, InetSocketAddress addr) {
+    static boolean adoptForBind(CmId owner, InetSocketAddress addr) {
         ProviderCmId p = owner.provider;
         boolean adopted = false;
         if (p == null) {
@@ -67,8 +69,8 @@ final class ProviderCmId implements CmProvider.Listener {
         return true;
     }
 
-    /** As {@link #bindAddr}, for rdma_resolve_addr: the device is the one that reaches {@code dst} (from src). */
-    static boolean resolveAddr(CmId owner, InetSocketAddress src, InetSocketAddress dst, int timeoutMs) {
+    /** As {@link #adoptForBind}, for rdma_resolve_addr: the device is the one that reaches {@code dst} (from src). */
+    static boolean adoptForResolve(CmId owner, InetSocketAddress src, InetSocketAddress dst, int timeoutMs) {
         ProviderCmId p = owner.provider;
         boolean adopted = false;
         if (p == null) {
@@ -125,7 +127,7 @@ final class ProviderCmId implements CmProvider.Listener {
         CmProvider provider;
         Context ctx;
         try {
-            ctx = engine.acquireContext(device);
+            ctx = engine.devices.acquireContext(device);
         } catch (RuntimeException e) {
             return null;
         }
@@ -137,7 +139,7 @@ final class ProviderCmId implements CmProvider.Listener {
         } catch (VerbsException e) {
             return null; // its CM cannot be used: the engine reports the device as one it cannot serve
         } finally {
-            engine.releaseContext(device.name());
+            engine.devices.releaseContext(device.name());
         }
         ProviderCmId p = attach(owner, provider);
         if (p != null) {
@@ -180,7 +182,8 @@ final class ProviderCmId implements CmProvider.Listener {
         id.close();
     }
 
-    void listen(int backlog) {
+    @Override
+    public void listen(CmId owner, int backlog) {
         id.listen(backlog <= 0 ? 1024 : backlog);
     }
 
@@ -214,7 +217,7 @@ final class ProviderCmId implements CmProvider.Listener {
         p.id = provider.createId(owner.ps.value(), p);
         try {
             p.id.bindAddr(local);
-            p.listen(backlog);
+            p.listen(owner, backlog);
         } catch (RuntimeException e) {
             p.id.close();
             throw e;
@@ -236,7 +239,7 @@ final class ProviderCmId implements CmProvider.Listener {
         for (org.rdma4j.verbs.Device d : org.rdma4j.verbs.Verbs.devices()) {
             Context ctx;
             try {
-                ctx = engine.acquireContext(d);
+                ctx = engine.devices.acquireContext(d);
             } catch (RuntimeException e) {
                 continue;
             }
@@ -247,13 +250,14 @@ final class ProviderCmId implements CmProvider.Listener {
             } catch (VerbsException e) {
                 // its CM cannot be used (librdmacm missing): it cannot take connections
             } finally {
-                engine.releaseContext(d.name());
+                engine.devices.releaseContext(d.name());
             }
         }
         return null;
     }
 
-    QueuePair createQp(ProtectionDomain pd, QpInitAttr attr) {
+    @Override
+    public QueuePair createQp(CmId owner, ProtectionDomain pd, QpInitAttr attr) {
         if (attr.type != owner.ps.qpType()) {
             throw CmWords.error(Errno.EINVAL, "create QP for", owner.remoteAddress(), owner.localAddress(), owner.ps
                     + " ids take " + owner.ps.qpType() + " QPs, not " + attr.type);
@@ -263,27 +267,32 @@ final class ProviderCmId implements CmProvider.Listener {
         return q;
     }
 
-    void destroyQp() {
+    @Override
+    public void destroyQp(CmId owner) {
         id.destroyQp();
         qp = null;
     }
 
-    QueuePair qp() {
+    @Override
+    public QueuePair qp(CmId owner) {
         QueuePair q = qp;
         return q == null || q.isClosed() ? null : q;
     }
 
-    void connect(ConnParam p) {
+    @Override
+    public void connect(CmId owner, ConnParam p) {
         p.checkPrivateData(ConnParam.MAX_REQ_PRIVATE_DATA, CmWords.where("connect to", owner.remoteAddress(), owner.localAddress()));
         id.connect(param(p));
     }
 
-    void accept(ConnParam p) {
+    @Override
+    public void accept(CmId owner, ConnParam p) {
         p.checkPrivateData(ConnParam.MAX_REP_PRIVATE_DATA, CmWords.where("accept from", owner.remoteAddress(), owner.localAddress()));
         id.accept(param(p));
     }
 
-    void reject(byte[] privateData) {
+    @Override
+    public void reject(CmId owner, byte[] privateData) {
         if (privateData.length > ConnParam.MAX_REJ_PRIVATE_DATA) {
             throw CmWords.error(Errno.EINVAL, "reject", owner.remoteAddress(), owner.localAddress(), "a REJ carries at most " + ConnParam.MAX_REJ_PRIVATE_DATA
                     + " bytes of private data, got " + privateData.length);
@@ -295,7 +304,88 @@ final class ProviderCmId implements CmProvider.Listener {
         id.close();
     }
 
-    void joinMulticast(InetAddress group, MulticastJoinFlag flag, Object context) {
+    @Override
+    public void bindAddr(CmId owner, InetSocketAddress addr) {
+        id.bindAddr(addr);
+    }
+
+    @Override
+    public void resolveAddr(CmId owner, InetSocketAddress src, InetSocketAddress dst, int timeoutMs) {
+        id.resolveAddr(src, dst, timeoutMs);
+    }
+
+    @Override
+    public void resolveRoute(CmId owner, int timeoutMs) {
+        id.resolveRoute(timeoutMs);
+    }
+
+    @Override
+    public QpAttr initQpAttr(CmId owner, QpState state) {
+        return id.initQpAttr(state);
+    }
+
+    @Override
+    public void establish(CmId owner) {
+        id.establish();
+    }
+
+    @Override
+    public void disconnect(CmId owner) {
+        id.disconnect();
+    }
+
+    @Override
+    public void leaveMulticast(CmId owner, InetAddress group) {
+        id.leaveMulticast(group);
+    }
+
+    @Override
+    public void setAckTimeout(CmId owner, int exponent) {
+        id.setAckTimeout(exponent);
+    }
+
+    @Override
+    public Context context(CmId owner) {
+        return id.context();
+    }
+
+    @Override
+    public int portNum(CmId owner) {
+        return id.portNum();
+    }
+
+    @Override
+    public InetSocketAddress localAddress(CmId owner) {
+        return id.localAddress();
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress(CmId owner) {
+        return id.remoteAddress();
+    }
+
+    @Override
+    public Gid sourceGid(CmId owner) {
+        return id.sourceGid();
+    }
+
+    @Override
+    public Gid destinationGid(CmId owner) {
+        return id.destinationGid();
+    }
+
+    @Override
+    public void closed(CmId owner) {
+        close();
+    }
+
+    @Override
+    public String describe(CmId owner) {
+        return "CmId[" + owner.ps + ", " + id + "]";
+    }
+
+    @Override
+    public void joinMulticast(CmId owner, InetAddress group, MulticastJoinFlag flag, Object context) {
         if (!group.isMulticastAddress()) {
             throw new VerbsException(Errno.EINVAL, "join multicast group " + group.getHostAddress() + ": not a multicast address");
         }

@@ -337,12 +337,12 @@ class CmDestroyTest extends CmTestSupport {
             bad[4] = new byte[40];               // short
             System.arraycopy(ok, 0, bad[4], 0, 40);
             // bad[5]: a REQ for RDMA_PS_TCP without rdma_cm's header
-            long before = CmEngine.INSTANCE.agentCounters(devB.name(), 1)[0];
+            long before = CmEngine.INSTANCE.devices.agentCounters(devB.name(), 1)[0];
             for (byte[] b : bad) {
                 faults().inject(gidB, gidA, b);
             }
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
-            while (CmEngine.INSTANCE.agentCounters(devB.name(), 1)[0] - before < bad.length) {
+            while (CmEngine.INSTANCE.devices.agentCounters(devB.name(), 1)[0] - before < bad.length) {
                 assertTrue(System.nanoTime() - deadline < 0, "not every malformed MAD was counted");
                 Thread.sleep(1);
             }

@@ -61,7 +61,7 @@ class CmErrorWordsTest {
         assertEquals("2 min", CmWords.duration(Duration.ofMinutes(2)));
         assertEquals("90 s", CmWords.duration(Duration.ofSeconds(90)));
         assertEquals("250 us", CmWords.duration(Duration.ofNanos(250_000)));
-        assertEquals("4.36 s", CmWords.duration(Duration.ofNanos(CmEngine.cmTimeNs(20) + CmEngine.cmTimeNs(14))));
+        assertEquals("4.36 s", CmWords.duration(Duration.ofNanos(CmMad.cmTimeNs(20) + CmMad.cmTimeNs(14))));
         VerbsException e = assertThrows(VerbsException.class, () -> new EndpointOptions().timeout(Duration.ofSeconds(-1)));
         assertEquals("EINVAL: EndpointOptions.timeout: it must be positive, got -1 s", e.getMessage());
     }

@@ -68,12 +68,12 @@ class CmForgedMessageTest extends CmTestSupport {
             child.accept(new ConnParam());
             expect(cch, CmEventType.ESTABLISHED);
             expect(sch, CmEventType.ESTABLISHED);
-            int c = client.localCommId;
-            int s = child.localCommId;
+            int c = client.conn.localCommId;
+            int s = child.conn.localCommId;
             int cq = ce.qp.qpn();
             int sq = se.qp.qpn();
-            long cGuid = client.caGuid;
-            long sGuid = child.caGuid;
+            long cGuid = client.conn.caGuid;
+            long sGuid = child.conn.caGuid;
             Gid elsewhere = Gid.of(InetAddress.getByName("10.77.0.9"));
 
             List<byte[]> toServer = List.of(
@@ -156,7 +156,7 @@ class CmForgedMessageTest extends CmTestSupport {
             // counter XORed with a constant, as cm.c) one ID tells the next within a few low bits
             int near = 0;
             for (int i = 1; i < ids.size(); i++) {
-                if ((ids.get(i).localCommId ^ ids.get(i - 1).localCommId) >>> 16 == 0) {
+                if ((ids.get(i).conn.localCommId ^ ids.get(i - 1).conn.localCommId) >>> 16 == 0) {
                     near++;
                 }
             }

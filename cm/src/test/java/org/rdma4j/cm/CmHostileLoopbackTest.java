@@ -99,10 +99,10 @@ class CmHostileLoopbackTest extends CmTestSupport {
                     toB.add(CmForgery.rej(ThreadLocalRandom.current().nextInt(), leaked + k, CmRej.MSG_REP,
                             CmRej.REASON_CONSUMER_DEFINED, 0));
                 }
-                int c = client.localCommId;
-                int s = child.localCommId;
-                toB.addAll(everything(c, s, se.qp.qpn(), client.caGuid));
-                List<byte[]> toA = everything(s, c, ce.qp.qpn(), child.caGuid);
+                int c = client.conn.localCommId;
+                int s = child.conn.localCommId;
+                toB.addAll(everything(c, s, se.qp.qpn(), client.conn.caGuid));
+                List<byte[]> toA = everything(s, c, ce.qp.qpn(), child.conn.caGuid);
                 long dropped = CmForgery.dropped();
                 for (byte[] m : toB) {
                     send(qp1, mad, m, gidB);

@@ -42,7 +42,7 @@ class CmIdReleaseTest extends CmTestSupport {
         Verbs.removeDevice(devA);
         Verbs.removeDevice(devB);
         removed = true;
-        assertEquals(0, CmEngine.INSTANCE.agentCount(), "no CM agent left");
+        assertEquals(0, CmEngine.INSTANCE.devices.agentCount(), "no CM agent left");
         assertEquals(0, CmEngine.INSTANCE.connectionCount(), "nothing left in the tables");
     }
 

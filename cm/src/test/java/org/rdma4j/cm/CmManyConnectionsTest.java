@@ -126,12 +126,12 @@ class CmManyConnectionsTest extends CmTestSupport {
                 c.resolveRoute(1000);
                 assertEquals(CmEventType.ROUTE_RESOLVED, next(cch).type());
                 if (i == 0) {
-                    deferredBefore = CmEngine.INSTANCE.agentCounters(devA.name(), 1)[3];
+                    deferredBefore = CmEngine.INSTANCE.devices.agentCounters(devA.name(), 1)[3];
                 }
                 c.connect(new ConnParam().qpNum(1 + i));
             }
             assertEquals(CmAgent.WINDOW, f.sent(org.rdma4j.cm.wire.MadHeader.ATTR_REQ), "one window of REQs is out");
-            assertEquals(n - CmAgent.WINDOW, CmEngine.INSTANCE.agentCounters(devA.name(), 1)[3] - deferredBefore,
+            assertEquals(n - CmAgent.WINDOW, CmEngine.INSTANCE.devices.agentCounters(devA.name(), 1)[3] - deferredBefore,
                     "the rest wait for a slot");
             f.clearFaults();
             f.releaseHeld(); // B takes the window and MRAs it: each MRA lets one waiting REQ go

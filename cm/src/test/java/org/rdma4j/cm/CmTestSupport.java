@@ -80,9 +80,9 @@ abstract class CmTestSupport {
     /** Waits (bounded) until every CM agent has gone (a closed id gives its agent back at once). */
     static void awaitNoAgents() throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
-        while (CmEngine.INSTANCE.agentCount() != 0) {
+        while (CmEngine.INSTANCE.devices.agentCount() != 0) {
             if (System.nanoTime() - deadline > 0) {
-                fail(CmEngine.INSTANCE.agentCount() + " CM agents still open after every id was closed");
+                fail(CmEngine.INSTANCE.devices.agentCount() + " CM agents still open after every id was closed");
             }
             Thread.sleep(5);
         }

@@ -38,7 +38,7 @@ class IwarpDeviceMatchTest {
     @AfterEach
     void noIwarpDevice() {
         FakeIwarpProvider.cm = null;
-        CmEngine.INSTANCE.devicesForResolve(true); // forget the stand-in device
+        CmEngine.INSTANCE.devices.devicesForResolve(true); // forget the stand-in device
     }
 
     @Test
@@ -75,7 +75,7 @@ class IwarpDeviceMatchTest {
         near[15] ^= 0x40; // same /64, not soft0's address: a prefix guess
         ProviderCmIdTest.FakeProvider provider = new ProviderCmIdTest.FakeProvider();
         FakeIwarpProvider.cm = provider;
-        CmEngine.INSTANCE.devicesForResolve(true); // the engine's device list is kept for a second
+        CmEngine.INSTANCE.devices.devicesForResolve(true); // the engine's device list is kept for a second
         try (CmEventChannel ch = new CmEventChannel(); CmId guess = ch.createId(PortSpace.TCP);
              CmId exact = ch.createId(PortSpace.TCP)) {
             guess.resolveAddr(null, new InetSocketAddress(InetAddress.getByAddress(near), 7401), 2000);

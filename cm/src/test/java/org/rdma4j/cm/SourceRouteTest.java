@@ -152,7 +152,7 @@ class SourceRouteTest extends CmTestSupport {
             }
             InetAddress dst = InetAddress.getByName("10.78.0.1");
             FakeRoceProvider.gid = org.rdma4j.verbs.Gid.of(dst);
-            CmEngine.INSTANCE.devicesForResolve(true);
+            CmEngine.INSTANCE.devices.devicesForResolve(true);
             SourceRoute.router = to -> source;
             id.resolveAddr(null, new InetSocketAddress(dst, 7174), 100);
             CmEvent e = expect(ch, CmEventType.ADDR_RESOLVED);
@@ -161,7 +161,7 @@ class SourceRouteTest extends CmTestSupport {
             assertEquals(source, id.localAddress().getAddress());
         } finally {
             FakeRoceProvider.gid = null;
-            CmEngine.INSTANCE.devicesForResolve(true);
+            CmEngine.INSTANCE.devices.devicesForResolve(true);
             awaitNoAgents();
             Verbs.removeDevice(mine);
         }
