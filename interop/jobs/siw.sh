@@ -169,7 +169,7 @@ fi
 # --- the conformance suites: control path, and data path over CM-connected RC pairs (iWARP connects QPs
 # only through the CM); UC, UD, multicast, port state and lossy links do not exist on siw
 if [[ ${INTEROP_SIW_CONFORMANCE:-1} != 0 ]]; then
-  classes=(DeviceConformanceTest ProtectionDomainConformanceTest MemoryRegionConformanceTest
+  classes=(DeviceConformanceTest ProtectionDomainConformanceTest MemoryRegionConformanceTest MemoryRulesConformanceTest
            CompletionQueueConformanceTest CompletionChannelConformanceTest EventPollerConformanceTest
            ResourceLimitsConformanceTest QueuePairStateConformanceTest AsyncEventConformanceTest
            LifetimeConformanceTest SendRecvConformanceTest RdmaReadConformanceTest)
