@@ -26,17 +26,17 @@ final class UdpReceiver implements Agent {
      */
     static final long STANDBY_NS = Math.max(10, Long.getLong("rdma4j.udp.standbyMicros", 100)) * 1_000;
     /**
-     * The longest stand-by park (-Drdma4j.udp.maxStandbyMicros, default 1000): how late the agent may
-     * notice that polling stopped without {@link #pollerBlocks()}. Long parks save the agent's
-     * wake-ups, but on a loaded machine a spinning poller that lost its core for a time slice leaves
-     * the socket unread until the agent comes back; measured with 5 ms, the round trip's median went
-     * from about 0.1 ms to 3 ms under load. Without doubling (parks of 100 us only), the agent's 10 000
-     * wake-ups a second while threads poll put a second mode near 340 us into the busy round trip
-     * under load, often its median; doubling up to 1 ms took it out
-     * (docs/decisions/0004-udp-the-polling-thread-receives.md).
+     * The longest stand-by park (-Drdma4j.udp.maxStandbyMicros, default 4000): how late the agent may
+     * notice that polling stopped without {@link #pollerBlocks()}. On two cores, where two busy-polling
+     * processes already take both, every wake-up of an agent takes a core from a poller: with parks of
+     * at most 1 ms the busy RC round trip between two JVMs had a p99 of 0.6-1.1 ms on a quiet host
+     * (its p50 11 us), with at most 4 ms or 10 ms 47-66 us; with two CPU hogs beside the pair the median
+     * (18-21 us) and mean were the same with 1 and 4 ms (2026-12-07, PERFORMANCE.md). Earlier, parks of
+     * 5 ms had moved a loaded round trip's median from 0.1 to 3 ms, and parks of 100 us only (no
+     * doubling) put a second mode near 340 us into it (docs/decisions/0004-udp-the-polling-thread-receives.md).
      */
     static final long MAX_STANDBY_NS = Math.max(STANDBY_NS,
-            Long.getLong("rdma4j.udp.maxStandbyMicros", 1_000) * 1_000);
+            Long.getLong("rdma4j.udp.maxStandbyMicros", 4_000) * 1_000);
     /** At most this many receive batches per {@link #receiveArrived()}. */
     static final int ARRIVED_BATCHES = 16;
     /** The receive agent's longest wait in poll(2): it re-checks for close this often. */
