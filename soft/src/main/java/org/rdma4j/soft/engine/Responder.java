@@ -271,11 +271,14 @@ final class Responder {
      */
     boolean takeWrite(int psn, int pkey, boolean ackReq, long va, int rkey, MemorySegment src, long srcOffset,
                       int len) {
-        if (len <= 0 || !takesInOrder(psn, pkey, NONE) || !checks.lengthOk(WRITE_ONLY, len, len, len)
-                || checks.writeStart(va, len, rkey) != WriteChecks.OK) {
+        // writeStart's checks, spelled out for a WRITE ONLY of 1..MTU bytes (within 2^31, a key needed)
+        if (len <= 0 || !checks.onlyLengthOk(len) || !takesInOrder(psn, pkey, NONE) || !checks.remoteWriteAllowed()) {
             return false;
         }
-        MemKey key = checks.key();
+        MemKey key = checks.remoteKey(rkey, va, len, Access.REMOTE_WRITE);
+        if (key == null) {
+            return false;
+        }
         try {
             Packet.copyBytes(src, srcOffset, key.segment, key.offsetOf(va), len);
         } catch (IllegalStateException | IndexOutOfBoundsException e) {
@@ -304,7 +307,7 @@ final class Responder {
      */
     boolean takeSend(int psn, int pkey, boolean ackReq, boolean solicited, boolean withImm, int imm,
                      MemorySegment src, long srcOffset, int len) {
-        if (len < 0 || len > qp.mtuBytes || !takesInOrder(psn, pkey, NONE)) {
+        if (len < 0 || !checks.onlyLengthOk(len) || !takesInOrder(psn, pkey, NONE)) {
             return false;
         }
         if (!haveRecv) {
@@ -560,8 +563,6 @@ final class Responder {
     }
 
     // ------------------------------------------------------------------ helpers
-
-    private static final int WRITE_ONLY = Opcode.writeOpcode(Opcode.TRANSPORT_RC, Opcode.ONLY, false);
 
     /**
      * Whether a request taken without the packet path (a burst, a message handed over in process)

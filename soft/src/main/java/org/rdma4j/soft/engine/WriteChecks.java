@@ -43,7 +43,7 @@ final class WriteChecks {
      */
     int writeStart(long va, long length, int rkey) {
         key = null;
-        if ((qp.accessFlags & Access.REMOTE_WRITE) == 0 || length > Responder.MAX_DMA_BYTES) {
+        if (!remoteWriteAllowed() || length > Responder.MAX_DMA_BYTES) {
             return Aeth.NAK_INVALID_REQUEST;
         }
         if (length > 0) {
@@ -53,6 +53,11 @@ final class WriteChecks {
             }
         }
         return OK;
+    }
+
+    /** Whether the QP allows remote writes (its access flags). */
+    boolean remoteWriteAllowed() {
+        return (qp.accessFlags & Access.REMOTE_WRITE) != 0;
     }
 
     /** The key the last {@link #writeStart} that answered {@link #OK} found (null for zero bytes). */
@@ -82,10 +87,23 @@ final class WriteChecks {
         if (Opcode.isLast(op)) {
             return len > 0 && len <= mtu;
         }
-        return len <= mtu;
+        return onlyLengthOk(len);
     }
 
-    private MemKey remoteKey(int rkey, long va, long length, int accessBit) {
+    /**
+     * {@link #sizeOk} of an ONLY packet (and {@link #lengthOk} of a one-packet WRITE, whose length is
+     * all the WRITE has): at most the path MTU. The in-process hand-over asks this alone, without
+     * the opcode table lookups of the general case.
+     */
+    boolean onlyLengthOk(int len) {
+        return len <= qp.mtuBytes;
+    }
+
+    /**
+     * The key {@code rkey} names if it lets this QP use [va, va + length) with {@code accessBit}
+     * ({@link MemKey#check}, remote use), else null; {@link #writeStart}'s key check.
+     */
+    MemKey remoteKey(int rkey, long va, long length, int accessBit) {
         MemKey k = lastKey;
         if (k != null && k.key == rkey
                 && MemKey.check(k, MemKey.Use.REMOTE, qp.pd, va, length, accessBit, qp) == KeyVerdict.OK) {
