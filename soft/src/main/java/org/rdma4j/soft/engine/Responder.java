@@ -271,7 +271,6 @@ final class Responder {
      */
     boolean takeWrite(int psn, int pkey, boolean ackReq, long va, int rkey, MemorySegment src, long srcOffset,
                       int len) {
-        // writeStart's checks, spelled out for a WRITE ONLY of 1..MTU bytes (within 2^31, a key needed)
         if (len <= 0 || !checks.onlyLengthOk(len) || !takesInOrder(psn, pkey, NONE) || !checks.remoteWriteAllowed()) {
             return false;
         }
