@@ -116,7 +116,7 @@ final class Acknowledger {
 
     private void send(int syndrome, int psn) {
         owedDeadlineNs = NEVER; // an ACK or NAK acknowledges every message before it
-        if (syndrome == ACK_SYNDROME && qp.ackDirect(psn)) {
+        if (syndrome == ACK_SYNDROME && qp.transport == Opcode.TRANSPORT_RC && qp.path().ack(psn)) {
             return; // on the in-process fabric, without a packet
         }
         Packet p = responsePacket(Opcode.RC_ACKNOWLEDGE, psn, 0);

@@ -29,6 +29,9 @@ final class Completer {
 
     private final QpEngine qp;
     private final SendQueue sq;
+    /** The response packets decode into this; an ACK handed over without a packet fills the other. */
+    private final PacketInfo decoded = new PacketInfo();
+    private final PacketInfo handedOver = new PacketInfo();
     /** Where an atomic's original value is scattered from (RC QPs only: no other type runs atomics). */
     /** Where an atomic's original value is scattered from; created by the first atomic ACK. */
     private MemorySegment scratch;
@@ -121,30 +124,34 @@ final class Completer {
     // ------------------------------------------------------------------ responses
 
     /**
-     * A positive ACK of {@code psn} handed over without a packet ({@link QpTask#takeDirectAck}):
-     * what {@link #receive} does with the ACK packet.
+     * A positive ACK of {@code psn} handed over without a packet on the in-process path ({@link
+     * QpTask#takeDirectAck}): taken in by {@link #receive(PacketInfo)} as its packet would be.
      */
     void receiveAck(int psn) {
-        QpState s = qp.state;
-        if (qp.transport != Opcode.TRANSPORT_RC || (s != QpState.RTS && s != QpState.SQD)) {
-            qp.hca.counters.inc(Counter.STALE_RESPONSES);
-            return;
-        }
-        ack(psn);
+        receive(handedOver.positiveAck(psn));
     }
 
+    /** A response packet from a link or the in-process fabric. */
     void receive(Packet p, int op) {
+        receive(decoded.decode(p, op));
+    }
+
+    /**
+     * Takes one response in, whichever path brought it (rxe's rxe_comp.c): an ACK or NAK, an atomic
+     * acknowledgement or a READ response, on an RC QP that sends (RTS or SQD).
+     */
+    void receive(PacketInfo in) {
         QpState s = qp.state;
+        int op = in.opcode;
         if (qp.transport != Opcode.TRANSPORT_RC || Opcode.transport(op) != Opcode.TRANSPORT_RC
                 || (s != QpState.RTS && s != QpState.SQD)) {
             qp.hca.counters.inc(Counter.STALE_RESPONSES);
             return;
         }
-        MemorySegment b = p.buffer;
-        int psn = Bth.psnOf(b);
+        int psn = in.psn;
         switch (op) {
             case Opcode.RC_ACKNOWLEDGE -> {
-                int syndrome = Aeth.syndromeAt(b, Opcode.offsetOf(op, Opcode.HEADER_AETH));
+                int syndrome = in.syndrome;
                 if (Aeth.isAck(syndrome)) {
                     ack(psn);
                     return;
@@ -164,9 +171,10 @@ final class Completer {
                     }
                 }
             }
-            case Opcode.RC_ATOMIC_ACKNOWLEDGE -> atomicAcknowledge(p, psn);
+            case Opcode.RC_ATOMIC_ACKNOWLEDGE -> atomicAcknowledge(in.packet, psn);
             case Opcode.RC_RDMA_READ_RESPONSE_FIRST, Opcode.RC_RDMA_READ_RESPONSE_MIDDLE,
-                 Opcode.RC_RDMA_READ_RESPONSE_LAST, Opcode.RC_RDMA_READ_RESPONSE_ONLY -> readResponse(p, op, psn);
+                 Opcode.RC_RDMA_READ_RESPONSE_LAST, Opcode.RC_RDMA_READ_RESPONSE_ONLY ->
+                    readResponse(in.packet, op, psn);
             default -> qp.hca.counters.inc(Counter.MALFORMED);
         }
     }

@@ -9,8 +9,9 @@ import org.rdma4j.verbs.QpType;
 /**
  * How a QP's packets reach its peer, decided once per destination instead of per packet: {@link
  * InProcess} when the device's link is the in-process fabric ({@link DirectLink}) and a device there
- * owns the destination GID (packets go straight to that device, one-packet WRITEs, SENDs and positive
- * ACKs may be handed to the peer QP without a packet, WRITEs go as bursts up to the send window,
+ * owns the destination GID (packets go straight to that device, one-packet WRITEs and SENDs are handed
+ * to the peer QP's responder as a {@link PacketInfo} and positive ACKs to its completer without a
+ * packet ({@link #handOver}, {@link #ack}), WRITEs go as bursts up to the send window,
  * owed ACKs leave soon); {@link OverLink} otherwise (UD, UDP, shared memory, a faulty link, or no
  * device owning the GID yet: packets through the link, bursts as the link allows, batches where it
  * sends them, owed ACKs after the link's delay). A QP keeps its path while it stays {@link #valid()}
@@ -30,6 +31,19 @@ abstract sealed class Path permits Path.InProcess, Path.OverLink {
     /** Sends {@code count} of the QP's packets at once, in order; clears the array's slots. */
     abstract void send(Packet[] packets, int count);
 
+    /**
+     * Hands a one-packet WRITE or SEND to the connected QP's responder without a packet, which checks
+     * and executes it as it would its packet ({@link QpTask#takeHandOver}); false when it must go as
+     * the packet (over a link, no such peer, a port down, the peer cannot take it now).
+     */
+    abstract boolean handOver(PacketInfo in);
+
+    /**
+     * Hands a positive ACK of {@code psn} to the connected QP's completer without a packet ({@link
+     * QpTask#takeDirectAck}); false when it must go as the packet.
+     */
+    abstract boolean ack(int psn);
+
     /** Whether the packets of one requester step are collected and handed over together. */
     abstract boolean sendsInBatches();
 
@@ -45,17 +59,39 @@ abstract sealed class Path permits Path.InProcess, Path.OverLink {
      */
     static Path resolve(QpEngine qp, OverLink overLink) {
         Route r = qp.type == QpType.UD ? null : qp.hca.resolve(qp.dgid);
-        return r != null ? new InProcess(qp.hca, r) : overLink;
+        return r != null ? new InProcess(qp, r) : overLink;
     }
 
     /** To a device in this JVM on the in-process fabric. */
     static final class InProcess extends Path {
+        private final QpEngine qp;
         private final Hca hca;
         private final Route route;
 
-        InProcess(Hca hca, Route route) {
-            this.hca = hca;
+        InProcess(QpEngine qp, Route route) {
+            this.qp = qp;
+            this.hca = qp.hca;
             this.route = route;
+        }
+
+        @Override
+        boolean handOver(PacketInfo in) {
+            QpEngine peer = qp.directPeer();
+            if (peer == null || !peer.task.takeHandOver(in)) {
+                return false;
+            }
+            qp.packetCounts.sent();
+            return true;
+        }
+
+        @Override
+        boolean ack(int psn) {
+            QpEngine peer = qp.directPeer();
+            if (peer == null || !peer.task.takeDirectAck(psn)) {
+                return false;
+            }
+            qp.packetCounts.sent();
+            return true;
         }
 
         @Override
@@ -115,6 +151,16 @@ abstract sealed class Path permits Path.InProcess, Path.OverLink {
         @Override
         Route route() {
             return null;
+        }
+
+        @Override
+        boolean handOver(PacketInfo in) {
+            return false;
+        }
+
+        @Override
+        boolean ack(int psn) {
+            return false;
         }
 
         @Override

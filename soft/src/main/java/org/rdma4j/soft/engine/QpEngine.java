@@ -373,23 +373,6 @@ public final class QpEngine {
     // ------------------------------------------------------------------ delivery and the task
 
     /**
-     * A positive ACK of this QP's responder for the connected QP's requester on an in-process fabric,
-     * without a packet (see {@link QpTask#takeDirectAck}); false when it must go as the packet (another
-     * link, no such peer, a port down, the peer cannot take it now). Task only.
-     */
-    boolean ackDirect(int psn) {
-        if (transport != Opcode.TRANSPORT_RC) {
-            return false;
-        }
-        QpEngine peer = directPeer();
-        if (peer == null || !peer.task.takeDirectAck(psn)) {
-            return false;
-        }
-        packetCounts.sent();
-        return true;
-    }
-
-    /**
      * The connected QP on an in-process fabric's other device, when both ports are up and it takes this
      * QP's packets ({@link #fromConnectedPeer}); else null (then the packet goes). Task only.
      *
@@ -397,7 +380,7 @@ public final class QpEngine {
      * found for, and used again while all three hold and it is not {@link #destroyed}: a QP leaves the
      * table only when destroyed, so a live one is still the table's entry for its number, and its
      * number cannot have been given to another QP. Everything else is checked on every call as before
-     * (ports, the peer's address vector here, its state and PSNs in {@code takeDirectWrite}).
+     * (ports, the peer's address vector here, its state and PSNs in {@link Responder#receive(PacketInfo)}).
      */
     QpEngine directPeer() {
         Route r = directRoute();

@@ -205,31 +205,15 @@ final class QpTask {
 
 
     /**
-     * An RDMA WRITE ONLY from the connected QP's requester on an in-process fabric, without a packet
-     * (see {@code Requester.sendDirect}): taken in when {@link #inbound} would handle its packet at
-     * once (this thread may run the task, it is idle and nothing is queued) and the responder would
-     * take the packet in unchanged ({@code Responder.takeWrite}); then the ACK it calls for is sent
-     * and the task runs, as after a delivered packet. False with nothing changed otherwise: the caller
-     * sends the packet.
+     * A one-packet WRITE or SEND from the connected QP's requester on the in-process path, without a
+     * packet ({@code Path.InProcess#handOver}): taken in when {@link #inbound} would handle its packet
+     * at once (this thread may run the task, it is idle and nothing is queued before it), and then
+     * checked and executed by {@link Responder#receive(PacketInfo)} exactly as its packet would be
+     * (a NAK or an RNR NAK goes back to the requester as a packet); the ACK it calls for is sent and
+     * the task runs, as after a delivered packet. False with nothing changed otherwise, and when the
+     * sender's memory went away during the copy: the caller then sends the packet.
      */
-    boolean takeDirectWrite(int psn, int pkey, boolean ackReq, long va, int rkey, java.lang.foreign.MemorySegment src,
-                            long srcOffset, int len) {
-        return takeDirect(false, psn, pkey, ackReq, false, va, rkey, false, 0, src, srcOffset, len);
-    }
-
-    /**
-     * A SEND ONLY from the connected QP's requester on an in-process fabric, without a packet (see
-     * {@code Requester.sendDirect}), on the terms of {@link #takeDirectWrite}; the responder's are
-     * {@code Responder.takeSend}.
-     */
-    boolean takeDirectSend(int psn, int pkey, boolean ackReq, boolean solicited, boolean withImm, int imm,
-                           java.lang.foreign.MemorySegment src, long srcOffset, int len) {
-        return takeDirect(true, psn, pkey, ackReq, solicited, 0, 0, withImm, imm, src, srcOffset, len);
-    }
-
-    private boolean takeDirect(boolean send, int psn, int pkey, boolean ackReq, boolean solicited, long va, int rkey,
-                               boolean withImm, int imm, java.lang.foreign.MemorySegment src, long srcOffset,
-                               int len) {
+    boolean takeHandOver(PacketInfo in) {
         if (task.runningHere()) {
             return false;
         }
@@ -240,11 +224,12 @@ final class QpTask {
         boolean took = false;
         n.depth++;
         try {
-            if (inTail == inHead && (send
-                    ? qp.responder.takeSend(psn, pkey, ackReq, solicited, withImm, imm, src, srcOffset, len)
-                    : qp.responder.takeWrite(psn, pkey, ackReq, va, rkey, src, srcOffset, len))) {
-                took = true;
-                qp.packetCounts.received();
+            if (inTail == inHead) {
+                qp.responder.receive(in);
+                took = !in.sourceGone;
+                if (took) {
+                    qp.packetCounts.received();
+                }
                 qp.responder.flushAck();
             }
         } finally {
@@ -252,7 +237,7 @@ final class QpTask {
                 if (took && qp.state != QpState.ERR) {
                     // an executed WRITE or SEND leaves the requester and completer nothing to do: no pass,
                     // unless the task was scheduled meanwhile (anything that arrives while we hold it does
-                    // so); a SEND whose receive failed moved the QP to ERR, whose flush a pass does
+                    // so); a request that moved the QP to ERR leaves a flush to do, which a pass does
                     task.releaseAcquired();
                 } else {
                     task.runAcquired();

@@ -41,6 +41,8 @@ final class Requester {
     /** READ requests and atomics sent, not answered in full: each holds a responder resource. */
     private int outstandingRdAtomic;
     private int sinceAckReq;
+    /** The one-packet WRITEs and SENDs handed over on the in-process path ({@link #sendDirect}). */
+    private final PacketInfo handOver = new PacketInfo();
     /**
      * After a rewind: the PSN the requester had reached, before which the last packet of every message
      * asks for an ACK again (see {@link #lastAsksForAck}); valid while {@link #eagerAck}.
@@ -369,12 +371,12 @@ final class Requester {
      * handed straight to the connected QP's responder on an in-process fabric
      * ({@link org.rdma4j.soft.link.DirectLink}): no {@link Packet}, no headers written and parsed again,
      * the payload copied once from the WQE's inline copy or its one gather entry into the target (the
-     * WRITE's rkey range, the SEND's receive WQE). The peer takes it in only when it would take the
-     * packet in at once and unchanged by every check ({@link QpTask#takeDirectWrite},
-     * {@link QpTask#takeDirectSend}); otherwise nothing has changed on either side and false sends
-     * the packet as usual, so every unusual case (a bad key, a PSN gap, no receive posted, a busy peer,
-     * a port down, a local protection error) behaves exactly as for the packet. The requester's state
-     * then moves as if the packet had been sent. Allocation free.
+     * WRITE's rkey range, the SEND's receive WQE), as a {@link PacketInfo} the peer's responder takes
+     * in through the same checks as the packet ({@link Path#handOver}): a bad key, a PSN gap or no
+     * receive posted end as for the packet, in a NAK or an RNR NAK sent back. When the path cannot hand
+     * it over (over a link, a busy peer, a port down, the sender's memory gone) nothing has changed on
+     * either side and false sends the packet as usual; so does a local protection error. The
+     * requester's state then moves as if the packet had been sent. Allocation free.
      */
     private boolean sendDirect(SendWqe w) {
         int len = (int) w.totalLength;
@@ -396,19 +398,15 @@ final class Requester {
         } else {
             return false;
         }
-        QpEngine peer = qp.directPeer();
-        if (peer == null) {
-            return false;
-        }
         // AckReq as header() would set it, committed only once the peer took the WRITE or SEND
         boolean ackReq = lastAsksForAck(w) || sinceAckReq + 1 >= ACK_EVERY;
-        if (w.opcode == WrOpcode.RDMA_WRITE
-                ? !peer.task.takeDirectWrite(w.nextPsn, qp.pkey, ackReq, w.remoteAddr, w.rkey, src, srcOffset, len)
-                : !peer.task.takeDirectSend(w.nextPsn, qp.pkey, ackReq, (w.flags & SendFlag.SOLICITED) != 0,
-                        w.opcode == WrOpcode.SEND_WITH_IMM, w.imm, src, srcOffset, len)) {
+        boolean write = w.opcode == WrOpcode.RDMA_WRITE;
+        int op = write ? Opcode.RC_RDMA_WRITE_ONLY
+                : w.opcode == WrOpcode.SEND_WITH_IMM ? Opcode.RC_SEND_ONLY_WITH_IMMEDIATE : Opcode.RC_SEND_ONLY;
+        if (!qp.path().handOver(handOver.handOver(op, w.nextPsn, qp.pkey, ackReq, (w.flags & SendFlag.SOLICITED) != 0, write ? w.remoteAddr : 0, write ? w.rkey : 0,
+                w.opcode == WrOpcode.SEND_WITH_IMM ? w.imm : 0, src, srcOffset, len))) {
             return false;
         }
-        qp.packetCounts.sent();
         sinceAckReq = ackReq ? 0 : sinceAckReq + 1;
         w.sendOffset = len;
         w.nextPsn = Psn.add(w.nextPsn, 1);

@@ -5,8 +5,6 @@ import java.lang.foreign.MemorySegment;
 import org.rdma4j.soft.link.Packet;
 import org.rdma4j.soft.wire.Aeth;
 import org.rdma4j.soft.wire.Bth;
-import org.rdma4j.soft.wire.Ieth;
-import org.rdma4j.soft.wire.ImmDt;
 import org.rdma4j.soft.wire.Opcode;
 import org.rdma4j.soft.wire.Psn;
 import org.rdma4j.soft.wire.Reth;
@@ -58,6 +56,9 @@ final class Responder {
     private final ReadAtomicResponder readAtomic;
     /** The WRITE checks every path applies (packets, bursts, messages handed over in process). */
     private final WriteChecks checks;
+    /** The request packets from links decode into this; the packets of a split burst into the other. */
+    private final PacketInfo decoded = new PacketInfo();
+    private final PacketInfo splitInfo = new PacketInfo();
 
     Responder(QpEngine qp) {
         this.qp = qp;
@@ -112,29 +113,35 @@ final class Responder {
         writeKey = null;
     }
 
+    /** A request packet from a link or the in-process fabric's packet path. */
     void receive(Packet p, int op) {
-        if (p.burstPackets > 1) {
-            if (!burst(p, op)) {
-                split(p, op);
+        receive(decoded.decode(p, op));
+    }
+
+    /**
+     * Takes one request in, whichever path brought it: rxe's responder states in order, one chain
+     * for packets decoded from a link and for WRITEs and SENDs handed over on the in-process path.
+     * A burst ({@code in.count > 1}) is taken in one step when each of its packets would pass, and
+     * else as those packets one by one ({@link #split}).
+     */
+    void receive(PacketInfo in) {
+        if (in.count > 1) {
+            if (!burst(in)) {
+                split(in);
             }
             return;
         }
-        QpState s = qp.state;
-        if (s == QpState.RESET || s == QpState.INIT || s == QpState.ERR) {
+        int op = in.opcode;
+        int h = header(in);
+        if (h != HEADER_OK) {
+            if (h != HEADER_QUIET) {
+                qp.hca.counters.inc(h == HEADER_BAD_PKEY ? Counter.BAD_PKEY : Counter.MALFORMED);
+            }
             return;
         }
-        MemorySegment b = p.buffer;
-        if (Opcode.transport(op) != qp.transport || Bth.tverOf(b) != 0) {
-            qp.hca.counters.inc(Counter.MALFORMED);
-            return;
-        }
-        if ((Bth.pkeyOf(b) & 0x7FFF) != (qp.pkey & 0x7FFF)) {
-            qp.hca.counters.inc(Counter.BAD_PKEY);
-            return;
-        }
-        boolean inSequenceRc = qp.transport == Opcode.TRANSPORT_RC && Bth.psnOf(b) == ePsn;
-        if ((p.payloadLength > qp.mtuBytes && !(inSequenceRc && Opcode.isSend(op)))
-                || (!Opcode.hasPayload(op) && p.payloadLength != 0)) {
+        boolean inSequenceRc = qp.transport == Opcode.TRANSPORT_RC && in.psn == ePsn;
+        if ((in.payloadLength > qp.mtuBytes && !(inSequenceRc && Opcode.isSend(op)))
+                || (!Opcode.hasPayload(op) && in.payloadLength != 0)) {
             // an in-sequence RC SEND too long for the MTU goes on: as in rxe, where the length check
             // follows check_resource, it takes its receive (RNR NAK when there is none) and completes it
             // with REM_INV_REQ_ERR (send: sizeOk) rather than leaving it to be flushed
@@ -146,11 +153,11 @@ final class Responder {
             return;
         }
         if (qp.transport == Opcode.TRANSPORT_UD) {
-            ud.receive(p, op);
+            ud.receive(in.packet, op);
             return;
         }
         boolean rc = qp.transport == Opcode.TRANSPORT_RC;
-        int psn = Bth.psnOf(b);
+        int psn = in.psn;
         int d = Psn.diff(psn, ePsn);
         if (d > 0 || (d < -UC_RECENT_PSNS && !rc)) {
             qp.hca.counters.inc(d > 0 ? Counter.OUT_OF_SEQ_REQUEST : Counter.DUPLICATE_REQUEST);
@@ -178,7 +185,7 @@ final class Responder {
             // RC: a retransmission; UC: a packet the network duplicated or delayed, dropped
             qp.hca.counters.inc(Counter.DUPLICATE_REQUEST);
             if (rc) {
-                duplicate(p, op, psn);
+                duplicate(in);
             }
             return;
         }
@@ -189,43 +196,60 @@ final class Responder {
             }
             ucDropping = false;
         }
-        execute(p, op, psn, rc);
+        execute(in, psn, rc);
+    }
+
+    private static final int HEADER_OK = 0;
+    /** Not a state that takes requests: dropped without a count. */
+    private static final int HEADER_QUIET = 1;
+    private static final int HEADER_MALFORMED = 2;
+    private static final int HEADER_BAD_PKEY = 3;
+
+    /** rxe's check_header: the QP in a state that receives, the QP's transport, BTH version 0, the QP's P_Key. */
+    private int header(PacketInfo in) {
+        QpState s = qp.state;
+        if (s == QpState.RESET || s == QpState.INIT || s == QpState.ERR) {
+            return HEADER_QUIET;
+        }
+        if (Opcode.transport(in.opcode) != qp.transport || in.tver != 0) {
+            return HEADER_MALFORMED;
+        }
+        return (in.pkey & 0x7FFF) != (qp.pkey & 0x7FFF) ? HEADER_BAD_PKEY : HEADER_OK;
     }
 
     /**
      * A burst of WRITE packets (in-process fabric, see {@link Packet#burstPackets}), taken in one step
-     * when every packet of it would pass the per-packet checks: the QP's state, transport and P_Key,
-     * the first PSN the expected one, the right place in a WRITE, each packet's length as the MTU
-     * demands, the rkey good for the whole WRITE. Then one copy, one ACK (if the burst asks for one)
-     * and the expected PSN moves past the burst. Returns false with nothing changed otherwise: the
-     * caller then takes the burst in packet by packet ({@link #split}), so every unusual case (a
-     * duplicate, a gap, a bad key, a NAK) behaves exactly as for the packets themselves.
+     * when every packet of it would pass the checks of {@link #receive(PacketInfo)}: the header, the
+     * first PSN the expected one, the right place in a WRITE, each packet's length as the MTU
+     * demands, the WRITE's checks ({@link WriteChecks}) for the whole of it. Then one copy, one ACK (if
+     * the burst asks for one) and the expected PSN moves past the burst. Returns false with nothing
+     * changed otherwise: the caller then takes the burst in packet by packet ({@link #split}), so every
+     * unusual case (a duplicate, a gap, a bad key, a NAK) behaves exactly as for the packets themselves.
      */
-    private boolean burst(Packet p, int op) {
-        MemorySegment b = p.buffer;
-        int k = p.burstPackets;
-        int lastOp = p.burstLastOpcode;
-        if (Opcode.transport(op) != Opcode.TRANSPORT_RC || !Opcode.isWrite(op) || Opcode.isEnd(op)
+    private boolean burst(PacketInfo in) {
+        int op = in.opcode;
+        int k = in.count;
+        int lastOp = in.lastOpcode;
+        if (qp.transport != Opcode.TRANSPORT_RC || !Opcode.isWrite(op) || Opcode.isEnd(op)
                 || Opcode.transport(lastOp) != Opcode.TRANSPORT_RC || !Opcode.isWrite(lastOp)
-                || Opcode.isStart(lastOp) || Opcode.hasImmDt(lastOp) || p.burstMtu != qp.mtuBytes
-                || Bth.tverOf(b) != 0) {
+                || Opcode.isStart(lastOp) || Opcode.hasImmDt(lastOp) || in.burstMtu != qp.mtuBytes
+                || header(in) != HEADER_OK) {
             return false;
         }
-        int psn = Bth.psnOf(b);
+        int psn = in.psn;
         boolean start = Opcode.isStart(op);
-        if (!takesInOrder(psn, Bth.pkeyOf(b), start ? NONE : WRITE)) {
+        if (psn != ePsn || inProgress != (start ? NONE : WRITE)) {
             return false;
         }
-        int len = p.payloadLength;
+        int len = in.payloadLength;
         MemKey key;
         long va;
         long remaining;
         long length = writeLength;
         if (start) {
-            long rethAt = Opcode.offsetOf(op, Opcode.HEADER_RETH);
-            va = Reth.virtualAddressAt(b, rethAt);
-            length = Integer.toUnsignedLong(Reth.dmaLengthAt(b, rethAt));
-            if (checks.writeStart(va, length, Reth.rkeyAt(b, rethAt)) != WriteChecks.OK) {
+            va = in.va;
+            length = in.dmaLength;
+            if (checks.writeStart(va, length, in.rkey) != WriteChecks.OK) {
                 return false;
             }
             key = checks.key();
@@ -240,7 +264,7 @@ final class Responder {
             return false;
         }
         try {
-            p.copyPayload(0, key.segment, key.offsetOf(va), len);
+            in.copyPayload(0, key.segment, key.offsetOf(va), len);
         } catch (IllegalStateException e) {
             return false; // memory went away: the packets say how (split)
         }
@@ -254,7 +278,7 @@ final class Responder {
         }
         ePsn = Psn.add(psn, k);
         nakSent = false;
-        if (Bth.ackReqOf(b)) {
+        if (in.ackReq) {
             sendAck(ACK_SYNDROME, Psn.add(psn, k - 1));
         } else if (end) {
             acks.owe(Psn.add(psn, k - 1));
@@ -263,111 +287,31 @@ final class Responder {
     }
 
     /**
-     * An RDMA WRITE ONLY handed over without a packet ({@link QpTask#takeDirectWrite}), taken in
-     * when its packet would pass every check unchanged: the QP's state, transport and P_Key, the PSN
-     * the expected one, no message in progress, the length within the MTU, remote write allowed and
-     * the rkey good for the range; then the copy, and the ACK (or the owed ACK) as {@link #advance}
-     * gives it. Returns false with nothing changed otherwise: the requester then sends the packet.
-     */
-    boolean takeWrite(int psn, int pkey, boolean ackReq, long va, int rkey, MemorySegment src, long srcOffset,
-                      int len) {
-        if (len <= 0 || !checks.onlyLengthOk(len) || !takesInOrder(psn, pkey, NONE) || !checks.remoteWriteAllowed()) {
-            return false;
-        }
-        MemKey key = checks.remoteKey(rkey, va, len, Access.REMOTE_WRITE);
-        if (key == null) {
-            return false;
-        }
-        try {
-            Packet.copyBytes(src, srcOffset, key.segment, key.offsetOf(va), len);
-        } catch (IllegalStateException | IndexOutOfBoundsException e) {
-            return false; // memory went away: the packet says how
-        }
-        writeKey = null;
-        writeVa = va + len;
-        writeRemaining = 0;
-        writeLength = len;
-        acks.messageDone();
-        tookDirect(psn, ackReq);
-        return true;
-    }
-
-    /**
-     * A SEND ONLY (with immediate or not) from the connected QP's requester on an in-process fabric,
-     * without a packet (see {@code Requester.sendDirect}), taken in only when its packet would be: the
-     * QP's state, transport and P_Key, the PSN the expected one, no message in progress, the length
-     * within the MTU, a receive WQE to take. The bytes are scattered into that WQE straight from
-     * {@code src}, then the receive completes and the ACK (or the owed ACK) goes as for the packet. A
-     * scatter that fails on the receive side (too short, a bad lkey) ends as the packet's would: the
-     * receive completes in error, a NAK, the QP in ERR; true then too, the NAK tells the requester.
-     * False with nothing changed but a receive WQE held for the message (as after an RNR-free start)
-     * when nothing applies or the sender's memory went away during the copy: the requester then sends
-     * the packet, which finds the same WQE.
-     */
-    boolean takeSend(int psn, int pkey, boolean ackReq, boolean solicited, boolean withImm, int imm,
-                     MemorySegment src, long srcOffset, int len) {
-        if (len < 0 || !checks.onlyLengthOk(len) || !takesInOrder(psn, pkey, NONE)) {
-            return false;
-        }
-        if (!haveRecv) {
-            if (!qp.rq.take(recvScratch())) {
-                return false; // the packet meets the RNR NAK
-            }
-            haveRecv = true;
-        }
-        recvOffset = 0;
-        int st = Scatter.intoRecv(qp, recv, 0, null, src, srcOffset, len);
-        if (st == Scatter.SOURCE_GONE) {
-            return false;
-        }
-        if (st != Scatter.OK) {
-            receiveFailed(st == Scatter.LENGTH ? WcStatus.LOC_LEN_ERR : WcStatus.LOC_QP_OP_ERR,
-                    st == Scatter.LENGTH ? Aeth.NAK_INVALID_REQUEST : Aeth.NAK_REMOTE_OP, psn, true);
-            return true;
-        }
-        haveRecv = false;
-        acks.messageDone();
-        qp.hca.counters.inc(Counter.RDMA_RECVS);
-        qp.pushRecvCompletion(recv.wrId, WcStatus.SUCCESS, WcOpcode.RECV, len, withImm ? WcFlag.WITH_IMM : 0,
-                withImm ? imm : 0, 0, 0, solicited);
-        tookDirect(psn, ackReq);
-        return true;
-    }
-
-    /** After a message taken without a packet: the next PSN, and the ACK it asks for or an owed one. */
-    private void tookDirect(int psn, boolean ackReq) {
-        ePsn = Psn.add(psn, 1);
-        nakSent = false;
-        if (ackReq) {
-            sendAck(ACK_SYNDROME, psn);
-        } else {
-            acks.owe(psn);
-        }
-    }
-
-    /**
      * Takes a burst in as the packets it stands for, one after the other: the same headers the
      * requester would have written for each (PSN, opcode, RETH on the first of a message, SE and
      * AckReq on the last) and the matching slice of the payload.
      */
-    private void split(Packet p, int op) {
-        MemorySegment b = p.buffer;
-        if (!Opcode.isWrite(op)) {
+    private void split(PacketInfo in) {
+        int op = in.opcode;
+        if (!Opcode.isWrite(op) || in.packet == null) {
             qp.hca.counters.inc(Counter.MALFORMED); // only WRITEs travel in bursts
             return;
         }
-        int k = p.burstPackets;
-        int mtu = p.burstMtu;
-        int psn = Bth.psnOf(b);
-        boolean se = Bth.solicitedEventOf(b);
-        boolean ackReq = Bth.ackReqOf(b);
-        int pkey = Bth.pkeyOf(b);
+        Packet p = in.packet;
+        MemorySegment b = p.buffer;
+        int k = in.count;
+        int mtu = in.burstMtu;
+        int lastOpcode = in.lastOpcode;
+        int psn = in.psn;
+        boolean se = in.solicited;
+        boolean ackReq = in.ackReq;
+        int pkey = in.pkey;
         int destQpn = Bth.destQpnOf(b);
         int middle = Opcode.writeOpcode(Opcode.transport(op), Opcode.MIDDLE, false);
         int at = 0;
         for (int i = 0; i < k; i++) {
             boolean lastOne = i == k - 1;
-            int subOp = i == 0 ? op : lastOne ? p.burstLastOpcode : middle;
+            int subOp = i == 0 ? op : lastOne ? lastOpcode : middle;
             int len = lastOne ? p.payloadLength - at : Math.min(mtu, p.payloadLength - at);
             Packet sub = qp.hca.packets.acquire();
             try {
@@ -381,7 +325,7 @@ final class Responder {
                 sub.addPayloadOf(p, at, len);
                 sub.srcGid = p.srcGid;
                 sub.dstGid = p.dstGid;
-                receive(sub, subOp);
+                receive(splitInfo.decode(sub, subOp));
             } finally {
                 sub.release();
             }
@@ -389,7 +333,8 @@ final class Responder {
         }
     }
 
-    private void execute(Packet p, int op, int psn, boolean rc) {
+    private void execute(PacketInfo in, int psn, boolean rc) {
+        int op = in.opcode;
         if (Opcode.isSend(op) || Opcode.isWrite(op)) {
             int kind = Opcode.isSend(op) ? SEND : WRITE;
             boolean start = Opcode.isStart(op);
@@ -398,14 +343,14 @@ final class Responder {
                 return;
             }
             if (kind == SEND) {
-                send(p, op, psn, rc, start);
+                send(in, psn, rc, start);
             } else {
-                write(p, op, psn, rc, start);
+                write(in, psn, rc, start);
             }
         } else if (inProgress != NONE) {
             dropOrNak(rc, op, Aeth.NAK_INVALID_REQUEST, psn);
         } else if (Opcode.isRead(op) || Opcode.isAtomic(op)) {
-            int nak = Opcode.isRead(op) ? readAtomic.read(p, op, psn) : readAtomic.atomic(p, op, psn);
+            int nak = Opcode.isRead(op) ? readAtomic.read(in.packet, op, psn) : readAtomic.atomic(in.packet, op, psn);
             if (nak != ReadAtomicResponder.DONE) {
                 nakError(nak, psn);
                 return;
@@ -417,7 +362,8 @@ final class Responder {
         }
     }
 
-    private void send(Packet p, int op, int psn, boolean rc, boolean start) {
+    private void send(PacketInfo in, int psn, boolean rc, boolean start) {
+        int op = in.opcode;
         if (start && !haveRecv) {
             if (!qp.rq.take(recvScratch())) {
                 if (rc) {
@@ -434,14 +380,15 @@ final class Responder {
         } else if (start) {
             recvOffset = 0;
         }
-        int len = p.payloadLength;
+        int len = in.payloadLength;
         if (!checks.sizeOk(op, len)) {
             dropOrNak(rc, op, Aeth.NAK_INVALID_REQUEST, psn);
             return;
         }
-        int st = scatterRecv(recvOffset, p, null, len);
+        int st = in.scatterInto(qp, recv, recvOffset);
         if (st == Scatter.SOURCE_GONE) {
             qp.hca.counters.inc(Counter.FREED_MEMORY); // the sender's memory went away: as if lost
+            in.sourceGone = true;
             return;
         }
         if (st != Scatter.OK) {
@@ -459,10 +406,10 @@ final class Responder {
             int inv = 0;
             if (Opcode.hasImmDt(op)) {
                 flags |= WcFlag.WITH_IMM;
-                imm = ImmDt.immediateAt(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_IMM_DT));
+                imm = in.imm;
             }
             if (Opcode.hasIeth(op)) {
-                inv = Ieth.rkeyAt(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_IETH));
+                inv = in.invalidateRkey;
                 MemKey k = qp.hca.keys.lookup(inv);
                 // Only a type-2 window can be invalidated (rxe_invalidate_mw refuses type 1; an MR from
                 // reg_mr is not a fast-registration MR, rxe_invalidate_mr refuses it): the MR stays valid.
@@ -477,27 +424,25 @@ final class Responder {
             acks.messageDone();
             qp.hca.counters.inc(Counter.RDMA_RECVS);
             qp.pushRecvCompletion(recv.wrId, WcStatus.SUCCESS, WcOpcode.RECV, (int) recvOffset, flags, imm, inv, 0,
-                    Bth.solicitedEventOf(p.buffer));
+                    in.solicited);
         }
-        advance(p, psn, rc);
+        advance(in, psn, rc);
     }
 
-    private void write(Packet p, int op, int psn, boolean rc, boolean start) {
+    private void write(PacketInfo in, int psn, boolean rc, boolean start) {
+        int op = in.opcode;
         if (start) {
-            long rethAt = Opcode.offsetOf(op, Opcode.HEADER_RETH);
-            long va = Reth.virtualAddressAt(p.buffer, rethAt);
-            long length = Integer.toUnsignedLong(Reth.dmaLengthAt(p.buffer, rethAt));
-            int nak = checks.writeStart(va, length, Reth.rkeyAt(p.buffer, rethAt));
+            int nak = checks.writeStart(in.va, in.dmaLength, in.rkey);
             if (nak != WriteChecks.OK) {
                 dropOrNak(rc, op, nak, psn);
                 return;
             }
             writeKey = checks.key();
-            writeVa = va;
-            writeRemaining = length;
-            writeLength = length;
+            writeVa = in.va;
+            writeRemaining = in.dmaLength;
+            writeLength = in.dmaLength;
         }
-        int len = p.payloadLength;
+        int len = in.payloadLength;
         boolean end = Opcode.isEnd(op);
         if (!checks.lengthOk(op, len, len, writeRemaining)) {
             dropOrNak(rc, op, Aeth.NAK_INVALID_REQUEST, psn);
@@ -521,13 +466,14 @@ final class Responder {
         }
         if (len > 0) {
             try {
-                p.copyPayload(0, writeKey.segment, writeKey.offsetOf(writeVa), len);
-            } catch (IllegalStateException e) {
+                in.copyPayload(0, writeKey.segment, writeKey.offsetOf(writeVa), len);
+            } catch (IllegalStateException | IndexOutOfBoundsException e) {
                 if (!writeKey.alive()) {
                     // The target was freed (its arena closed) under the registration: no memory, no access.
                     dropOrNak(rc, op, Aeth.NAK_REMOTE_ACCESS, psn);
                 } else {
                     qp.hca.counters.inc(Counter.FREED_MEMORY); // the sender's memory went away: as if lost
+                    in.sourceGone = true;
                 }
                 return;
             }
@@ -539,47 +485,30 @@ final class Responder {
             writeKey = null;
             acks.messageDone();
             if (Opcode.hasImmDt(op)) {
-                int imm = ImmDt.immediateAt(p.buffer, Opcode.offsetOf(op, Opcode.HEADER_IMM_DT));
                 haveRecv = false;
                 qp.pushRecvCompletion(recv.wrId, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, (int) writeLength,
-                        WcFlag.WITH_IMM, imm, 0, 0, Bth.solicitedEventOf(p.buffer));
+                        WcFlag.WITH_IMM, in.imm, 0, 0, in.solicited);
             }
         }
-        advance(p, psn, rc);
+        advance(in, psn, rc);
     }
 
-    private void duplicate(Packet p, int op, int psn) {
+    private void duplicate(PacketInfo in) {
+        int op = in.opcode;
+        int psn = in.psn;
         if (Opcode.isSend(op) || Opcode.isWrite(op)) {
-            if (Bth.ackReqOf(p.buffer)) {
+            if (in.ackReq) {
                 sendAck(ACK_SYNDROME, Psn.add(ePsn, -1));
             }
             return;
         }
-        int nak = readAtomic.duplicate(p, op, psn);
+        int nak = readAtomic.duplicate(in.packet, op, psn);
         if (nak != ReadAtomicResponder.DONE) {
             nakError(nak, psn);
         }
     }
 
     // ------------------------------------------------------------------ helpers
-
-    /**
-     * Whether a request taken without the packet path (a burst, a message handed over in process)
-     * is one the packet path would take straight to execution: the QP in a state that receives, RC,
-     * the P_Key the QP's, the PSN the expected one, and the message in progress ({@code inProgress})
-     * the one the request continues. The packet path's own header and PSN checks in {@link #receive}
-     * say the same for a packet; a request that fails here goes that way and meets them.
-     */
-    private boolean takesInOrder(int psn, int pkey, int continuing) {
-        QpState s = qp.state;
-        return s != QpState.RESET && s != QpState.INIT && s != QpState.ERR && qp.transport == Opcode.TRANSPORT_RC
-                && (pkey & 0x7FFF) == (qp.pkey & 0x7FFF) && psn == ePsn && inProgress == continuing;
-    }
-
-    /** Writes into the current receive WQE at {@code offset}: from the packet payload or from {@code src}. */
-    private int scatterRecv(long offset, Packet p, MemorySegment src, int len) {
-        return Scatter.intoRecv(qp, recv, offset, p, src, len);
-    }
 
     /**
      * The receive WQE cannot take the message: it completes with {@code status} and, on RC, the
@@ -625,13 +554,13 @@ final class Responder {
         qp.enterError();
     }
 
-    private void advance(Packet p, int psn, boolean rc) {
+    private void advance(PacketInfo in, int psn, boolean rc) {
         ePsn = Psn.add(psn, 1);
         nakSent = false;
         if (rc) {
-            if (Bth.ackReqOf(p.buffer)) {
+            if (in.ackReq) {
                 sendAck(ACK_SYNDROME, psn);
-            } else if (Opcode.isEnd(Bth.opcodeOf(p.buffer))) {
+            } else if (Opcode.isEnd(in.opcode)) {
                 acks.owe(psn); // a requester coalescing ACKs: acknowledged soon anyway
             }
         }

@@ -8,7 +8,7 @@ import org.rdma4j.verbs.Access;
 /**
  * The responder's checks of RDMA WRITE and of packet lengths, one copy for every way a request
  * reaches it: a packet from a link, a burst of packets on the in-process fabric, or a one-packet
- * message handed over without a packet ({@code Responder.takeWrite/takeSend}). A rule added here
+ * message handed over without a packet ({@link PacketInfo}, {@link Path#handOver}). A rule added here
  * holds on all of them; {@code PathEquivalenceTest} runs the data-path cases over both paths. rxe's
  * check_rkey and check_length (rxe_resp.c). Runs only inside the QP task.
  */
