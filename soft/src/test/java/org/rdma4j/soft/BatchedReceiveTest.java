@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.rdma4j.soft.engine.Hca;
 import org.rdma4j.soft.link.Link;
 import org.rdma4j.soft.link.LoopbackFabric;
-import org.rdma4j.soft.link.Packet;
+import org.rdma4j.soft.packet.Packet;
 import org.rdma4j.soft.wire.Aeth;
 import org.rdma4j.soft.wire.Bth;
 import org.rdma4j.soft.wire.Opcode;

@@ -10,7 +10,7 @@ import org.rdma4j.verbs.*;
 
 /**
  * One-packet SENDs on the in-process fabric go to the peer's responder without a packet
- * (Requester.sendDirect, Responder.takeSend); anything unusual goes as the packet. What the program
+ * (Requester.sendDirect, Path.handOver, Responder.receive(PacketInfo)); anything unusual goes as the packet. What the program
  * sees must be what the packets give: data scattered into the receive WQE, the receive completion's
  * length, immediate and flags, PSNs, counters, an RNR wait for a receive not yet posted, and a receive
  * too short failing both sides.

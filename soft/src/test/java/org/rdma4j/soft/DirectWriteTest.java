@@ -13,7 +13,7 @@ import org.rdma4j.verbs.*;
 
 /**
  * One-packet WRITEs on the in-process fabric go to the peer's responder without a packet
- * (Requester.sendDirect, Responder.takeWrite); anything unusual goes as the packet. What the program
+ * (Requester.sendDirect, Path.handOver, Responder.receive(PacketInfo)); anything unusual goes as the packet. What the program
  * sees must be what the packets give: data, PSNs, counters, completions in order, and an error in the
  * middle of a post list completing the WRs before it and failing the right one.
  */

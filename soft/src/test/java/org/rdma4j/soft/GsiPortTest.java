@@ -25,7 +25,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.rdma4j.soft.engine.Gsi;
 import org.rdma4j.soft.engine.Hca;
 import org.rdma4j.soft.link.LoopbackFabric;
-import org.rdma4j.soft.link.Packet;
+import org.rdma4j.soft.packet.Packet;
 import org.rdma4j.soft.link.udp.UdpLink;
 import org.rdma4j.soft.wire.Bth;
 import org.rdma4j.soft.wire.Deth;

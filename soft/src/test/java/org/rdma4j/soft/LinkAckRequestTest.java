@@ -12,7 +12,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.rdma4j.soft.link.Link;
 import org.rdma4j.soft.link.LoopbackFabric;
-import org.rdma4j.soft.link.Packet;
+import org.rdma4j.soft.packet.Packet;
 import org.rdma4j.soft.wire.Bth;
 import org.rdma4j.soft.wire.Opcode;
 import org.rdma4j.soft.wire.RnrTimer;

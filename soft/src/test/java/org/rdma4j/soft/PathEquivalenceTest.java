@@ -14,7 +14,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.rdma4j.soft.link.DirectLink;
 import org.rdma4j.soft.link.Link;
-import org.rdma4j.soft.link.Packet;
+import org.rdma4j.soft.packet.Packet;
 import org.rdma4j.verbs.*;
 
 /**

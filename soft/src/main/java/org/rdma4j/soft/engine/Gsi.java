@@ -5,7 +5,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
-import org.rdma4j.soft.link.Packet;
+import org.rdma4j.soft.packet.Packet;
 import org.rdma4j.soft.wire.Bth;
 import org.rdma4j.soft.wire.Deth;
 import org.rdma4j.soft.wire.Opcode;

@@ -2,7 +2,7 @@
 package org.rdma4j.soft.engine;
 
 import org.rdma4j.soft.link.DirectLink;
-import org.rdma4j.soft.link.Packet;
+import org.rdma4j.soft.packet.Packet;
 import org.rdma4j.soft.link.Route;
 import org.rdma4j.soft.wire.Opcode;
 import org.rdma4j.soft.wire.Psn;

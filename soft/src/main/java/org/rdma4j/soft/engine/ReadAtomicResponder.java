@@ -2,7 +2,7 @@
 package org.rdma4j.soft.engine;
 
 import java.lang.foreign.ValueLayout;
-import org.rdma4j.soft.link.Packet;
+import org.rdma4j.soft.packet.Packet;
 import org.rdma4j.soft.wire.Aeth;
 import org.rdma4j.soft.wire.AtomicEth;
 import org.rdma4j.soft.wire.Opcode;

@@ -2,7 +2,7 @@
 package org.rdma4j.soft.engine;
 
 import java.lang.foreign.MemorySegment;
-import org.rdma4j.soft.link.Packet;
+import org.rdma4j.soft.packet.Packet;
 import org.rdma4j.verbs.Access;
 
 /** Writes bytes into a local scatter list (receive WQE, READ/atomic results): one rule for lkeys. */

@@ -5,7 +5,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import org.rdma4j.soft.link.Packet;
+import org.rdma4j.soft.packet.Packet;
 import org.rdma4j.verbs.AhAttr;
 import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.PostException;

@@ -3,7 +3,7 @@ package org.rdma4j.soft.engine;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import org.rdma4j.soft.link.Packet;
+import org.rdma4j.soft.packet.Packet;
 import org.rdma4j.soft.wire.Icrc;
 import org.rdma4j.soft.wire.Ipv4Header;
 import org.rdma4j.soft.wire.Ipv6Header;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.soft.engine;
 
-import org.rdma4j.soft.link.Packet;
+import org.rdma4j.soft.packet.Packet;
 import org.rdma4j.soft.wire.Bth;
 import org.rdma4j.soft.wire.Deth;
 import org.rdma4j.soft.wire.ImmDt;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.soft.link;
 
+import org.rdma4j.soft.packet.Packet;
 import org.rdma4j.verbs.Gid;
 
 /**

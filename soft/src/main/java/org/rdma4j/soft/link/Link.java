@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.soft.link;
 
+import org.rdma4j.soft.packet.Packet;
+
 /**
  * How packets leave a device. {@link #send} takes ownership of the packet (the link releases it, or
  * hands it to the receiving sink, which does). Thread safe.

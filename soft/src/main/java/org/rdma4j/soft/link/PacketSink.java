@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.soft.link;
 
+import org.rdma4j.soft.packet.Packet;
+
 /** Where a link delivers packets: a device's receive path. It takes ownership of the packet. */
 public interface PacketSink {
     void receive(Packet packet);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.soft.link;
 
+import org.rdma4j.soft.packet.Packet;
+import org.rdma4j.soft.packet.PacketPool;
 import static org.junit.jupiter.api.Assertions.*;
 
 import java.util.ArrayList;

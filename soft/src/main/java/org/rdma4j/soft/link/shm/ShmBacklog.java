@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.soft.link.shm;
 
-import org.rdma4j.soft.link.Packet;
+import org.rdma4j.soft.packet.Packet;
 
 /**
  * The packets a shared-memory sender could not put into a peer's full lane yet, in order: they go

@@ -33,7 +33,7 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicIntegerArray;
-import org.rdma4j.soft.link.Packet;
+import org.rdma4j.soft.packet.Packet;
 
 /**
  * The owner's side of its {@link ShmRing}: every lane's consumer. Opens lanes newly claimed and frees

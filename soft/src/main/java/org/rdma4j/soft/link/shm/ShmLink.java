@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.rdma4j.soft.link.Link;
 import org.rdma4j.soft.link.LinkLog;
-import org.rdma4j.soft.link.Packet;
+import org.rdma4j.soft.packet.Packet;
 import org.rdma4j.soft.link.PacketSink;
 import org.rdma4j.soft.link.udp.UdpDatagrams;
 import org.rdma4j.soft.link.udp.UdpLink;

@@ -10,7 +10,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.rdma4j.soft.link.LinkLog;
-import org.rdma4j.soft.link.Packet;
+import org.rdma4j.soft.packet.Packet;
 import org.rdma4j.soft.link.udp.RoceFramer;
 import org.rdma4j.soft.wire.Bth;
 import org.rdma4j.soft.wire.Icrc;

@@ -11,7 +11,7 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import org.rdma4j.soft.link.Packet;
+import org.rdma4j.soft.packet.Packet;
 
 /**
  * One receiving device's shared-memory file: a header and {@link #lanes()} single-producer

@@ -11,8 +11,8 @@ import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.DatagramChannel;
-import org.rdma4j.soft.link.Packet;
-import org.rdma4j.soft.link.PacketPool;
+import org.rdma4j.soft.packet.Packet;
+import org.rdma4j.soft.packet.PacketPool;
 
 /**
  * {@link UdpLink.Mode#CHANNEL}: a {@code DatagramChannel}; works anywhere Java does, between rdma4j

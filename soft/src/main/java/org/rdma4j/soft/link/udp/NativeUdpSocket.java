@@ -6,8 +6,8 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import org.rdma4j.soft.link.LinkLog;
-import org.rdma4j.soft.link.Packet;
-import org.rdma4j.soft.link.PacketPool;
+import org.rdma4j.soft.packet.Packet;
+import org.rdma4j.soft.packet.PacketPool;
 
 /**
  * {@link UdpLink.Mode#NATIVE}: a libc UDP socket through FFM, batched receive with recvmmsg, the TTL and

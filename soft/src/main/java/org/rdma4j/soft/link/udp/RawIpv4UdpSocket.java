@@ -4,7 +4,7 @@ package org.rdma4j.soft.link.udp;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import org.rdma4j.soft.link.PacketPool;
+import org.rdma4j.soft.packet.PacketPool;
 import org.rdma4j.soft.wire.Ipv4Header;
 
 /**

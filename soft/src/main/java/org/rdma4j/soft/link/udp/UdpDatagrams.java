@@ -6,7 +6,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.util.concurrent.atomic.AtomicLong;
-import org.rdma4j.soft.link.Packet;
+import org.rdma4j.soft.packet.Packet;
 import org.rdma4j.soft.link.PacketSink;
 import org.rdma4j.soft.wire.Icrc;
 import org.rdma4j.soft.wire.Ipv4IcrcSolver;

@@ -15,8 +15,8 @@ import java.util.concurrent.locks.LockSupport;
 import org.rdma4j.soft.agent.Agent;
 import org.rdma4j.soft.agent.AgentRunner;
 import org.rdma4j.soft.agent.IdleStrategy;
-import org.rdma4j.soft.link.Packet;
-import org.rdma4j.soft.link.PacketPool;
+import org.rdma4j.soft.packet.Packet;
+import org.rdma4j.soft.packet.PacketPool;
 import org.rdma4j.verbs.Gid;
 
 /**

@@ -4,7 +4,7 @@ package org.rdma4j.soft.link.udp;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicLong;
-import org.rdma4j.soft.link.Packet;
+import org.rdma4j.soft.packet.Packet;
 import org.rdma4j.verbs.Gid;
 
 /**

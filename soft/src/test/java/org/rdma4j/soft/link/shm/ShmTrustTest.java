@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.rdma4j.soft.SoftDevices;
-import org.rdma4j.soft.link.PacketPool;
+import org.rdma4j.soft.packet.PacketPool;
 import org.rdma4j.soft.link.udp.UdpLink;
 import org.rdma4j.verbs.Gid;
 

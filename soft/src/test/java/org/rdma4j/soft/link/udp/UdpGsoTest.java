@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.rdma4j.soft.SoftDevices;
-import org.rdma4j.soft.link.PacketPool;
+import org.rdma4j.soft.packet.PacketPool;
 
 /**
  * UDP segmentation offload in {@link NativeUdpSocket#sendStaged}: a run of equal datagrams to one

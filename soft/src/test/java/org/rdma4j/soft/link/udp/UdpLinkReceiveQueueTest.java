@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.rdma4j.soft.SoftDevices;
-import org.rdma4j.soft.link.Packet;
+import org.rdma4j.soft.packet.Packet;
 import org.rdma4j.soft.link.PacketSink;
 import org.rdma4j.soft.wire.Bth;
 import org.rdma4j.soft.wire.Icrc;

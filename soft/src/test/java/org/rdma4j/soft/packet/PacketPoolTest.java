@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package org.rdma4j.soft.link;
+package org.rdma4j.soft.packet;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

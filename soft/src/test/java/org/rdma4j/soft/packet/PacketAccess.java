@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-package org.rdma4j.soft.link;
+package org.rdma4j.soft.packet;
+
 
 /** Tests of the links' subpackages: the package-private parts of {@link Packet} they look at. */
 public final class PacketAccess {

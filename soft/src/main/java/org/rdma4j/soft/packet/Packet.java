@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package org.rdma4j.soft.link;
+package org.rdma4j.soft.packet;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
