@@ -6,8 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -35,18 +37,42 @@ class CmManyConnectionsTest extends CmTestSupport {
         return e;
     }
 
+    /**
+     * The passive side's part of many disconnects, as a program must do it: every DISCONNECTED is
+     * answered with disconnect (the DREP) until {@code n} have come. A connection answered early leaves
+     * time wait (about 67 ms at the default ACK timeout, cm.c waits for its path's packet lifetime) while
+     * later DREQs are still on their way, so its TIMEWAIT_EXIT can come before another connection's
+     * DISCONNECTED: those are recorded in {@code seen}, not counted. Returns the events taken.
+     */
+    private static int answerDisconnects(CmEventChannel sch, int n, Map<CmId, List<CmEventType>> seen)
+            throws InterruptedException {
+        int taken = 0;
+        for (int disconnected = 0; disconnected < n; taken++) {
+            CmEvent e = next(sch);
+            seen.computeIfAbsent(e.id(), k -> new ArrayList<>()).add(e.type());
+            if (e.type() == CmEventType.DISCONNECTED) {
+                disconnected++;
+                e.id().disconnect();
+            } else {
+                assertEquals(CmEventType.TIMEWAIT_EXIT, e.type(), e::toString);
+            }
+        }
+        return taken;
+    }
+
     @Test
     void fifteenHundredConnectionsOpenAtOnceThenCloseAndLeaveNothingBehind() throws Exception {
         int port = port();
         if (!PROVIDER_GSI) {
             fabric.clearFaults();
         }
+        List<CmId> clients = new ArrayList<>();
+        List<CmId> accepted = new ArrayList<>();
         try (CmEventChannel sch = new CmEventChannel(); CmEventChannel cch = new CmEventChannel();
              CmId listener = sch.createId(PortSpace.TCP)) {
             // rdma_cm's default timeouts: the requests wait (MRAed) while this thread is still connecting
             listener.bindAddr(new java.net.InetSocketAddress(ipB, port));
             listener.listen(2 * N); // the default backlog (1024) would reject the last ones
-            List<CmId> clients = new ArrayList<>();
             for (int i = 0; i < N; i++) {
                 CmId c = cch.createId(PortSpace.TCP);
                 clients.add(c);
@@ -56,7 +82,6 @@ class CmManyConnectionsTest extends CmTestSupport {
                 assertEquals(CmEventType.ROUTE_RESOLVED, next(cch).type());
                 c.connect(new ConnParam().qpNum(1 + i).privateData(new byte[] {(byte) i, (byte) (i >>> 8)}));
             }
-            List<CmId> accepted = new ArrayList<>();
             Set<Integer> seen = new HashSet<>();
             while (accepted.size() < N) {
                 CmEvent e = next(sch);
@@ -80,14 +105,11 @@ class CmManyConnectionsTest extends CmTestSupport {
             for (CmId c : clients) {
                 c.disconnect();
             }
-            java.util.Map<CmId, List<CmEventType>> seenEvents = new java.util.HashMap<>();
-            for (int i = 0; i < N; i++) { // as with the kernel's CM, the passive side answers the DREQ itself
-                CmEvent e = next(sch);
-                seenEvents.computeIfAbsent(e.id(), k -> new ArrayList<>()).add(e.type());
-                e.id().disconnect();
-            }
+            Map<CmId, List<CmEventType>> seenEvents = new HashMap<>();
+            // as with the kernel's CM, the passive side answers the DREQ itself
+            int taken = answerDisconnects(sch, N, seenEvents);
             for (CmEventChannel ch : List.of(cch, sch)) {
-                for (int i = 0; i < (ch == cch ? 2 * N : N); i++) {
+                for (int i = 0; i < (ch == cch ? 2 * N : 2 * N - taken); i++) {
                     CmEvent e = next(ch);
                     seenEvents.computeIfAbsent(e.id(), k -> new ArrayList<>()).add(e.type());
                 }
@@ -97,8 +119,60 @@ class CmManyConnectionsTest extends CmTestSupport {
                 assertEquals(List.of(CmEventType.DISCONNECTED, CmEventType.TIMEWAIT_EXIT), l);
             }
             assertEquals(0, CmEngine.INSTANCE.connectionCount(), "no connection left in the tables");
+        } finally { // also when an assertion failed: no id, agent or device context outlives this test
             clients.forEach(CmId::close);
             accepted.forEach(CmId::close);
+        }
+        awaitNoAgents();
+    }
+
+    @Test
+    void aTimewaitExitBeforeAnotherConnectionsDisconnectedLeavesNoDreqUnanswered() throws Exception {
+        int port = port();
+        if (!PROVIDER_GSI) {
+            fabric.clearFaults();
+        }
+        List<CmId> ids = new ArrayList<>();
+        try (CmEventChannel sch = new CmEventChannel(); CmEventChannel cch = new CmEventChannel();
+             CmId listener = sch.createId(PortSpace.TCP)) {
+            listener.bindAddr(new java.net.InetSocketAddress(ipB, port));
+            listener.listen(8);
+            CmId[] client = new CmId[2];
+            CmId[] child = new CmId[2];
+            for (int i = 0; i < 2; i++) {
+                client[i] = cch.createId(PortSpace.TCP);
+                ids.add(client[i]);
+                resolve(client[i], cch, ipB, port);
+                client[i].connect(new ConnParam().qpNum(1 + i));
+                child[i] = expect(sch, CmEventType.CONNECT_REQUEST).id();
+                ids.add(child[i]);
+                child[i].accept(new ConnParam().qpNum(100 + i));
+                expect(cch, CmEventType.CONNECT_RESPONSE);
+                client[i].establish();
+                expect(sch, CmEventType.ESTABLISHED);
+            }
+            Map<CmId, List<CmEventType>> seen = new HashMap<>();
+            client[0].disconnect();
+            assertEquals(1, answerDisconnects(sch, 1, seen));
+            expect(cch, CmEventType.DISCONNECTED);
+            expect(cch, CmEventType.TIMEWAIT_EXIT);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
+            while (sch.queued() == 0) { // the first connection's time wait ends on the passive side too
+                assertTrue(System.nanoTime() - deadline < 0, "no TIMEWAIT_EXIT for the first connection");
+                Thread.sleep(1);
+            }
+            client[1].disconnect(); // its DISCONNECTED comes after the first connection's TIMEWAIT_EXIT
+            int taken = answerDisconnects(sch, 1, seen);
+            assertEquals(0, expect(cch, CmEventType.DISCONNECTED).status(), "the second DREQ was answered");
+            assertEquals(2, taken, "the first connection's TIMEWAIT_EXIT, then the second's DISCONNECTED");
+            expect(cch, CmEventType.TIMEWAIT_EXIT);
+            seen.computeIfAbsent(expect(sch, CmEventType.TIMEWAIT_EXIT).id(), k -> new ArrayList<>())
+                    .add(CmEventType.TIMEWAIT_EXIT);
+            for (CmId c : child) {
+                assertEquals(List.of(CmEventType.DISCONNECTED, CmEventType.TIMEWAIT_EXIT), seen.get(c));
+            }
+        } finally {
+            ids.forEach(CmId::close);
         }
         awaitNoAgents();
     }
