@@ -171,8 +171,8 @@ fi
 if [[ ${INTEROP_SIW_CONFORMANCE:-1} != 0 ]]; then
   classes=(DeviceConformanceTest ProtectionDomainConformanceTest MemoryRegionConformanceTest MemoryRulesConformanceTest
            CompletionQueueConformanceTest CompletionChannelConformanceTest EventPollerConformanceTest
-           ResourceLimitsConformanceTest QueuePairStateConformanceTest AsyncEventConformanceTest
-           LifetimeConformanceTest SendRecvConformanceTest RdmaReadConformanceTest)
+           ResourceLimitsConformanceTest QueuePairStateConformanceTest QueuePairTransitionConformanceTest
+           AsyncEventConformanceTest LifetimeConformanceTest SendRecvConformanceTest RdmaReadConformanceTest)
   # the rest of the data path (about 4 more minutes of VM time) only when asked for
   if [[ ${INTEROP_SIW_DATAPATH:-} == full ]]; then
     classes+=(RdmaWriteConformanceTest AtomicConformanceTest ErrorOutcomeConformanceTest

@@ -3,8 +3,6 @@ package org.rdma4j.conformance;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.lang.foreign.Arena;
@@ -13,9 +11,7 @@ import java.lang.foreign.ValueLayout;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -24,21 +20,16 @@ import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.rdma4j.verbs.Access;
-import org.rdma4j.verbs.AddressHandle;
-import org.rdma4j.verbs.AhAttr;
 import org.rdma4j.verbs.AsyncEvent;
 import org.rdma4j.verbs.AsyncEventType;
 import org.rdma4j.verbs.CompletionQueue;
 import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.DeviceAttr;
 import org.rdma4j.verbs.Errno;
-import org.rdma4j.verbs.Gid;
-import org.rdma4j.verbs.GidEntry;
 import org.rdma4j.verbs.MemoryRegion;
 import org.rdma4j.verbs.Mtu;
 import org.rdma4j.verbs.PortAttr;
 import org.rdma4j.verbs.PostException;
-import org.rdma4j.verbs.PreparedQueuePair;
 import org.rdma4j.verbs.ProtectionDomain;
 import org.rdma4j.verbs.QpInitAttr;
 import org.rdma4j.verbs.QpState;
@@ -93,20 +84,13 @@ public abstract class AbstractVerbsTest {
     /** Native memory for the test, closed after it. */
     protected Arena arena;
     private Context peerCtx;
-    /** The running test's setup lacks {@link Capability#RELIABLE_LINK} (tests run one at a time). */
-    private static volatile boolean lossyLink;
-
-    /** The running test's setup's {@link ConformanceSetup#qpStateUnreported()} (tests run one at a time). */
-    private static volatile String qpStateUnreported;
 
     /** {@return whether the running test's setup lacks {@link Capability#RELIABLE_LINK}} */
     protected static boolean lossyLink() {
-        return lossyLink;
+        return BoundedWaits.lossyLink;
     }
     private final Deque<VerbsResource> resources = new ArrayDeque<>();
-    private final Map<Context, Integer> gidIndexes = new HashMap<>();
-    /** The connections of pairs a {@link QpConnector} made (closed with the other resources). */
-    private final Map<QpPair, QpConnector.Connection> connections = new java.util.IdentityHashMap<>();
+    private final PairConnections pairs = new PairConnections(this);
 
     /** A fresh open of the device under test: the setup's device, unless a suite needs another one. */
     protected Context openContext() {
@@ -118,39 +102,9 @@ public abstract class AbstractVerbsTest {
         return setup.openPeer();
     }
 
-    /**
-     * The local GID index connections use on {@code c}: the setup's choice, by default the first
-     * non-empty RoCE v2 entry of port 1 (the transport speaks RoCEv2), else the first non-empty one.
-     */
+    /** The local GID index connections use on {@code c} ({@link PairConnections#gidIndex}). */
     protected int gidIndex(Context c) {
-        int i = setup.gidIndex(c);
-        return i >= 0 ? i : gidIndexes.computeIfAbsent(c, AbstractVerbsTest::firstGidIndex);
-    }
-
-    private static int firstGidIndex(Context c) {
-        int len = c.queryPort(1).gidTblLen();
-        int any = -1;
-        for (int i = 0; i < len; i++) {
-            try {
-                GidEntry e = c.queryGidEntry(1, i);
-                if (!e.gid().isZero()) {
-                    if (e.type() == GidEntry.GidType.ROCE_V2) {
-                        return i;
-                    }
-                    if (any < 0) {
-                        any = i;
-                    }
-                }
-            } catch (VerbsException e) {
-                if (e.errno() != Errno.ENODATA) {
-                    throw e;
-                }
-            }
-        }
-        if (any >= 0) {
-            return any;
-        }
-        throw new AssertionError(c.device().name() + " port 1 has no GID (table of " + len + ")");
+        return pairs.gidIndex(c);
     }
 
     /**
@@ -170,8 +124,8 @@ public abstract class AbstractVerbsTest {
 
     @BeforeEach
     final void openDevice() {
-        lossyLink = !setup.has(Capability.RELIABLE_LINK);
-        qpStateUnreported = setup.qpStateUnreported();
+        BoundedWaits.lossyLink = !setup.has(Capability.RELIABLE_LINK);
+        BoundedWaits.qpStateUnreported = setup.qpStateUnreported();
         Waiters.nativeWaits = setup.has(Capability.WAITS_IN_NATIVE_CODE);
         arena = Arena.ofShared();
         ctx = openContext();
@@ -218,7 +172,7 @@ public abstract class AbstractVerbsTest {
             }
         }
         resources.clear();
-        connections.clear();
+        pairs.clear();
         peerCtx = null;
         if (failed.isEmpty()) {
             arena.close(); // only when no MR can still point into it
@@ -296,82 +250,17 @@ public abstract class AbstractVerbsTest {
 
     /** Creates both sides of {@code s} and brings them up to RTS connected to each other. */
     protected final QpPair connect(PairSpec s) {
-        QpConnector connector = connectorFor(s.type);
-        if (connector == null) {
-            assumeModifyQpConnects();
-        }
-        Context pc = peer();
-        DeviceAttr da = ctx.queryDevice();
-        DeviceAttr pa = pc.queryDevice();
-        if (s.maxRdAtomic < 0) {
-            s.maxRdAtomic = Math.min(16, Math.min(da.maxQpInitRdAtom(), pa.maxQpInitRdAtom()));
-        }
-        if (s.maxDestRdAtomic < 0) {
-            s.maxDestRdAtomic = Math.min(16, Math.min(da.maxQpRdAtom(), pa.maxQpRdAtom()));
-        }
-        ProtectionDomain pdA = s.pdA != null ? s.pdA : allocPd(ctx);
-        ProtectionDomain pdB = s.pdB != null ? s.pdB : allocPd(pc);
-        CompletionQueue scqA = s.sendCqA != null ? s.sendCqA : createCq(ctx, s.cqe);
-        CompletionQueue rcqA = s.recvCqA != null ? s.recvCqA : createCq(ctx, s.cqe);
-        CompletionQueue scqB = s.sendCqB != null ? s.sendCqB : createCq(pc, s.cqe);
-        CompletionQueue rcqB = s.recvCqB != null ? s.recvCqB : createCq(pc, s.cqe);
-        QueuePair qpA = createQp(pdA, new QpInitAttr(s.type, scqA, rcqA).cap(s.capA.copy()).srq(s.srqA)
-                .sqSigAll(s.sqSigAllA));
-        QueuePair qpB = createQp(pdB, new QpInitAttr(s.type, scqB, rcqB).cap(s.capB.copy()).srq(s.srqB));
-        int giA = gidIndex(ctx);
-        int giB = gidIndex(pc);
-        Gid gidA = ctx.queryGid(1, giA);
-        Gid gidB = pc.queryGid(1, giB);
-        AddressHandle ahA = null;
-        AddressHandle ahB = null;
-        if (s.type == QpType.UD) {
-            ahA = track(pdA.createAh(AhAttr.roce(gidB, giA)));
-            ahB = track(pdB.createAh(AhAttr.roce(gidA, giB)));
-        }
-        Endpoint a = new Endpoint(ctx, pdA, scqA, rcqA, qpA, giA, gidA, ahA);
-        Endpoint b = new Endpoint(pc, pdB, scqB, rcqB, qpB, giB, gidB, ahB);
-        QpPair p = new QpPair(a, b, s);
-        if (connector != null) {
-            connections.put(p, track(connectThrough(connector, p)));
-        } else {
-            bringUp(p);
-        }
-        return p;
-    }
-
-    /** The setup's connector when it connects QPs of {@code type}, else null (modify_qp). */
-    private QpConnector connectorFor(QpType type) {
-        QpConnector c = setup.qpConnector();
-        return c != null && c.connects(type) ? c : null;
-    }
-
-    private static QpConnector.Connection connectThrough(QpConnector c, QpPair p) {
-        PairSpec s = p.spec();
-        return c.connect(new QpConnector.Side(p.a().qp(), s.accessA, s.psnA, s.minRnrTimerA),
-                new QpConnector.Side(p.b().qp(), s.accessB, s.psnB, s.minRnrTimerB),
-                new QpConnector.Link(s.mtu, s.timeout, s.retryCnt, s.rnrRetry, s.maxRdAtomic, s.maxDestRdAtomic));
+        return pairs.connect(s);
     }
 
     /** Aborts the test, with the setup's reason, when its QPs cannot be connected by modify_qp. */
     protected final void assumeModifyQpConnects() {
-        String why = setup.modifyQpConnectUnsupported();
-        assumeTrue(why == null, () -> "setup " + setup.name() + " cannot connect QPs by modify_qp: " + why);
+        pairs.assumeModifyQpConnects();
     }
 
     /** Moves both QPs of {@code p} to RESET and brings them up again, with fresh PSNs. */
     protected final void reconnect(QpPair p) {
-        QpConnector.Connection old = connections.remove(p);
-        if (old != null) {
-            old.close(); // disconnects; the QPs stay
-        }
-        QpBringUp.to(p.a().qp(), QpState.RESET);
-        QpBringUp.to(p.b().qp(), QpState.RESET);
-        p.spec().psns((p.spec().psnA + 0x10000) & 0xFFFFFF, (p.spec().psnB + 0x10000) & 0xFFFFFF);
-        if (old != null) {
-            connections.put(p, track(connectThrough(setup.qpConnector(), p)));
-        } else {
-            bringUp(p);
-        }
+        pairs.reconnect(p);
     }
 
     /**
@@ -379,28 +268,7 @@ public abstract class AbstractVerbsTest {
      * (its own GID and QPN), with the required masks only.
      */
     protected final void bringUpSelfConnected(QueuePair qp, QpState upTo) {
-        QpBringUp.toInit(qp, QP_ALL, DEFAULT_QKEY);
-        if (upTo == QpState.INIT) {
-            return;
-        }
-        assumeModifyQpConnects();
-        int gi = gidIndex(qp.context());
-        Mtu mtu = qp.context().queryPort(1).activeMtu().bytes() >= 1024 ? Mtu.MTU_1024
-                : qp.context().queryPort(1).activeMtu();
-        QpBringUp.toRtr(qp, mtu, qp.context().queryGid(1, gi), gi, qp.qpn(), 0, 1, 12);
-        if (upTo == QpState.RTR) {
-            return;
-        }
-        QpBringUp.toRts(qp, 0, 14, 7, 7, 1);
-    }
-
-    /** Through the public guided path ({@link PairSpec#builder}), as an application would. */
-    private static void bringUp(QpPair p) {
-        PairSpec s = p.spec();
-        PreparedQueuePair a = s.builder(p.a(), true).prepare(p.a().qp());
-        PreparedQueuePair b = s.builder(p.b(), false).prepare(p.b().qp());
-        a.handshake(b.endpoint());
-        b.handshake(a.endpoint());
+        pairs.bringUpSelfConnected(qp, upTo);
     }
 
     // ---------------------------------------------------------------- work requests
@@ -420,28 +288,11 @@ public abstract class AbstractVerbsTest {
         return mr.address() + off;
     }
 
-    // ---------------------------------------------------------------- completions
+    // ---------------------------------------------------------------- completions, events, states (BoundedWaits)
 
     /** Spins on {@code cq} until one completion arrives; fails the test after {@code timeoutMs}. */
     protected static WorkCompletion pollOne(CompletionQueue cq, long timeoutMs) {
-        WorkCompletion[] slot = WorkCompletion.array(1);
-        long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
-        int spins = 0;
-        while (true) {
-            if (cq.poll(slot, 1) == 1) {
-                WorkCompletion wc = new WorkCompletion();
-                wc.copyFrom(slot[0]);
-                return wc;
-            }
-            if (System.nanoTime() - deadline > 0) {
-                return fail("no work completion on " + cq + " within " + timeoutMs + " ms");
-            }
-            if (++spins < 2_000) {
-                Thread.onSpinWait();
-            } else {
-                Thread.yield();
-            }
-        }
+        return BoundedWaits.pollOne(cq, timeoutMs);
     }
 
     protected static WorkCompletion pollOne(CompletionQueue cq) {
@@ -459,14 +310,7 @@ public abstract class AbstractVerbsTest {
 
     /** Watches {@code cq} for {@code quietMs} and fails if any completion arrives. */
     protected static void assertNoCompletion(CompletionQueue cq, long quietMs, String why) {
-        WorkCompletion[] slot = WorkCompletion.array(1);
-        long deadline = System.nanoTime() + quietMs * 1_000_000L;
-        while (System.nanoTime() - deadline < 0) {
-            if (cq.poll(slot, 1) == 1) {
-                fail("unexpected completion " + slot[0] + ": " + why);
-            }
-            Thread.yield();
-        }
+        BoundedWaits.assertNoCompletion(cq, quietMs, why);
     }
 
     protected static void assertNoCompletion(CompletionQueue cq, String why) {
@@ -475,54 +319,23 @@ public abstract class AbstractVerbsTest {
 
     /** The next completion on {@code cq} must be {@code wrId} with {@code status}. */
     protected static WorkCompletion expect(CompletionQueue cq, long wrId, WcStatus status) {
-        WorkCompletion wc = pollOne(cq);
-        assumeNakNotLost(wc, status);
-        assertEquals(status, wc.status(), () -> "status of " + wc);
-        assertEquals(wrId, wc.wrId(), () -> "wr_id of " + wc);
-        return wc;
+        return BoundedWaits.expect(cq, wrId, status);
     }
 
-    /**
-     * Ends the test as skipped when a NAK that would have given {@code expected} was lost on a lossy
-     * link: the responder moved to ERR when it sent the NAK, so it answers no retransmission and the
-     * requester ends RETRY_EXC_ERR (IBTA; rxe alike). On a reliable link this is a failure as usual.
-     */
+    /** Skips the test when a lossy link lost the NAK that would have given {@code expected}. */
     protected static void assumeNakNotLost(WorkCompletion wc, WcStatus expected) {
-        boolean nak = expected == WcStatus.REM_ACCESS_ERR || expected == WcStatus.REM_INV_REQ_ERR
-                || expected == WcStatus.REM_OP_ERR;
-        assumeFalse(lossyLink && nak && wc.status() == WcStatus.RETRY_EXC_ERR, () -> "the link lost the NAK that"
-                + " would have completed " + expected + " (the responder is in ERR and answers no retry): " + wc);
+        BoundedWaits.assumeNakNotLost(wc, expected);
     }
 
     /** The next completion on {@code cq} must be a successful {@code opcode} for {@code wrId}. */
     protected static WorkCompletion expect(CompletionQueue cq, long wrId, WcOpcode opcode) {
-        WorkCompletion wc = expect(cq, wrId, WcStatus.SUCCESS);
-        assertEquals(opcode, wc.opcode(), () -> "opcode of " + wc);
-        return wc;
+        return BoundedWaits.expect(cq, wrId, opcode);
     }
 
-    // ---------------------------------------------------------------- async events and states
-
-    /**
-     * Waits for an asynchronous event of {@code type} on {@code c} (acking it and any other event seen
-     * on the way); fails after {@code timeoutMs}.
-     */
+    /** Waits for an async event of {@code type} on {@code c}, acking every event; fails after {@code timeoutMs}. */
     protected static AsyncEvent awaitAsyncEvent(Context c, AsyncEventType type, long timeoutMs)
             throws InterruptedException {
-        long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
-        List<AsyncEventType> seen = new ArrayList<>();
-        while (true) {
-            long left = (deadline - System.nanoTime()) / 1_000_000L;
-            AsyncEvent e = left > 0 ? c.getAsyncEvent(left) : null;
-            if (e == null) {
-                return fail("no " + type + " async event within " + timeoutMs + " ms (saw " + seen + ")");
-            }
-            c.ackAsyncEvent(e);
-            if (e.type() == type) {
-                return e;
-            }
-            seen.add(e.type());
-        }
+        return BoundedWaits.awaitAsyncEvent(c, type, timeoutMs);
     }
 
     protected static AsyncEvent awaitAsyncEvent(Context c, AsyncEventType type) throws InterruptedException {
@@ -532,45 +345,21 @@ public abstract class AbstractVerbsTest {
     /** Watches {@code c} for {@code quietMs} and fails on an event of {@code type}. */
     protected static void assertNoAsyncEvent(Context c, AsyncEventType type, long quietMs)
             throws InterruptedException {
-        long deadline = System.nanoTime() + quietMs * 1_000_000L;
-        while (true) {
-            long left = (deadline - System.nanoTime()) / 1_000_000L;
-            if (left <= 0) {
-                return;
-            }
-            AsyncEvent e = c.getAsyncEvent(left);
-            if (e == null) {
-                return;
-            }
-            c.ackAsyncEvent(e);
-            if (e.type() == type) {
-                fail("unexpected async event " + e);
-            }
-        }
+        BoundedWaits.assertNoAsyncEvent(c, type, quietMs);
     }
 
     /** Waits until {@code ibv_query_qp} reports {@code state}; fails after the timeout. */
     protected static void awaitQpState(QueuePair qp, QpState state) {
-        assumeQpStateReported();
-        long deadline = System.nanoTime() + TIMEOUT_MS * 1_000_000L;
-        QpState s;
-        while ((s = qp.query().qpState) != state) {
-            if (System.nanoTime() - deadline > 0) {
-                fail("QP 0x" + Integer.toHexString(qp.qpn()) + " is " + s + ", expected " + state);
-            }
-            Thread.yield();
-        }
+        BoundedWaits.awaitQpState(qp, state);
     }
 
     protected static void assertQpState(QueuePair qp, QpState state) {
-        assumeQpStateReported();
-        assertEquals(state, qp.query().qpState, () -> "state of QP 0x" + Integer.toHexString(qp.qpn()));
+        BoundedWaits.assertQpState(qp, state);
     }
 
     /** Aborts the test here, with the setup's reason, when its device's query_qp reports no state. */
     protected static void assumeQpStateReported() {
-        String why = qpStateUnreported;
-        assumeTrue(why == null, () -> "the QP's state cannot be checked here: " + why);
+        BoundedWaits.assumeQpStateReported();
     }
 
     /** Skips the test when either device has no atomics ({@code atomic_cap} ATOMIC_NONE). */
@@ -596,15 +385,11 @@ public abstract class AbstractVerbsTest {
         return e;
     }
 
-    // ---------------------------------------------------------------- bytes
+    // ---------------------------------------------------------------- bytes (Patterns)
 
     /** Byte {@code i} of the test pattern {@code seed}: no short period, so misplaced packets show. */
     protected static byte patternByte(int seed, long i) {
-        int x = (int) i * 0x9E3779B1 + seed * 0x85EBCA6B + (int) (i >>> 32);
-        x ^= x >>> 15;
-        x *= 0x2C1B3C6D;
-        x ^= x >>> 12;
-        return (byte) x;
+        return Patterns.patternByte(seed, i);
     }
 
     protected static void fillPattern(MemorySegment s, long off, long len, int seed) {
@@ -613,9 +398,7 @@ public abstract class AbstractVerbsTest {
 
     /** Writes bytes {@code [from, from+len)} of pattern {@code seed} to {@code s[off, off+len)}. */
     protected static void fillPattern(MemorySegment s, long off, long len, int seed, long from) {
-        for (long i = 0; i < len; i++) {
-            s.set(ValueLayout.JAVA_BYTE, off + i, patternByte(seed, from + i));
-        }
+        Patterns.fillPattern(s, off, len, seed, from);
     }
 
     /** {@code s[off, off+len)} must hold pattern {@code seed} from its start. */
@@ -625,24 +408,12 @@ public abstract class AbstractVerbsTest {
 
     /** {@code s[off, off+len)} must hold bytes {@code [from, from+len)} of pattern {@code seed}. */
     protected static void assertPattern(MemorySegment s, long off, long len, int seed, long from, String what) {
-        for (long i = 0; i < len; i++) {
-            byte got = s.get(ValueLayout.JAVA_BYTE, off + i);
-            byte want = patternByte(seed, from + i);
-            if (got != want) {
-                fail(what + ": byte " + (from + i) + " (at offset " + (off + i) + ") is 0x"
-                        + Integer.toHexString(got & 0xff) + ", expected 0x" + Integer.toHexString(want & 0xff));
-            }
-        }
+        Patterns.assertPattern(s, off, len, seed, from, what);
     }
 
     /** {@code s[from, to)} must still be {@link #GUARD}. */
     protected static void assertGuard(MemorySegment s, long from, long to, String what) {
-        for (long i = from; i < to; i++) {
-            byte got = s.get(ValueLayout.JAVA_BYTE, i);
-            if (got != GUARD) {
-                fail(what + ": guard byte at " + i + " was overwritten with 0x" + Integer.toHexString(got & 0xff));
-            }
-        }
+        Patterns.assertGuard(s, from, to, what);
     }
 
     /** All of {@code mr} except {@code [off, off+len)} must still be {@link #GUARD}. */

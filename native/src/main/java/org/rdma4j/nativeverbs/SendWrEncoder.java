@@ -25,45 +25,23 @@ import org.rdma4j.verbs.spi.SendWrRules;
  * copied into a staging area and posted as one SGE with {@code IBV_SEND_INLINE}, as the provider copies
  * inline SGEs while it posts. Not thread safe: its queue pair serializes posts.
  */
-final class SendWrEncoder {
+final class SendWrEncoder extends WrChain {
     private static final ValueLayout.OfInt BE_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
 
     private final QpType type;
-    private final int maxSge;
     private final int maxInline;
-    private Arena arena;
-    private int capacity;
-    private MemorySegment wrs;
-    private long wrsAddress;
-    private MemorySegment sges;
+    private Arena stagingArena;
     private MemorySegment staging;
     /** BIND_MW requests in the chain last encoded. */
     int binds;
-    /** {@code struct ibv_send_wr *bad_wr}: where the provider says which request it refused. */
-    final MemorySegment badWr;
-    /** {@code badWr.address()}, what a post passes. */
-    final long badWrAddress;
-    private final Arena badWrArena = Arena.ofShared();
 
     SendWrEncoder(QpType type, int maxSge, int maxInline) {
+        super(SEND_WR_SIZE, SWR_NEXT, SWR_SG_LIST, maxSge, 4);
         this.type = type;
-        this.maxSge = Math.max(1, maxSge);
         this.maxInline = maxInline;
-        this.badWr = badWrArena.allocate(ValueLayout.ADDRESS);
-        this.badWrAddress = badWr.address();
-        grow(4);
-    }
-
-    /** The first encoded {@code ibv_send_wr}. */
-    MemorySegment head() {
-        return wrs;
-    }
-
-    /** {@code head().address()}, what a post passes. */
-    long headAddress() {
-        return wrsAddress;
+        growStaging(0, capacity());
     }
 
     /**
@@ -80,8 +58,8 @@ final class SendWrEncoder {
         binds = 0;
         PostException refused = null;
         for (SendWorkRequest w = head; w != null; w = w.next()) {
-            if (n == capacity) {
-                grow(capacity * 2);
+            if (n == capacity()) {
+                growWithStaging(capacity() * 2);
             }
             String why = SendWrRules.check(type, w, maxSge, maxInline);
             if (why != null) {
@@ -94,36 +72,24 @@ final class SendWrEncoder {
         if (n == 0) {
             throw refused;
         }
-        wrs.set(LONG, (n - 1) * SEND_WR_SIZE + SWR_NEXT, 0L);
-        badWr.set(LONG, 0, 0L);
+        end(n);
         return refused;
     }
 
-    /** The index in the chain of the request {@link #badWr} points at (0 if it points nowhere we know). */
-    int badIndex() {
-        long bad = badWr.get(LONG, 0);
-        long off = bad - wrs.address();
-        if (bad == 0 || off < 0 || off >= (long) capacity * SEND_WR_SIZE) {
-            return 0;
-        }
-        return (int) (off / SEND_WR_SIZE);
-    }
-
     private void encodeOne(int i, SendWorkRequest w) {
-        long base = i * SEND_WR_SIZE;
-        MemorySegment m = wrs;
+        long base = link(i);
+        MemorySegment m = wrs();
         WrOpcode op = w.opcode();
         int flags = w.sendFlags();
         m.set(LONG, base + SWR_WR_ID, w.wrId());
-        m.set(LONG, base + SWR_NEXT, wrs.address() + base + SEND_WR_SIZE);
-        long sgeBase = (long) i * maxSge * SGE_SIZE;
-        m.set(LONG, base + SWR_SG_LIST, sges.address() + sgeBase);
         MemorySegment inline = w.inlineData();
         int numSge;
         if (inline != null) {
             long len = inline.byteSize();
             long at = (long) i * maxInline;
             MemorySegment.copy(inline, 0, staging, at, len);
+            MemorySegment sges = sges();
+            long sgeBase = sgeBase(i);
             sges.set(LONG, sgeBase + SGE_ADDR, staging.address() + at);
             sges.set(INT, sgeBase + SGE_LENGTH, (int) len);
             sges.set(INT, sgeBase + SGE_LKEY, 0);
@@ -131,12 +97,7 @@ final class SendWrEncoder {
             flags |= SendFlag.INLINE;
         } else {
             numSge = w.numSge();
-            for (int s = 0; s < numSge; s++) {
-                long o = sgeBase + s * SGE_SIZE;
-                sges.set(LONG, o + SGE_ADDR, w.sgeAddr(s));
-                sges.set(INT, o + SGE_LENGTH, w.sgeLength(s));
-                sges.set(INT, o + SGE_LKEY, w.sgeLkey(s));
-            }
+            putSges(i, w, numSge);
         }
         m.set(INT, base + SWR_NUM_SGE, numSge);
         m.set(INT, base + SWR_OPCODE, op.value());
@@ -194,49 +155,52 @@ final class SendWrEncoder {
         m.set(INT, base + SWR_BIND_MW_ACCESS, w.bindAccess());
     }
 
-    /** Room for {@code n} requests: new native arrays (the old ones are freed), on the first post of a longer chain. */
-    private void grow(int n) {
+    /** Room for {@code n} requests (on the first post of a longer chain): larger arrays and staging area. */
+    private void growWithStaging(int n) {
+        int old = capacity();
+        grow(n);
+        growStaging(old, n);
+    }
+
+    /**
+     * A staging area for {@code n} requests' inline data in place of the one for {@code old}: what the
+     * first {@code old} requests staged is copied, and their SGEs that pointed into the old area are
+     * re-pointed into the new one; the old area is freed.
+     */
+    private void growStaging(int old, int n) {
+        if (maxInline <= 0) {
+            staging = MemorySegment.NULL;
+            return;
+        }
         Arena next = Arena.ofShared();
-        MemorySegment w = next.allocate(n * SEND_WR_SIZE, 8);
-        MemorySegment s = next.allocate((long) n * maxSge * SGE_SIZE, 8);
-        MemorySegment st = maxInline > 0 ? next.allocate((long) n * maxInline, 8) : MemorySegment.NULL;
-        if (wrs != null) {
-            // a chain being encoded keeps its first requests: copy what is there, then re-point the links
-            MemorySegment.copy(wrs, 0, w, 0, capacity * SEND_WR_SIZE);
-            MemorySegment.copy(sges, 0, s, 0, (long) capacity * maxSge * SGE_SIZE);
-            if (maxInline > 0) {
-                MemorySegment.copy(staging, 0, st, 0, (long) capacity * maxInline);
-            }
-            for (int i = 0; i < capacity; i++) {
-                long base = i * SEND_WR_SIZE;
-                w.set(LONG, base + SWR_NEXT, w.address() + base + SEND_WR_SIZE);
-                long sgeBase = (long) i * maxSge * SGE_SIZE;
-                w.set(LONG, base + SWR_SG_LIST, s.address() + sgeBase);
-                int numSge = w.get(INT, base + SWR_NUM_SGE);
-                long oldStaging = staging.address();
-                for (int k = 0; k < numSge && maxInline > 0; k++) {
-                    long a = s.get(LONG, sgeBase + k * SGE_SIZE + SGE_ADDR);
-                    if (a >= oldStaging && a < oldStaging + (long) capacity * maxInline) {
-                        s.set(LONG, sgeBase + k * SGE_SIZE + SGE_ADDR, a - oldStaging + st.address());
+        MemorySegment st = next.allocate((long) n * maxInline, 8);
+        if (stagingArena != null) {
+            MemorySegment.copy(staging, 0, st, 0, (long) old * maxInline);
+            MemorySegment wrs = wrs();
+            MemorySegment sges = sges();
+            long oldStaging = staging.address();
+            for (int i = 0; i < old; i++) {
+                int numSge = wrs.get(INT, wrBase(i) + SWR_NUM_SGE);
+                long sgeBase = sgeBase(i);
+                for (int k = 0; k < numSge; k++) {
+                    long a = sges.get(LONG, sgeBase + k * SGE_SIZE + SGE_ADDR);
+                    if (a >= oldStaging && a < oldStaging + (long) old * maxInline) {
+                        sges.set(LONG, sgeBase + k * SGE_SIZE + SGE_ADDR, a - oldStaging + st.address());
                     }
                 }
             }
+            stagingArena.close();
         }
-        Arena old = arena;
-        arena = next;
-        wrs = w;
-        wrsAddress = w.address();
-        sges = s;
+        stagingArena = next;
         staging = st;
-        capacity = n;
-        if (old != null) {
-            old.close();
-        }
     }
 
     /** Frees the native arrays; the encoder cannot be used afterwards. */
+    @Override
     void close() {
-        arena.close();
-        badWrArena.close();
+        super.close();
+        if (stagingArena != null) {
+            stagingArena.close();
+        }
     }
 }
