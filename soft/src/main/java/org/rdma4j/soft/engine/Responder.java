@@ -1,14 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.soft.engine;
 
-import java.lang.foreign.MemorySegment;
 import org.rdma4j.soft.packet.Packet;
 import org.rdma4j.soft.wire.Aeth;
-import org.rdma4j.soft.wire.Bth;
 import org.rdma4j.soft.wire.Opcode;
 import org.rdma4j.soft.wire.Psn;
-import org.rdma4j.soft.wire.Reth;
-import org.rdma4j.verbs.Access;
 import org.rdma4j.verbs.QpState;
 import org.rdma4j.verbs.WcFlag;
 import org.rdma4j.verbs.WcOpcode;
@@ -122,16 +118,18 @@ final class Responder {
      * Takes one request in, whichever path brought it: rxe's responder states in order, one chain
      * for packets decoded from a link and for WRITEs and SENDs handed over on the in-process path.
      * A burst ({@code in.count > 1}) is taken in one step when each of its packets would pass, and
-     * else as those packets one by one ({@link #split}).
+     * else as those packets one by one ({@link BurstSplit}).
      */
     void receive(PacketInfo in) {
+        // The usual request (in order, a length that fits) takes the short way through this method;
+        // every other case is a method of its own, which keeps this one small enough for the JIT to
+        // compile into its caller (an in-process hand-over, a link's delivery).
         if (in.count > 1) {
             if (!burst(in)) {
-                split(in);
+                BurstSplit.split(qp, this, in, splitInfo);
             }
             return;
         }
-        int op = in.opcode;
         int h = header(in);
         if (h != HEADER_OK) {
             if (h != HEADER_QUIET) {
@@ -139,24 +137,50 @@ final class Responder {
             }
             return;
         }
+        int len = in.payloadLength;
+        if ((len > qp.mtuBytes || (len != 0 && !Opcode.hasPayload(in.opcode))) && lengthRefused(in)) {
+            return;
+        }
+        if (qp.transport == Opcode.TRANSPORT_UD) {
+            ud.receive(in.packet, in.opcode);
+            return;
+        }
+        boolean rc = qp.transport == Opcode.TRANSPORT_RC;
+        if ((in.psn != ePsn || ucDropping) && !sequence(in, rc)) {
+            return;
+        }
+        execute(in, in.psn, rc);
+    }
+
+    /**
+     * rxe's check_length of a packet too long for the path MTU, or with a payload its opcode has
+     * none for: true when refused (counted, or NAKed on RC in sequence). An in-sequence RC SEND too
+     * long for the MTU goes on: as in rxe, where the length check follows check_resource, it takes
+     * its receive (RNR NAK when there is none) and completes it with REM_INV_REQ_ERR (send: sizeOk)
+     * rather than leaving it to be flushed.
+     */
+    private boolean lengthRefused(PacketInfo in) {
+        int op = in.opcode;
         boolean inSequenceRc = qp.transport == Opcode.TRANSPORT_RC && in.psn == ePsn;
         if ((in.payloadLength > qp.mtuBytes && !(inSequenceRc && Opcode.isSend(op)))
                 || (!Opcode.hasPayload(op) && in.payloadLength != 0)) {
-            // an in-sequence RC SEND too long for the MTU goes on: as in rxe, where the length check
-            // follows check_resource, it takes its receive (RNR NAK when there is none) and completes it
-            // with REM_INV_REQ_ERR (send: sizeOk) rather than leaving it to be flushed
             if (inSequenceRc) {
                 nakError(Aeth.NAK_INVALID_REQUEST, ePsn);
             } else {
                 qp.hca.counters.inc(Counter.MALFORMED);
             }
-            return;
+            return true;
         }
-        if (qp.transport == Opcode.TRANSPORT_UD) {
-            ud.receive(in.packet, op);
-            return;
-        }
-        boolean rc = qp.transport == Opcode.TRANSPORT_RC;
+        return false;
+    }
+
+    /**
+     * rxe's check_psn for a request not at the expected PSN (or a UC QP dropping the rest of a
+     * message): a gap NAKed once on RC, a duplicate answered without executing it again, UC starting
+     * over at a FIRST or ONLY packet. True when the request is to be executed.
+     */
+    private boolean sequence(PacketInfo in, boolean rc) {
+        int op = in.opcode;
         int psn = in.psn;
         int d = Psn.diff(psn, ePsn);
         if (d > 0 || (d < -UC_RECENT_PSNS && !rc)) {
@@ -167,7 +191,7 @@ final class Responder {
                     qp.hca.counters.inc(Counter.SENT_SEQ_ERR);
                     sendAck(Aeth.NAK_PSN_SEQ_ERR, ePsn);
                 }
-                return;
+                return false;
             }
             // UC: a PSN ahead means packets were lost; one far behind that the sender started over (a
             // reset QP, say: rxe treats any PSN behind so). Either way the message in progress is gone;
@@ -179,7 +203,7 @@ final class Responder {
             ucDropping = !Opcode.isStart(op);
             if (ucDropping) {
                 ePsn = Psn.add(psn, 1);
-                return;
+                return false;
             }
         } else if (d < 0) {
             // RC: a retransmission; UC: a packet the network duplicated or delayed, dropped
@@ -187,16 +211,16 @@ final class Responder {
             if (rc) {
                 duplicate(in);
             }
-            return;
+            return false;
         }
         if (ucDropping) {
             if (!Opcode.isStart(op)) {
                 ePsn = Psn.add(psn, 1);
-                return;
+                return false;
             }
             ucDropping = false;
         }
-        execute(in, psn, rc);
+        return true;
     }
 
     private static final int HEADER_OK = 0;
@@ -223,7 +247,7 @@ final class Responder {
      * first PSN the expected one, the right place in a WRITE, each packet's length as the MTU
      * demands, the WRITE's checks ({@link WriteChecks}) for the whole of it. Then one copy, one ACK (if
      * the burst asks for one) and the expected PSN moves past the burst. Returns false with nothing
-     * changed otherwise: the caller then takes the burst in packet by packet ({@link #split}), so every
+     * changed otherwise: the caller then takes the burst in packet by packet ({@link BurstSplit}), so every
      * unusual case (a duplicate, a gap, a bad key, a NAK) behaves exactly as for the packets themselves.
      */
     private boolean burst(PacketInfo in) {
@@ -284,53 +308,6 @@ final class Responder {
             acks.owe(Psn.add(psn, k - 1));
         }
         return true;
-    }
-
-    /**
-     * Takes a burst in as the packets it stands for, one after the other: the same headers the
-     * requester would have written for each (PSN, opcode, RETH on the first of a message, SE and
-     * AckReq on the last) and the matching slice of the payload.
-     */
-    private void split(PacketInfo in) {
-        int op = in.opcode;
-        if (!Opcode.isWrite(op) || in.packet == null) {
-            qp.hca.counters.inc(Counter.MALFORMED); // only WRITEs travel in bursts
-            return;
-        }
-        Packet p = in.packet;
-        MemorySegment b = p.buffer;
-        int k = in.count;
-        int mtu = in.burstMtu;
-        int lastOpcode = in.lastOpcode;
-        int psn = in.psn;
-        boolean se = in.solicited;
-        boolean ackReq = in.ackReq;
-        int pkey = in.pkey;
-        int destQpn = Bth.destQpnOf(b);
-        int middle = Opcode.writeOpcode(Opcode.transport(op), Opcode.MIDDLE, false);
-        int at = 0;
-        for (int i = 0; i < k; i++) {
-            boolean lastOne = i == k - 1;
-            int subOp = i == 0 ? op : lastOne ? lastOpcode : middle;
-            int len = lastOne ? p.payloadLength - at : Math.min(mtu, p.payloadLength - at);
-            Packet sub = qp.hca.packets.acquire();
-            try {
-                Bth.writeAt(sub.buffer, 0, subOp, se && lastOne, Bth.padCountFor(len), pkey, destQpn,
-                        ackReq && lastOne, Psn.add(psn, i));
-                if (Opcode.hasReth(subOp) && Opcode.hasReth(op)) {
-                    MemorySegment.copy(b, Opcode.offsetOf(op, Opcode.HEADER_RETH), sub.buffer,
-                            Opcode.offsetOf(subOp, Opcode.HEADER_RETH), Reth.LENGTH);
-                }
-                sub.headerLength = Opcode.headerLength(subOp);
-                sub.addPayloadOf(p, at, len);
-                sub.srcGid = p.srcGid;
-                sub.dstGid = p.dstGid;
-                receive(splitInfo.decode(sub, subOp));
-            } finally {
-                sub.release();
-            }
-            at += len;
-        }
     }
 
     private void execute(PacketInfo in, int psn, boolean rc) {
@@ -448,33 +425,14 @@ final class Responder {
             dropOrNak(rc, op, Aeth.NAK_INVALID_REQUEST, psn);
             return;
         }
-        if (end && Opcode.hasImmDt(op) && !haveRecv) {
-            if (!qp.rq.take(recvScratch())) {
-                if (rc) {
-                    qp.hca.counters.inc(Counter.SEND_RNR_ERR);
-                    sendAck(Aeth.rnrNak(qp.minRnrTimerCode), psn);
-                } else {
-                    qp.hca.counters.inc(Counter.NO_RECV_DROPS);
-                    dropUcMessage(op, psn);
-                }
-                if (start) {
-                    inProgress = NONE; // an ONLY packet is retried whole, with its RETH
-                }
-                return;
-            }
-            haveRecv = true;
+        if (end && !haveRecv && Opcode.hasImmDt(op) && !takeRecvForImmediate(op, psn, rc, start)) {
+            return;
         }
         if (len > 0) {
             try {
                 in.copyPayload(0, writeKey.segment, writeKey.offsetOf(writeVa), len);
             } catch (IllegalStateException | IndexOutOfBoundsException e) {
-                if (!writeKey.alive()) {
-                    // The target was freed (its arena closed) under the registration: no memory, no access.
-                    dropOrNak(rc, op, Aeth.NAK_REMOTE_ACCESS, psn);
-                } else {
-                    qp.hca.counters.inc(Counter.FREED_MEMORY); // the sender's memory went away: as if lost
-                    in.sourceGone = true;
-                }
+                copyFailed(in, psn, rc);
                 return;
             }
         }
@@ -491,6 +449,39 @@ final class Responder {
             }
         }
         advance(in, psn, rc);
+    }
+
+    /**
+     * The last packet of a WRITE with immediate takes a receive WQE; false when there is none (an RNR
+     * NAK on RC, the message dropped on UC).
+     */
+    private boolean takeRecvForImmediate(int op, int psn, boolean rc, boolean start) {
+        if (qp.rq.take(recvScratch())) {
+            haveRecv = true;
+            return true;
+        }
+        if (rc) {
+            qp.hca.counters.inc(Counter.SEND_RNR_ERR);
+            sendAck(Aeth.rnrNak(qp.minRnrTimerCode), psn);
+        } else {
+            qp.hca.counters.inc(Counter.NO_RECV_DROPS);
+            dropUcMessage(op, psn);
+        }
+        if (start) {
+            inProgress = NONE; // an ONLY packet is retried whole, with its RETH
+        }
+        return false;
+    }
+
+    /** A WRITE's copy failed: the target freed under its registration, or the sender's memory gone. */
+    private void copyFailed(PacketInfo in, int psn, boolean rc) {
+        if (!writeKey.alive()) {
+            // The target was freed (its arena closed) under the registration: no memory, no access.
+            dropOrNak(rc, in.opcode, Aeth.NAK_REMOTE_ACCESS, psn);
+        } else {
+            qp.hca.counters.inc(Counter.FREED_MEMORY); // the sender's memory went away: as if lost
+            in.sourceGone = true;
+        }
     }
 
     private void duplicate(PacketInfo in) {
