@@ -76,7 +76,7 @@ abstract sealed class Path permits Path.InProcess, Path.OverLink {
 
         @Override
         boolean handOver(PacketInfo in) {
-            QpEngine peer = qp.directPeer();
+            QpEngine peer = qp.directPeer(route); // valid: the path was just asked for
             if (peer == null || !peer.task.takeHandOver(in)) {
                 return false;
             }
@@ -86,7 +86,7 @@ abstract sealed class Path permits Path.InProcess, Path.OverLink {
 
         @Override
         boolean ack(int psn) {
-            QpEngine peer = qp.directPeer();
+            QpEngine peer = qp.directPeer(route); // valid: the path was just asked for
             if (peer == null || !peer.task.takeDirectAck(psn)) {
                 return false;
             }

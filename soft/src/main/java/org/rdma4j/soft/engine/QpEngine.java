@@ -383,7 +383,11 @@ public final class QpEngine {
      * (ports, the peer's address vector here, its state and PSNs in {@link Responder#receive(PacketInfo)}).
      */
     QpEngine directPeer() {
-        Route r = directRoute();
+        return directPeer(directRoute());
+    }
+
+    /** {@link #directPeer()} through {@code r}, a route its caller has just found valid (a {@link Path.InProcess}'s). */
+    QpEngine directPeer(Route r) {
         if (r == null || !(r.sink instanceof Hca peerHca) || !hca.portUp() || !peerHca.portUp()) {
             return null;
         }

@@ -379,6 +379,10 @@ final class Requester {
      * requester's state then moves as if the packet had been sent. Allocation free.
      */
     private boolean sendDirect(SendWqe w) {
+        Path path = qp.path();
+        if (path.route() == null) {
+            return false; // over a link: nothing to hand over
+        }
         int len = (int) w.totalLength;
         MemorySegment src;
         long srcOffset;
@@ -403,8 +407,10 @@ final class Requester {
         boolean write = w.opcode == WrOpcode.RDMA_WRITE;
         int op = write ? Opcode.RC_RDMA_WRITE_ONLY
                 : w.opcode == WrOpcode.SEND_WITH_IMM ? Opcode.RC_SEND_ONLY_WITH_IMMEDIATE : Opcode.RC_SEND_ONLY;
-        if (!qp.path().handOver(handOver.handOver(op, w.nextPsn, qp.pkey, ackReq, (w.flags & SendFlag.SOLICITED) != 0, write ? w.remoteAddr : 0, write ? w.rkey : 0,
-                w.opcode == WrOpcode.SEND_WITH_IMM ? w.imm : 0, src, srcOffset, len))) {
+        boolean solicited = (w.flags & SendFlag.SOLICITED) != 0;
+        int imm = w.opcode == WrOpcode.SEND_WITH_IMM ? w.imm : 0;
+        if (!path.handOver(handOver.handOver(op, w.nextPsn, qp.pkey, ackReq, solicited, write ? w.remoteAddr : 0,
+                write ? w.rkey : 0, imm, src, srcOffset, len))) {
             return false;
         }
         sinceAckReq = ackReq ? 0 : sinceAckReq + 1;
