@@ -102,7 +102,9 @@ public final class CmEventChannel implements AutoCloseable {
 
     /**
      * Closes the channel (rdma_destroy_event_channel): waiters wake with EBADF, queued events are
-     * dropped, and events of ids still on it are dropped from now on. Idempotent.
+     * dropped, and events of ids still on it are dropped from now on. The new id of a CONNECT_REQUEST
+     * not yet taken is destroyed with it (its peer gets a REJ): nothing else could ever close it.
+     * Idempotent.
      */
     @Override
     public void close() {
@@ -122,7 +124,34 @@ public final class CmEventChannel implements AutoCloseable {
         for (CmEvent e : dropped) {
             if (e.type() == CmEventType.CONNECT_REQUEST) {
                 CmEngine.INSTANCE.connectRequestTaken(e.listenId());
+                e.id().close();
             }
+        }
+    }
+
+    /**
+     * Takes the CONNECT_REQUESTs of {@code listener} not yet taken off the queue and destroys their new
+     * ids (their peers get a REJ), as the kernel's ucma does when a listener is destroyed: a request the
+     * program can no longer see leaves no id, agent or device context behind.
+     */
+    void dropRequestsOf(CmId listener) {
+        java.util.List<CmEvent> dropped = new java.util.ArrayList<>();
+        lock.lock();
+        try {
+            java.util.Iterator<CmEvent> it = queue.iterator();
+            while (it.hasNext()) {
+                CmEvent e = it.next();
+                if (e.type() == CmEventType.CONNECT_REQUEST && e.listenId() == listener) {
+                    it.remove();
+                    dropped.add(e);
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        for (CmEvent e : dropped) {
+            CmEngine.INSTANCE.connectRequestTaken(listener);
+            e.id().close();
         }
     }
 

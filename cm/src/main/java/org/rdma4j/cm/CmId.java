@@ -503,12 +503,14 @@ public final class CmId implements AutoCloseable {
      * an established one is disconnected (one DREQ; the QP moves to ERROR), a peer's DREQ is answered
      * (DREP), a listener stops listening. The id gives back its device at once, in every state (nothing
      * lingers in time wait), so the device can be closed or removed next. The id's QP is not destroyed
-     * (rdma_destroy_qp is separate). No more events come for it. Idempotent.
+     * (rdma_destroy_qp is separate). No more events come for it; a listener's CONNECT_REQUESTs not yet
+     * taken go with it (their ids are destroyed, their peers get a REJ). Idempotent.
      */
     @Override
     public void close() {
         CmEngine.INSTANCE.destroy(this);
         backend().closed(this);
+        channel.dropRequestsOf(this);
     }
 
     @Override

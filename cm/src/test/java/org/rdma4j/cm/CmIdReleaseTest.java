@@ -2,7 +2,9 @@
 package org.rdma4j.cm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -132,6 +134,89 @@ class CmIdReleaseTest extends CmTestSupport {
             client.close(); // both in time wait: nothing lingers
             child.close();
             listener.close();
+        }
+        removeAtOnce();
+    }
+
+    @Test
+    void aRetransmittedReqThatCameAfterTheRejectGoesWithTheChannelItsRequestWaitsOn() throws Exception {
+        // under load the client's REQ is sent again before the MRA reaches it; the copy arrives after the
+        // program rejected the first, so it is a new request: its CONNECT_REQUEST is still queued when
+        // the program closes the listener and the channel, and its id must go with them
+        FakeGsiFabric f = faults();
+        f.dropNext(MadHeader.ATTR_MRA, 1); // the client hears nothing and sends the REQ again
+        int port = port();
+        try (CmEventChannel sch = new CmEventChannel(); CmEventChannel cch = new CmEventChannel()) {
+            CmId listener = sch.createId(PortSpace.TCP);
+            CmId client = cch.createId(PortSpace.TCP);
+            listen(listener, ipB, port, 8);
+            resolve(client, cch, ipB, port);
+            f.resetCounts();
+            client.connect(new ConnParam().qpNum(1));
+            CmId child = expect(sch, CmEventType.CONNECT_REQUEST).id();
+            f.holdNext(MadHeader.ATTR_REQ, 1);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
+            while (f.sent(MadHeader.ATTR_REQ) < 2) {
+                assertTrue(System.nanoTime() - deadline < 0, "the client did not send its REQ again");
+                Thread.sleep(1);
+            }
+            child.reject(null);
+            assertEquals(CmRej.REASON_CONSUMER_DEFINED, expect(cch, CmEventType.REJECTED).status());
+            child.close();
+            f.releaseHeld(); // the copy reaches B now: a request the program has not seen
+            deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
+            while (sch.queued() == 0) {
+                assertTrue(System.nanoTime() - deadline < 0, "no CONNECT_REQUEST for the late copy");
+                Thread.sleep(1);
+            }
+            client.close();
+            listener.close();
+        }
+        removeAtOnce();
+    }
+
+    @Test
+    void aConnectRequestNotYetTakenGoesWithItsClosedChannel() throws Exception {
+        int port = port();
+        CmEventChannel sch = new CmEventChannel();
+        try (CmEventChannel cch = new CmEventChannel()) {
+            CmId listener = sch.createId(PortSpace.TCP);
+            CmId client = cch.createId(PortSpace.TCP);
+            listen(listener, ipB, port, 8);
+            resolve(client, cch, ipB, port);
+            client.connect(new ConnParam().qpNum(1));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
+            while (sch.queued() == 0) {
+                assertTrue(System.nanoTime() - deadline < 0, "no CONNECT_REQUEST");
+                Thread.sleep(1);
+            }
+            listener.close();
+            sch.close(); // the request's id is rejected and destroyed with the event nobody can take now
+            assertEquals(CmRej.REASON_CONSUMER_DEFINED, expect(cch, CmEventType.REJECTED).status());
+            client.close();
+        }
+        removeAtOnce();
+    }
+
+    @Test
+    void aConnectRequestNotYetTakenGoesWithItsClosedListener() throws Exception {
+        int port = port();
+        try (CmEventChannel sch = new CmEventChannel(); CmEventChannel cch = new CmEventChannel()) {
+            CmId listener = sch.createId(PortSpace.TCP);
+            CmId client = cch.createId(PortSpace.TCP);
+            listen(listener, ipB, port, 8);
+            resolve(client, cch, ipB, port);
+            client.connect(new ConnParam().qpNum(1));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
+            while (sch.queued() == 0) {
+                assertTrue(System.nanoTime() - deadline < 0, "no CONNECT_REQUEST");
+                Thread.sleep(1);
+            }
+            listener.close(); // as ucma: the request's event goes, its id is rejected and destroyed
+            assertEquals(0, sch.queued(), "the listener's request is no longer on its channel");
+            assertEquals(CmRej.REASON_CONSUMER_DEFINED, expect(cch, CmEventType.REJECTED).status());
+            client.close();
+            assertEquals(0, CmEngine.INSTANCE.devices.agentCount(), "no CM agent left with the channel still open");
         }
         removeAtOnce();
     }

@@ -61,10 +61,18 @@ abstract class CmTestSupport {
         ipB = gidB.toInetAddress();
     }
 
+    /**
+     * Removes the two devices. Ids the class left open on them fail it here, after they were closed and
+     * the devices removed: the leak is this class's failure, not the next class's.
+     */
     static void tearDownDevices() {
         CmEngine.INSTANCE.opener = GsiOpener.PROVIDER;
+        String left = closeLeftovers(java.util.Set.of(devA.name(), devB.name()));
         Verbs.removeDevice(devA);
         Verbs.removeDevice(devB);
+        if (left != null) {
+            fail("CM agents still open when the class removed its devices (closed now): " + left);
+        }
     }
 
     /** The fake QP1 pair for a test that injects faults or counts MADs; skips the test on real QP1s. */
@@ -77,15 +85,70 @@ abstract class CmTestSupport {
         return nextPort++;
     }
 
-    /** Waits (bounded) until every CM agent has gone (a closed id gives its agent back at once). */
+    /**
+     * Waits (bounded) until every CM agent has gone (a closed id gives its agent back at once). If some
+     * stay, the test that calls this fails, after what holds them was closed ({@link #closeLeftovers}):
+     * the next test starts with none, so one leak fails one test.
+     */
     static void awaitNoAgents() throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
+        awaitNoAgents(WAIT_S);
+    }
+
+    static void awaitNoAgents(long seconds) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         while (CmEngine.INSTANCE.devices.agentCount() != 0) {
             if (System.nanoTime() - deadline > 0) {
-                fail(CmEngine.INSTANCE.devices.agentCount() + " CM agents still open after every id was closed");
+                int n = CmEngine.INSTANCE.devices.agentCount();
+                String left = closeLeftovers(null);
+                fail(n + " CM agents still open after every id was closed (closed now): " + left);
             }
             Thread.sleep(5);
         }
+    }
+
+    /**
+     * Closes the CM agents still open on {@code deviceNames} (every device when null) and says which they
+     * were, or returns null when there are none: first the ids on them, as the test should have done (a
+     * closed id gives back its agent and device context), then any agent no open id holds.
+     */
+    static String closeLeftovers(java.util.Set<String> deviceNames) {
+        CmEngine engine = CmEngine.INSTANCE;
+        java.util.List<CmId> ids = new java.util.ArrayList<>();
+        java.util.List<CmAgent> agents = new java.util.ArrayList<>();
+        String what = engine.read(() -> {
+            StringBuilder b = new StringBuilder();
+            for (CmAgent a : engine.devices.agents.values()) {
+                if (deviceNames != null && !deviceNames.contains(a.deviceName)) {
+                    continue;
+                }
+                agents.add(a);
+                b.append(b.isEmpty() ? "" : "; ").append(a.key).append(" held by");
+                for (CmId id : a.members) {
+                    ids.add(id);
+                    b.append(' ').append(id).append(" in ").append(id.state);
+                }
+                if (a.members.isEmpty()) {
+                    b.append(" no id");
+                }
+            }
+            return b.toString();
+        });
+        if (agents.isEmpty()) {
+            return null;
+        }
+        ids.forEach(CmId::close);
+        engine.lock.lock();
+        try {
+            for (CmAgent a : agents) {
+                if (engine.devices.agents.remove(a.key, a)) { // no id held it: the CM lost count
+                    a.close();
+                    engine.devices.releaseContext(a.deviceName);
+                }
+            }
+        } finally {
+            engine.lock.unlock();
+        }
+        return what;
     }
 
     static CmEvent expect(CmEventChannel ch, CmEventType type) throws InterruptedException {
