@@ -143,7 +143,7 @@ final class Completer {
     void receive(PacketInfo in) {
         QpState s = qp.state;
         int op = in.opcode;
-        if (qp.transport != Opcode.TRANSPORT_RC || Opcode.transport(op) != Opcode.TRANSPORT_RC
+        if (qp.transport != Opcode.TRANSPORT_RC || in.transport != Opcode.TRANSPORT_RC
                 || (s != QpState.RTS && s != QpState.SQD)) {
             qp.hca.counters.inc(Counter.STALE_RESPONSES);
             return;

@@ -21,7 +21,39 @@ import org.rdma4j.soft.wire.Reth;
  * the packets a burst is split into). Task only, allocation free.
  */
 final class PacketInfo {
+    /** {@link #kind} bits: what the responder asks of an opcode, looked up once per request. */
+    static final int SEND = 1;
+    static final int WRITE = 1 << 1;
+    static final int START = 1 << 2;
+    static final int END = 1 << 3;
+    /** FIRST or MIDDLE: exactly the path MTU of payload. */
+    static final int FULL = 1 << 4;
+    static final int LAST = 1 << 5;
+    static final int IMM = 1 << 6;
+    static final int PAYLOAD = 1 << 7;
+    private static final int[] KINDS = new int[256];
+    private static final int[] TRANSPORTS = new int[256];
+
+    static {
+        for (int op = 0; op < 256; op++) {
+            TRANSPORTS[op] = -1;
+            if (!Opcode.isValid(op)) {
+                continue;
+            }
+            KINDS[op] = (Opcode.isSend(op) ? SEND : 0) | (Opcode.isWrite(op) ? WRITE : 0)
+                    | (Opcode.isStart(op) ? START : 0) | (Opcode.isEnd(op) ? END : 0)
+                    | (Opcode.isFirst(op) || Opcode.isMiddle(op) ? FULL : 0) | (Opcode.isLast(op) ? LAST : 0)
+                    | (Opcode.hasImmDt(op) ? IMM : 0) | (Opcode.hasPayload(op) ? PAYLOAD : 0);
+            int t = op >>> 5;
+            TRANSPORTS[op] = t == 0 ? Opcode.TRANSPORT_RC : t == 1 ? Opcode.TRANSPORT_UC
+                    : t == 3 ? Opcode.TRANSPORT_UD : -1;
+        }
+    }
+
     int opcode;
+    /** The opcode's {@link #SEND}, {@link #WRITE}, ... bits, and its transport (-1: none rdma4j has). */
+    int kind;
+    int transport;
     int psn;
     int pkey;
     boolean ackReq;
@@ -57,6 +89,8 @@ final class PacketInfo {
     PacketInfo decode(Packet p, int op) {
         MemorySegment b = p.buffer;
         opcode = op;
+        kind = KINDS[op & 0xFF];
+        transport = TRANSPORTS[op & 0xFF];
         psn = Bth.psnOf(b);
         pkey = Bth.pkeyOf(b);
         ackReq = Bth.ackReqOf(b);
@@ -94,6 +128,8 @@ final class PacketInfo {
     PacketInfo handOver(int op, int psn, int pkey, boolean ackReq, boolean solicited, long va, int rkey, int imm,
                         MemorySegment src, long srcOffset, int len) {
         this.opcode = op;
+        this.kind = KINDS[op & 0xFF];
+        this.transport = TRANSPORTS[op & 0xFF];
         this.psn = psn;
         this.pkey = pkey;
         this.ackReq = ackReq;
@@ -119,6 +155,8 @@ final class PacketInfo {
     /** Fills this for a positive ACK of {@code psn} handed over on the in-process path; returns this. */
     PacketInfo positiveAck(int psn) {
         this.opcode = Opcode.RC_ACKNOWLEDGE;
+        this.kind = 0;
+        this.transport = Opcode.TRANSPORT_RC;
         this.psn = psn;
         this.syndrome = Acknowledger.ACK_SYNDROME;
         this.payloadLength = 0;

@@ -138,7 +138,7 @@ final class Responder {
             return;
         }
         int len = in.payloadLength;
-        if ((len > qp.mtuBytes || (len != 0 && !Opcode.hasPayload(in.opcode))) && lengthRefused(in)) {
+        if ((len > qp.mtuBytes || (len != 0 && (in.kind & PacketInfo.PAYLOAD) == 0)) && lengthRefused(in)) {
             return;
         }
         if (qp.transport == Opcode.TRANSPORT_UD) {
@@ -235,7 +235,7 @@ final class Responder {
         if (s == QpState.RESET || s == QpState.INIT || s == QpState.ERR) {
             return HEADER_QUIET;
         }
-        if (Opcode.transport(in.opcode) != qp.transport || in.tver != 0) {
+        if (in.transport != qp.transport || in.tver != 0) {
             return HEADER_MALFORMED;
         }
         return (in.pkey & 0x7FFF) != (qp.pkey & 0x7FFF) ? HEADER_BAD_PKEY : HEADER_OK;
@@ -312,9 +312,10 @@ final class Responder {
 
     private void execute(PacketInfo in, int psn, boolean rc) {
         int op = in.opcode;
-        if (Opcode.isSend(op) || Opcode.isWrite(op)) {
-            int kind = Opcode.isSend(op) ? SEND : WRITE;
-            boolean start = Opcode.isStart(op);
+        int k = in.kind;
+        if ((k & (PacketInfo.SEND | PacketInfo.WRITE)) != 0) {
+            int kind = (k & PacketInfo.SEND) != 0 ? SEND : WRITE;
+            boolean start = (k & PacketInfo.START) != 0;
             if (start ? inProgress != NONE : inProgress != kind) {
                 dropOrNak(rc, op, Aeth.NAK_INVALID_REQUEST, psn);
                 return;
@@ -420,12 +421,13 @@ final class Responder {
             writeLength = in.dmaLength;
         }
         int len = in.payloadLength;
-        boolean end = Opcode.isEnd(op);
-        if (!checks.lengthOk(op, len, len, writeRemaining)) {
+        int kind = in.kind;
+        boolean end = (kind & PacketInfo.END) != 0;
+        if (!checks.lengthOk(kind, len, writeRemaining)) {
             dropOrNak(rc, op, Aeth.NAK_INVALID_REQUEST, psn);
             return;
         }
-        if (end && !haveRecv && Opcode.hasImmDt(op) && !takeRecvForImmediate(op, psn, rc, start)) {
+        if (end && !haveRecv && (kind & PacketInfo.IMM) != 0 && !takeRecvForImmediate(op, psn, rc, start)) {
             return;
         }
         if (len > 0) {
@@ -442,7 +444,7 @@ final class Responder {
         if (end) {
             writeKey = null;
             acks.messageDone();
-            if (Opcode.hasImmDt(op)) {
+            if ((kind & PacketInfo.IMM) != 0) {
                 haveRecv = false;
                 qp.pushRecvCompletion(recv.wrId, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, (int) writeLength,
                         WcFlag.WITH_IMM, in.imm, 0, 0, in.solicited);
@@ -551,7 +553,7 @@ final class Responder {
         if (rc) {
             if (in.ackReq) {
                 sendAck(ACK_SYNDROME, psn);
-            } else if (Opcode.isEnd(in.opcode)) {
+            } else if ((in.kind & PacketInfo.END) != 0) {
                 acks.owe(psn); // a requester coalescing ACKs: acknowledged soon anyway
             }
         }

@@ -76,6 +76,18 @@ final class WriteChecks {
     }
 
     /**
+     * {@link #lengthOk} of one packet of {@link PacketInfo#kind} {@code kind}: its {@code len} bytes
+     * as its place in the message demands, within what the WRITE has left, and all of it on the
+     * message's last packet.
+     */
+    boolean lengthOk(int kind, int len, long remaining) {
+        int mtu = qp.mtuBytes;
+        boolean sized = (kind & PacketInfo.FULL) != 0 ? len == mtu
+                : (kind & PacketInfo.LAST) != 0 ? len > 0 && len <= mtu : len <= mtu;
+        return sized && len <= remaining && ((kind & PacketInfo.END) == 0 || len == remaining);
+    }
+
+    /**
      * A request packet's payload length for its place in a message: FIRST and MIDDLE exactly the
      * path MTU, LAST between 1 and the MTU, ONLY at most the MTU.
      */
