@@ -45,7 +45,7 @@ final class Requester {
     private final PacketInfo handOver = new PacketInfo();
     /**
      * After a rewind: the PSN the requester had reached, before which the last packet of every message
-     * asks for an ACK again (see {@link #lastAsksForAck}); valid while {@link #eagerAck}.
+     * asks for an ACK again (see {@link #lastAsksForAck(SendWqe, Path)}); valid while {@link #eagerAck}.
      */
     private int eagerAckEnd;
     private boolean eagerAck;
@@ -403,7 +403,7 @@ final class Requester {
             return false;
         }
         // AckReq as header() would set it, committed only once the peer took the WRITE or SEND
-        boolean ackReq = lastAsksForAck(w) || sinceAckReq + 1 >= ACK_EVERY;
+        boolean ackReq = lastAsksForAck(w, path) || sinceAckReq + 1 >= ACK_EVERY;
         boolean write = w.opcode == WrOpcode.RDMA_WRITE;
         int op = write ? Opcode.RC_RDMA_WRITE_ONLY
                 : w.opcode == WrOpcode.SEND_WITH_IMM ? Opcode.RC_SEND_ONLY_WITH_IMMEDIATE : Opcode.RC_SEND_ONLY;
@@ -456,7 +456,7 @@ final class Requester {
         int payload = last ? (int) remaining : k * mtu;
         int op = Opcode.writeOpcode(Opcode.TRANSPORT_RC, first ? Opcode.FIRST : Opcode.MIDDLE, false);
         int lastOp = Opcode.writeOpcode(Opcode.TRANSPORT_RC, last ? Opcode.LAST : Opcode.MIDDLE, false);
-        boolean ackReq = (last && lastAsksForAck(w)) || sinceAckReq + k >= ACK_EVERY;
+        boolean ackReq = (last && lastAsksForAck(w, qp.path())) || sinceAckReq + k >= ACK_EVERY;
         sinceAckReq = ackReq ? 0 : sinceAckReq + k;
         boolean se = last && (w.flags & SendFlag.SOLICITED) != 0;
         Bth.writeAt(b, 0, op, se, 0, qp.pkey, qp.destQpn, ackReq, w.nextPsn);
@@ -490,7 +490,7 @@ final class Requester {
     private void header(MemorySegment b, int op, boolean se, int payload, boolean last, int packetPsn, SendWqe w) {
         boolean ackReq = false;
         if (qp.transport == Opcode.TRANSPORT_RC) {
-            if ((last && lastAsksForAck(w)) || ++sinceAckReq >= ACK_EVERY) {
+            if ((last && lastAsksForAck(w, qp.path())) || ++sinceAckReq >= ACK_EVERY) {
                 ackReq = true;
                 sinceAckReq = 0;
             }
@@ -519,11 +519,11 @@ final class Requester {
      * looks like a lost one; over a link also a finite one, so nothing waits forever on a responder
      * that owes but never sends.
      */
-    private boolean lastAsksForAck(SendWqe w) {
+    private boolean lastAsksForAck(SendWqe w, Path path) {
         if (w.signaled || w.isReadOrAtomic()) {
             return true;
         }
-        boolean direct = qp.path() instanceof Path.InProcess;
+        boolean direct = path instanceof Path.InProcess;
         if (qp.timeoutCode == 0 ? !direct : RnrTimer.ackTimeoutNanos(qp.timeoutCode) < LAZY_ACK_MIN_TIMEOUT_NS) {
             return true;
         }
