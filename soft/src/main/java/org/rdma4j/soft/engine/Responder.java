@@ -344,13 +344,7 @@ final class Responder {
         int op = in.opcode;
         if (start && !haveRecv) {
             if (!qp.rq.take(recvScratch())) {
-                if (rc) {
-                    qp.hca.counters.inc(Counter.SEND_RNR_ERR);
-                    sendAck(Aeth.rnrNak(qp.minRnrTimerCode), psn);
-                } else {
-                    qp.hca.counters.inc(Counter.NO_RECV_DROPS);
-                    dropUcMessage(op, psn);
-                }
+                noReceive(op, psn, rc);
                 return;
             }
             haveRecv = true;
@@ -462,6 +456,15 @@ final class Responder {
             haveRecv = true;
             return true;
         }
+        noReceive(op, psn, rc);
+        if (start) {
+            inProgress = NONE; // an ONLY packet is retried whole, with its RETH
+        }
+        return false;
+    }
+
+    /** No receive WQE for a message that needs one: an RNR NAK on RC, the message dropped on UC. */
+    private void noReceive(int op, int psn, boolean rc) {
         if (rc) {
             qp.hca.counters.inc(Counter.SEND_RNR_ERR);
             sendAck(Aeth.rnrNak(qp.minRnrTimerCode), psn);
@@ -469,10 +472,6 @@ final class Responder {
             qp.hca.counters.inc(Counter.NO_RECV_DROPS);
             dropUcMessage(op, psn);
         }
-        if (start) {
-            inProgress = NONE; // an ONLY packet is retried whole, with its RETH
-        }
-        return false;
     }
 
     /** A WRITE's copy failed: the target freed under its registration, or the sender's memory gone. */
