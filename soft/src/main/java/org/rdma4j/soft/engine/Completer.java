@@ -29,9 +29,11 @@ final class Completer {
 
     private final QpEngine qp;
     private final SendQueue sq;
-    /** The response packets decode into this; an ACK handed over without a packet fills the other. */
-    private final PacketInfo decoded = new PacketInfo();
-    private final PacketInfo handedOver = new PacketInfo();
+    /**
+     * The response packets decode into this, and an ACK handed over without a packet fills it (one at
+     * a time: both are taken in inside the task). Made on first use.
+     */
+    private PacketInfo decoded;
     /** Where an atomic's original value is scattered from (RC QPs only: no other type runs atomics). */
     /** Where an atomic's original value is scattered from; created by the first atomic ACK. */
     private MemorySegment scratch;
@@ -128,12 +130,21 @@ final class Completer {
      * QpTask#takeDirectAck}): taken in by {@link #receive(PacketInfo)} as its packet would be.
      */
     void receiveAck(int psn) {
-        receive(handedOver.positiveAck(psn));
+        receive(scratch().positiveAck(psn));
     }
 
     /** A response packet from a link or the in-process fabric. */
     void receive(Packet p, int op) {
-        receive(decoded.decode(p, op));
+        receive(scratch().decode(p, op));
+    }
+
+    private PacketInfo scratch() {
+        PacketInfo in = decoded;
+        if (in == null) {
+            in = new PacketInfo();
+            decoded = in;
+        }
+        return in;
     }
 
     /**

@@ -41,8 +41,8 @@ final class Requester {
     /** READ requests and atomics sent, not answered in full: each holds a responder resource. */
     private int outstandingRdAtomic;
     private int sinceAckReq;
-    /** The one-packet WRITEs and SENDs handed over on the in-process path ({@link #sendDirect}). */
-    private final PacketInfo handOver = new PacketInfo();
+    /** The one-packet WRITEs and SENDs handed over on the in-process path ({@link #sendDirect}); made on first use. */
+    private PacketInfo handOver;
     /**
      * After a rewind: the PSN the requester had reached, before which the last packet of every message
      * asks for an ACK again (see {@link #lastAsksForAck(SendWqe, Path)}); valid while {@link #eagerAck}.
@@ -409,7 +409,12 @@ final class Requester {
                 : w.opcode == WrOpcode.SEND_WITH_IMM ? Opcode.RC_SEND_ONLY_WITH_IMMEDIATE : Opcode.RC_SEND_ONLY;
         boolean solicited = (w.flags & SendFlag.SOLICITED) != 0;
         int imm = w.opcode == WrOpcode.SEND_WITH_IMM ? w.imm : 0;
-        if (!path.handOver(handOver.handOver(op, w.nextPsn, qp.pkey, ackReq, solicited, write ? w.remoteAddr : 0,
+        PacketInfo info = handOver;
+        if (info == null) {
+            info = new PacketInfo();
+            handOver = info;
+        }
+        if (!path.handOver(info.handOver(op, w.nextPsn, qp.pkey, ackReq, solicited, write ? w.remoteAddr : 0,
                 write ? w.rkey : 0, imm, src, srcOffset, len))) {
             return false;
         }

@@ -52,9 +52,12 @@ final class Responder {
     private final ReadAtomicResponder readAtomic;
     /** The WRITE checks every path applies (packets, bursts, messages handed over in process). */
     private final WriteChecks checks;
-    /** The request packets from links decode into this; the packets of a split burst into the other. */
-    private final PacketInfo decoded = new PacketInfo();
-    private final PacketInfo splitInfo = new PacketInfo();
+    /**
+     * The request packets from links decode into this; the packets of a split burst into the other.
+     * Made on first use: most QPs of a large table never receive.
+     */
+    private PacketInfo decoded;
+    private PacketInfo splitInfo;
 
     Responder(QpEngine qp) {
         this.qp = qp;
@@ -111,7 +114,12 @@ final class Responder {
 
     /** A request packet from a link or the in-process fabric's packet path. */
     void receive(Packet p, int op) {
-        receive(decoded.decode(p, op));
+        PacketInfo in = decoded;
+        if (in == null) {
+            in = new PacketInfo();
+            decoded = in;
+        }
+        receive(in.decode(p, op));
     }
 
     /**
@@ -126,6 +134,9 @@ final class Responder {
         // compile into its caller (an in-process hand-over, a link's delivery).
         if (in.count > 1) {
             if (!burst(in)) {
+                if (splitInfo == null) {
+                    splitInfo = new PacketInfo();
+                }
                 BurstSplit.split(qp, this, in, splitInfo);
             }
             return;
