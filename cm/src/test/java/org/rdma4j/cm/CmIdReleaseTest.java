@@ -164,11 +164,7 @@ class CmIdReleaseTest extends CmTestSupport {
             assertEquals(CmRej.REASON_CONSUMER_DEFINED, expect(cch, CmEventType.REJECTED).status());
             child.close();
             f.releaseHeld(); // the copy reaches B now: a request the program has not seen
-            deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
-            while (sch.queued() == 0) {
-                assertTrue(System.nanoTime() - deadline < 0, "no CONNECT_REQUEST for the late copy");
-                Thread.sleep(1);
-            }
+            awaitQueued(sch, "CONNECT_REQUEST for the late copy");
             client.close();
             listener.close();
         }
@@ -185,11 +181,7 @@ class CmIdReleaseTest extends CmTestSupport {
             listen(listener, ipB, port, 8);
             resolve(client, cch, ipB, port);
             client.connect(new ConnParam().qpNum(1));
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
-            while (sch.queued() == 0) {
-                assertTrue(System.nanoTime() - deadline < 0, "no CONNECT_REQUEST");
-                Thread.sleep(1);
-            }
+            awaitQueued(sch, "CONNECT_REQUEST");
             listener.close();
             sch.close(); // the request's id is rejected and destroyed with the event nobody can take now
             assertEquals(CmRej.REASON_CONSUMER_DEFINED, expect(cch, CmEventType.REJECTED).status());
@@ -207,11 +199,7 @@ class CmIdReleaseTest extends CmTestSupport {
             listen(listener, ipB, port, 8);
             resolve(client, cch, ipB, port);
             client.connect(new ConnParam().qpNum(1));
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
-            while (sch.queued() == 0) {
-                assertTrue(System.nanoTime() - deadline < 0, "no CONNECT_REQUEST");
-                Thread.sleep(1);
-            }
+            awaitQueued(sch, "CONNECT_REQUEST");
             listener.close(); // as ucma: the request's event goes, its id is rejected and destroyed
             assertEquals(0, sch.queued(), "the listener's request is no longer on its channel");
             assertEquals(CmRej.REASON_CONSUMER_DEFINED, expect(cch, CmEventType.REJECTED).status());

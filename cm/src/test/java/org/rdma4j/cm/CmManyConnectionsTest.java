@@ -156,11 +156,8 @@ class CmManyConnectionsTest extends CmTestSupport {
             assertEquals(1, answerDisconnects(sch, 1, seen));
             expect(cch, CmEventType.DISCONNECTED);
             expect(cch, CmEventType.TIMEWAIT_EXIT);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
-            while (sch.queued() == 0) { // the first connection's time wait ends on the passive side too
-                assertTrue(System.nanoTime() - deadline < 0, "no TIMEWAIT_EXIT for the first connection");
-                Thread.sleep(1);
-            }
+            // the first connection's time wait ends on the passive side too
+            awaitQueued(sch, "TIMEWAIT_EXIT for the first connection");
             client[1].disconnect(); // its DISCONNECTED comes after the first connection's TIMEWAIT_EXIT
             int taken = answerDisconnects(sch, 1, seen);
             assertEquals(0, expect(cch, CmEventType.DISCONNECTED).status(), "the second DREQ was answered");

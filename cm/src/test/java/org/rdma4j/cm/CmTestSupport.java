@@ -151,6 +151,17 @@ abstract class CmTestSupport {
         return what;
     }
 
+    /** Waits up to WAIT_S for an event to be queued on {@code ch} without taking it; fails naming {@code what}. */
+    static void awaitQueued(CmEventChannel ch, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
+        while (ch.queued() == 0) {
+            if (System.nanoTime() - deadline >= 0) {
+                fail("no " + what + " within " + WAIT_S + " s");
+            }
+            Thread.sleep(1);
+        }
+    }
+
     static CmEvent expect(CmEventChannel ch, CmEventType type) throws InterruptedException {
         CmEvent e = ch.getEvent(WAIT_S, TimeUnit.SECONDS);
         assertNotNull(e, "no " + type + " event");

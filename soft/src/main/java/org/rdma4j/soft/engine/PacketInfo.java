@@ -50,6 +50,11 @@ final class PacketInfo {
         }
     }
 
+    /** The {@link #kind} bits of opcode {@code op} (0 for an opcode that is not defined). */
+    static int kindOf(int op) {
+        return KINDS[op & 0xFF];
+    }
+
     int opcode;
     /** The opcode's {@link #SEND}, {@link #WRITE}, ... bits, and its transport (-1: none rdma4j has). */
     int kind;

@@ -295,7 +295,7 @@ final class Responder {
             remaining = writeRemaining;
         }
         boolean end = Opcode.isEnd(lastOp);
-        if (key == null || !checks.lengthOk(lastOp, len - (k - 1) * qp.mtuBytes, len, remaining)) {
+        if (key == null || !checks.lengthOk(PacketInfo.kindOf(lastOp), len - (k - 1) * qp.mtuBytes, len, remaining)) {
             return false;
         }
         try {
@@ -364,7 +364,7 @@ final class Responder {
             recvOffset = 0;
         }
         int len = in.payloadLength;
-        if (!checks.sizeOk(op, len)) {
+        if (!checks.sizeOk(in.kind, len)) {
             dropOrNak(rc, op, Aeth.NAK_INVALID_REQUEST, psn);
             return;
         }
@@ -428,7 +428,7 @@ final class Responder {
         int len = in.payloadLength;
         int kind = in.kind;
         boolean end = (kind & PacketInfo.END) != 0;
-        if (!checks.lengthOk(kind, len, writeRemaining)) {
+        if (!checks.lengthOk(kind, len, len, writeRemaining)) {
             dropOrNak(rc, op, Aeth.NAK_INVALID_REQUEST, psn);
             return;
         }

@@ -2,7 +2,6 @@
 package org.rdma4j.soft.engine;
 
 import org.rdma4j.soft.wire.Aeth;
-import org.rdma4j.soft.wire.Opcode;
 import org.rdma4j.verbs.Access;
 
 /**
@@ -67,48 +66,28 @@ final class WriteChecks {
 
     /**
      * The length checks of WRITE packets: the last packet's length as its place in the message
-     * demands ({@code lastLen} of opcode {@code lastOp}; packets before it in a burst are MTU-sized by
-     * construction), {@code len} bytes in all within what the WRITE has left, and all of it on the
-     * message's last packet.
+     * demands ({@code lastLen} of a packet of {@link PacketInfo#kind} {@code lastKind}; packets before
+     * it in a burst are MTU-sized by construction), {@code len} bytes in all within what the WRITE has
+     * left, and all of it on the message's last packet. For one packet, {@code lastLen == len}.
      */
-    boolean lengthOk(int lastOp, int lastLen, int len, long remaining) {
-        return sizeOk(lastOp, lastLen) && len <= remaining && (!Opcode.isEnd(lastOp) || len == remaining);
+    boolean lengthOk(int lastKind, int lastLen, int len, long remaining) {
+        return sizeOk(lastKind, lastLen) && len <= remaining && ((lastKind & PacketInfo.END) == 0 || len == remaining);
     }
 
     /**
-     * {@link #lengthOk} of one packet of {@link PacketInfo#kind} {@code kind}: its {@code len} bytes
-     * as its place in the message demands, within what the WRITE has left, and all of it on the
-     * message's last packet.
+     * A request packet's payload length for its place in a message ({@link PacketInfo#kind}
+     * {@code kind}): FIRST and MIDDLE exactly the path MTU, LAST between 1 and the MTU, ONLY at most
+     * the MTU.
      */
-    boolean lengthOk(int kind, int len, long remaining) {
+    boolean sizeOk(int kind, int len) {
         int mtu = qp.mtuBytes;
-        boolean sized = (kind & PacketInfo.FULL) != 0 ? len == mtu
-                : (kind & PacketInfo.LAST) != 0 ? len > 0 && len <= mtu : len <= mtu;
-        return sized && len <= remaining && ((kind & PacketInfo.END) == 0 || len == remaining);
-    }
-
-    /**
-     * A request packet's payload length for its place in a message: FIRST and MIDDLE exactly the
-     * path MTU, LAST between 1 and the MTU, ONLY at most the MTU.
-     */
-    boolean sizeOk(int op, int len) {
-        int mtu = qp.mtuBytes;
-        if (Opcode.isFirst(op) || Opcode.isMiddle(op)) {
+        if ((kind & PacketInfo.FULL) != 0) {
             return len == mtu;
         }
-        if (Opcode.isLast(op)) {
+        if ((kind & PacketInfo.LAST) != 0) {
             return len > 0 && len <= mtu;
         }
-        return onlyLengthOk(len);
-    }
-
-    /**
-     * {@link #sizeOk} of an ONLY packet (and {@link #lengthOk} of a one-packet WRITE, whose length is
-     * all the WRITE has): at most the path MTU. The in-process hand-over asks this alone, without
-     * the opcode table lookups of the general case.
-     */
-    boolean onlyLengthOk(int len) {
-        return len <= qp.mtuBytes;
+        return len <= mtu;
     }
 
     /**
