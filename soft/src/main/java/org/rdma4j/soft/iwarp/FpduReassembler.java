@@ -147,11 +147,12 @@ public final class FpduReassembler {
         } else if (ulpdu + Ddp.ULPDU_LENGTH_SIZE < Rdmap.headerLength(opcode)) {
             e = FpduError.ULPDU_TOO_SHORT;
         }
+        int total = FpduEncoder.fpduLength(ulpdu + Ddp.ULPDU_LENGTH_SIZE, 0);
         if (e != FpduError.NONE) {
-            fail(e, s, at, available);
+            fail(e, s, at, Math.min(available, total));
             return -1;
         }
-        return FpduEncoder.fpduLength(ulpdu + Ddp.ULPDU_LENGTH_SIZE, 0);
+        return total;
     }
 
     private void deliver(MemorySegment s, long at, int total) {
