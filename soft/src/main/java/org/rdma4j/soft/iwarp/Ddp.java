@@ -101,27 +101,47 @@ public final class Ddp {
                 | (RDMAP_VERSION << RDMAP_VERSION_SHIFT) | (opcode & OPCODE_MASK);
     }
 
-    /** {@return whether the control field has T set} @param control the control field */
+    /**
+     * {@return whether the control field has T set}
+     *
+     * @param control the control field
+     */
     public static boolean tagged(int control) {
         return (control & FLAG_TAGGED) != 0;
     }
 
-    /** {@return whether the control field has L set} @param control the control field */
+    /**
+     * {@return whether the control field has L set}
+     *
+     * @param control the control field
+     */
     public static boolean last(int control) {
         return (control & FLAG_LAST) != 0;
     }
 
-    /** {@return the DDP version of the control field} @param control the control field */
+    /**
+     * {@return the DDP version of the control field}
+     *
+     * @param control the control field
+     */
     public static int ddpVersion(int control) {
         return (control & DDP_VERSION_MASK) >>> DDP_VERSION_SHIFT;
     }
 
-    /** {@return the RDMAP version of the control field} @param control the control field */
+    /**
+     * {@return the RDMAP version of the control field}
+     *
+     * @param control the control field
+     */
     public static int rdmapVersion(int control) {
         return (control & RDMAP_VERSION_MASK) >>> RDMAP_VERSION_SHIFT;
     }
 
-    /** {@return the RDMAP opcode of the control field} @param control the control field */
+    /**
+     * {@return the RDMAP opcode of the control field}
+     *
+     * @param control the control field
+     */
     public static int opcode(int control) {
         return control & OPCODE_MASK;
     }
@@ -147,7 +167,12 @@ public final class Ddp {
         s.set(SHORT, fpdu + ULPDU_LENGTH_OFFSET, (short) length);
     }
 
-    /** {@return the control field, 16 bits unsigned} @param s the segment @param fpdu where the FPDU starts */
+    /**
+     * {@return the control field, 16 bits unsigned}
+     *
+     * @param s the segment
+     * @param fpdu where the FPDU starts
+     */
     public static int control(MemorySegment s, long fpdu) {
         return Short.toUnsignedInt(s.get(SHORT, fpdu + CONTROL_OFFSET));
     }
@@ -163,12 +188,22 @@ public final class Ddp {
         s.set(SHORT, fpdu + CONTROL_OFFSET, (short) control);
     }
 
-    /** {@return the Data Sink STag of a tagged FPDU} @param s the segment @param fpdu where the FPDU starts */
+    /**
+     * {@return the Data Sink STag of a tagged FPDU}
+     *
+     * @param s the segment
+     * @param fpdu where the FPDU starts
+     */
     public static int stag(MemorySegment s, long fpdu) {
         return s.get(INT, fpdu + STAG_OFFSET);
     }
 
-    /** {@return the Data Sink Tagged Offset of a tagged FPDU} @param s the segment @param fpdu where the FPDU starts */
+    /**
+     * {@return the Data Sink Tagged Offset of a tagged FPDU}
+     *
+     * @param s the segment
+     * @param fpdu where the FPDU starts
+     */
     public static long taggedOffset(MemorySegment s, long fpdu) {
         return s.get(LONG, fpdu + TAGGED_OFFSET_OFFSET);
     }
@@ -186,22 +221,42 @@ public final class Ddp {
         s.set(LONG, fpdu + TAGGED_OFFSET_OFFSET, taggedOffset);
     }
 
-    /** {@return the ULP word of an untagged FPDU} @param s the segment @param fpdu where the FPDU starts */
+    /**
+     * {@return the ULP word of an untagged FPDU}
+     *
+     * @param s the segment
+     * @param fpdu where the FPDU starts
+     */
     public static int ulpWord(MemorySegment s, long fpdu) {
         return s.get(INT, fpdu + ULP_WORD_OFFSET);
     }
 
-    /** {@return the Queue Number of an untagged FPDU} @param s the segment @param fpdu where the FPDU starts */
+    /**
+     * {@return the Queue Number of an untagged FPDU}
+     *
+     * @param s the segment
+     * @param fpdu where the FPDU starts
+     */
     public static int queueNumber(MemorySegment s, long fpdu) {
         return s.get(INT, fpdu + QUEUE_NUMBER_OFFSET);
     }
 
-    /** {@return the Message Sequence Number of an untagged FPDU} @param s the segment @param fpdu where the FPDU starts */
+    /**
+     * {@return the Message Sequence Number of an untagged FPDU}
+     *
+     * @param s the segment
+     * @param fpdu where the FPDU starts
+     */
     public static int msn(MemorySegment s, long fpdu) {
         return s.get(INT, fpdu + MSN_OFFSET);
     }
 
-    /** {@return the Message Offset of an untagged FPDU} @param s the segment @param fpdu where the FPDU starts */
+    /**
+     * {@return the Message Offset of an untagged FPDU}
+     *
+     * @param s the segment
+     * @param fpdu where the FPDU starts
+     */
     public static int messageOffset(MemorySegment s, long fpdu) {
         return s.get(INT, fpdu + MESSAGE_OFFSET_OFFSET);
     }

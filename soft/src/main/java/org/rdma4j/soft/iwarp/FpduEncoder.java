@@ -13,7 +13,7 @@ import java.util.Objects;
  *
  * <pre>
  *  | ULPDU length | DDP/RDMAP header | payload ... | pad 0-3 | CRC (4) |
- *  |<-2->|<-------- ULPDU length bytes -------->|
+ *  |   2 bytes    | counted by the ULPDU length    |
  * </pre>
  *
  * <p>The payload may already sit in place after the header (the copy is then skipped), so a sender can

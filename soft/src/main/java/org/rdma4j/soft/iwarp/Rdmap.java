@@ -71,27 +71,47 @@ public final class Rdmap {
     private Rdmap() {
     }
 
-    /** {@return whether siw implements this opcode} @param opcode the opcode, 0 to 15 */
+    /**
+     * {@return whether siw implements this opcode}
+     *
+     * @param opcode the opcode, 0 to 15
+     */
     public static boolean known(int opcode) {
         return opcode >= 0 && opcode <= MAX_OPCODE;
     }
 
-    /** {@return whether this opcode travels in tagged DDP segments (Write, Read Response)} @param opcode a known opcode */
+    /**
+     * {@return whether this opcode travels in tagged DDP segments (Write, Read Response)}
+     *
+     * @param opcode a known opcode
+     */
     public static boolean tagged(int opcode) {
         return opcode == RDMA_WRITE || opcode == RDMA_READ_RESPONSE;
     }
 
-    /** {@return whether this opcode is one of the four Sends} @param opcode a known opcode */
+    /**
+     * {@return whether this opcode is one of the four Sends}
+     *
+     * @param opcode a known opcode
+     */
     public static boolean send(int opcode) {
         return opcode >= SEND && opcode <= SEND_SOLICITED_INVALIDATE;
     }
 
-    /** {@return whether this Send asks for a solicited event} @param opcode a known opcode */
+    /**
+     * {@return whether this Send asks for a solicited event}
+     *
+     * @param opcode a known opcode
+     */
     public static boolean solicited(int opcode) {
         return opcode == SEND_SOLICITED || opcode == SEND_SOLICITED_INVALIDATE;
     }
 
-    /** {@return whether this Send carries an Invalidate STag} @param opcode a known opcode */
+    /**
+     * {@return whether this Send carries an Invalidate STag}
+     *
+     * @param opcode a known opcode
+     */
     public static boolean invalidates(int opcode) {
         return opcode == SEND_INVALIDATE || opcode == SEND_SOLICITED_INVALIDATE;
     }
@@ -127,7 +147,11 @@ public final class Rdmap {
         };
     }
 
-    /** {@return the RFC 5040 name of the opcode, or "opcode N"} @param opcode the opcode */
+    /**
+     * {@return the RFC 5040 name of the opcode, or "opcode N"}
+     *
+     * @param opcode the opcode
+     */
     public static String name(int opcode) {
         return known(opcode) ? NAMES[opcode] : "opcode " + opcode;
     }
@@ -142,32 +166,62 @@ public final class Rdmap {
         return Ddp.control(tagged(opcode), last, opcode);
     }
 
-    /** {@return the Invalidate STag of a Send with Invalidate} @param s the segment @param fpdu where the FPDU starts */
+    /**
+     * {@return the Invalidate STag of a Send with Invalidate}
+     *
+     * @param s the segment
+     * @param fpdu where the FPDU starts
+     */
     public static int invalidateStag(MemorySegment s, long fpdu) {
         return s.get(INT, fpdu + INVALIDATE_STAG_OFFSET);
     }
 
-    /** {@return the Read Request's Data Sink STag} @param s the segment @param fpdu where the FPDU starts */
+    /**
+     * {@return the Read Request's Data Sink STag}
+     *
+     * @param s the segment
+     * @param fpdu where the FPDU starts
+     */
     public static int readSinkStag(MemorySegment s, long fpdu) {
         return s.get(INT, fpdu + READ_SINK_STAG_OFFSET);
     }
 
-    /** {@return the Read Request's Data Sink Tagged Offset} @param s the segment @param fpdu where the FPDU starts */
+    /**
+     * {@return the Read Request's Data Sink Tagged Offset}
+     *
+     * @param s the segment
+     * @param fpdu where the FPDU starts
+     */
     public static long readSinkOffset(MemorySegment s, long fpdu) {
         return s.get(LONG, fpdu + READ_SINK_OFFSET_OFFSET);
     }
 
-    /** {@return the Read Request's message size, unsigned} @param s the segment @param fpdu where the FPDU starts */
+    /**
+     * {@return the Read Request's message size, unsigned}
+     *
+     * @param s the segment
+     * @param fpdu where the FPDU starts
+     */
     public static int readSize(MemorySegment s, long fpdu) {
         return s.get(INT, fpdu + READ_SIZE_OFFSET);
     }
 
-    /** {@return the Read Request's Data Source STag} @param s the segment @param fpdu where the FPDU starts */
+    /**
+     * {@return the Read Request's Data Source STag}
+     *
+     * @param s the segment
+     * @param fpdu where the FPDU starts
+     */
     public static int readSourceStag(MemorySegment s, long fpdu) {
         return s.get(INT, fpdu + READ_SOURCE_STAG_OFFSET);
     }
 
-    /** {@return the Read Request's Data Source Tagged Offset} @param s the segment @param fpdu where the FPDU starts */
+    /**
+     * {@return the Read Request's Data Source Tagged Offset}
+     *
+     * @param s the segment
+     * @param fpdu where the FPDU starts
+     */
     public static long readSourceOffset(MemorySegment s, long fpdu) {
         return s.get(LONG, fpdu + READ_SOURCE_OFFSET_OFFSET);
     }

@@ -146,22 +146,39 @@ public final class Terminate {
                 | flags & (FLAG_SEGMENT_LENGTH_VALID | FLAG_DDP_HEADER | FLAG_RDMAP_HEADER);
     }
 
-    /** {@return the layer of a control word} @param word the control word */
+    /**
+     * {@return the layer of a control word}
+     *
+     * @param word the control word
+     */
     public static int layer(int word) {
         return (word & LAYER_MASK) >>> 28;
     }
 
-    /** {@return the error type of a control word} @param word the control word */
+    /**
+     * {@return the error type of a control word}
+     *
+     * @param word the control word
+     */
     public static int etype(int word) {
         return (word & ETYPE_MASK) >>> 24;
     }
 
-    /** {@return the error code of a control word} @param word the control word */
+    /**
+     * {@return the error code of a control word}
+     *
+     * @param word the control word
+     */
     public static int ecode(int word) {
         return (word & ECODE_MASK) >>> 16;
     }
 
-    /** {@return the Terminate Control word of the Terminate FPDU at {@code fpdu}} @param s the segment @param fpdu where it starts */
+    /**
+     * {@return the Terminate Control word of the Terminate FPDU at {@code fpdu}}
+     *
+     * @param s the segment
+     * @param fpdu where it starts
+     */
     public static int controlWord(MemorySegment s, long fpdu) {
         return s.get(INT, fpdu + CONTROL_WORD_OFFSET);
     }

@@ -91,11 +91,8 @@ class FpduReassemblerPropertiesTest {
         return b;
     }
 
-    /** Collects like {@link Collected} and checks every view lies inside its segment. */
-    private static final class Checked extends CollectedChecks {
-    }
-
-    private static class CollectedChecks implements FpduReassembler.Handler {
+    /** Collects like {@link Collected} and checks that every view lies inside its segment. */
+    private static final class Checked implements FpduReassembler.Handler {
         final java.util.List<String> fpdus = new java.util.ArrayList<>();
         private final Collected inner = new Collected();
 
