@@ -86,4 +86,32 @@ class MpaFramePropertiesTest {
         assertEquals(data.length, frame.ulpPrivateDataLength());
         assertArrayEquals(data, s.asSlice(frame.ulpPrivateDataOffset(), data.length).toArray(ValueLayout.JAVA_BYTE));
     }
+    @Property(tries = 1000)
+    void aDecisionNeverChangesAsMoreBytesArrive(@ForAll long seed, @ForAll boolean expectReply) {
+        SplittableRandom random = new SplittableRandom(seed);
+        byte[] bytes = new byte[random.nextInt(320)];
+        random.nextBytes(bytes);
+        byte[] key = (expectReply ? "MPA ID Rep Frame" : "MPA ID Req Frame").getBytes(StandardCharsets.US_ASCII);
+        System.arraycopy(key, 0, bytes, 0, Math.min(bytes.length, random.nextInt(key.length + 1)));
+        if (bytes.length > 19 && random.nextBoolean()) {
+            bytes[17] = (byte) random.nextInt(4);
+            bytes[18] = (byte) random.nextInt(2);
+        }
+        MemorySegment s = MemorySegment.ofArray(bytes);
+        MpaFrame frame = new MpaFrame();
+        MpaStatus decided = null;
+        int decidedLength = 0;
+        for (int n = 0; n <= bytes.length; n++) {
+            MpaStatus status = frame.decode(s, 0, n, expectReply, false);
+            if (decided != null) {
+                assertEquals(decided, status, "after " + n + " bytes");
+                assertEquals(decidedLength, frame.frameLength());
+            } else if (status != MpaStatus.NEED_MORE) {
+                decided = status;
+                decidedLength = frame.frameLength();
+            } else {
+                assertTrue(frame.missingBytes() > 0);
+            }
+        }
+    }
 }
