@@ -67,6 +67,11 @@
 #                           table there, 5x faster on a real CPU; docs/decisions/0001-icrc-on-the-jvms-crc32.md.
 #                           The kernel's rxe computes its ICRC with a table, so without the intrinsic
 #                           both sides pay a like cost per byte in the VM)
+#   INTEROP_READ_AB_OPTS    more JVM options for the roles written with a trailing + ("s-c+", "c-s+"):
+#                           an A/B of an option against the same baseline in one VM run, e.g.
+#                           INTEROP_READ_ROLES="c-s c-s+" INTEROP_READ_AB_OPTS=-Drdma4j.udp.gso=false
+#   INTEROP_READ_PROFILE    SECONDS: a whole-VM perf profile (cpu-clock, call graphs) of each run from the
+#                           start of its measured window, reported as NAME.perf*.txt beside its logs
 #   INTEROP_READ_RUN_LIMIT  seconds one run may take (default 240; 120 in the default mode)
 set -uo pipefail
 
@@ -100,8 +105,8 @@ result() { # NAME STATUS DETAIL
 }
 rdma4j_peer() { # the rdma4j tool in namespace peer (soft over UDP/IPv6)
   # shellcheck disable=SC2086 # option lists
-  ip netns exec peer timeout "$LIMIT" "$JAVA" $TOOL_AOT_OPTS ${RDMA4J_INTEROP_JAVA_OPTS:-} $JOPTS "$ACCESS" \
-    -p "$MODULE_PATH" -m org.rdma4j.tools/org.rdma4j.tools.Rdma4j perf read_bw --bind fd77::2 -x 1 -F "$@"
+  ip netns exec peer timeout "$LIMIT" "$JAVA" $TOOL_AOT_OPTS ${RDMA4J_INTEROP_JAVA_OPTS:-} $JOPTS ${EXTRA_JOPTS:-} "$ACCESS" \
+    -p "$MODULE_PATH" -m org.rdma4j.tools/org.rdma4j.tools.Rdma4j perf read_bw --bind fd77::2 -x 1 -F --counters "$@"
 }
 ib_read() { timeout "$LIMIT" ib_read_bw -d rxe0 -x "$RXE_GID_V6" -F "$@"; }
 listening() { # PORT NETNS PID: until the server listens; not once it has exited
@@ -116,6 +121,18 @@ listening() { # PORT NETNS PID: until the server listens; not once it has exited
 # rxe0's non-zero port counters as NAME=VALUE lines; the delta of two such snapshots says what one run
 # cost rxe (retransmissions, duplicates, RNR NAKs).
 rxe_counters() { grep -H . /sys/class/infiniband/rxe0/ports/1/hw_counters/* 2>/dev/null | sed 's|.*/||; s/:/=/'; }
+# Where a run's packets were lost on their way between the two stacks, as NAME=VALUE lines (deltas with
+# counter_delta): the per-CPU input backlogs (/proc/net/softnet_stat's second column: netdev_max_backlog
+# overrun), each veth's receive drops, and the UDP receive buffer overruns in each namespace.
+net_drops() {
+  local _ dropped sum=0
+  while read -r _ dropped _; do sum=$((sum + 16#$dropped)); done </proc/net/softnet_stat
+  echo "softnet_backlog_drops=$sum"
+  echo "veth0_rx_dropped=$(cat /sys/class/net/veth0/statistics/rx_dropped 2>/dev/null || echo 0)"
+  echo "veth1_rx_dropped=$(ip netns exec peer cat /sys/class/net/veth1/statistics/rx_dropped 2>/dev/null || echo 0)"
+  awk '$1 == "Udp6RcvbufErrors" { print "root_udp6_rcvbuf_errors=" $2 }' /proc/net/snmp6
+  ip netns exec peer awk '$1 == "Udp6RcvbufErrors" { print "peer_udp6_rcvbuf_errors=" $2 }' /proc/net/snmp6
+}
 counter_delta() { # BEFORE AFTER: "name+delta ..." for the counters that moved, packets left out
   printf '%s\n--\n%s\n' "$1" "$2" | awk -F= '$0 == "--" { after = 1; next } !after { b[$1] = $2; next }
     $1 !~ /pkts$/ && $2 - b[$1] > 0 { printf "%s%s+%d", sep, $1, $2 - b[$1]; sep = " " }'
@@ -135,11 +152,13 @@ run() {
   else
     how=(-D "$DURATION" -f "$MARGIN")
   fi
-  counters_before="$(rxe_counters)"
+  counters_before="$(rxe_counters; net_drops)"
   name="read_bw $kind -s $size ${how[*]}"
   log="$INTEROP_OUT/read-bw-$kind-$size"
   RATE=
-  case $kind in
+  EXTRA_JOPTS=
+  [[ $kind == *+ ]] && EXTRA_JOPTS="${INTEROP_READ_AB_OPTS:-}" # the B of an A/B in one VM run
+  case ${kind%+} in
     rxe) ib_read -p "$port" -s "$size" "${how[@]}" >"$log.server.log" 2>&1 & spid=$!
          listening "$port" "" "$spid" || { wait "$spid"; result "$name" 1 "ib_read_bw server did not listen"; return; }
          ib_read -p "$port" -s "$size" "${how[@]}" 10.77.0.1 >"$log.client.log" 2>&1 & cpid=$! ;;
@@ -150,16 +169,37 @@ run() {
          listening "$port" peer "$spid" || { wait "$spid"; result "$name" 1 "rdma4j server did not listen"; return; }
          ib_read -p "$port" -s "$size" "${how[@]}" 10.77.0.2 >"$log.client.log" 2>&1 & cpid=$! ;;
   esac
+  local ppid=
+  if [[ -n ${INTEROP_READ_PROFILE:-} ]]; then
+    # a whole-VM profile (cpu-clock samples, kernel and user) of PROFILE seconds from the measured window
+    ( sleep "${4:-$MARGIN}"; perf record -a -g -F 199 -o "$log.perf.data" -- sleep "$INTEROP_READ_PROFILE" ) \
+      >"$log.perf.log" 2>&1 & ppid=$!
+  fi
   wait "$cpid"; crc=$?
   wait "$spid"; src=$?
+  if [[ -n $ppid ]]; then
+    wait "$ppid"
+    perf report -i "$log.perf.data" --stdio --no-children -g none --sort comm,dso,sym 2>/dev/null | grep -v '^#' | grep . \
+      | head -n 120 >"$log.perf.txt"
+    perf report -i "$log.perf.data" --stdio -g none --sort comm,dso 2>/dev/null | grep -v '^#' | grep . \
+      | head -n 30 >"$log.perf-comm.txt"
+    perf report -i "$log.perf.data" --stdio --no-children --sort sym -G \
+      --symbols=memset_erms,memcpy_erms,copy_user_enhanced_fast_string,clear_page_erms,loop_64 2>/dev/null \
+      | grep -v '^#' | grep . | head -n 400 >"$log.perf-callers.txt"
+  fi
   r="$(row "$log.client.log")"
-  local problems=() wc_err moved clock=
-  moved="$(counter_delta "$counters_before" "$(rxe_counters)")"
+  local problems=() wc_err moved soft clock=
+  moved="$(counter_delta "$counters_before" "$(rxe_counters; net_drops)")"
   ((crc == 0)) || problems+=("client exit $crc")
   ((src == 0)) || problems+=("server exit $src")
   # A completion error (perftest: "Completion with error", "Failed status N"; rdma4j names the status)
-  wc_err="$(grep -hiE -m 2 'RETRY_EXC|retry counter exceeded|completion with error|failed status|_ERR\b' \
-    "$log.client.log" "$log.server.log" | tr -cd '[:print:]\n' | paste -sd'|' | cut -c1-200)"
+  wc_err="$(cat "$log.client.log" "$log.server.log" | grep -v '^counters:' \
+    | grep -iE -m 2 'RETRY_EXC|retry counter exceeded|completion with error|failed status|_ERR\b' \
+    | tr -cd '[:print:]\n' | paste -sd'|' | cut -c1-200)"
+  # the soft device's port counters (perf --counters): its retransmissions, duplicates and drops
+  soft="$(grep -h -m 1 '^counters:' "$log.client.log" "$log.server.log" | head -n 1 | tr -cd '[:print:]' \
+    | sed 's/^counters: *//; s/[a-z_]*pkts=[0-9]* *//g')"
+  [[ -z $soft ]] || moved="${moved:+$moved; }soft: $soft"
   [[ -z $wc_err ]] || problems+=("completion error: $wc_err")
   [[ " $moved" != *" retry_exceeded_err+"* ]] || problems+=("rxe0 counted RETRY_EXC_ERR ($moved)")
   if [[ -z $r ]]; then
@@ -179,11 +219,11 @@ run() {
   clock="$(grep -h -m 1 'Correlation coefficient r^2' "$log.client.log" | tr -cd '[:print:]')"
   if [[ -n $clock ]]; then
     CLOCK_FAILED=1
-    result "$name [$((SECONDS - t0))s]" 0 "completed; rate not measured: perftest's TSC estimate failed ($clock), row $ravg MB/s${moved:+; rxe0 counters: $moved}"
+    result "$name [$((SECONDS - t0))s]" 0 "completed; rate not measured: perftest's TSC estimate failed ($clock), row $ravg MB/s${moved:+; counters: $moved}"
     return
   fi
   if ((size >= 65536)); then RATE=$ravg; else RATE=$rrate; fi
-  result "$name [$((SECONDS - t0))s]" 0 "BW average $ravg MB/s, MsgRate $rrate Mpps${moved:+; rxe0 counters: $moved}"
+  result "$name [$((SECONDS - t0))s]" 0 "BW average $ravg MB/s, MsgRate $rrate Mpps${moved:+; counters: $moved}"
 }
 # measure KIND SIZE ITERS MARGIN: run, and once more if the rate is checked and perftest could not measure it
 measure() {

@@ -218,6 +218,11 @@ public final class PerfCommand implements Runnable {
                         + "completion) after this long without progress (default 120; perftest waits forever)")
         int exchangeTimeout = 120;
 
+        @Option(names = "--counters", order = 45,
+                description = "rdma4j: at the end, print the port's non-zero counters (retransmissions, "
+                        + "timeouts, duplicates, drops) on stderr, as `rdma statistic` would show them")
+        boolean counters;
+
         @Mixin
         PerftestOptions more;
 

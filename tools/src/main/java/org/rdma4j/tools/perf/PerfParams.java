@@ -95,6 +95,8 @@ final class PerfParams {
     boolean histogram;
     boolean unsorted;
     int exchangeTimeoutS = 120;
+    /** --counters: the port's non-zero counters on stderr at the end. */
+    boolean printCounters;
     Path json;
     Path plot;
     boolean progress;

@@ -4,6 +4,8 @@ package org.rdma4j.tools.perf;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.TreeMap;
+import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.Device;
 import org.rdma4j.verbs.LinkLayer;
 
@@ -99,6 +101,9 @@ final class PerfRun {
             err.flush();
             return 1;
         } finally {
+            if (p.printCounters) {
+                printCounters(res.ctx);
+            }
             if (!keepResources) {
                 res.close();
                 resources = null;
@@ -111,6 +116,25 @@ final class PerfRun {
                 }
             }
         }
+    }
+
+    /** --counters: the port's non-zero counters, one line on stderr (after a failure too). */
+    private void printCounters(Context ctx) {
+        if (ctx == null) {
+            return;
+        }
+        StringBuilder sb = new StringBuilder("counters:");
+        try {
+            new TreeMap<>(ctx.counters(p.ibPort)).forEach((name, value) -> {
+                if (value != 0) {
+                    sb.append(' ').append(name).append('=').append(value);
+                }
+            });
+        } catch (RuntimeException e) {
+            sb.append(" unavailable (").append(e.getMessage()).append(")");
+        }
+        err.println(sb);
+        err.flush();
     }
 
     private void steps(PerfResources res, Comm comm) throws PerfFailure {

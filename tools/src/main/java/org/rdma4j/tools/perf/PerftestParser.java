@@ -177,6 +177,7 @@ final class PerftestParser {
         p.ipv6 = c.ipv6;
         p.all = c.all;
         p.exchangeTimeoutS = c.exchangeTimeout;
+        p.printCounters = c.counters;
         if (c.exchangeTimeout < 1 || c.exchangeTimeout > Integer.MAX_VALUE / 1000) {
             throw c.usage("--exchange-timeout " + c.exchangeTimeout + " must be a positive number of seconds");
         }
