@@ -135,6 +135,7 @@ class MpaHostileInitiatorTest {
             SocketChannel[] c = net.connect();
             Future<byte[]> peer = net.runInBackground(() -> {
                 MpaLoopback.write(c[0], Hex.concat(SIW_REQUEST, early));
+                c[0].shutdownOutput();
                 return MpaLoopback.readToEnd(c[0]);
             });
             MpaResponder r = new MpaResponder(QUICK, MpaLoopback.peerOf(c[1]));
@@ -144,7 +145,8 @@ class MpaHostileInitiatorTest {
             assertNotNull(r.connection(), () -> String.valueOf(r.failure()));
             byte[] kept = new byte[r.connection().carryOver().remaining()];
             r.connection().carryOver().get(kept);
-            // Whatever the engine read past the request is in the carry-over; the rest is still in the socket.
+            // Whatever the engine read past the request is in the carry-over; the rest is still in the socket,
+            // up to the peer's close (so a lost byte shows as a short read, never as a hang).
             c[1].configureBlocking(true);
             byte[] rest = MpaLoopback.read(c[1], early.length - kept.length);
             c[1].close();

@@ -155,6 +155,7 @@ class MpaHostileResponderTest {
             Future<byte[]> hostile = net.runInBackground(() -> {
                 MpaLoopback.read(c[1], REQUEST_LENGTH);
                 MpaLoopback.write(c[1], Hex.concat(ACCEPT, firstFpdu));
+                c[1].shutdownOutput();
                 return MpaLoopback.readToEnd(c[1]);
             });
             MpaInitiator i = new MpaInitiator(MpaConfig.siwDefaults(), 8, 8, HELLO, MpaLoopback.peerOf(c[0]));
@@ -162,7 +163,8 @@ class MpaHostileResponderTest {
             assertNotNull(i.connection(), () -> String.valueOf(i.failure()));
             byte[] kept = new byte[i.connection().carryOver().remaining()];
             i.connection().carryOver().get(kept);
-            // Whatever the engine read past the reply is in the carry-over; the rest is still in the socket.
+            // Whatever the engine read past the reply is in the carry-over; the rest is still in the socket,
+            // up to the peer's close (so a lost byte shows as a short read, never as a hang).
             c[0].configureBlocking(true);
             byte[] rest = MpaLoopback.read(c[0], firstFpdu.length - kept.length);
             c[0].close();
