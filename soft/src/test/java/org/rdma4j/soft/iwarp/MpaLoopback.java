@@ -83,11 +83,18 @@ final class MpaLoopback implements AutoCloseable {
         }
     }
 
-    /** Reads exactly {@code n} bytes from a blocking channel, fewer if it ends first. */
+    /**
+     * Reads exactly {@code n} bytes from a blocking channel, fewer if it ends first or is reset (an engine
+     * that gives up closes with the rest of a hostile frame unread, which TCP may answer with a reset).
+     */
     static byte[] read(SocketChannel c, int n) throws IOException {
         ByteBuffer b = ByteBuffer.allocate(n);
-        while (b.hasRemaining() && c.read(b) >= 0) {
-            // keep reading
+        try {
+            while (b.hasRemaining() && c.read(b) >= 0) {
+                // keep reading
+            }
+        } catch (java.net.SocketException e) {
+            // reset by the engine's close: what arrived before it is the answer
         }
         byte[] out = new byte[b.position()];
         b.flip().get(out);
