@@ -195,4 +195,25 @@ class MpaKnownAnswerTest {
         assertFalse(r.outbox().hasRemaining());
         assertTrue(r.awaitingDecision(), "a refused accept leaves the decision open");
     }
+
+    @Test
+    void replyEchoesSiwsGsoFlagAndTheRevisionTwoRequestWithoutEnhancedSetup() {
+        MpaResponder r = new MpaResponder(SIW, "kat");
+        feed(r, Hex.bytes(REQ_KEY + " 08 02 00 01  21"), 0);
+        assertFalse(r.request().enhanced());
+        assertEquals(0, r.request().initiatorDepth());
+        r.accept(4, 4, new byte[0]);
+        assertArrayEquals(Hex.bytes(REP_KEY + " 08 02 00 00"), drain(r));
+    }
+
+    @Test
+    void enhancedRequestWithoutRoomForIrdOrdGetsARejectWithoutE() {
+        MpaResponder r = new MpaResponder(SIW, "kat");
+        feed(r, Hex.bytes(REQ_KEY + " 10 02 00 02  00 08"), 0);
+        assertEquals(-Errno.EOPNOTSUPP, r.failure().status());
+        assertNull(r.request());
+        assertArrayEquals(Hex.bytes(REP_KEY + " 20 02 00 00"), drain(r));
+        r.advance(1);
+        assertTrue(r.idle());
+    }
 }
