@@ -165,9 +165,8 @@ public final class MpaResponder extends MpaEngine {
     }
 
     private void finish() {
-        State was = state;
         state = State.DONE;
-        if (!rejected && !failed() && was != State.REJECTING) {
+        if (!rejected && !failed()) {
             established(new MpaConnection(false, pending.revision(), enhanced, crc, pending.ird(), pending.ord(),
                     rtr, pending.peerPrivateData(), carryOver(), peer));
         }
