@@ -6,6 +6,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.SplittableRandom;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 /**
  * One end of a connection for the tests: a {@link FakeDevice}, a sender and a receiver sharing a
@@ -18,8 +19,24 @@ final class Peer {
     final ReadLedger reads;
     final RdmapSender sender;
     final RdmapReceiver receiver;
-    final ArrayDeque<Consumer<RdmapSender>> outbox = new ArrayDeque<>();
+    final Outbox outbox = new Outbox();
     private final StagResolver.Window window = new StagResolver.Window();
+
+    /** Messages waiting for the sender, in order; a Read waits while ORD requests are in flight. */
+    static final class Outbox {
+        final ArrayDeque<Predicate<RdmapSender>> queue = new ArrayDeque<>();
+
+        void add(Consumer<RdmapSender> start) {
+            queue.add(s -> {
+                start.accept(s);
+                return true;
+            });
+        }
+
+        void addRead(int sinkStag, long sinkOffset, int size, int sourceStag, long sourceOffset, long token) {
+            queue.add(s -> s.readRequest(sinkStag, sinkOffset, size, sourceStag, sourceOffset, token) > 0);
+        }
+    }
 
     Peer(boolean crc, int mss, int ird, int ord) {
         reads = new ReadLedger(ird, ord);
@@ -37,8 +54,8 @@ final class Peer {
             RdmapReceiver.ReadRequest rr = device.readRequests.poll();
             if (rr != null) {
                 sender.answer(rr, device, window);
-            } else if (!outbox.isEmpty()) {
-                outbox.poll().accept(sender);
+            } else if (!outbox.queue.isEmpty() && outbox.queue.peek().test(sender)) {
+                outbox.queue.poll();
             } else {
                 break;
             }
@@ -68,7 +85,7 @@ final class Peer {
         for (int round = 0; round < 1_000_000; round++) {
             boolean moved = move(a, b, buffer, random, maxWindow) | move(b, a, buffer, random, maxWindow);
             if (!moved) {
-                return true;
+                return a.outbox.queue.isEmpty() && b.outbox.queue.isEmpty();
             }
         }
         return false;
