@@ -84,6 +84,21 @@ class RdmapLoopbackTest {
     }
 
     @Test
+    void aMessageThatFillsExactlyOneFpduIsOneFpduWithL() {
+        int max = a.sender.maxTaggedPayload();
+        assertEquals(1432 + 4, max, "a tagged header is 4 bytes shorter than an untagged one");
+        b.device.register(9, max, 0, StagResolver.Use.REMOTE_WRITE);
+        a.outbox.add(s -> s.write(9, 0, new MemorySegment[] {bytes(max, 2)}, 1));
+        List<String> seen = new ArrayList<>();
+        FpduReassembler tap = new FpduReassembler(65535, true, f -> seen.add(f.payloadLength() + (f.last() ? " L" : "")));
+        MemorySegment out = MemorySegment.ofArray(new byte[4000]);
+        int n = a.produce(out, 4000);
+        assertEquals(FpduError.NONE, tap.receive(out, 0, n));
+        assertEquals(List.of(max + " L"), seen, "as siw: L when the rest fits the segment");
+        assertEquals(1456, n, "header, payload and CRC fill the MSS rounded down to 8");
+    }
+
+    @Test
     void writeLandsAtItsTaggedOffsetAndNowhereElse() {
         FakeDevice.Region r = b.device.register(0x1234_5601, 8192, 0x7000_0000L, StagResolver.Use.REMOTE_WRITE);
         MemorySegment payload = bytes(5000, 11);
