@@ -174,6 +174,25 @@ class RdmapHostilePeerTest {
     }
 
     @Test
+    void readResponseToAnotherSinkStagIsAnInvalidStag() {
+        device.register(STAG + 4, 64, 0, StagResolver.Use.LOCAL_WRITE);
+        assertTrue(reads.addOutbound(STAG + 4, 0, 8, 1));
+        assertFalse(feed(encoder.tagged(wire, 0, Rdmap.RDMA_READ_RESPONSE, true, STAG, BASE, payload, 0, 8)));
+        stoppedWith(Terminate.LAYER_DDP, Terminate.DDP_TAGGED, Terminate.DDP_T_INVALID_STAG, 16);
+        assertTrue(device.readsDone.isEmpty());
+    }
+
+    @Test
+    void readResponseLongerThanItsRequestIsABoundsViolation() {
+        FakeDevice.Region sink = device.register(STAG + 5, 64, 0, StagResolver.Use.LOCAL_WRITE);
+        assertTrue(reads.addOutbound(STAG + 5, 0, 8, 1));
+        assertFalse(feed(encoder.tagged(wire, 0, Rdmap.RDMA_READ_RESPONSE, true, STAG + 5, 0, payload, 0, 12)));
+        stoppedWith(Terminate.LAYER_DDP, Terminate.DDP_TAGGED, Terminate.DDP_T_BASE_BOUNDS, 16);
+        assertTrue(sink.window.elements(ValueLayout.JAVA_BYTE).allMatch(b -> b.get(ValueLayout.JAVA_BYTE, 0) == 0));
+        assertTrue(device.readsDone.isEmpty());
+    }
+
+    @Test
     void crcErrorWhenCrcIsOnIsAnMpaCrcErrorWithNoCopy() {
         crcOn();
         device.post(1, 64);
