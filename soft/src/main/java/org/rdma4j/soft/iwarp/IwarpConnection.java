@@ -93,6 +93,14 @@ public final class IwarpConnection implements AutoCloseable {
         return ended;
     }
 
+    /**
+     * {@return why MPA setup failed (with a peer's reject and its private data), or null; read it once
+     * {@link #established()} has completed exceptionally}
+     */
+    public MpaFailure setupFailure() {
+        return established.isCompletedExceptionally() ? engine.failure() : null;
+    }
+
     /** {@return the peer's MPA request (passive side, once it arrived), else null} */
     public MpaRequest request() {
         return engine instanceof MpaResponder r ? r.request() : null;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.soft.iwarp;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -79,6 +80,22 @@ class IwarpConnectionErrorTest {
             assertTrue(sink.guardsIntact());
             assertTrue(sink.window.elements(ValueLayout.JAVA_BYTE).allMatch(x -> x.get(ValueLayout.JAVA_BYTE, 0) == 0));
             AgentPair.await(p.cb.ended());
+        }
+    }
+
+    @Test
+    void aRejectedRequestFailsTheSetupWithEconnrefusedAndThePeersPrivateDataAndFlushesThePostedWork() throws Exception {
+        try (AgentPair p = new AgentPair()) {
+            IwarpConnection c = p.agentA.connect(p.listener.localAddress(), MpaConfig.siwDefaults(), 1, 1, NONE,
+                    p.a.qp(4), IwarpAgent.DEFAULT_CONNECT_TIMEOUT_NS);
+            c.postRecv(1, TestQp.slices(8));
+            AgentPair.await(p.requests).reject(new byte[] {7, 7});
+            ExecutionException e = assertThrows(ExecutionException.class, () -> AgentPair.await(c.established()));
+            VerbsException v = assertInstanceOf(VerbsException.class, e.getCause());
+            assertEquals(Errno.ECONNREFUSED, v.errno());
+            assertTrue(c.setupFailure().rejectedByPeer());
+            assertArrayEquals(new byte[] {7, 7}, c.setupFailure().peerPrivateData());
+            assertEquals(TestQp.Wc.flushed(1, WcOpcode.RECV), p.a.next());
         }
     }
 
