@@ -12,8 +12,11 @@ import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.rdma4j.verbs.Errno;
 import org.rdma4j.verbs.VerbsException;
@@ -114,6 +117,35 @@ class IwarpConnectionErrorTest {
             ExecutionException e = assertThrows(ExecutionException.class, () -> AgentPair.await(c.established()));
             assertEquals(Errno.ECONNREFUSED, assertInstanceOf(VerbsException.class, e.getCause()).errno());
             assertEquals(TestQp.Wc.flushed(1, WcOpcode.RECV), qp.next());
+        }
+    }
+
+    @Test
+    void aConnectThatGetsNoAnswerFailsWithEtimedoutAtItsTimeout() throws Exception {
+        TestQp qp = new TestQp();
+        List<SocketChannel> fillers = new ArrayList<>();
+        try (ServerSocketChannel full = ServerSocketChannel.open();
+             IwarpAgent agent = new IwarpAgent("iwarp-test-timeout")) {
+            // a listener that never accepts, its backlog filled: the kernel drops further SYNs
+            full.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 1);
+            for (int i = 0; i < 8; i++) {
+                SocketChannel f = SocketChannel.open();
+                f.configureBlocking(false);
+                f.connect(full.getLocalAddress());
+                fillers.add(f);
+            }
+            IwarpConnection c = agent.connect((InetSocketAddress) full.getLocalAddress(), MpaConfig.siwDefaults(), 1, 1,
+                    NONE, qp.qp(4), TimeUnit.MILLISECONDS.toNanos(300));
+            ExecutionException e = assertThrows(ExecutionException.class, () -> AgentPair.await(c.established()));
+            VerbsException v = assertInstanceOf(VerbsException.class, e.getCause());
+            // a full backlog drops the SYN (no answer: ETIMEDOUT); an MPA request sent into an accept queue
+            // nobody serves ends with the MPA reply's timeout instead, which this short connect timeout precedes
+            assertEquals(Errno.ETIMEDOUT, v.errno(), v.getMessage());
+            assertTrue(v.getMessage().contains("TCP connect"), v.getMessage());
+        } finally {
+            for (SocketChannel f : fillers) {
+                f.close();
+            }
         }
     }
 
