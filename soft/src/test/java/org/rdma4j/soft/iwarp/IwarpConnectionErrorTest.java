@@ -150,6 +150,19 @@ class IwarpConnectionErrorTest {
     }
 
     @Test
+    void closingAConnectionFlushesItsWorkAndThePeerSeesTheCloseAndFlushesItsOwn() throws Exception {
+        try (AgentPair p = new AgentPair().connect(1, 1, NONE, NONE)) {
+            p.ca.postRecv(1, TestQp.slices(8));
+            p.cb.postRecv(2, TestQp.slices(8));
+            p.ca.close();
+            assertEquals(TestQp.Wc.flushed(1, WcOpcode.RECV), p.a.next());
+            assertEquals(TestQp.Wc.flushed(2, WcOpcode.RECV), p.b.next());
+            assertTrue(AgentPair.await(p.cb.ended()).contains("closed the TCP connection"));
+            assertEquals(IwarpConnection.State.ERROR, p.ca.state());
+        }
+    }
+
+    @Test
     void closingAnAgentEndsItsConnectionsFlushesTheirWorkAndStopsItsThread() throws Exception {
         try (AgentPair p = new AgentPair().connect(1, 1, NONE, NONE)) {
             p.ca.postRecv(1, TestQp.slices(8));

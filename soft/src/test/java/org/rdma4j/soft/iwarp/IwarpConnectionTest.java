@@ -8,9 +8,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.rdma4j.verbs.WcOpcode;
 import org.rdma4j.verbs.WcStatus;
@@ -111,6 +117,54 @@ class IwarpConnectionTest {
             assertEquals(TestQp.Wc.send(3, WcStatus.SUCCESS, WcOpcode.SEND, 8), p.a.next());
             assertEquals(new TestQp.Wc(true, 7, WcStatus.SUCCESS, WcOpcode.RECV, 8, 0x55, true), p.b.next());
             assertFalse(p.b.device.regions.get(0x55).valid);
+        }
+    }
+
+    @Test
+    void oneAgentPerSideMovesSeveralConnectionsAtOnce() throws Exception {
+        int n = 4;
+        List<TestQp> passive = new CopyOnWriteArrayList<>();
+        List<MemorySegment[]> landed = new CopyOnWriteArrayList<>();
+        try (IwarpAgent agentA = new IwarpAgent("iwarp-test-many-a");
+             IwarpAgent agentB = new IwarpAgent("iwarp-test-many-b");
+             IwarpListener listener = agentB.listen(new InetSocketAddress(
+                     InetAddress.getLoopbackAddress(), 0), MpaConfig.siwDefaults(), c -> {
+                         TestQp qp = new TestQp();
+                         c.accept(qp.qp(4), 1, 1, c.request().privateData());
+                         MemorySegment[] into = TestQp.slices(1000);
+                         c.postRecv(c.request().privateData()[0], into);
+                         passive.add(qp);
+                         landed.add(into);
+                     })) {
+            List<TestQp> active = new ArrayList<>();
+            List<IwarpConnection> conns = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                TestQp qp = new TestQp();
+                active.add(qp);
+                conns.add(agentA.connect(listener.localAddress(), MpaConfig.siwDefaults(), 1, 1, new byte[] {(byte) i},
+                        qp.qp(4), IwarpAgent.DEFAULT_CONNECT_TIMEOUT_NS));
+            }
+            for (int i = 0; i < n; i++) {
+                assertArrayEquals(new byte[] {(byte) i}, AgentPair.await(conns.get(i).established()).peerPrivateData());
+                conns.get(i).postSend(i, Rdmap.SEND, 0, new MemorySegment[] {RdmapLoopbackTest.bytes(1000, 40 + i)});
+            }
+            for (int i = 0; i < n; i++) {
+                assertEquals(TestQp.Wc.send(i, WcStatus.SUCCESS, WcOpcode.SEND, 1000), active.get(i).next());
+            }
+            Set<Long> received = new HashSet<>();
+            for (TestQp qp : passive) {
+                TestQp.Wc wc = qp.next();
+                assertEquals(TestQp.Wc.recv(wc.wrId(), WcStatus.SUCCESS, 1000), wc);
+                received.add(wc.wrId());
+            }
+            assertEquals(Set.of(0L, 1L, 2L, 3L), received);
+            Set<String> want = new HashSet<>();
+            Set<String> got = new HashSet<>();
+            for (int i = 0; i < n; i++) {
+                want.add(Arrays.toString(RdmapLoopbackTest.bytes(1000, 40 + i).toArray(ValueLayout.JAVA_BYTE)));
+                got.add(Arrays.toString(landed.get(i)[0].toArray(ValueLayout.JAVA_BYTE)));
+            }
+            assertEquals(want, got);
         }
     }
 }
