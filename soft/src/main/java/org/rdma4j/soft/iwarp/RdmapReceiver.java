@@ -105,6 +105,7 @@ public final class RdmapReceiver {
     private final int[] expectedMsn = {1, 1, 1};
     private boolean stopped;
     private boolean peerTerminated;
+    private int cutOpcode = -1;
 
     private boolean untaggedMore;
     private int untaggedOpcode;
@@ -151,6 +152,9 @@ public final class RdmapReceiver {
         FpduError e = reassembler.receive(chunk, offset, length);
         if (e != FpduError.NONE && !stopped) {
             MemorySegment h = reassembler.failedHeader();
+            if (e == FpduError.CRC_MISMATCH && h.byteSize() >= Ddp.CONTROL_OFFSET + 2) {
+                cutOpcode = Ddp.opcode(Ddp.control(h, 0));
+            }
             fail(e.layer(), e.etype(), e.ecode(), h, 0, (int) h.byteSize(), e.words());
         }
         return !stopped;
@@ -159,6 +163,16 @@ public final class RdmapReceiver {
     /** {@return whether the receiver has stopped: an error found, or a Terminate received} */
     public boolean stopped() {
         return stopped;
+    }
+
+    /**
+     * {@return the opcode of the inbound message the error cut, whose work request (the receive taken for
+     * a Send, the Read whose response it was) completes in error as siw's {@code siw_rdmap_complete}
+     * completes it; -1 when the error belongs to no message (framing, versions, an unknown opcode)}
+     * For a message that starts inside an unfinished one of its kind, the unfinished one is cut.
+     */
+    public int cutOpcode() {
+        return cutOpcode;
     }
 
     /** {@return whether the peer sent a Terminate} */
@@ -198,6 +212,7 @@ public final class RdmapReceiver {
         boolean more = tagged ? taggedMore : untaggedMore;
         int previous = tagged ? taggedOpcode : untaggedOpcode;
         if (more && op != previous) {
+            cutOpcode = previous;
             failRdmap(f, Terminate.RDMAP_REMOTE_OPERATION, Terminate.RDMAP_OPCODE,
                     Rdmap.name(op) + " starts inside an unfinished " + Rdmap.name(previous));
             return;
@@ -370,11 +385,19 @@ public final class RdmapReceiver {
     }
 
     private void failDdp(Fpdu f, int etype, int ecode, String why) {
+        cut(f);
         fail(Terminate.LAYER_DDP, etype, ecode, f.segment(), f.offset(), headerBytes(f), why);
     }
 
     private void failRdmap(Fpdu f, int etype, int ecode, String why) {
+        cut(f);
         fail(Terminate.LAYER_RDMAP, etype, ecode, f.segment(), f.offset(), headerBytes(f), why);
+    }
+
+    private void cut(Fpdu f) {
+        if (cutOpcode < 0) {
+            cutOpcode = f.opcode();
+        }
     }
 
     private static int headerBytes(Fpdu f) {
