@@ -4,7 +4,7 @@ package org.rdma4j.tools.perf;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.TreeMap;
+import org.rdma4j.tools.device.PortCounters;
 import org.rdma4j.verbs.Context;
 import org.rdma4j.verbs.Device;
 import org.rdma4j.verbs.LinkLayer;
@@ -123,17 +123,7 @@ final class PerfRun {
         if (ctx == null) {
             return;
         }
-        StringBuilder sb = new StringBuilder("counters:");
-        try {
-            new TreeMap<>(ctx.counters(p.ibPort)).forEach((name, value) -> {
-                if (value != 0) {
-                    sb.append(' ').append(name).append('=').append(value);
-                }
-            });
-        } catch (RuntimeException e) {
-            sb.append(" unavailable (").append(e.getMessage()).append(")");
-        }
-        err.println(sb);
+        err.println(PortCounters.line(ctx, p.ibPort));
         err.flush();
     }
 

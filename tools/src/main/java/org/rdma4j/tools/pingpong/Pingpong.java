@@ -10,6 +10,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import org.rdma4j.tools.device.GidText;
+import org.rdma4j.tools.device.PortCounters;
 import org.rdma4j.verbs.Access;
 import org.rdma4j.verbs.AddressHandle;
 import org.rdma4j.verbs.AhAttr;
@@ -126,17 +127,7 @@ final class Pingpong {
         if (ctx == null) {
             return;
         }
-        try {
-            StringBuilder sb = new StringBuilder("counters:");
-            new java.util.TreeMap<>(ctx.counters(s.ibPort())).forEach((name, value) -> {
-                if (value != 0) {
-                    sb.append(' ').append(name).append('=').append(value);
-                }
-            });
-            err.println(sb);
-        } catch (RuntimeException e) {
-            err.println("counters: unavailable (" + e.getMessage() + ")");
-        }
+        err.println(PortCounters.line(ctx, s.ibPort()));
     }
 
     private void runOrFail(Device device) throws PingpongFailure {
