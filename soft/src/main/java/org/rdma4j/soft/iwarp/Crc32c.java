@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.soft.iwarp;
 
-import static org.rdma4j.soft.iwarp.NetworkOrder.BYTE;
-import static org.rdma4j.soft.iwarp.NetworkOrder.INT_LITTLE;
+import static org.rdma4j.soft.wire.BigEndian.BYTE;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.Objects;
 import java.util.zip.CRC32C;
 
@@ -24,6 +25,10 @@ import java.util.zip.CRC32C;
  * Not thread safe; one instance per thread.
  */
 public final class Crc32c {
+    /** The MPA CRC field: the only little-endian field of the iWARP wire (siw writes it so). */
+    private static final ValueLayout.OfInt INT_LITTLE =
+            ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
     private static final int SCRATCH_LENGTH = 4096;
 
     private final CRC32C crc = new CRC32C();

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.soft.iwarp;
 
-import static org.rdma4j.soft.iwarp.NetworkOrder.INT;
-import static org.rdma4j.soft.iwarp.NetworkOrder.LONG;
-import static org.rdma4j.soft.iwarp.NetworkOrder.SHORT;
+import static org.rdma4j.soft.wire.BigEndian.INT;
+import static org.rdma4j.soft.wire.BigEndian.LONG;
+import static org.rdma4j.soft.wire.BigEndian.SHORT;
 
 import java.lang.foreign.MemorySegment;
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.soft.iwarp;
 
-import static org.rdma4j.soft.iwarp.NetworkOrder.BYTE;
-import static org.rdma4j.soft.iwarp.NetworkOrder.SHORT;
+import static org.rdma4j.soft.wire.BigEndian.BYTE;
+import static org.rdma4j.soft.wire.BigEndian.SHORT;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package org.rdma4j.soft.iwarp;
 
-import static org.rdma4j.soft.iwarp.NetworkOrder.INT;
+import static org.rdma4j.soft.wire.BigEndian.INT;
 
 import java.lang.foreign.MemorySegment;
 
